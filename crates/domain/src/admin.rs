@@ -1,0 +1,313 @@
+//! Operator use cases: tenants, permits, budgets and grants.
+//!
+//! The operator command line is a thin surface over these; every rule (a tenant keeps its
+//! own country, a grant's countries are a non-empty subset of the tenant's) lives here.
+
+use crate::clock::Clock;
+use crate::country::{Country, CountrySet};
+use crate::error::{ErrorCode, Failure};
+use crate::grant::{ClientSecret, Grant};
+use crate::ids::{ClientId, GrantId, TenantId};
+use crate::ports::{CredentialHasher, GrantStore, IdentifierVault, StoreError, TenantStore};
+use crate::scope::ScopeSet;
+use crate::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus};
+use chrono::{DateTime, NaiveDate, Utc};
+use std::sync::Arc;
+
+pub struct NewTenant {
+    pub name: String,
+    pub own_country: Country,
+    /// `None` provisions the own country only.
+    pub provisioned: Option<CountrySet>,
+    pub activate: bool,
+}
+
+pub struct NewGrant {
+    pub tenant_id: TenantId,
+    pub scopes: ScopeSet,
+    pub countries: CountrySet,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A created grant and its secret, which is shown this once.
+pub struct IssuedGrant {
+    pub grant: Grant,
+    pub client_secret: ClientSecret,
+}
+
+pub struct AdminService {
+    pub tenants: Arc<dyn TenantStore>,
+    pub grants: Arc<dyn GrantStore>,
+    pub hasher: Arc<dyn CredentialHasher>,
+    pub vault: Arc<dyn IdentifierVault>,
+    pub clock: Arc<dyn Clock>,
+}
+
+fn store_failure(what: &str) -> impl Fn(StoreError) -> Failure + '_ {
+    move |e| match e {
+        StoreError::NotFound => Failure::not_found(what),
+        StoreError::GrantsOutsideCountries(ids) => {
+            let ids: Vec<String> = ids.iter().map(|g| g.to_string()).collect();
+            Failure::new(
+                ErrorCode::GrantCountriesInvalid,
+                format!(
+                    "grants would carry countries the tenant is not provisioned for: {}; narrow or revoke them first",
+                    ids.join(", ")
+                ),
+            )
+        }
+        other => Failure::internal(other),
+    }
+}
+
+fn grant_countries_invalid(message: &str) -> Failure {
+    Failure::new(ErrorCode::GrantCountriesInvalid, message)
+}
+
+impl AdminService {
+    pub async fn create_tenant(&self, new: NewTenant) -> Result<Tenant, Failure> {
+        let name = new.name.trim();
+        if name.is_empty() {
+            return Err(Failure::bad_request("name", "must not be blank"));
+        }
+        let provisioned = new
+            .provisioned
+            .unwrap_or_else(|| [new.own_country].into_iter().collect());
+        check_own_country(new.own_country, &provisioned)?;
+        let tenant = Tenant {
+            id: TenantId::generate(),
+            name: name.to_owned(),
+            own_country: new.own_country,
+            provisioned,
+            status: if new.activate {
+                TenantStatus::Active
+            } else {
+                TenantStatus::Pending
+            },
+            permit: None,
+            budget: Budget::default(),
+            created_at: self.clock.now(),
+        };
+        let key = self
+            .vault
+            .new_data_key(&tenant.id)
+            .map_err(Failure::internal)?;
+        self.tenants
+            .insert_tenant(&tenant, &key)
+            .await
+            .map_err(store_failure("tenant"))?;
+        Ok(tenant)
+    }
+
+    pub async fn tenant(&self, id: &str) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        self.tenants
+            .tenant(&id)
+            .await
+            .map_err(store_failure("tenant"))
+    }
+
+    pub async fn activate_tenant(&self, id: &str) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        self.tenants
+            .set_tenant_status(&id, TenantStatus::Active)
+            .await
+            .map_err(store_failure("tenant"))
+    }
+
+    /// Replaces the provisioned set. Refuses to drop the own country, and refuses (whole) a
+    /// set that would leave a live grant carrying a country outside it.
+    pub async fn set_tenant_countries(
+        &self,
+        id: &str,
+        countries: CountrySet,
+    ) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        let tenant = self
+            .tenants
+            .tenant(&id)
+            .await
+            .map_err(store_failure("tenant"))?;
+        check_own_country(tenant.own_country, &countries)?;
+        self.tenants
+            .set_provisioned_countries(&id, &countries)
+            .await
+            .map_err(store_failure("tenant"))
+    }
+
+    pub async fn set_permit(
+        &self,
+        id: &str,
+        valid_from: NaiveDate,
+        valid_to: NaiveDate,
+        status: PermitStatus,
+    ) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        if valid_to < valid_from {
+            return Err(Failure::bad_request(
+                "valid-to",
+                "must not be before valid-from",
+            ));
+        }
+        let permit = Permit {
+            valid_from,
+            valid_to,
+            status,
+            recorded_at: self.clock.now(),
+        };
+        self.tenants
+            .record_permit(&id, &permit)
+            .await
+            .map_err(store_failure("tenant"))
+    }
+
+    pub async fn set_budget(&self, id: &str, budget: Budget) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        budget
+            .validate()
+            .map_err(|m| Failure::new(ErrorCode::BadRequest, m))?;
+        self.tenants
+            .set_budget(&id, &budget)
+            .await
+            .map_err(store_failure("tenant"))
+    }
+
+    pub async fn create_grant(&self, new: NewGrant) -> Result<IssuedGrant, Failure> {
+        if new.countries.is_empty() {
+            return Err(grant_countries_invalid(
+                "a grant needs at least one country",
+            ));
+        }
+        let tenant = self
+            .tenants
+            .tenant(&new.tenant_id)
+            .await
+            .map_err(store_failure("tenant"))?;
+        if !new.countries.is_subset(&tenant.provisioned) {
+            return Err(grant_countries_invalid(&format!(
+                "the grant's countries must be a subset of the tenant's provisioned countries ({})",
+                tenant.provisioned
+            )));
+        }
+        let now = self.clock.now();
+        if new.expires_at.is_some_and(|e| e <= now) {
+            return Err(Failure::bad_request("expires-at", "must be in the future"));
+        }
+        let client_secret = self.hasher.generate_secret();
+        let hash = self
+            .hasher
+            .hash_secret(&client_secret)
+            .await
+            .map_err(Failure::internal)?;
+        let grant = Grant {
+            id: GrantId::generate(),
+            tenant_id: tenant.id,
+            client_id: ClientId::generate(),
+            scopes: new.scopes,
+            countries: new.countries,
+            expires_at: new.expires_at,
+            revoked_at: None,
+            credential_generation: 1,
+            created_at: now,
+        };
+        self.grants
+            .insert_grant(&grant, &hash)
+            .await
+            .map_err(store_failure("tenant"))?;
+        Ok(IssuedGrant {
+            grant,
+            client_secret,
+        })
+    }
+
+    /// Narrows or widens a grant. Narrowing takes effect on the next request; widening only
+    /// for tokens minted afterwards (the guard intersects token and grant).
+    pub async fn update_grant(
+        &self,
+        id: &str,
+        scopes: Option<ScopeSet>,
+        countries: Option<CountrySet>,
+    ) -> Result<Grant, Failure> {
+        let id = parse_grant_id(id)?;
+        if scopes.is_none() && countries.is_none() {
+            return Err(Failure::bad_request(
+                "scopes",
+                "give --scopes, --countries or both",
+            ));
+        }
+        if let Some(countries) = &countries {
+            if countries.is_empty() {
+                return Err(grant_countries_invalid(
+                    "a grant needs at least one country",
+                ));
+            }
+            let grant = self
+                .grants
+                .grant(&id)
+                .await
+                .map_err(store_failure("grant"))?;
+            let tenant = self
+                .tenants
+                .tenant(&grant.tenant_id)
+                .await
+                .map_err(store_failure("tenant"))?;
+            if !countries.is_subset(&tenant.provisioned) {
+                return Err(grant_countries_invalid(&format!(
+                    "the grant's countries must be a subset of the tenant's provisioned countries ({})",
+                    tenant.provisioned
+                )));
+            }
+        }
+        self.grants
+            .update_grant(&id, scopes.as_ref(), countries.as_ref())
+            .await
+            .map_err(store_failure("grant"))
+    }
+
+    pub async fn revoke_grant(&self, id: &str) -> Result<Grant, Failure> {
+        let id = parse_grant_id(id)?;
+        self.grants
+            .revoke_grant(&id, self.clock.now())
+            .await
+            .map_err(store_failure("grant"))
+    }
+
+    /// A new secret; tokens minted under the old one stop working at once.
+    pub async fn rotate_secret(&self, id: &str) -> Result<IssuedGrant, Failure> {
+        let id = parse_grant_id(id)?;
+        let client_secret = self.hasher.generate_secret();
+        let hash = self
+            .hasher
+            .hash_secret(&client_secret)
+            .await
+            .map_err(Failure::internal)?;
+        let grant = self
+            .grants
+            .rotate_secret(&id, &hash)
+            .await
+            .map_err(store_failure("grant"))?;
+        Ok(IssuedGrant {
+            grant,
+            client_secret,
+        })
+    }
+}
+
+fn check_own_country(own: Country, provisioned: &CountrySet) -> Result<(), Failure> {
+    if provisioned.contains(own) {
+        Ok(())
+    } else {
+        Err(Failure::new(
+            ErrorCode::ProvisionedCountriesInvalid,
+            format!("the tenant's own country ({own}) must remain in its provisioned countries"),
+        ))
+    }
+}
+
+fn parse_tenant_id(id: &str) -> Result<TenantId, Failure> {
+    id.parse().map_err(|_| Failure::not_found("tenant"))
+}
+
+fn parse_grant_id(id: &str) -> Result<GrantId, Failure> {
+    id.parse().map_err(|_| Failure::not_found("grant"))
+}

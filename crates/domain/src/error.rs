@@ -1,0 +1,250 @@
+//! The consumer-facing failure: a closed set of codes from the spec, each with its status.
+//!
+//! Every use case answers `Result<T, Failure>`. Each surface maps a `Failure` to its wire form
+//! in exactly one place (REST: `{error, message}` and the status; MCP: an `isError` result).
+
+use std::fmt;
+
+/// Every error code of the interface, with its HTTP status.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorCode {
+    BadRequest,
+    InvalidIdentifier,
+    InvalidCursor,
+    LegalBasisInvalid,
+    NameIsIdentifier,
+    GrantCountriesInvalid,
+    ProvisionedCountriesInvalid,
+    Unauthorized,
+    InvalidClient,
+    InvalidLink,
+    LinkExpired,
+    LinkInvalid,
+    LinkUsed,
+    Forbidden,
+    CountryNotGranted,
+    CountryNotProvisioned,
+    PersonregPermitRequired,
+    PersonregPermitSuspended,
+    TenantPending,
+    NotFound,
+    RefConflict,
+    SubscriptionExists,
+    SubscriptionEnded,
+    IdentifierInArgument,
+    BudgetExceeded,
+    InternalError,
+    CountryNotSupported,
+    UpstreamUnavailable,
+    ScreeningUnavailable,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 29] = [
+        ErrorCode::BadRequest,
+        ErrorCode::InvalidIdentifier,
+        ErrorCode::InvalidCursor,
+        ErrorCode::LegalBasisInvalid,
+        ErrorCode::NameIsIdentifier,
+        ErrorCode::GrantCountriesInvalid,
+        ErrorCode::ProvisionedCountriesInvalid,
+        ErrorCode::Unauthorized,
+        ErrorCode::InvalidClient,
+        ErrorCode::InvalidLink,
+        ErrorCode::LinkExpired,
+        ErrorCode::LinkInvalid,
+        ErrorCode::LinkUsed,
+        ErrorCode::Forbidden,
+        ErrorCode::CountryNotGranted,
+        ErrorCode::CountryNotProvisioned,
+        ErrorCode::PersonregPermitRequired,
+        ErrorCode::PersonregPermitSuspended,
+        ErrorCode::TenantPending,
+        ErrorCode::NotFound,
+        ErrorCode::RefConflict,
+        ErrorCode::SubscriptionExists,
+        ErrorCode::SubscriptionEnded,
+        ErrorCode::IdentifierInArgument,
+        ErrorCode::BudgetExceeded,
+        ErrorCode::InternalError,
+        ErrorCode::CountryNotSupported,
+        ErrorCode::UpstreamUnavailable,
+        ErrorCode::ScreeningUnavailable,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            BadRequest => "bad_request",
+            InvalidIdentifier => "invalid_identifier",
+            InvalidCursor => "invalid_cursor",
+            LegalBasisInvalid => "legal_basis_invalid",
+            NameIsIdentifier => "name_is_identifier",
+            GrantCountriesInvalid => "grant_countries_invalid",
+            ProvisionedCountriesInvalid => "provisioned_countries_invalid",
+            Unauthorized => "unauthorized",
+            InvalidClient => "invalid_client",
+            InvalidLink => "invalid_link",
+            LinkExpired => "link_expired",
+            LinkInvalid => "link_invalid",
+            LinkUsed => "link_used",
+            Forbidden => "forbidden",
+            CountryNotGranted => "country_not_granted",
+            CountryNotProvisioned => "country_not_provisioned",
+            PersonregPermitRequired => "personreg_permit_required",
+            PersonregPermitSuspended => "personreg_permit_suspended",
+            TenantPending => "tenant_pending",
+            NotFound => "not_found",
+            RefConflict => "ref_conflict",
+            SubscriptionExists => "subscription_exists",
+            SubscriptionEnded => "subscription_ended",
+            IdentifierInArgument => "identifier_in_argument",
+            BudgetExceeded => "budget_exceeded",
+            InternalError => "internal_error",
+            CountryNotSupported => "country_not_supported",
+            UpstreamUnavailable => "upstream_unavailable",
+            ScreeningUnavailable => "screening_unavailable",
+        }
+    }
+
+    pub fn status(self) -> u16 {
+        use ErrorCode::*;
+        match self {
+            BadRequest
+            | InvalidIdentifier
+            | InvalidCursor
+            | LegalBasisInvalid
+            | NameIsIdentifier
+            | GrantCountriesInvalid
+            | ProvisionedCountriesInvalid => 400,
+            Unauthorized | InvalidClient | InvalidLink | LinkExpired | LinkInvalid | LinkUsed => {
+                401
+            }
+            Forbidden
+            | CountryNotGranted
+            | CountryNotProvisioned
+            | PersonregPermitRequired
+            | PersonregPermitSuspended
+            | TenantPending => 403,
+            NotFound => 404,
+            RefConflict | SubscriptionExists | SubscriptionEnded => 409,
+            IdentifierInArgument => 422,
+            BudgetExceeded => 429,
+            InternalError => 500,
+            CountryNotSupported => 501,
+            UpstreamUnavailable | ScreeningUnavailable => 503,
+        }
+    }
+
+    /// Whether a failure with this code is a refusal by an access guard (scope, country,
+    /// permit, credential, tenant state) rather than a failure of the work itself.
+    pub fn is_guard_refusal(self) -> bool {
+        matches!(self.status(), 401 | 403)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failure as the consumer sees it: a code and a message. The message names fields and
+/// scopes, never a value the caller sent. `internal` carries detail for the log only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub code: ErrorCode,
+    pub message: String,
+    /// Cause of an internal error, for the server log (never sent to the caller).
+    pub internal: Option<String>,
+}
+
+impl Failure {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Failure {
+            code,
+            message: message.into(),
+            internal: None,
+        }
+    }
+
+    pub fn status(&self) -> u16 {
+        self.code.status()
+    }
+
+    /// `bad_request` naming the field at fault.
+    pub fn bad_request(field: &str, problem: &str) -> Self {
+        Failure::new(ErrorCode::BadRequest, format!("`{field}`: {problem}"))
+    }
+
+    pub fn invalid_identifier(message: impl Into<String>) -> Self {
+        Failure::new(ErrorCode::InvalidIdentifier, message)
+    }
+
+    pub fn unauthorized() -> Self {
+        Failure::new(ErrorCode::Unauthorized, "a valid bearer token is required")
+    }
+
+    pub fn forbidden(scopes: &[crate::scope::Scope]) -> Self {
+        let names: Vec<&str> = scopes.iter().map(|s| s.as_str()).collect();
+        let message = match names.as_slice() {
+            [one] => format!("this route requires the scope `{one}`"),
+            many => format!(
+                "this route requires one of the scopes `{}`",
+                many.join("`, `")
+            ),
+        };
+        Failure::new(ErrorCode::Forbidden, message)
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Failure::new(ErrorCode::NotFound, format!("{what} not found"))
+    }
+
+    /// An unexpected failure: the caller sees only `internal_error`; the cause is logged.
+    pub fn internal(cause: impl fmt::Display) -> Self {
+        Failure {
+            code: ErrorCode::InternalError,
+            message: "internal error".to_owned(),
+            internal: Some(cause.to_string()),
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_snake_case() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            assert!(seen.insert(code.as_str()));
+            assert!(code
+                .as_str()
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'_'));
+        }
+    }
+
+    #[test]
+    fn internal_failures_hide_their_cause() {
+        let f = Failure::internal("connection refused at 10.0.0.1");
+        assert_eq!(f.message, "internal error");
+        assert_eq!(f.status(), 500);
+    }
+
+    #[test]
+    fn forbidden_names_the_scope() {
+        let f = Failure::forbidden(&[crate::scope::Scope::KybRefresh]);
+        assert!(f.message.contains("kyb:refresh"));
+    }
+}

@@ -1,0 +1,20 @@
+#![doc = include_str!("../README.md")]
+
+pub mod access;
+pub mod admin;
+pub mod audit;
+pub mod clock;
+pub mod country;
+pub mod error;
+pub mod evidence;
+pub mod grant;
+pub mod identifier;
+pub mod ids;
+pub mod operation;
+pub mod ports;
+pub mod scope;
+pub mod subject;
+pub mod tenant;
+pub mod token;
+
+pub use error::{ErrorCode, Failure};

@@ -1,0 +1,217 @@
+//! Port traits: what the domain needs from the outside world, in the domain's own words.
+//!
+//! Ports are coarse and transactional (`resolve_or_create_subject`, `record_access`), never
+//! table CRUD, so each storage adapter can use its database well and one conformance suite
+//! can test every adapter. All are `Send + Sync`; their futures are `Send`.
+//!
+//! Every tenant-owned operation takes the `TenantId` and MUST scope all its reads and writes
+//! by it.
+
+use crate::audit::{AccessRecord, SecurityRecord};
+use crate::country::CountrySet;
+use crate::grant::{ClientSecret, Grant, SecretHash};
+use crate::identifier::{Identifier, IdentifierType};
+use crate::ids::{ClientId, GrantId, SubjectId, TenantId};
+use crate::scope::ScopeSet;
+use crate::subject::{FreshSubject, ProtectedIdentifier, Resolution, SubjectRecord};
+use crate::tenant::{Budget, Permit, Tenant, TenantStatus, WrappedDataKey};
+use crate::token::{TokenClaims, TokenRejection};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+/// Failures of storage ports.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    #[error("record not found")]
+    NotFound,
+    /// A customer reference is already attached to a different subject.
+    #[error("customer reference attached to a different subject")]
+    RefConflict,
+    /// The change would leave these live grants carrying countries outside the tenant's set.
+    #[error("grants would fall outside the tenant's countries")]
+    GrantsOutsideCountries(Vec<GrantId>),
+    /// The backend failed; the detail is for the log only.
+    #[error("storage backend: {0}")]
+    Backend(String),
+}
+
+/// A grant together with what the guard needs of its tenant, loaded in one read.
+#[derive(Clone, Debug)]
+pub struct GrantAccess {
+    pub grant: Grant,
+    pub tenant: Tenant,
+    pub data_key: WrappedDataKey,
+}
+
+/// Tenants, their permits and budgets (operator side).
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait TenantStore: Send + Sync {
+    async fn insert_tenant(
+        &self,
+        tenant: &Tenant,
+        data_key: &WrappedDataKey,
+    ) -> Result<(), StoreError>;
+
+    /// # Errors
+    /// `NotFound` when no such tenant exists.
+    async fn tenant(&self, id: &TenantId) -> Result<Tenant, StoreError>;
+
+    async fn set_tenant_status(
+        &self,
+        id: &TenantId,
+        status: TenantStatus,
+    ) -> Result<Tenant, StoreError>;
+
+    /// Replaces the provisioned set.
+    ///
+    /// # Errors
+    /// MUST return `GrantsOutsideCountries` (and change nothing) when a grant that is not
+    /// revoked carries a country outside `countries`, checked atomically with the write.
+    async fn set_provisioned_countries(
+        &self,
+        id: &TenantId,
+        countries: &CountrySet,
+    ) -> Result<Tenant, StoreError>;
+
+    /// Records a new permit; it becomes the tenant's current one.
+    async fn record_permit(&self, id: &TenantId, permit: &Permit) -> Result<Tenant, StoreError>;
+
+    async fn set_budget(&self, id: &TenantId, budget: &Budget) -> Result<Tenant, StoreError>;
+}
+
+/// Grants and their client credentials.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait GrantStore: Send + Sync {
+    /// # Errors
+    /// MUST return `GrantsOutsideCountries` when the grant's countries are not a subset of
+    /// the tenant's provisioned countries at the moment of the write; `NotFound` when the
+    /// tenant does not exist.
+    async fn insert_grant(&self, grant: &Grant, secret_hash: &SecretHash)
+        -> Result<(), StoreError>;
+
+    /// The grant by id alone (operator commands name grants without their tenant).
+    async fn grant(&self, id: &GrantId) -> Result<Grant, StoreError>;
+
+    /// Replaces scopes and/or countries. Same country rule as `insert_grant`.
+    async fn update_grant(
+        &self,
+        id: &GrantId,
+        scopes: Option<&ScopeSet>,
+        countries: Option<&CountrySet>,
+    ) -> Result<Grant, StoreError>;
+
+    async fn revoke_grant(&self, id: &GrantId, at: DateTime<Utc>) -> Result<Grant, StoreError>;
+
+    /// Stores a new secret hash and bumps the credential generation in one write.
+    async fn rotate_secret(&self, id: &GrantId, new_hash: &SecretHash)
+        -> Result<Grant, StoreError>;
+
+    /// The grant (with tenant) a client id belongs to, and its secret hash.
+    async fn credentials(
+        &self,
+        client_id: &ClientId,
+    ) -> Result<Option<(GrantAccess, SecretHash)>, StoreError>;
+
+    /// The grant and tenant a token names; `None` when either is unknown.
+    async fn grant_access(
+        &self,
+        tenant: &TenantId,
+        grant: &GrantId,
+    ) -> Result<Option<GrantAccess>, StoreError>;
+}
+
+/// The audit trail.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait AuditSink: Send + Sync {
+    /// Writes the tenant's audit row and the grant's access row in one transaction; durable
+    /// when it returns.
+    async fn record_access(&self, record: &AccessRecord) -> Result<(), StoreError>;
+
+    /// Writes one security-log row (unauthenticated or unattributable requests).
+    async fn record_security(&self, record: &SecurityRecord) -> Result<(), StoreError>;
+}
+
+/// Subjects, their identifiers and customer references.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait SubjectStore: Send + Sync {
+    /// Finds the subject holding the identifier (by blind index) or creates it with the
+    /// fresh ids given, then attaches the customer reference if one is given.
+    ///
+    /// # Errors
+    /// MUST return `RefConflict` (and create nothing) when the reference is attached to a
+    /// different subject. MUST be safe under concurrent calls for the same identifier: both
+    /// get the same subject.
+    async fn resolve_or_create_subject(
+        &self,
+        tenant: &TenantId,
+        identifier: &ProtectedIdentifier,
+        customer_ref: Option<&str>,
+        fresh: &FreshSubject,
+    ) -> Result<Resolution, StoreError>;
+
+    /// # Errors
+    /// `NotFound` when the tenant has no such subject.
+    async fn subject(&self, tenant: &TenantId, id: &SubjectId)
+        -> Result<SubjectRecord, StoreError>;
+}
+
+/// Failures of the crypto ports. Details never include key material or plaintext.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CryptoError {
+    #[error("crypto failure: {0}")]
+    Failed(String),
+}
+
+/// Mints and verifies access tokens.
+#[cfg_attr(feature = "mock", mockall::automock)]
+pub trait TokenAuthority: Send + Sync {
+    fn mint(&self, claims: &TokenClaims) -> Result<String, CryptoError>;
+
+    /// Verifies the signature and structure and evaluates expiry at `now`.
+    ///
+    /// # Errors
+    /// `Expired` carries the claims, so an expired token can still be attributed to its
+    /// grant; every other rejection is unattributable.
+    fn verify(&self, token: &str, now: DateTime<Utc>) -> Result<TokenClaims, TokenRejection>;
+}
+
+/// Client secrets: generation and slow hashing.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait CredentialHasher: Send + Sync {
+    fn generate_secret(&self) -> ClientSecret;
+
+    async fn hash_secret(&self, secret: &ClientSecret) -> Result<SecretHash, CryptoError>;
+
+    /// Whether `presented` matches `stored`. With `None` (unknown client) it MUST do the same
+    /// work against a dummy hash and answer false: no timing oracle.
+    async fn verify_secret(&self, presented: &str, stored: Option<&SecretHash>) -> bool;
+}
+
+/// Encryption of identifier values under per-tenant data keys, and keyed blind indexes.
+#[cfg_attr(feature = "mock", mockall::automock)]
+pub trait IdentifierVault: Send + Sync {
+    /// A fresh data key for a new tenant, wrapped under the master key.
+    fn new_data_key(&self, tenant: &TenantId) -> Result<WrappedDataKey, CryptoError>;
+
+    /// Encrypts the identifier and computes its blind index, both under the tenant's key.
+    fn protect(
+        &self,
+        tenant: &TenantId,
+        key: &WrappedDataKey,
+        identifier: &Identifier,
+    ) -> Result<ProtectedIdentifier, CryptoError>;
+
+    /// Decrypts a stored identifier (for upstream calls only).
+    fn reveal(
+        &self,
+        tenant: &TenantId,
+        key: &WrappedDataKey,
+        id_type: IdentifierType,
+        sealed: &[u8],
+    ) -> Result<Identifier, CryptoError>;
+}

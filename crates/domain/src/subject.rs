@@ -1,0 +1,214 @@
+//! Subjects: a company or person as one tenant knows it, found again through a keyed blind
+//! index of its identifiers and handed out under fresh per-tenant ULIDs.
+
+use crate::access::Caller;
+use crate::clock::Clock;
+use crate::country::Country;
+use crate::error::{ErrorCode, Failure};
+use crate::evidence::{Evidence, EvidenceSource};
+use crate::identifier::{Identifier, IdentifierType};
+use crate::ids::{CallRef, IdentifierRef, SubjectId};
+use crate::ports::{IdentifierVault, StoreError, SubjectStore};
+use crate::scope::Scope;
+use chrono::{DateTime, Utc};
+use std::sync::Arc;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SubjectKind {
+    Person,
+    Company,
+}
+
+impl SubjectKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubjectKind::Person => "person",
+            SubjectKind::Company => "company",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "person" => Some(SubjectKind::Person),
+            "company" => Some(SubjectKind::Company),
+            _ => None,
+        }
+    }
+}
+
+/// A keyed blind index of an identifier (HMAC under the tenant's key): equal identifiers of
+/// one tenant give equal indexes; nothing links tenants.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct BlindIndex(pub Vec<u8>);
+
+/// An identifier as storage may hold it: type, country, blind index and ciphertext.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ProtectedIdentifier {
+    pub id_type: IdentifierType,
+    pub country: Country,
+    pub blind_index: BlindIndex,
+    pub sealed: Vec<u8>,
+}
+
+/// Ids and evidence for a subject that may be created by a resolve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FreshSubject {
+    pub subject_id: SubjectId,
+    pub identifier_ref: IdentifierRef,
+    pub kind: SubjectKind,
+    pub call_ref: CallRef,
+    pub at: DateTime<Utc>,
+}
+
+/// The answer of a resolve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolution {
+    pub subject_id: SubjectId,
+    pub aliases: Vec<SubjectId>,
+    pub identifier_ref: IdentifierRef,
+    pub created: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubjectIdentifier {
+    pub identifier_ref: IdentifierRef,
+    pub id_type: IdentifierType,
+    pub country: Country,
+    pub valid_from: DateTime<Utc>,
+    pub valid_to: Option<DateTime<Utc>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CustomerRef {
+    pub value: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A subject as stored, before the caller's countries filter it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubjectRecord {
+    pub subject_id: SubjectId,
+    pub kind: SubjectKind,
+    pub created_at: DateTime<Utc>,
+    pub identifiers: Vec<SubjectIdentifier>,
+    pub refs: Vec<CustomerRef>,
+    pub aliases: Vec<SubjectId>,
+    pub evidence: Evidence,
+}
+
+/// The longest customer reference accepted. References are the consumer's own keys, not
+/// documents.
+pub const MAX_REF_LEN: usize = 200;
+
+/// A resolve request after the surface has parsed its JSON.
+#[derive(Clone, Debug)]
+pub struct ResolveRequest {
+    pub id_type: String,
+    pub value: String,
+    pub customer_ref: Option<String>,
+}
+
+pub struct SubjectService {
+    pub store: Arc<dyn SubjectStore>,
+    pub vault: Arc<dyn IdentifierVault>,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl SubjectService {
+    /// `POST /v1/subjects/resolve`: finds or creates the subject holding the identifier.
+    pub async fn resolve(
+        &self,
+        caller: &Caller,
+        request: ResolveRequest,
+    ) -> Result<Resolution, Failure> {
+        caller.require_any_scope(&[Scope::KybRead, Scope::KycRead])?;
+        let id_type = IdentifierType::parse(&request.id_type).ok_or_else(|| {
+            Failure::bad_request(
+                "type",
+                "must be one of personnummer, samordningsnummer, orgnr, imones-kodas, asmens-kodas",
+            )
+        })?;
+        let customer_ref = match request.customer_ref {
+            None => None,
+            Some(r) if r.trim().is_empty() => {
+                return Err(Failure::bad_request("ref", "must not be blank"))
+            }
+            Some(r) if r.chars().count() > MAX_REF_LEN => {
+                return Err(Failure::bad_request(
+                    "ref",
+                    &format!("must be at most {MAX_REF_LEN} characters"),
+                ))
+            }
+            Some(r) => Some(r),
+        };
+        let identifier = Identifier::parse(id_type, &request.value)
+            .map_err(|e| Failure::invalid_identifier(format!("`value`: {e}")))?;
+        caller.require_country(identifier.country())?;
+        self.resolve_identifier(caller, &identifier, customer_ref.as_deref())
+            .await
+    }
+
+    /// Finds or creates the subject of an already validated identifier (also used by the
+    /// data routes, which create the subject on first sight).
+    pub async fn resolve_identifier(
+        &self,
+        caller: &Caller,
+        identifier: &Identifier,
+        customer_ref: Option<&str>,
+    ) -> Result<Resolution, Failure> {
+        let protected = self
+            .vault
+            .protect(&caller.tenant_id, &caller.data_key, identifier)
+            .map_err(Failure::internal)?;
+        let fresh = FreshSubject {
+            subject_id: SubjectId::generate(),
+            identifier_ref: IdentifierRef::generate(),
+            kind: identifier.id_type().subject_kind(),
+            call_ref: CallRef::generate(),
+            at: self.clock.now(),
+        };
+        self.store
+            .resolve_or_create_subject(&caller.tenant_id, &protected, customer_ref, &fresh)
+            .await
+            .map_err(|e| match e {
+                StoreError::RefConflict => Failure::new(
+                    ErrorCode::RefConflict,
+                    "`ref` is already attached to a different subject",
+                ),
+                other => Failure::internal(other),
+            })
+    }
+
+    /// `GET /v1/subjects/{id}`: the subject with only the identifiers in the caller's
+    /// countries; none there answers as if it did not exist.
+    pub async fn get(&self, caller: &Caller, id: &str) -> Result<SubjectRecord, Failure> {
+        caller.require_any_scope(&[Scope::KybRead])?;
+        let not_found = || Failure::not_found("subject");
+        let id: SubjectId = id.parse().map_err(|_| not_found())?;
+        let mut record = match self.store.subject(&caller.tenant_id, &id).await {
+            Ok(r) => r,
+            Err(StoreError::NotFound) => return Err(not_found()),
+            Err(e) => return Err(Failure::internal(e)),
+        };
+        let visible = caller.visible_countries();
+        record.identifiers.retain(|i| visible.contains(i.country));
+        if record.identifiers.is_empty() {
+            return Err(not_found());
+        }
+        Ok(record)
+    }
+}
+
+impl Evidence {
+    /// Evidence of a subject created from the consumer's own resolve.
+    pub fn identity_event(call_ref: CallRef, at: DateTime<Utc>) -> Evidence {
+        Evidence {
+            source: EvidenceSource::CustomerIdentityEvent,
+            source_timestamp: at,
+            call_ref,
+            upstream_ref: None,
+            digest: None,
+            schema_version: Some(crate::evidence::SCHEMA_VERSION.to_owned()),
+            retrieved_at: at,
+        }
+    }
+}

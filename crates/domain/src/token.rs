@@ -1,0 +1,196 @@
+//! Access tokens and the token endpoint's use case (OAuth 2.0 client credentials).
+
+use crate::audit::{AccessRecord, Outcome, RequestContext, SecurityReason, SecurityRecord};
+use crate::clock::Clock;
+use crate::country::CountrySet;
+use crate::error::{ErrorCode, Failure};
+use crate::grant::GrantLapse;
+use crate::ids::{ClientId, GrantId, TenantId};
+use crate::operation::{Operation, Surface};
+use crate::ports::{AuditSink, CredentialHasher, GrantStore, TokenAuthority};
+use crate::scope::ScopeSet;
+use chrono::{DateTime, Duration, Utc};
+use std::sync::Arc;
+
+/// What a token carries: a copy of the grant at minting time. The grant record governs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenClaims {
+    pub tenant_id: TenantId,
+    pub grant_id: GrantId,
+    pub scopes: ScopeSet,
+    pub countries: CountrySet,
+    pub credential_generation: i32,
+    pub issued_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Why a presented token was not accepted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TokenRejection {
+    #[error("token is not well-formed")]
+    Malformed,
+    #[error("token signature does not verify")]
+    BadSignature,
+    #[error("token has expired")]
+    Expired(Box<TokenClaims>),
+}
+
+/// A token request after the surface has parsed it.
+#[derive(Clone, Debug)]
+pub struct TokenRequest {
+    pub client_id: String,
+    pub client_secret: String,
+    /// The requested scope list; `None` means every scope the grant holds.
+    pub scope: Option<String>,
+}
+
+/// The answer to a successful token request.
+#[derive(Clone, Debug)]
+pub struct IssuedToken {
+    pub access_token: String,
+    pub expires_in: i64,
+    pub scopes: ScopeSet,
+    pub countries: CountrySet,
+}
+
+/// The token endpoint.
+pub struct TokenIssuer {
+    pub grants: Arc<dyn GrantStore>,
+    pub hasher: Arc<dyn CredentialHasher>,
+    pub authority: Arc<dyn TokenAuthority>,
+    pub audit: Arc<dyn AuditSink>,
+    pub clock: Arc<dyn Clock>,
+    /// Token lifetime; a token never outlives its grant's expiry.
+    pub lifetime: Duration,
+}
+
+impl TokenIssuer {
+    /// Authenticates the client and mints a token.
+    ///
+    /// Constant work: the secret hash is verified whether or not the client id exists, and
+    /// every outcome writes exactly one log record.
+    pub async fn issue(
+        &self,
+        request: TokenRequest,
+        ctx: &RequestContext,
+    ) -> Result<IssuedToken, Failure> {
+        let op = Operation::IssueToken;
+        let client_id = ClientId::from_wire(&request.client_id);
+        let found = self
+            .grants
+            .credentials(&client_id)
+            .await
+            .map_err(Failure::internal)?;
+        let stored_hash = found.as_ref().map(|(_, hash)| hash);
+        let secret_ok = self
+            .hasher
+            .verify_secret(&request.client_secret, stored_hash)
+            .await;
+        let now = self.clock.now();
+
+        let invalid_client =
+            || Failure::new(ErrorCode::InvalidClient, "client authentication failed");
+
+        let Some((access, _)) = found else {
+            let record = SecurityRecord::new(ctx, op, 401, SecurityReason::UnknownClient)
+                .with_client_id(&client_id);
+            self.audit
+                .record_security(&record)
+                .await
+                .map_err(Failure::internal)?;
+            return Err(invalid_client());
+        };
+        let grant = &access.grant;
+        let refuse = |detail: &'static str| {
+            AccessRecord::new(
+                ctx,
+                op,
+                grant.tenant_id,
+                grant.id,
+                Surface::Rest,
+                401,
+                Outcome::Refused,
+            )
+            .with_error(ErrorCode::InvalidClient)
+            .with_detail(detail)
+        };
+        if !secret_ok {
+            self.audit
+                .record_access(&refuse("wrong_secret"))
+                .await
+                .map_err(Failure::internal)?;
+            return Err(invalid_client());
+        }
+        if let Some(lapse) = grant.lapse(now) {
+            self.audit
+                .record_access(&refuse(lapse.as_str()))
+                .await
+                .map_err(Failure::internal)?;
+            return Err(invalid_client());
+        }
+
+        // An omitted scope means all the grant's scopes; a requested one narrows and may not
+        // name anything the grant lacks.
+        let scopes = match request
+            .scope
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            None => grant.scopes.clone(),
+            Some(list) => {
+                let asked = ScopeSet::parse_list(list)
+                    .map_err(|e| Failure::bad_request("scope", &e.to_string()))?;
+                let missing = asked.difference(&grant.scopes);
+                if !missing.is_empty() {
+                    return Err(Failure::bad_request(
+                        "scope",
+                        &format!("not granted to this client: {missing}"),
+                    ));
+                }
+                asked
+            }
+        };
+
+        let mut expires_at = now + self.lifetime;
+        if let Some(grant_expiry) = grant.expires_at {
+            expires_at = expires_at.min(grant_expiry);
+        }
+        let claims = TokenClaims {
+            tenant_id: grant.tenant_id,
+            grant_id: grant.id,
+            scopes: scopes.clone(),
+            countries: grant.countries.clone(),
+            credential_generation: grant.credential_generation,
+            issued_at: now,
+            expires_at,
+        };
+        let access_token = self.authority.mint(&claims).map_err(Failure::internal)?;
+        let record = AccessRecord::new(
+            ctx,
+            op,
+            grant.tenant_id,
+            grant.id,
+            Surface::Rest,
+            200,
+            Outcome::Allowed,
+        );
+        self.audit
+            .record_access(&record)
+            .await
+            .map_err(Failure::internal)?;
+        Ok(IssuedToken {
+            access_token,
+            expires_in: (expires_at - now).num_seconds().max(0),
+            scopes,
+            countries: grant.countries.clone(),
+        })
+    }
+}
+
+impl GrantLapse {
+    /// The audit detail of a token refused because its grant lapsed.
+    pub fn token_detail(self) -> &'static str {
+        self.as_str()
+    }
+}

@@ -1,1 +1,9 @@
-//! tests
+//! Black-box tests over real HTTP against the fully wired app and real PostgreSQL.
+//! One binary (one link), one module per area of the interface.
+
+mod admin;
+mod errors;
+mod guard;
+mod oauth;
+mod privacy;
+mod subjects;

@@ -1,1 +1,236 @@
-//! Harness
+//! The black-box test harness: the fully wired idreg app on a loopback port, against a fresh
+//! PostgreSQL database per test, spoken to over real HTTP.
+//!
+//! Databases are cloned from a template migrated once (per migration set), named
+//! `idreg_t_<ulid>`, and dropped when the test's `TestApp` is dropped; leftovers of crashed
+//! runs older than an hour are swept when the template is prepared.
+//!
+//! `TEST_DATABASE_URL` names the server (default `postgres://postgres@127.0.0.1:5432/postgres`).
+
+pub mod db;
+
+use adapters_crypto::KeyMaterial;
+use db::TestDatabase;
+use idreg::app::{App, RunningServer};
+use idreg::config::Config;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// A running app with its own database.
+pub struct TestApp {
+    pub base_url: String,
+    pub app: Arc<App>,
+    pub http: reqwest::Client,
+    pub db: TestDatabase,
+    server: Option<RunningServer>,
+    _state_dir: TempDir,
+}
+
+/// A consumer provisioned for a test: tenant, grant and credentials.
+#[derive(Clone, Debug)]
+pub struct Consumer {
+    pub tenant_id: String,
+    pub grant_id: String,
+    pub client_id: String,
+    pub client_secret: String,
+}
+
+/// A response: status and JSON body (or `Value::Null` when the body is not JSON).
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+    pub text: String,
+    pub headers: reqwest::header::HeaderMap,
+}
+
+impl Answer {
+    pub fn error_code(&self) -> &str {
+        self.body["error"].as_str().unwrap_or("")
+    }
+}
+
+impl TestApp {
+    pub async fn spawn() -> TestApp {
+        Self::spawn_with(|_| {}).await
+    }
+
+    /// Spawns with a configuration tweak (e.g. a short token lifetime).
+    pub async fn spawn_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
+        let db = TestDatabase::create().await;
+        let state_dir = TempDir::new();
+        let keys = KeyMaterial::generate();
+        let mut config = Config {
+            database_url: db.url.clone(),
+            listen: "127.0.0.1:0".into(),
+            state_dir: state_dir.path.clone(),
+            signing_key: Some(keys.signing_key().to_hex().to_string()),
+            master_key: Some(keys.master_key().to_hex().to_string()),
+            db_pool_size: 8,
+            workers: Some(2),
+            ..Config::default()
+        };
+        tweak(&mut config);
+        let app = Arc::new(App::prepare(config).await.expect("preparing the app"));
+        let server = app.start_http("127.0.0.1:0").expect("starting the server");
+        TestApp {
+            base_url: server.base_url(),
+            app,
+            http: reqwest::Client::new(),
+            db,
+            server: Some(server),
+            _state_dir: state_dir,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base_url, path)
+    }
+
+    /// Runs an operator command in process (the same code as `idreg admin ...`).
+    pub async fn admin(&self, args: &[&str]) -> Result<Value, Value> {
+        use clap::Parser;
+        let mut argv = vec!["idreg", "admin"];
+        argv.extend_from_slice(args);
+        let cli = idreg::cli::Cli::try_parse_from(argv).expect("admin arguments parse");
+        let idreg::cli::Command::Admin(command) = cli.command else { unreachable!() };
+        idreg::cli::execute_admin(&self.app, command)
+            .await
+            .map_err(|f| idreg::cli::failure_json(&f))
+    }
+
+    /// A tenant (active, provisioned `provision`) with one grant of `scopes` over `countries`.
+    pub async fn provision(&self, scopes: &str, countries: &str, provision: &str) -> Consumer {
+        let tenant = self
+            .admin(&["tenant", "create", "--name", "Test AB", "--country", "SE", "--provision", provision, "--activate"])
+            .await
+            .expect("tenant create");
+        let tenant_id = tenant["tenant_id"].as_str().unwrap().to_owned();
+        self.grant(&tenant_id, scopes, countries).await
+    }
+
+    pub async fn grant(&self, tenant_id: &str, scopes: &str, countries: &str) -> Consumer {
+        let grant = self
+            .admin(&["grant", "create", "--tenant", tenant_id, "--scopes", scopes, "--countries", countries])
+            .await
+            .expect("grant create");
+        Consumer {
+            tenant_id: tenant_id.to_owned(),
+            grant_id: grant["grant_id"].as_str().unwrap().to_owned(),
+            client_id: grant["client_id"].as_str().unwrap().to_owned(),
+            client_secret: grant["client_secret"].as_str().unwrap().to_owned(),
+        }
+    }
+
+    /// A token by client_secret_post in a form body.
+    pub async fn token(&self, c: &Consumer) -> String {
+        let answer = self
+            .post_form(
+                "/oauth/token",
+                &[("grant_type", "client_credentials"), ("client_id", &c.client_id), ("client_secret", &c.client_secret)],
+            )
+            .await;
+        assert_eq!(answer.status, 200, "token request failed: {}", answer.text);
+        answer.body["access_token"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn post_form(&self, path: &str, form: &[(&str, &str)]) -> Answer {
+        let body = form
+            .iter()
+            .map(|(k, v)| format!("{}={}", urlencode(k), urlencode(v)))
+            .collect::<Vec<_>>()
+            .join("&");
+        let response = self
+            .http
+            .post(self.url(path))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+            .await
+            .expect("request");
+        answer(response).await
+    }
+
+    pub async fn post_json(&self, path: &str, token: Option<&str>, body: &Value) -> Answer {
+        let mut request = self.http.post(self.url(path)).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        answer(request.send().await.expect("request")).await
+    }
+
+    pub async fn post_raw(&self, path: &str, token: Option<&str>, content_type: &str, body: Vec<u8>) -> Answer {
+        let mut request = self.http.post(self.url(path)).header("content-type", content_type).body(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        answer(request.send().await.expect("request")).await
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Answer {
+        let mut request = self.http.get(self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        answer(request.send().await.expect("request")).await
+    }
+
+    /// `POST /v1/subjects/resolve`.
+    pub async fn resolve(&self, token: &str, id_type: &str, value: &str, reference: Option<&str>) -> Answer {
+        let mut body = json!({ "type": id_type, "value": value });
+        if let Some(r) = reference {
+            body["ref"] = json!(r);
+        }
+        self.post_json("/v1/subjects/resolve", Some(token), &body).await
+    }
+
+    pub async fn stop(mut self) {
+        if let Some(server) = self.server.take() {
+            server.stop().await;
+        }
+    }
+}
+
+pub async fn answer(response: reqwest::Response) -> Answer {
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap_or_default();
+    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+    Answer { status, body, text, headers }
+}
+
+pub fn urlencode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// A temporary directory removed on drop.
+pub struct TempDir {
+    pub path: std::path::PathBuf,
+}
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        let path = std::env::temp_dir().join(format!("idreg-test-{}", ulid::Ulid::generate()));
+        std::fs::create_dir_all(&path).expect("creating a temp dir");
+        TempDir { path }
+    }
+}
+
+impl Default for TempDir {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}

@@ -1,1 +1,11 @@
 #![doc = include_str!("../README.md")]
+
+mod audit;
+mod convert;
+mod database;
+mod grants;
+pub mod schema;
+mod subjects;
+mod tenants;
+
+pub use database::{ensure_database_exists, run_migrations, Database, DatabaseError};

@@ -1,1 +1,32 @@
 #![doc = include_str!("../README.md")]
+
+mod context;
+pub mod dto;
+mod error;
+mod routes;
+
+pub use context::{request_context_middleware, RequestIdHeader};
+pub use error::ApiError;
+
+use actix_web::web;
+use domain::services::Services;
+use std::sync::Arc;
+
+/// The largest request body accepted (JSON or form), in bytes.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// Shared state of every handler.
+pub type AppServices = web::Data<Arc<Services>>;
+
+/// Registers every REST route. Unknown routes answer a JSON 404 through [`not_found`].
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/oauth/token").route(web::post().to(routes::token::issue)))
+        .service(web::resource("/v1/subjects/resolve").route(web::post().to(routes::subjects::resolve)))
+        .service(web::resource("/v1/subjects/{id}").route(web::get().to(routes::subjects::get)));
+}
+
+/// The default service: a JSON 404 that does not echo the path (it may hold identifiers).
+pub async fn not_found() -> actix_web::HttpResponse {
+    use actix_web::ResponseError;
+    ApiError(domain::Failure::new(domain::ErrorCode::NotFound, "no such route")).error_response()
+}

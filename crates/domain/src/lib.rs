@@ -13,6 +13,7 @@ pub mod ids;
 pub mod operation;
 pub mod ports;
 pub mod scope;
+pub mod services;
 pub mod subject;
 pub mod tenant;
 pub mod token;

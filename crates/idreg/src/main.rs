@@ -1,1 +1,88 @@
-fn main() {}
+//! `idreg`: serve, migrate, demo, and the operator command line.
+
+use clap::Parser;
+use idreg::cli::{self, Cli, Command};
+use idreg::config::Config;
+use std::process::ExitCode;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            // Keep the one-JSON-object contract for scripts, and the usage for people.
+            let message = e.kind().to_string();
+            println!("{}", serde_json::json!({ "error": "bad_request", "message": message }));
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+    };
+    let config = match Config::load() {
+        Ok(c) => c,
+        Err(e) => {
+            println!("{}", serde_json::json!({ "error": "bad_request", "message": format!("configuration: {e:#}") }));
+            return ExitCode::from(2);
+        }
+    };
+    idreg::telemetry::init(&config);
+
+    match cli.command {
+        Command::Admin(command) => {
+            let result = match cli::prepare(config).await {
+                Ok(app) => cli::execute_admin(&app, command).await,
+                Err(f) => Err(f),
+            };
+            match result {
+                Ok(value) => {
+                    println!("{value}");
+                    ExitCode::SUCCESS
+                }
+                Err(failure) => {
+                    println!("{}", cli::failure_json(&failure));
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Migrate => {
+            let run = async {
+                adapters_postgres::ensure_database_exists(&config.database_url).await?;
+                adapters_postgres::run_migrations(&config.database_url).await
+            };
+            match run.await {
+                Ok(applied) => {
+                    println!("{}", serde_json::json!({ "applied": applied }));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    println!("{}", serde_json::json!({ "error": "internal_error", "message": e.to_string() }));
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Serve(args) => report(serve(config, args).await),
+        Command::Demo(args) => report(idreg::demo::run(config, args).await),
+    }
+}
+
+async fn serve(config: Config, args: cli::ServeArgs) -> anyhow::Result<()> {
+    let listen = args.listen.unwrap_or_else(|| config.listen.clone());
+    let app = idreg::app::App::prepare(config).await?;
+    let server = app.start_http(&listen)?;
+    tracing::info!(address = %server.addr, "idreg is serving");
+    server.until_shutdown().await
+}
+
+fn report(result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("idreg: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

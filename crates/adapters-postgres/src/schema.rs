@@ -1,0 +1,170 @@
+//! Diesel table definitions, kept by hand in step with `migrations/`. The storage conformance
+//! tests exercise every table, so a drift shows up as a failing test.
+
+diesel::table! {
+    tenants (tenant_id) {
+        tenant_id -> Text,
+        name -> Text,
+        own_country -> Text,
+        provisioned_countries -> Array<Text>,
+        status -> Text,
+        data_key -> Bytea,
+        daily_paid_calls -> Int8,
+        monitoring_share -> Float8,
+        person_lookup_ceiling -> Int8,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    permits (tenant_id, permit_id) {
+        tenant_id -> Text,
+        permit_id -> Text,
+        valid_from -> Date,
+        valid_to -> Date,
+        status -> Text,
+        recorded_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    grants (tenant_id, grant_id) {
+        tenant_id -> Text,
+        grant_id -> Text,
+        client_id -> Text,
+        scopes -> Array<Text>,
+        countries -> Array<Text>,
+        expires_at -> Nullable<Timestamptz>,
+        revoked_at -> Nullable<Timestamptz>,
+        secret_hash -> Text,
+        credential_generation -> Int4,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    client_credentials (client_id) {
+        client_id -> Text,
+        tenant_id -> Text,
+        grant_id -> Text,
+    }
+}
+
+diesel::table! {
+    call_records (tenant_id, call_ref) {
+        tenant_id -> Text,
+        call_ref -> Text,
+        source -> Text,
+        route -> Nullable<Text>,
+        status -> Nullable<Int4>,
+        upstream_ref -> Nullable<Text>,
+        digest -> Nullable<Text>,
+        schema_version -> Nullable<Text>,
+        cost -> Int4,
+        source_timestamp -> Timestamptz,
+        retrieved_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    subjects (tenant_id, subject_id) {
+        tenant_id -> Text,
+        subject_id -> Text,
+        kind -> Text,
+        merged_into -> Nullable<Text>,
+        call_ref -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    subject_identifiers (tenant_id, identifier_ref) {
+        tenant_id -> Text,
+        identifier_ref -> Text,
+        subject_id -> Text,
+        id_type -> Text,
+        country -> Text,
+        blind_index -> Bytea,
+        sealed_value -> Bytea,
+        valid_from -> Timestamptz,
+        valid_to -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    customer_refs (tenant_id, ref_) {
+        tenant_id -> Text,
+        #[sql_name = "ref"]
+        ref_ -> Text,
+        subject_id -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    audit_log (tenant_id, audit_id) {
+        tenant_id -> Text,
+        audit_id -> Text,
+        grant_id -> Text,
+        request_id -> Text,
+        occurred_at -> Timestamptz,
+        surface -> Text,
+        action -> Text,
+        method -> Text,
+        route -> Text,
+        tool -> Nullable<Text>,
+        status -> Int4,
+        outcome -> Text,
+        error_code -> Nullable<Text>,
+        detail -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    access_log (tenant_id, grant_id, access_id) {
+        tenant_id -> Text,
+        grant_id -> Text,
+        access_id -> Text,
+        request_id -> Text,
+        occurred_at -> Timestamptz,
+        surface -> Text,
+        method -> Text,
+        route -> Text,
+        tool -> Nullable<Text>,
+        status -> Int4,
+        outcome -> Text,
+        error_code -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    security_log (event_id) {
+        event_id -> Text,
+        request_id -> Text,
+        occurred_at -> Timestamptz,
+        method -> Text,
+        route -> Text,
+        status -> Int4,
+        reason -> Text,
+        client_id -> Nullable<Text>,
+        peer -> Nullable<Text>,
+    }
+}
+
+diesel::joinable!(permits -> tenants (tenant_id));
+diesel::joinable!(grants -> tenants (tenant_id));
+diesel::allow_tables_to_appear_in_same_query!(
+    tenants,
+    permits,
+    grants,
+    client_credentials,
+    call_records,
+    subjects,
+    subject_identifiers,
+    customer_refs,
+    audit_log,
+    access_log,
+    security_log,
+);

@@ -1,0 +1,239 @@
+//! `SubjectStore` on PostgreSQL.
+
+use crate::convert::{backend, corrupt, parse_id, TxError};
+use crate::schema::{call_records, customer_refs, subject_identifiers, subjects};
+use crate::Database;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::BigInt;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::country::Country;
+use domain::evidence::{Evidence, EvidenceSource};
+use domain::identifier::IdentifierType;
+use domain::ids::{SubjectId, TenantId};
+use domain::ports::{StoreError, SubjectStore};
+use domain::subject::{
+    CustomerRef, FreshSubject, ProtectedIdentifier, Resolution, SubjectIdentifier, SubjectKind, SubjectRecord,
+};
+
+/// A lock key for one identifier of one tenant: resolvers of the same identifier queue up,
+/// so two concurrent first sightings cannot create two subjects.
+fn identifier_lock_key(tenant: &str, blind_index: &[u8]) -> i64 {
+    // FNV-1a over tenant and index; collisions only serialise unrelated resolves.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in tenant.as_bytes().iter().chain(blind_index) {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash as i64
+}
+
+/// Follows a merge one hop: the canonical id of `subject_id`.
+async fn canonical_of(conn: &mut AsyncPgConnection, tenant: &str, subject_id: &str) -> Result<String, StoreError> {
+    let merged: Option<String> = subjects::table
+        .find((tenant, subject_id))
+        .select(subjects::merged_into)
+        .first(conn)
+        .await
+        .map_err(backend)?;
+    Ok(merged.unwrap_or_else(|| subject_id.to_owned()))
+}
+
+async fn aliases_of(conn: &mut AsyncPgConnection, tenant: &str, subject_id: &str) -> Result<Vec<SubjectId>, StoreError> {
+    let ids: Vec<String> = subjects::table
+        .filter(subjects::tenant_id.eq(tenant))
+        .filter(subjects::merged_into.eq(subject_id))
+        .order(subjects::subject_id)
+        .select(subjects::subject_id)
+        .load(conn)
+        .await
+        .map_err(backend)?;
+    ids.iter().map(|i| parse_id(i, "subject id")).collect()
+}
+
+#[async_trait]
+impl SubjectStore for Database {
+    async fn resolve_or_create_subject(
+        &self,
+        tenant: &TenantId,
+        identifier: &ProtectedIdentifier,
+        customer_ref: Option<&str>,
+        fresh: &FreshSubject,
+    ) -> Result<Resolution, StoreError> {
+        let mut conn = self.conn().await?;
+        let tenant_id = tenant.to_string();
+        let lock_key = identifier_lock_key(&tenant_id, &identifier.blind_index.0);
+        conn.transaction(async |conn| -> Result<Resolution, TxError> {
+            diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
+                .bind::<BigInt, _>(lock_key)
+                .execute(conn)
+                .await?;
+            let existing: Option<(String, String)> = subject_identifiers::table
+                .filter(subject_identifiers::tenant_id.eq(&tenant_id))
+                .filter(subject_identifiers::blind_index.eq(&identifier.blind_index.0))
+                .select((subject_identifiers::subject_id, subject_identifiers::identifier_ref))
+                .first(conn)
+                .await
+                .optional()?;
+            let (subject_id, identifier_ref, created) = match existing {
+                Some((subject_id, identifier_ref)) => {
+                    (canonical_of(conn, &tenant_id, &subject_id).await?, identifier_ref, false)
+                }
+                None => {
+                    let subject_id = fresh.subject_id.to_string();
+                    let identifier_ref = fresh.identifier_ref.to_string();
+                    let call_ref = fresh.call_ref.to_string();
+                    diesel::insert_into(call_records::table)
+                        .values((
+                            call_records::tenant_id.eq(&tenant_id),
+                            call_records::call_ref.eq(&call_ref),
+                            call_records::source.eq(EvidenceSource::CustomerIdentityEvent.as_str()),
+                            call_records::route.eq("/v1/subjects/resolve"),
+                            call_records::schema_version.eq(domain::evidence::SCHEMA_VERSION),
+                            call_records::source_timestamp.eq(fresh.at),
+                            call_records::retrieved_at.eq(fresh.at),
+                        ))
+                        .execute(conn)
+                        .await?;
+                    diesel::insert_into(subjects::table)
+                        .values((
+                            subjects::tenant_id.eq(&tenant_id),
+                            subjects::subject_id.eq(&subject_id),
+                            subjects::kind.eq(fresh.kind.as_str()),
+                            subjects::call_ref.eq(&call_ref),
+                            subjects::created_at.eq(fresh.at),
+                        ))
+                        .execute(conn)
+                        .await?;
+                    diesel::insert_into(subject_identifiers::table)
+                        .values((
+                            subject_identifiers::tenant_id.eq(&tenant_id),
+                            subject_identifiers::identifier_ref.eq(&identifier_ref),
+                            subject_identifiers::subject_id.eq(&subject_id),
+                            subject_identifiers::id_type.eq(identifier.id_type.as_str()),
+                            subject_identifiers::country.eq(identifier.country.code()),
+                            subject_identifiers::blind_index.eq(&identifier.blind_index.0),
+                            subject_identifiers::sealed_value.eq(&identifier.sealed),
+                            subject_identifiers::valid_from.eq(fresh.at),
+                        ))
+                        .execute(conn)
+                        .await?;
+                    (subject_id, identifier_ref, true)
+                }
+            };
+
+            if let Some(reference) = customer_ref {
+                diesel::insert_into(customer_refs::table)
+                    .values((
+                        customer_refs::tenant_id.eq(&tenant_id),
+                        customer_refs::ref_.eq(reference),
+                        customer_refs::subject_id.eq(&subject_id),
+                        customer_refs::created_at.eq(fresh.at),
+                    ))
+                    .on_conflict_do_nothing()
+                    .execute(conn)
+                    .await?;
+                let owner: String = customer_refs::table
+                    .find((&tenant_id, reference))
+                    .select(customer_refs::subject_id)
+                    .first(conn)
+                    .await?;
+                if canonical_of(conn, &tenant_id, &owner).await? != subject_id {
+                    // Rolls back the whole transaction: a subject created above is undone.
+                    return Err(StoreError::RefConflict.into());
+                }
+            }
+
+            Ok(Resolution {
+                aliases: aliases_of(conn, &tenant_id, &subject_id).await?,
+                subject_id: parse_id(&subject_id, "subject id")?,
+                identifier_ref: parse_id(&identifier_ref, "identifier ref")?,
+                created,
+            })
+        })
+        .await
+        .map_err(StoreError::from)
+    }
+
+    async fn subject(&self, tenant: &TenantId, id: &SubjectId) -> Result<SubjectRecord, StoreError> {
+        let mut conn = self.conn().await?;
+        let tenant_id = tenant.to_string();
+        let subject_id = canonical_of(&mut conn, &tenant_id, &id.to_string()).await?;
+        let (kind, created_at, call_ref): (String, DateTime<Utc>, String) = subjects::table
+            .find((&tenant_id, &subject_id))
+            .select((subjects::kind, subjects::created_at, subjects::call_ref))
+            .first(&mut conn)
+            .await
+            .map_err(backend)?;
+        type IdentifierRow = (String, String, String, DateTime<Utc>, Option<DateTime<Utc>>);
+        let identifier_rows: Vec<IdentifierRow> = subject_identifiers::table
+            .filter(subject_identifiers::tenant_id.eq(&tenant_id))
+            .filter(subject_identifiers::subject_id.eq(&subject_id))
+            .order((subject_identifiers::valid_from, subject_identifiers::identifier_ref))
+            .select((
+                subject_identifiers::identifier_ref,
+                subject_identifiers::id_type,
+                subject_identifiers::country,
+                subject_identifiers::valid_from,
+                subject_identifiers::valid_to,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(backend)?;
+        let identifiers = identifier_rows
+            .into_iter()
+            .map(|(r, t, c, from, to)| {
+                Ok(SubjectIdentifier {
+                    identifier_ref: parse_id(&r, "identifier ref")?,
+                    id_type: IdentifierType::parse(&t).ok_or_else(|| corrupt("identifier type"))?,
+                    country: Country::from_code(&c).ok_or_else(|| corrupt("country"))?,
+                    valid_from: from,
+                    valid_to: to,
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let refs: Vec<(String, DateTime<Utc>)> = customer_refs::table
+            .filter(customer_refs::tenant_id.eq(&tenant_id))
+            .filter(customer_refs::subject_id.eq(&subject_id))
+            .order((customer_refs::created_at, customer_refs::ref_))
+            .select((customer_refs::ref_, customer_refs::created_at))
+            .load(&mut conn)
+            .await
+            .map_err(backend)?;
+        type CallRow = (String, DateTime<Utc>, Option<String>, Option<String>, Option<String>, DateTime<Utc>);
+        let call: CallRow = call_records::table
+            .find((&tenant_id, &call_ref))
+            .select((
+                call_records::source,
+                call_records::source_timestamp,
+                call_records::upstream_ref,
+                call_records::digest,
+                call_records::schema_version,
+                call_records::retrieved_at,
+            ))
+            .first(&mut conn)
+            .await
+            .map_err(backend)?;
+        Ok(SubjectRecord {
+            subject_id: parse_id(&subject_id, "subject id")?,
+            kind: SubjectKind::parse(&kind).ok_or_else(|| corrupt("subject kind"))?,
+            created_at,
+            identifiers,
+            refs: refs
+                .into_iter()
+                .map(|(value, created_at)| CustomerRef { value, created_at })
+                .collect(),
+            aliases: aliases_of(&mut conn, &tenant_id, &subject_id).await?,
+            evidence: Evidence {
+                source: EvidenceSource::parse(&call.0).ok_or_else(|| corrupt("evidence source"))?,
+                source_timestamp: call.1,
+                call_ref: parse_id(&call_ref, "call ref")?,
+                upstream_ref: call.2,
+                digest: call.3,
+                schema_version: call.4,
+                retrieved_at: call.5,
+            },
+        })
+    }
+}

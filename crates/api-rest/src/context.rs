@@ -1,0 +1,76 @@
+//! Per-request context: a request id (also sent back as `X-Request-Id`), the peer address,
+//! and one log line per request naming the route template (never the path: paths carry
+//! identifiers).
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage, HttpRequest};
+use domain::audit::RequestContext;
+use tracing::Instrument;
+
+/// The response header that carries the request id.
+pub struct RequestIdHeader;
+
+impl RequestIdHeader {
+    pub const NAME: &'static str = "x-request-id";
+}
+
+/// Creates the request's context, runs the request inside a tracing span, logs its end.
+pub async fn request_context_middleware(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let ctx = RequestContext::new(req.peer_addr().map(|a| a.ip().to_string()));
+    let request_id = ctx.request_id.to_string();
+    let route = req.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
+    let method = req.method().to_string();
+    req.extensions_mut().insert(ctx);
+    let span = tracing::info_span!("request", request_id = %request_id, method = %method, route = %route);
+    let started = std::time::Instant::now();
+    let mut response = next.call(req).instrument(span.clone()).await?;
+    let status = response.status().as_u16();
+    span.in_scope(|| {
+        tracing::info!(status, elapsed_ms = started.elapsed().as_millis() as u64, "request finished");
+    });
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static(RequestIdHeader::NAME), value);
+    }
+    Ok(response)
+}
+
+/// The context the middleware created (a fresh one if the middleware is not mounted).
+pub(crate) fn request_context(req: &HttpRequest) -> RequestContext {
+    req.extensions()
+        .get::<RequestContext>()
+        .cloned()
+        .unwrap_or_else(|| RequestContext::new(req.peer_addr().map(|a| a.ip().to_string())))
+}
+
+/// The bearer token of the `Authorization` header, if the header has the Bearer scheme.
+pub(crate) fn bearer_token(req: &HttpRequest) -> Option<&str> {
+    let value = req.headers().get(actix_web::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// Reads a request body of at most [`crate::MAX_BODY_BYTES`]; a larger one is a
+/// `bad_request` naming the limit (as JSON, like every other error).
+pub(crate) async fn read_body(mut payload: actix_web::web::Payload) -> Result<actix_web::web::Bytes, domain::Failure> {
+    use futures_util::StreamExt;
+    let mut body = actix_web::web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| domain::Failure::bad_request("body", "could not be read"))?;
+        if body.len() + chunk.len() > crate::MAX_BODY_BYTES {
+            return Err(domain::Failure::bad_request(
+                "body",
+                &format!("must be at most {} bytes", crate::MAX_BODY_BYTES),
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}

@@ -1,0 +1,4 @@
+//! Route handlers: extract, call one use case through the gate, map the result.
+
+pub mod subjects;
+pub mod token;

@@ -1,0 +1,211 @@
+//! `POST /oauth/token`: the OAuth 2.0 client-credentials grant.
+//!
+//! Accepts a JSON or form-encoded body, and client authentication either in the body
+//! (`client_secret_post`) or as HTTP Basic (`client_secret_basic`). Errors carry RFC 6749's
+//! `error_description` beside `message` (same text) so that standard OAuth clients show it.
+
+use crate::context::{read_body, request_context};
+use crate::dto::{JsonBody, TokenResponse};
+use crate::AppServices;
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse};
+use base64::Engine;
+use domain::token::TokenRequest;
+use domain::{ErrorCode, Failure};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct TokenErrorBody<'a> {
+    error: &'a str,
+    message: &'a str,
+    error_description: &'a str,
+}
+
+fn token_error(failure: &Failure, basic_used: bool) -> HttpResponse {
+    if let Some(cause) = &failure.internal {
+        tracing::error!(cause = %cause, "internal error");
+    }
+    let status = StatusCode::from_u16(failure.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = HttpResponse::build(status);
+    response.insert_header((header::CACHE_CONTROL, "no-store"));
+    if failure.code == ErrorCode::InvalidClient && basic_used {
+        response.insert_header((header::WWW_AUTHENTICATE, "Basic realm=\"idreg\""));
+    }
+    response.json(TokenErrorBody {
+        error: failure.code.as_str(),
+        message: &failure.message,
+        error_description: &failure.message,
+    })
+}
+
+/// The fields of a token request, however they arrived.
+#[derive(Default)]
+struct TokenFields {
+    grant_type: Option<String>,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    scope: Option<String>,
+}
+
+fn parse_body(req: &HttpRequest, body: &[u8]) -> Result<TokenFields, Failure> {
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match content_type.as_str() {
+        "application/json" => {
+            let json = JsonBody::parse(body)?;
+            Ok(TokenFields {
+                grant_type: json.optional_str("grant_type")?,
+                client_id: json.optional_str("client_id")?,
+                client_secret: json.optional_str("client_secret")?,
+                scope: json.optional_str("scope")?,
+            })
+        }
+        "application/x-www-form-urlencoded" | "" => {
+            let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(body)
+                .map_err(|_| Failure::bad_request("body", "not a valid form-encoded body"))?;
+            let mut fields = TokenFields::default();
+            for (name, value) in pairs {
+                let slot = match name.as_str() {
+                    "grant_type" => &mut fields.grant_type,
+                    "client_id" => &mut fields.client_id,
+                    "client_secret" => &mut fields.client_secret,
+                    "scope" => &mut fields.scope,
+                    _ => continue,
+                };
+                if slot.is_some() {
+                    return Err(Failure::bad_request(&name, "must not be repeated"));
+                }
+                *slot = Some(value);
+            }
+            Ok(fields)
+        }
+        _ => Err(Failure::bad_request(
+            "content-type",
+            "must be application/x-www-form-urlencoded or application/json",
+        )),
+    }
+}
+
+/// Decodes `%XX` escapes (RFC 6749 asks clients to form-encode Basic credentials; many do
+/// not). Credentials this service issues are URL-safe, so both spellings verify.
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_owned();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
+            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
+}
+
+/// Client credentials from an `Authorization: Basic` header, if present.
+fn basic_credentials(req: &HttpRequest) -> Result<Option<(String, String)>, Failure> {
+    let Some(value) = req.headers().get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    // A malformed header is a malformed request (400), not a failed authentication.
+    let malformed = || Failure::bad_request("authorization", "malformed HTTP Basic credentials");
+    let value = value.to_str().map_err(|_| malformed())?.trim();
+    let Some((scheme, encoded)) = value.split_once(' ') else {
+        return Err(malformed());
+    };
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return Err(Failure::bad_request(
+            "authorization",
+            "client authentication must use HTTP Basic or the request body",
+        ));
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .map_err(|_| malformed())?;
+    let decoded = String::from_utf8(decoded).map_err(|_| malformed())?;
+    let (id, secret) = decoded.split_once(':').ok_or_else(malformed)?;
+    Ok(Some((percent_decode(id), percent_decode(secret))))
+}
+
+fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool), Failure> {
+    let fields = parse_body(req, body)?;
+    let basic = basic_credentials(req)?;
+    match fields.grant_type.as_deref() {
+        None => return Err(Failure::bad_request("grant_type", "is required")),
+        Some("client_credentials") => {}
+        Some(_) => return Err(Failure::bad_request("grant_type", "must be client_credentials")),
+    }
+    let basic_used = basic.is_some();
+    let (client_id, client_secret) = match (basic, fields.client_id, fields.client_secret) {
+        (Some(_), _, Some(_)) => {
+            return Err(Failure::bad_request(
+                "client_secret",
+                "use one client authentication method, HTTP Basic or the body, not both",
+            ))
+        }
+        (Some((id, secret)), body_id, None) => {
+            if body_id.is_some_and(|b| b != id) {
+                return Err(Failure::bad_request("client_id", "differs from the HTTP Basic client id"));
+            }
+            (id, secret)
+        }
+        (None, None, _) => return Err(Failure::bad_request("client_id", "is required")),
+        (None, _, None) => return Err(Failure::bad_request("client_secret", "is required")),
+        (None, Some(id), Some(secret)) => (id, secret),
+    };
+    Ok((TokenRequest { client_id, client_secret, scope: fields.scope }, basic_used))
+}
+
+pub async fn issue(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {
+    let ctx = request_context(&req);
+    let body = match read_body(payload).await {
+        Ok(body) => body,
+        Err(failure) => return token_error(&failure, false),
+    };
+    let (request, basic_used) = match token_request(&req, &body) {
+        Ok(parsed) => parsed,
+        Err(failure) => return token_error(&failure, false),
+    };
+    match services.tokens.issue(request, &ctx).await {
+        Ok(token) => HttpResponse::Ok()
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .insert_header((header::PRAGMA, "no-cache"))
+            .json(TokenResponse {
+                access_token: token.access_token,
+                token_type: "Bearer",
+                expires_in: token.expires_in,
+                scope: token.scopes.to_string(),
+                countries: token.countries.codes(),
+            }),
+        Err(failure) => token_error(&failure, basic_used),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent_decode;
+
+    #[test]
+    fn percent_decoding_accepts_raw_and_encoded() {
+        assert_eq!(percent_decode("cs_abc-_"), "cs_abc-_");
+        assert_eq!(percent_decode("a%3Ab"), "a:b");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz"), "%zz");
+    }
+}

@@ -1,0 +1,77 @@
+//! The use cases, wired to their ports. Surfaces (REST, MCP, the operator command line) hold
+//! one `Services` and call into it; nothing else holds a port.
+
+use crate::access::Gate;
+use crate::admin::AdminService;
+use crate::clock::Clock;
+use crate::ports::{AuditSink, CredentialHasher, GrantStore, IdentifierVault, SubjectStore, TenantStore, TokenAuthority};
+use crate::subject::SubjectService;
+use crate::token::TokenIssuer;
+use chrono::Duration;
+use std::sync::Arc;
+
+/// Every port the use cases need.
+#[derive(Clone)]
+pub struct Ports {
+    pub tenants: Arc<dyn TenantStore>,
+    pub grants: Arc<dyn GrantStore>,
+    pub audit: Arc<dyn AuditSink>,
+    pub subjects: Arc<dyn SubjectStore>,
+    pub tokens: Arc<dyn TokenAuthority>,
+    pub hasher: Arc<dyn CredentialHasher>,
+    pub vault: Arc<dyn IdentifierVault>,
+    pub clock: Arc<dyn Clock>,
+}
+
+/// Settings of the use cases.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Lifetime of access tokens.
+    pub token_lifetime: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { token_lifetime: Duration::minutes(15) }
+    }
+}
+
+pub struct Services {
+    pub gate: Gate,
+    pub tokens: TokenIssuer,
+    pub subjects: SubjectService,
+    pub admin: AdminService,
+}
+
+impl Services {
+    pub fn new(ports: Ports, settings: Settings) -> Services {
+        Services {
+            gate: Gate {
+                authority: ports.tokens.clone(),
+                grants: ports.grants.clone(),
+                audit: ports.audit.clone(),
+                clock: ports.clock.clone(),
+            },
+            tokens: TokenIssuer {
+                grants: ports.grants.clone(),
+                hasher: ports.hasher.clone(),
+                authority: ports.tokens.clone(),
+                audit: ports.audit.clone(),
+                clock: ports.clock.clone(),
+                lifetime: settings.token_lifetime,
+            },
+            subjects: SubjectService {
+                store: ports.subjects.clone(),
+                vault: ports.vault.clone(),
+                clock: ports.clock.clone(),
+            },
+            admin: AdminService {
+                tenants: ports.tenants,
+                grants: ports.grants,
+                hasher: ports.hasher,
+                vault: ports.vault,
+                clock: ports.clock,
+            },
+        }
+    }
+}

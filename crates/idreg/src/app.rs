@@ -1,0 +1,160 @@
+//! Wiring: configuration → database, keys and adapters → use cases → the HTTP server.
+//!
+//! This is the only module that knows every adapter.
+
+use crate::config::Config;
+use actix_web::dev::ServerHandle;
+use actix_web::{middleware, web, App as ActixApp, HttpServer};
+use adapters_crypto::{Argon2Hasher, KeyMaterial};
+use adapters_postgres::Database;
+use anyhow::Context;
+use domain::clock::SystemClock;
+use domain::services::{Ports, Services, Settings};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The prepared service: migrated database, keys, use cases.
+pub struct App {
+    pub config: Config,
+    pub database: Database,
+    pub services: Arc<Services>,
+}
+
+impl App {
+    /// Creates the database if missing, applies migrations, loads (or on first run generates
+    /// and keeps) the keys, and wires the use cases.
+    pub async fn prepare(config: Config) -> anyhow::Result<App> {
+        adapters_postgres::ensure_database_exists(&config.database_url)
+            .await
+            .context("creating the database")?;
+        let applied = adapters_postgres::run_migrations(&config.database_url)
+            .await
+            .context("applying migrations")?;
+        if !applied.is_empty() {
+            tracing::info!(count = applied.len(), "applied migrations");
+        }
+        let keys = load_or_create_keys(&config)?;
+        let database = Database::connect(&config.database_url, config.db_pool_size)?;
+        database.ping().await.context("connecting to the database")?;
+        let hasher = Argon2Hasher::owasp().map_err(|e| anyhow::anyhow!("{e}"))?;
+        let ports = Ports {
+            tenants: Arc::new(database.clone()),
+            grants: Arc::new(database.clone()),
+            audit: Arc::new(database.clone()),
+            subjects: Arc::new(database.clone()),
+            tokens: Arc::new(keys.token_authority()),
+            hasher: Arc::new(hasher),
+            vault: Arc::new(keys.vault()),
+            clock: Arc::new(SystemClock),
+        };
+        let settings = Settings { token_lifetime: chrono::Duration::seconds(config.token_ttl_seconds) };
+        let services = Arc::new(Services::new(ports, settings));
+        Ok(App { config, database, services })
+    }
+
+    /// Binds `listen` and starts serving in the background.
+    pub fn start_http(&self, listen: &str) -> anyhow::Result<RunningServer> {
+        let services = web::Data::new(self.services.clone());
+        let mut server = HttpServer::new(move || {
+            ActixApp::new()
+                .app_data(services.clone())
+                .wrap(middleware::from_fn(api_rest::request_context_middleware))
+                .configure(api_rest::configure)
+                .default_service(web::to(api_rest::not_found))
+        })
+        .disable_signals()
+        .shutdown_timeout(5);
+        if let Some(workers) = self.config.workers {
+            server = server.workers(workers);
+        }
+        let server = server.bind(listen).with_context(|| format!("binding {listen}"))?;
+        let addr = *server
+            .addrs()
+            .first()
+            .context("the server bound no address")?;
+        let server = server.run();
+        let handle = server.handle();
+        let task = tokio::spawn(server);
+        Ok(RunningServer { addr, handle, task })
+    }
+}
+
+/// A server running in the background.
+pub struct RunningServer {
+    pub addr: SocketAddr,
+    pub handle: ServerHandle,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl RunningServer {
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Serves until the process gets Ctrl-C or SIGTERM, then stops gracefully.
+    pub async fn until_shutdown(self) -> anyhow::Result<()> {
+        let handle = self.handle.clone();
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down");
+            handle.stop(true).await;
+        });
+        self.task.await?.context("server failed")
+    }
+
+    pub async fn stop(self) {
+        self.handle.stop(true).await;
+        let _ = self.task.await;
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("installing the SIGTERM handler");
+        tokio::select! {
+            _ = ctrl_c => {},
+            _ = term.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}
+
+/// Keys from configuration, or from `<state_dir>/keys.toml`, generated there on first run.
+pub fn load_or_create_keys(config: &Config) -> anyhow::Result<KeyMaterial> {
+    if let (Some(signing), Some(master)) = (&config.signing_key, &config.master_key) {
+        return KeyMaterial::from_hex(signing, master).map_err(|e| anyhow::anyhow!("configured keys: {e}"));
+    }
+    let path = config.state_dir.join("keys.toml");
+    if path.exists() {
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        return KeyMaterial::from_toml_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()));
+    }
+    let keys = KeyMaterial::generate();
+    write_private_file(&path, keys.to_toml_string().as_str())?;
+    tracing::info!(path = %path.display(), "generated a signing key and a master key on first run");
+    Ok(keys)
+}
+
+/// Writes a file readable by its owner only.
+pub(crate) fn write_private_file(path: &Path, contents: &str) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path).with_context(|| format!("creating {}", path.display()))?;
+    std::io::Write::write_all(&mut file, contents.as_bytes())?;
+    Ok(())
+}

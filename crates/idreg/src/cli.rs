@@ -1,0 +1,288 @@
+//! The command line: `serve`, `migrate`, `demo`, and the operator's `admin` commands.
+//!
+//! Every `admin` command prints one JSON object on stdout. On failure it prints
+//! `{"error": <code>, "message": <text>}` and exits non-zero.
+
+use crate::app::App;
+use crate::config::Config;
+use chrono::{DateTime, NaiveDate, Utc};
+use clap::{Args, Parser, Subcommand};
+use domain::admin::{IssuedGrant, NewGrant, NewTenant};
+use domain::country::{Country, CountrySet};
+use domain::grant::Grant;
+use domain::scope::ScopeSet;
+use domain::tenant::{Budget, PermitStatus, Tenant};
+use domain::{ErrorCode, Failure};
+use serde_json::{json, Value};
+
+#[derive(Parser, Debug)]
+#[command(name = "idreg", version, about = "Verified identity and registry data, with evidence, for many tenants.")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Runs the service (migrations are applied on start).
+    Serve(ServeArgs),
+    /// Applies pending database migrations and exits.
+    Migrate,
+    /// Runs the default embedded setup: the service, a demo tenant and grant, and a curl
+    /// walk-through printed on start.
+    Demo(ServeArgs),
+    /// Operator commands; each prints one JSON object.
+    #[command(subcommand)]
+    Admin(AdminCommand),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on (default 127.0.0.1:8080, or IDREG_LISTEN).
+    #[arg(long)]
+    pub listen: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AdminCommand {
+    #[command(subcommand)]
+    Tenant(TenantCommand),
+    #[command(subcommand)]
+    Permit(PermitCommand),
+    #[command(subcommand)]
+    Budget(BudgetCommand),
+    #[command(subcommand)]
+    Grant(GrantCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TenantCommand {
+    /// Creates a tenant (pending unless --activate).
+    Create {
+        #[arg(long)]
+        name: String,
+        /// The tenant's own country, e.g. SE.
+        #[arg(long)]
+        country: String,
+        /// Provisioned countries, e.g. SE,LT (default: the own country).
+        #[arg(long)]
+        provision: Option<String>,
+        #[arg(long)]
+        activate: bool,
+    },
+    /// Activates a pending tenant.
+    Activate { tenant_id: String },
+    /// Shows a tenant.
+    Show { tenant_id: String },
+    /// Replaces the provisioned countries (the own country must stay).
+    Countries {
+        tenant_id: String,
+        #[arg(long)]
+        provision: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PermitCommand {
+    /// Records the tenant's person-register permit (a new permit each time).
+    Set {
+        tenant_id: String,
+        #[arg(long)]
+        valid_from: String,
+        #[arg(long)]
+        valid_to: String,
+        /// active or suspended.
+        #[arg(long)]
+        status: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BudgetCommand {
+    /// Sets the tenant's limits; options not given keep their current value.
+    Set {
+        tenant_id: String,
+        #[arg(long)]
+        daily_paid: Option<i64>,
+        #[arg(long)]
+        monitoring_share: Option<f64>,
+        #[arg(long)]
+        person_ceiling: Option<i64>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GrantCommand {
+    /// Creates a grant and prints its client credentials (the secret is shown once).
+    Create {
+        #[arg(long)]
+        tenant: String,
+        /// Space-separated scopes, e.g. "kyb:read events:read".
+        #[arg(long)]
+        scopes: String,
+        /// Countries, e.g. SE or SE,LT.
+        #[arg(long)]
+        countries: String,
+        /// Expiry as RFC 3339, e.g. 2027-01-01T00:00:00Z.
+        #[arg(long)]
+        expires_at: Option<String>,
+    },
+    /// Narrows or widens a grant's scopes and/or countries.
+    Update {
+        grant_id: String,
+        #[arg(long)]
+        scopes: Option<String>,
+        #[arg(long)]
+        countries: Option<String>,
+    },
+    /// Revokes a grant: its tokens stop working on the next request.
+    Revoke { grant_id: String },
+    /// Issues a new client secret; tokens minted before stop working.
+    RotateSecret { grant_id: String },
+}
+
+/// Runs one admin command against a prepared app.
+pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Failure> {
+    let admin = &app.services.admin;
+    match command {
+        AdminCommand::Tenant(TenantCommand::Create { name, country, provision, activate }) => {
+            let own_country = Country::from_code(&country)
+                .ok_or_else(|| Failure::bad_request("country", "unknown country code"))?;
+            let provisioned = provision.as_deref().map(parse_countries("provision")).transpose()?;
+            let tenant = admin
+                .create_tenant(NewTenant { name, own_country, provisioned, activate })
+                .await?;
+            Ok(tenant_json(&tenant))
+        }
+        AdminCommand::Tenant(TenantCommand::Activate { tenant_id }) => {
+            Ok(tenant_json(&admin.activate_tenant(&tenant_id).await?))
+        }
+        AdminCommand::Tenant(TenantCommand::Show { tenant_id }) => Ok(tenant_json(&admin.tenant(&tenant_id).await?)),
+        AdminCommand::Tenant(TenantCommand::Countries { tenant_id, provision }) => {
+            let countries = parse_countries("provision")(&provision)?;
+            Ok(tenant_json(&admin.set_tenant_countries(&tenant_id, countries).await?))
+        }
+        AdminCommand::Permit(PermitCommand::Set { tenant_id, valid_from, valid_to, status }) => {
+            let valid_from = parse_date("valid-from", &valid_from)?;
+            let valid_to = parse_date("valid-to", &valid_to)?;
+            let status = PermitStatus::parse(&status)
+                .ok_or_else(|| Failure::bad_request("status", "must be active or suspended"))?;
+            Ok(tenant_json(&admin.set_permit(&tenant_id, valid_from, valid_to, status).await?))
+        }
+        AdminCommand::Budget(BudgetCommand::Set { tenant_id, daily_paid, monitoring_share, person_ceiling }) => {
+            let current = admin.tenant(&tenant_id).await?.budget;
+            let budget = Budget {
+                daily_paid_calls: daily_paid.unwrap_or(current.daily_paid_calls),
+                monitoring_share: monitoring_share.unwrap_or(current.monitoring_share),
+                person_lookup_ceiling: person_ceiling.unwrap_or(current.person_lookup_ceiling),
+            };
+            Ok(tenant_json(&admin.set_budget(&tenant_id, budget).await?))
+        }
+        AdminCommand::Grant(GrantCommand::Create { tenant, scopes, countries, expires_at }) => {
+            let tenant_id = tenant.parse().map_err(|_| Failure::not_found("tenant"))?;
+            let scopes = parse_scopes(&scopes)?;
+            let countries = parse_countries("countries")(&countries)?;
+            let expires_at = expires_at.as_deref().map(parse_time("expires-at")).transpose()?;
+            let issued = admin
+                .create_grant(NewGrant { tenant_id, scopes, countries, expires_at })
+                .await?;
+            Ok(issued_json(&issued))
+        }
+        AdminCommand::Grant(GrantCommand::Update { grant_id, scopes, countries }) => {
+            let scopes = scopes.as_deref().map(parse_scopes).transpose()?;
+            let countries = countries.as_deref().map(parse_countries("countries")).transpose()?;
+            Ok(grant_json(&admin.update_grant(&grant_id, scopes, countries).await?))
+        }
+        AdminCommand::Grant(GrantCommand::Revoke { grant_id }) => Ok(grant_json(&admin.revoke_grant(&grant_id).await?)),
+        AdminCommand::Grant(GrantCommand::RotateSecret { grant_id }) => {
+            Ok(issued_json(&admin.rotate_secret(&grant_id).await?))
+        }
+    }
+}
+
+fn parse_scopes(list: &str) -> Result<ScopeSet, Failure> {
+    ScopeSet::parse_grantable(list).map_err(|e| Failure::bad_request("scopes", &e.to_string()))
+}
+
+fn parse_countries(field: &'static str) -> impl Fn(&str) -> Result<CountrySet, Failure> {
+    move |list| {
+        let set = CountrySet::parse_list(list).map_err(|e| Failure::bad_request(field, &e))?;
+        if set.is_empty() && field == "countries" {
+            return Err(Failure::new(ErrorCode::GrantCountriesInvalid, "a grant needs at least one country"));
+        }
+        if set.is_empty() {
+            return Err(Failure::new(
+                ErrorCode::ProvisionedCountriesInvalid,
+                "a tenant needs at least its own country",
+            ));
+        }
+        Ok(set)
+    }
+}
+
+fn parse_date(field: &str, s: &str) -> Result<NaiveDate, Failure> {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| Failure::bad_request(field, "must be a date like 2026-01-31"))
+}
+
+fn parse_time(field: &'static str) -> impl Fn(&str) -> Result<DateTime<Utc>, Failure> {
+    move |s| {
+        DateTime::parse_from_rfc3339(s)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|_| Failure::bad_request(field, "must be an RFC 3339 time like 2027-01-01T00:00:00Z"))
+    }
+}
+
+pub fn tenant_json(t: &Tenant) -> Value {
+    json!({
+        "tenant_id": t.id.to_string(),
+        "name": t.name,
+        "country": t.own_country.code(),
+        "provisioned_countries": t.provisioned.codes(),
+        "status": t.status.as_str(),
+        "permit": t.permit.as_ref().map(|p| json!({
+            "valid_from": p.valid_from.to_string(),
+            "valid_to": p.valid_to.to_string(),
+            "status": p.status.as_str(),
+            "recorded_at": api_rest::dto::timestamp(p.recorded_at),
+        })),
+        "budget": {
+            "daily_paid_calls": t.budget.daily_paid_calls,
+            "monitoring_share": t.budget.monitoring_share,
+            "person_lookup_ceiling": t.budget.person_lookup_ceiling,
+        },
+        "created_at": api_rest::dto::timestamp(t.created_at),
+    })
+}
+
+pub fn grant_json(g: &Grant) -> Value {
+    json!({
+        "grant_id": g.id.to_string(),
+        "tenant_id": g.tenant_id.to_string(),
+        "client_id": g.client_id.as_str(),
+        "scopes": g.scopes.to_string(),
+        "countries": g.countries.codes(),
+        "expires_at": g.expires_at.map(api_rest::dto::timestamp),
+        "revoked_at": g.revoked_at.map(api_rest::dto::timestamp),
+        "credential_generation": g.credential_generation,
+        "created_at": api_rest::dto::timestamp(g.created_at),
+    })
+}
+
+fn issued_json(issued: &IssuedGrant) -> Value {
+    let mut value = grant_json(&issued.grant);
+    value["client_secret"] = Value::String(issued.client_secret.expose().to_owned());
+    value
+}
+
+pub fn failure_json(f: &Failure) -> Value {
+    json!({ "error": f.code.as_str(), "message": f.message })
+}
+
+/// Loads configuration and prepares the app for a command.
+pub async fn prepare(config: Config) -> Result<App, Failure> {
+    App::prepare(config).await.map_err(|e| Failure {
+        code: ErrorCode::InternalError,
+        message: format!("{e:#}"),
+        internal: None,
+    })
+}

@@ -1,0 +1,227 @@
+//! Configuration: defaults, then an optional TOML file, then `IDREG_*` environment variables
+//! (and `DATABASE_URL`), then command-line flags. Every key is listed in the README.
+//!
+//! | Environment            | TOML key             | Default |
+//! |------------------------|----------------------|---------|
+//! | `DATABASE_URL`         | `database_url`       | `postgres://postgres@127.0.0.1:5432/idreg` |
+//! | `IDREG_CONFIG`         | (the file itself)    | none |
+//! | `IDREG_LISTEN`         | `listen`             | `127.0.0.1:8080` |
+//! | `IDREG_STATE_DIR`      | `state_dir`          | `.idreg` |
+//! | `IDREG_SIGNING_KEY`    | `signing_key`        | generated and kept in the state dir |
+//! | `IDREG_MASTER_KEY`     | `master_key`         | generated and kept in the state dir |
+//! | `IDREG_TOKEN_TTL_SECONDS` | `token_ttl_seconds` | `900` |
+//! | `IDREG_DB_POOL_SIZE`   | `db_pool_size`       | `16` |
+//! | `IDREG_WORKERS`        | `workers`            | the number of cores |
+//! | `IDREG_LOG`            | `log`                | `info` |
+//! | `IDREG_LOG_FORMAT`     | `log_format`         | `text` (or `json`) |
+
+use anyhow::{bail, Context};
+use serde::Deserialize;
+use std::path::PathBuf;
+
+pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/idreg";
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+pub const DEFAULT_STATE_DIR: &str = ".idreg";
+pub const DEFAULT_TOKEN_TTL_SECONDS: i64 = 900;
+pub const DEFAULT_DB_POOL_SIZE: usize = 16;
+
+#[derive(Clone)]
+pub struct Config {
+    pub database_url: String,
+    pub listen: String,
+    pub state_dir: PathBuf,
+    pub signing_key: Option<String>,
+    pub master_key: Option<String>,
+    pub token_ttl_seconds: i64,
+    pub db_pool_size: usize,
+    pub workers: Option<usize>,
+    pub log: String,
+    pub log_format: LogFormat,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("listen", &self.listen)
+            .field("state_dir", &self.state_dir)
+            .field("signing_key", &self.signing_key.as_ref().map(|_| "<set>"))
+            .field("master_key", &self.master_key.as_ref().map(|_| "<set>"))
+            .field("token_ttl_seconds", &self.token_ttl_seconds)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            database_url: DEFAULT_DATABASE_URL.to_owned(),
+            listen: DEFAULT_LISTEN.to_owned(),
+            state_dir: PathBuf::from(DEFAULT_STATE_DIR),
+            signing_key: None,
+            master_key: None,
+            token_ttl_seconds: DEFAULT_TOKEN_TTL_SECONDS,
+            db_pool_size: DEFAULT_DB_POOL_SIZE,
+            workers: None,
+            log: "info".to_owned(),
+            log_format: LogFormat::Text,
+        }
+    }
+}
+
+/// The TOML file's shape: every key optional.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    database_url: Option<String>,
+    listen: Option<String>,
+    state_dir: Option<PathBuf>,
+    signing_key: Option<String>,
+    master_key: Option<String>,
+    token_ttl_seconds: Option<i64>,
+    db_pool_size: Option<usize>,
+    workers: Option<usize>,
+    log: Option<String>,
+    log_format: Option<String>,
+}
+
+impl Config {
+    /// Defaults, then the file named by `IDREG_CONFIG` (if any), then the environment.
+    pub fn load() -> anyhow::Result<Config> {
+        Self::load_from(|k| std::env::var(k).ok())
+    }
+
+    /// As [`Config::load`], reading variables through `var` (tests pass a map).
+    pub fn load_from(var: impl Fn(&str) -> Option<String>) -> anyhow::Result<Config> {
+        let mut config = Config::default();
+        if let Some(path) = var("IDREG_CONFIG") {
+            let text = std::fs::read_to_string(&path).with_context(|| format!("reading the configuration file {path}"))?;
+            let file: FileConfig = toml::from_str(&text).with_context(|| format!("parsing the configuration file {path}"))?;
+            config.apply_file(file)?;
+        }
+        if let Some(v) = var("DATABASE_URL") {
+            config.database_url = v;
+        }
+        if let Some(v) = var("IDREG_LISTEN") {
+            config.listen = v;
+        }
+        if let Some(v) = var("IDREG_STATE_DIR") {
+            config.state_dir = PathBuf::from(v);
+        }
+        if let Some(v) = var("IDREG_SIGNING_KEY") {
+            config.signing_key = Some(v);
+        }
+        if let Some(v) = var("IDREG_MASTER_KEY") {
+            config.master_key = Some(v);
+        }
+        if let Some(v) = var("IDREG_TOKEN_TTL_SECONDS") {
+            config.token_ttl_seconds = v.parse().context("IDREG_TOKEN_TTL_SECONDS must be a whole number")?;
+        }
+        if let Some(v) = var("IDREG_DB_POOL_SIZE") {
+            config.db_pool_size = v.parse().context("IDREG_DB_POOL_SIZE must be a whole number")?;
+        }
+        if let Some(v) = var("IDREG_WORKERS") {
+            config.workers = Some(v.parse().context("IDREG_WORKERS must be a whole number")?);
+        }
+        if let Some(v) = var("IDREG_LOG") {
+            config.log = v;
+        }
+        if let Some(v) = var("IDREG_LOG_FORMAT") {
+            config.log_format = parse_log_format(&v)?;
+        }
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn apply_file(&mut self, file: FileConfig) -> anyhow::Result<()> {
+        if let Some(v) = file.database_url {
+            self.database_url = v;
+        }
+        if let Some(v) = file.listen {
+            self.listen = v;
+        }
+        if let Some(v) = file.state_dir {
+            self.state_dir = v;
+        }
+        self.signing_key = file.signing_key.or(self.signing_key.take());
+        self.master_key = file.master_key.or(self.master_key.take());
+        if let Some(v) = file.token_ttl_seconds {
+            self.token_ttl_seconds = v;
+        }
+        if let Some(v) = file.db_pool_size {
+            self.db_pool_size = v;
+        }
+        if file.workers.is_some() {
+            self.workers = file.workers;
+        }
+        if let Some(v) = file.log {
+            self.log = v;
+        }
+        if let Some(v) = file.log_format {
+            self.log_format = parse_log_format(&v)?;
+        }
+        Ok(())
+    }
+
+    fn validate(&self) -> anyhow::Result<()> {
+        if !(60..=86_400).contains(&self.token_ttl_seconds) {
+            bail!("the token lifetime must be between 60 and 86400 seconds");
+        }
+        if self.db_pool_size == 0 {
+            bail!("the database pool needs at least one connection");
+        }
+        if self.signing_key.is_some() != self.master_key.is_some() {
+            bail!("set both IDREG_SIGNING_KEY and IDREG_MASTER_KEY, or neither (then they are generated and kept in the state dir)");
+        }
+        Ok(())
+    }
+}
+
+fn parse_log_format(v: &str) -> anyhow::Result<LogFormat> {
+    match v {
+        "text" => Ok(LogFormat::Text),
+        "json" => Ok(LogFormat::Json),
+        other => bail!("unknown log format `{other}` (text or json)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn environment_overrides_defaults() {
+        let env: HashMap<&str, &str> = [("DATABASE_URL", "postgres://x@y/z"), ("IDREG_TOKEN_TTL_SECONDS", "600")].into();
+        let c = Config::load_from(|k| env.get(k).map(|v| v.to_string())).unwrap();
+        assert_eq!(c.database_url, "postgres://x@y/z");
+        assert_eq!(c.token_ttl_seconds, 600);
+        assert_eq!(c.listen, DEFAULT_LISTEN);
+    }
+
+    #[test]
+    fn half_a_key_pair_is_refused() {
+        let env: HashMap<&str, &str> = [("IDREG_SIGNING_KEY", "ab")].into();
+        assert!(Config::load_from(|k| env.get(k).map(|v| v.to_string())).is_err());
+    }
+
+    #[test]
+    fn a_file_is_read_and_unknown_keys_are_refused() {
+        let dir = std::env::temp_dir().join(format!("idreg-config-{}", ulid::Ulid::generate()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("idreg.toml");
+        std::fs::write(&path, "listen = \"0.0.0.0:9000\"\ntoken_ttl_seconds = 300\n").unwrap();
+        let p = path.to_string_lossy().to_string();
+        let c = Config::load_from(|k| (k == "IDREG_CONFIG").then(|| p.clone())).unwrap();
+        assert_eq!(c.listen, "0.0.0.0:9000");
+        assert_eq!(c.token_ttl_seconds, 300);
+        std::fs::write(&path, "lisen = \"x\"\n").unwrap();
+        assert!(Config::load_from(|k| (k == "IDREG_CONFIG").then(|| p.clone())).is_err());
+        std::fs::remove_dir_all(dir).ok();
+    }
+}

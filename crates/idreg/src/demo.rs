@@ -1,0 +1,145 @@
+//! The default run: the service with a demo tenant and grant made on first run, and a
+//! ready curl walk-through printed on start. No hand-made configuration.
+//!
+//! The grant's ids are kept in `<state_dir>/demo.json`; its secret is never written down:
+//! every start rotates it and prints the new one.
+
+use crate::app::App;
+use crate::cli::ServeArgs;
+use crate::config::Config;
+use anyhow::Context;
+use domain::admin::{NewGrant, NewTenant};
+use domain::country::{Country, CountrySet};
+use domain::scope::{Scope, ScopeSet};
+use domain::tenant::PermitStatus;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize)]
+struct DemoState {
+    tenant_id: String,
+    grant_id: String,
+    client_id: String,
+}
+
+/// The demo's credentials for this run.
+pub struct DemoCredentials {
+    pub tenant_id: String,
+    pub grant_id: String,
+    pub client_id: String,
+    pub client_secret: String,
+}
+
+/// Finds the demo tenant and grant (creating them on first run) and issues a fresh secret.
+pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
+    let admin = &app.services.admin;
+    let path = app.config.state_dir.join("demo.json");
+    let existing: Option<DemoState> = match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).ok(),
+        Err(_) => None,
+    };
+    if let Some(state) = existing {
+        // The database may have been reset since: only reuse what still exists.
+        if admin.tenant(&state.tenant_id).await.is_ok() {
+            if let Ok(issued) = admin.rotate_secret(&state.grant_id).await {
+                if issued.grant.revoked_at.is_none() {
+                    return Ok(DemoCredentials {
+                        tenant_id: state.tenant_id,
+                        grant_id: state.grant_id,
+                        client_id: issued.grant.client_id.to_string(),
+                        client_secret: issued.client_secret.expose().to_owned(),
+                    });
+                }
+            }
+        }
+    }
+
+    let both: CountrySet = [Country::Se, Country::Lt].into_iter().collect();
+    let tenant = admin
+        .create_tenant(NewTenant {
+            name: "Demo Tenant AB".into(),
+            own_country: Country::Se,
+            provisioned: Some(both.clone()),
+            activate: true,
+        })
+        .await
+        .map_err(|f| anyhow::anyhow!("{f}"))?;
+    let today = chrono::Utc::now().date_naive();
+    admin
+        .set_permit(
+            &tenant.id.to_string(),
+            today - chrono::Duration::days(1),
+            today + chrono::Duration::days(365),
+            PermitStatus::Active,
+        )
+        .await
+        .map_err(|f| anyhow::anyhow!("{f}"))?;
+    let issued = admin
+        .create_grant(NewGrant {
+            tenant_id: tenant.id,
+            scopes: Scope::CONSUMER.into_iter().collect::<ScopeSet>(),
+            countries: both,
+            expires_at: None,
+        })
+        .await
+        .map_err(|f| anyhow::anyhow!("{f}"))?;
+    let state = DemoState {
+        tenant_id: tenant.id.to_string(),
+        grant_id: issued.grant.id.to_string(),
+        client_id: issued.grant.client_id.to_string(),
+    };
+    std::fs::create_dir_all(&app.config.state_dir).context("creating the state dir")?;
+    std::fs::write(&path, serde_json::to_string_pretty(&state)?).with_context(|| format!("writing {}", path.display()))?;
+    Ok(DemoCredentials {
+        tenant_id: state.tenant_id,
+        grant_id: state.grant_id,
+        client_id: state.client_id,
+        client_secret: issued.client_secret.expose().to_owned(),
+    })
+}
+
+/// The walk-through printed on start.
+pub fn walkthrough(base_url: &str, c: &DemoCredentials) -> String {
+    format!(
+        r#"
+idreg is running at {base_url}
+
+Demo tenant {tenant} (SE, LT; active; person-register permit in force)
+  client_id:     {client_id}
+  client_secret: {client_secret}
+  (the secret is new on every start; the old one stops working)
+
+Walk-through (copy and paste):
+
+  # 1. A token (form body; HTTP Basic with -u "$ID:$SECRET" works too)
+  TOKEN=$(curl -s {base_url}/oauth/token \
+    -d grant_type=client_credentials -d client_id={client_id} -d client_secret={client_secret} \
+    | sed -E 's/.*"access_token":"([^"]+)".*/\1/')
+
+  # 2. Resolve a company (Bolagsverket's test-environment number) to a subject id
+  curl -s {base_url}/v1/subjects/resolve -H "Authorization: Bearer $TOKEN" \
+    -H 'content-type: application/json' -d '{{"type":"orgnr","value":"5560021361","ref":"customer-42"}}'
+
+  # 3. Resolve a person (Skatteverket's official test number): only an identifier_ref comes back
+  curl -s {base_url}/v1/subjects/resolve -H "Authorization: Bearer $TOKEN" \
+    -H 'content-type: application/json' -d '{{"type":"personnummer","value":"19811130-9285"}}'
+
+  # 4. Read the subject (use the subject_id from step 2)
+  curl -s {base_url}/v1/subjects/SUBJECT_ID -H "Authorization: Bearer $TOKEN"
+
+Stop with Ctrl-C. State (keys, demo ids) is kept in ./.idreg; the data in PostgreSQL.
+"#,
+        tenant = c.tenant_id,
+        client_id = c.client_id,
+        client_secret = c.client_secret,
+    )
+}
+
+/// Runs the demo: prepare, ensure the tenant, serve, print the walk-through.
+pub async fn run(config: Config, args: ServeArgs) -> anyhow::Result<()> {
+    let listen = args.listen.unwrap_or_else(|| config.listen.clone());
+    let app = App::prepare(config).await?;
+    let credentials = ensure_demo_tenant(&app).await?;
+    let server = app.start_http(&listen)?;
+    println!("{}", walkthrough(&server.base_url(), &credentials));
+    server.until_shutdown().await
+}

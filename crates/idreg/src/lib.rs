@@ -1,0 +1,8 @@
+//! The idreg binary's library: configuration, wiring and commands. `main.rs` only parses
+//! the command line and calls in here, so tests can drive the same code in process.
+
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod telemetry;

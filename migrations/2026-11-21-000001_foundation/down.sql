@@ -1,0 +1,11 @@
+DROP TABLE security_log;
+DROP TABLE access_log;
+DROP TABLE audit_log;
+DROP TABLE customer_refs;
+DROP TABLE subject_identifiers;
+DROP TABLE subjects;
+DROP TABLE call_records;
+DROP TABLE client_credentials;
+DROP TABLE grants;
+DROP TABLE permits;
+DROP TABLE tenants;

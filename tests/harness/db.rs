@@ -1,0 +1,220 @@
+//! Fresh PostgreSQL databases for tests, cloned from a migrated template.
+
+use diesel::sql_types::{BigInt, Text};
+use diesel::QueryableByName;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use tokio::sync::OnceCell;
+
+/// The server tests use; any database on it works as the maintenance connection.
+pub fn server_url() -> String {
+    std::env::var("TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+fn url_for(database: &str) -> String {
+    let server = server_url();
+    let base = server.rsplit_once('/').map(|(b, _)| b).unwrap_or(&server);
+    format!("{base}/{database}")
+}
+
+/// A digest of the migrations, so a changed migration set gets a new template.
+fn migrations_digest() -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
+    let mut entries: Vec<_> = walk(&dir);
+    entries.sort();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for path in entries {
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        for b in path.to_string_lossy().bytes().chain(bytes) {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{hash:016x}")
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(read) = std::fs::read_dir(dir) {
+        for entry in read.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(walk(&path));
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+#[derive(QueryableByName)]
+struct Name {
+    #[diesel(sql_type = Text)]
+    datname: String,
+}
+
+static TEMPLATE: OnceCell<String> = OnceCell::const_new();
+
+async fn maintenance() -> AsyncPgConnection {
+    AsyncPgConnection::establish(&server_url())
+        .await
+        .expect("connecting to the test PostgreSQL (is it running? see README)")
+}
+
+/// Creates (once per migration set, under a lock shared by all test processes) the template.
+async fn template() -> &'static str {
+    TEMPLATE
+        .get_or_init(|| async {
+            let name = format!("idreg_tpl_{}", migrations_digest());
+            let mut conn = maintenance().await;
+            diesel::sql_query("SELECT pg_advisory_lock(727272)").execute(&mut conn).await.unwrap();
+            let exists: Vec<Name> = diesel::sql_query("SELECT datname FROM pg_database WHERE datname = $1")
+                .bind::<Text, _>(&name)
+                .load(&mut conn)
+                .await
+                .unwrap();
+            if exists.is_empty() {
+                let building = format!("{name}_building");
+                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{building}\" WITH (FORCE)"))
+                    .execute(&mut conn)
+                    .await;
+                diesel::sql_query(format!("CREATE DATABASE \"{building}\""))
+                    .execute(&mut conn)
+                    .await
+                    .unwrap();
+                adapters_postgres::run_migrations(&url_for(&building))
+                    .await
+                    .expect("migrating the template");
+                diesel::sql_query(format!("ALTER DATABASE \"{building}\" RENAME TO \"{name}\""))
+                    .execute(&mut conn)
+                    .await
+                    .unwrap();
+            }
+            sweep_leftovers(&mut conn).await;
+            diesel::sql_query("SELECT pg_advisory_unlock(727272)").execute(&mut conn).await.unwrap();
+            name
+        })
+        .await
+}
+
+/// Drops test databases of crashed runs (their ULID says they are over an hour old) and
+/// templates of older migration sets.
+async fn sweep_leftovers(conn: &mut AsyncPgConnection) {
+    let names: Vec<Name> = diesel::sql_query("SELECT datname FROM pg_database WHERE datname LIKE 'idreg_t%'")
+        .load(conn)
+        .await
+        .unwrap_or_default();
+    let current = format!("idreg_tpl_{}", migrations_digest());
+    let now = ulid::Ulid::generate().timestamp_ms();
+    for Name { datname } in names {
+        let stale = if let Some(id) = datname.strip_prefix("idreg_t_") {
+            ulid::Ulid::from_string(&id.to_ascii_uppercase())
+                .map(|u| now.saturating_sub(u.timestamp_ms()) > 3_600_000)
+                .unwrap_or(false)
+        } else {
+            datname.starts_with("idreg_tpl_") && datname != current
+        };
+        if stale {
+            let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{datname}\" WITH (FORCE)"))
+                .execute(conn)
+                .await;
+        }
+    }
+}
+
+/// One test's database; dropped with it.
+pub struct TestDatabase {
+    pub name: String,
+    pub url: String,
+}
+
+impl TestDatabase {
+    pub async fn create() -> TestDatabase {
+        let template = template().await;
+        let name = format!("idreg_t_{}", ulid::Ulid::generate().to_string().to_ascii_lowercase());
+        let mut conn = maintenance().await;
+        let mut attempt = 0;
+        loop {
+            // Concurrent clones of one template can collide; retry briefly.
+            match diesel::sql_query(format!("CREATE DATABASE \"{name}\" TEMPLATE \"{template}\""))
+                .execute(&mut conn)
+                .await
+            {
+                Ok(_) => break,
+                Err(e) if attempt < 20 => {
+                    attempt += 1;
+                    let _ = e;
+                    tokio::time::sleep(std::time::Duration::from_millis(100 * attempt)).await;
+                }
+                Err(e) => panic!("creating the test database: {e}"),
+            }
+        }
+        TestDatabase { url: url_for(&name), name }
+    }
+
+    pub async fn connect(&self) -> AsyncPgConnection {
+        AsyncPgConnection::establish(&self.url).await.expect("connecting to the test database")
+    }
+
+    /// `SELECT count(*) FROM <table> WHERE <condition>` (the condition is test-written SQL).
+    pub async fn count(&self, table: &str, condition: &str) -> i64 {
+        #[derive(QueryableByName)]
+        struct Count {
+            #[diesel(sql_type = BigInt)]
+            n: i64,
+        }
+        let mut conn = self.connect().await;
+        let rows: Vec<Count> = diesel::sql_query(format!("SELECT count(*) AS n FROM {table} WHERE {condition}"))
+            .load(&mut conn)
+            .await
+            .expect("count query");
+        rows[0].n
+    }
+
+    /// The rows of a query, each as a JSON object (`SELECT row_to_json(t) FROM (...) t`).
+    pub async fn rows(&self, query: &str) -> Vec<serde_json::Value> {
+        #[derive(QueryableByName)]
+        struct Row {
+            #[diesel(sql_type = Text)]
+            j: String,
+        }
+        let mut conn = self.connect().await;
+        let rows: Vec<Row> = diesel::sql_query(format!("SELECT row_to_json(t)::text AS j FROM ({query}) t"))
+            .load(&mut conn)
+            .await
+            .expect("rows query");
+        rows.into_iter().map(|r| serde_json::from_str(&r.j).unwrap()).collect()
+    }
+
+    /// A plain-text dump of every table (for scans for raw personal numbers).
+    pub async fn dump_text(&self) -> String {
+        let output = tokio::process::Command::new("pg_dump")
+            .arg("--data-only")
+            .arg(&self.url)
+            .output()
+            .await
+            .expect("running pg_dump");
+        assert!(output.status.success(), "pg_dump failed: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        // Drop runs outside any runtime guarantee: use a thread with its own runtime.
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build();
+            if let Ok(rt) = rt {
+                rt.block_on(async {
+                    if let Ok(mut conn) = AsyncPgConnection::establish(&server_url()).await {
+                        let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+                            .execute(&mut conn)
+                            .await;
+                    }
+                });
+            }
+        })
+        .join();
+    }
+}

@@ -5,10 +5,36 @@
 //! persons, so the type has no `Serialize` and its `Debug` hides the value: the only way to
 //! read the number is [`Identifier::expose_canonical`], which stands out in review.
 //!
-//! INTERFACE NOTE (being completed): the check rules of each type live in submodules.
+//! # Wire form
+//!
+//! `[<cc>:]<value>`. The prefix `<cc>` is `se` or `lt`, lower case exactly; no prefix means
+//! `se:`. Whitespace around the whole wire string is ignored (trimmed); whitespace anywhere
+//! inside it is not (`se: 556...` and `556002 1361` are refused). An unknown or upper-case
+//! prefix is [`IdentifierError::UnknownPrefix`]; a prefix of another country than the type's
+//! is [`IdentifierError::TypeCountryMismatch`]; an empty value is
+//! [`IdentifierError::Malformed`].
+//!
+//! # Types and canonical forms
+//!
+//! | type | accepted | canonical | rules |
+//! |---|---|---|---|
+//! | `personnummer` | `YYMMDD[-+]NNNC`, `YYMMDDNNNC`, `YYYYMMDD[-+]NNNC`, `YYYYMMDDNNNC` | `YYYYMMDDNNNC` | see [`personnummer`] |
+//! | `samordningsnummer` | as `personnummer`, day + 60 | `YYYYMMDDNNNC` | see [`personnummer`] |
+//! | `orgnr` | `NNNNNN[-]NNNN`, `16NNNNNN[-]NNNN` | `NNNNNNNNNN` | see [`orgnr`] |
+//! | `imones-kodas` | 9 digits | the same | see [`lithuania`] |
+//! | `asmens-kodas` | 11 digits | the same | see [`lithuania`] |
+//!
+//! The century of a ten-digit personal number depends on the date it is read:
+//! [`Identifier::parse`] reads it today (UTC), [`Identifier::parse_at`] on a given date.
+
+pub mod lithuania;
+mod luhn;
+pub mod orgnr;
+pub mod personnummer;
 
 use crate::country::Country;
 use crate::subject::SubjectKind;
+use chrono::NaiveDate;
 use std::fmt;
 
 /// The identifier types of the spec.
@@ -96,8 +122,34 @@ pub enum IdentifierError {
     Malformed(IdentifierType),
     #[error("the check digit of the {0} is wrong")]
     CheckDigit(IdentifierType),
-    #[error("the {0} does not contain a real calendar date")]
+    #[error("the {0} does not contain a real calendar date, or the date is in the future")]
     Date(IdentifierType),
+    /// The value has the shape of another identifier type (a samordningsnummer day given as
+    /// a personnummer and the reverse; a personal-number "month" in an orgnr).
+    #[error("the value is shaped like a {shape}, not like a {ty}")]
+    WrongKind {
+        ty: IdentifierType,
+        shape: IdentifierType,
+    },
+    /// An orgnr whose group number (first digit) is 0 or 4, which are not in use.
+    #[error("the first digit of an orgnr is its group number, and 0 and 4 are not in use")]
+    OrgnrGroup,
+}
+
+impl IdentifierError {
+    /// A stable machine-readable reason: `unknown-prefix`, `type-country-mismatch`,
+    /// `malformed`, `check-digit`, `date`, `wrong-kind` or `orgnr-group`.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            IdentifierError::UnknownPrefix => "unknown-prefix",
+            IdentifierError::TypeCountryMismatch { .. } => "type-country-mismatch",
+            IdentifierError::Malformed(_) => "malformed",
+            IdentifierError::CheckDigit(_) => "check-digit",
+            IdentifierError::Date(_) => "date",
+            IdentifierError::WrongKind { .. } => "wrong-kind",
+            IdentifierError::OrgnrGroup => "orgnr-group",
+        }
+    }
 }
 
 /// A validated identifier in its one canonical form.
@@ -109,7 +161,19 @@ pub struct Identifier {
 
 impl Identifier {
     /// Parses a wire-form identifier of a given type: `[<cc>:]<value>`, unprefixed means `se:`.
+    /// Ten-digit personal numbers are read as of today's date (UTC); see
+    /// [`Identifier::parse_at`].
     pub fn parse(ty: IdentifierType, wire: &str) -> Result<Identifier, IdentifierError> {
+        Identifier::parse_at(ty, wire, chrono::Utc::now().date_naive())
+    }
+
+    /// [`Identifier::parse`] as of the date `today`, which picks the century of a ten-digit
+    /// personnummer or samordningsnummer and bounds birth dates (none may be after `today`).
+    pub fn parse_at(
+        ty: IdentifierType,
+        wire: &str,
+        today: NaiveDate,
+    ) -> Result<Identifier, IdentifierError> {
         let (country, value) = split_prefix(wire)?;
         if country != ty.country() {
             return Err(IdentifierError::TypeCountryMismatch {
@@ -117,13 +181,16 @@ impl Identifier {
                 prefix: country.prefix(),
             });
         }
+        if value.is_empty() {
+            return Err(IdentifierError::Malformed(ty));
+        }
         let canonical = match ty {
-            _ => {
-                if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
-                    return Err(IdentifierError::Malformed(ty));
-                }
-                value.to_owned()
+            IdentifierType::Personnummer | IdentifierType::Samordningsnummer => {
+                personnummer::canonical(ty, value, today)?
             }
+            IdentifierType::Orgnr => orgnr::canonical(value)?,
+            IdentifierType::ImonesKodas => lithuania::imones_kodas(value)?,
+            IdentifierType::AsmensKodas => lithuania::asmens_kodas(value, today)?,
         };
         Ok(Identifier { ty, canonical })
     }
@@ -161,12 +228,220 @@ impl fmt::Debug for Identifier {
     }
 }
 
-/// Splits the optional country prefix. No prefix means Sweden.
+/// Splits the optional country prefix after trimming whitespace around the whole wire
+/// string. No prefix means Sweden. The prefix must be lower case exactly (`SE:` is
+/// [`IdentifierError::UnknownPrefix`]); the value is returned as is (possibly empty).
 pub fn split_prefix(wire: &str) -> Result<(Country, &str), IdentifierError> {
+    let wire = wire.trim();
     match wire.split_once(':') {
         None => Ok((Country::Se, wire)),
         Some((prefix, value)) => Country::from_prefix(prefix)
             .map(|c| (c, value))
             .ok_or(IdentifierError::UnknownPrefix),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const PNR: IdentifierType = IdentifierType::Personnummer;
+
+    fn today() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 21).unwrap()
+    }
+
+    fn parse(ty: IdentifierType, wire: &str) -> Result<String, IdentifierError> {
+        Identifier::parse_at(ty, wire, today()).map(|i| i.expose_canonical().to_owned())
+    }
+
+    #[test]
+    fn type_names_round_trip() {
+        for ty in IdentifierType::ALL {
+            assert_eq!(IdentifierType::parse(ty.as_str()), Some(ty));
+            assert_eq!(ty.to_string(), ty.as_str());
+        }
+        assert_eq!(IdentifierType::parse("Personnummer"), None);
+    }
+
+    #[test]
+    fn no_prefix_means_sweden() {
+        assert_eq!(
+            split_prefix("5560021361").unwrap(),
+            (Country::Se, "5560021361")
+        );
+        assert_eq!(
+            parse(IdentifierType::Orgnr, "5560021361"),
+            parse(IdentifierType::Orgnr, "se:5560021361")
+        );
+    }
+
+    #[test]
+    fn uppercase_prefix_is_refused() {
+        for wire in ["SE:5560021361", "Se:5560021361", "LT:110443493"] {
+            assert_eq!(
+                parse(IdentifierType::Orgnr, wire),
+                Err(IdentifierError::UnknownPrefix),
+                "{wire}"
+            );
+            assert_eq!(
+                Identifier::parse_company(wire),
+                Err(IdentifierError::UnknownPrefix)
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_prefix_is_refused() {
+        for wire in [
+            "no:5560021361",
+            "fi:5560021361",
+            ":5560021361",
+            "sweden:5560021361",
+            "se :5560021361",
+        ] {
+            assert_eq!(
+                parse(IdentifierType::Orgnr, wire),
+                Err(IdentifierError::UnknownPrefix),
+                "{wire}"
+            );
+        }
+    }
+
+    #[test]
+    fn type_of_another_country_is_refused() {
+        assert_eq!(
+            parse(PNR, "lt:198112189876"),
+            Err(IdentifierError::TypeCountryMismatch {
+                ty: PNR,
+                prefix: "lt"
+            })
+        );
+        assert_eq!(
+            parse(IdentifierType::ImonesKodas, "se:110443493"),
+            Err(IdentifierError::TypeCountryMismatch {
+                ty: IdentifierType::ImonesKodas,
+                prefix: "se"
+            })
+        );
+    }
+
+    #[test]
+    fn empty_or_blank_values_are_malformed() {
+        for ty in IdentifierType::ALL {
+            let prefix = ty.country().prefix();
+            for wire in [
+                format!("{prefix}:"),
+                format!("  {prefix}:  "),
+                format!("{prefix}:\t"),
+            ] {
+                assert_eq!(
+                    parse(ty, &wire),
+                    Err(IdentifierError::Malformed(ty)),
+                    "{ty} {wire:?}"
+                );
+            }
+        }
+        for wire in ["", "   ", "\n"] {
+            assert_eq!(parse(PNR, wire), Err(IdentifierError::Malformed(PNR)));
+        }
+    }
+
+    #[test]
+    fn outer_whitespace_is_trimmed_and_inner_whitespace_refused() {
+        assert_eq!(
+            parse(IdentifierType::Orgnr, " \tse:556002-1361\n").as_deref(),
+            Ok("5560021361")
+        );
+        assert_eq!(
+            parse(IdentifierType::Orgnr, "se: 5560021361"),
+            Err(IdentifierError::Malformed(IdentifierType::Orgnr))
+        );
+        assert_eq!(
+            parse(IdentifierType::Orgnr, "556002 1361"),
+            Err(IdentifierError::Malformed(IdentifierType::Orgnr))
+        );
+    }
+
+    #[test]
+    fn a_second_prefix_is_malformed() {
+        assert_eq!(
+            parse(IdentifierType::Orgnr, "se:se:5560021361"),
+            Err(IdentifierError::Malformed(IdentifierType::Orgnr))
+        );
+    }
+
+    #[test]
+    fn parse_company_picks_the_scheme_from_the_prefix() {
+        let se = Identifier::parse_company("556002-1361").unwrap();
+        assert_eq!(se.id_type(), IdentifierType::Orgnr);
+        assert_eq!(se.country(), Country::Se);
+        assert_eq!(se.expose_wire(), "se:5560021361");
+        let lt = Identifier::parse_company("lt:110443493").unwrap();
+        assert_eq!(lt.id_type(), IdentifierType::ImonesKodas);
+        assert_eq!(lt.country(), Country::Lt);
+        assert!(Identifier::parse_company("se:8112189876").is_err());
+    }
+
+    #[test]
+    fn parse_reads_as_of_today() {
+        // A twelve-digit number does not depend on the date it is read.
+        let n = Identifier::parse(PNR, "19811218-9876").unwrap();
+        assert_eq!(n.expose_canonical(), "198112189876");
+        assert_eq!(n.id_type(), PNR);
+        assert_eq!(n.country(), Country::Se);
+    }
+
+    #[test]
+    fn the_century_of_a_ten_digit_number_depends_on_the_reading_date() {
+        let ten = "811218-9876";
+        let in_2026 = Identifier::parse_at(PNR, ten, today()).unwrap();
+        assert_eq!(in_2026.expose_canonical(), "198112189876");
+        let in_2090 = NaiveDate::from_ymd_opt(2090, 1, 1).unwrap();
+        let read_later = Identifier::parse_at(PNR, ten, in_2090).unwrap();
+        assert_eq!(read_later.expose_canonical(), "208112189876");
+    }
+
+    #[test]
+    fn debug_hides_the_value() {
+        let n = Identifier::parse(PNR, "198112189876").unwrap();
+        let debug = format!("{n:?}");
+        assert!(!debug.contains("8112189876"), "{debug}");
+        assert!(debug.contains("personnummer"));
+    }
+
+    #[test]
+    fn error_messages_name_the_rule_not_the_value() {
+        let cases = [
+            (PNR, "lt:198112189876"),
+            (PNR, "XX:198112189876"),
+            (PNR, "198112189875"),
+            (PNR, "198113189876"),
+            (PNR, "198112789876"),
+            (IdentifierType::Orgnr, "4560021361"),
+            (IdentifierType::Orgnr, "abc"),
+        ];
+        for (ty, wire) in cases {
+            let e = parse(ty, wire).unwrap_err();
+            let message = e.to_string();
+            let digits: String = wire.chars().filter(char::is_ascii_digit).collect();
+            assert!(digits.is_empty() || !message.contains(&digits), "{message}");
+            assert!(!message.contains(wire), "{message}");
+            assert!(!e.reason().is_empty());
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_input_is_refused_or_canonical(wire in "\\\\PC{0,20}", which in 0usize..5) {
+            // Whatever comes in, parsing does not panic, and what parses is stable.
+            let ty = IdentifierType::ALL[which];
+            if let Ok(canonical) = parse(ty, &wire) {
+                prop_assert!(canonical.bytes().all(|b| b.is_ascii_digit()));
+                let again = parse(ty, &format!("{}:{canonical}", ty.country().prefix()));
+                prop_assert_eq!(again.as_ref(), Ok(&canonical));
+            }
+        }
     }
 }

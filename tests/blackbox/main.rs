@@ -6,4 +6,5 @@ mod errors;
 mod guard;
 mod oauth;
 mod privacy;
+mod storage_conformance;
 mod subjects;

@@ -19,6 +19,7 @@ use std::sync::Arc;
 /// A running app with its own database.
 pub struct TestApp {
     pub base_url: String,
+    pub clock: Arc<ManualClock>,
     pub app: Arc<App>,
     pub http: reqwest::Client,
     pub db: TestDatabase,
@@ -71,16 +72,28 @@ impl TestApp {
             ..Config::default()
         };
         tweak(&mut config);
-        let app = Arc::new(App::prepare(config).await.expect("preparing the app"));
+        let clock = Arc::new(ManualClock::default());
+        let app = Arc::new(
+            App::prepare_with_clock(config, clock.clone())
+                .await
+                .expect("preparing the app"),
+        );
         let server = app.start_http("127.0.0.1:0").expect("starting the server");
         TestApp {
             base_url: server.base_url(),
+            clock,
             app,
             http: reqwest::Client::new(),
             db,
             server: Some(server),
             _state_dir: state_dir,
         }
+    }
+
+    /// The app's current time (the wall clock moved by the test).
+    pub fn clock_now(&self) -> chrono::DateTime<chrono::Utc> {
+        use domain::clock::Clock;
+        self.clock.now()
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -232,5 +245,25 @@ impl Default for TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The wall clock plus an offset that tests move forward.
+#[derive(Default)]
+pub struct ManualClock {
+    offset_seconds: std::sync::atomic::AtomicI64,
+}
+
+impl ManualClock {
+    pub fn advance(&self, by: chrono::Duration) {
+        self.offset_seconds
+            .fetch_add(by.num_seconds(), std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl domain::clock::Clock for ManualClock {
+    fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        chrono::Utc::now()
+            + chrono::Duration::seconds(self.offset_seconds.load(std::sync::atomic::Ordering::SeqCst))
     }
 }

@@ -200,7 +200,7 @@ impl CredentialHasher for Argon2Hasher {
             .map(SecretHash)
     }
 
-    async fn verify_secret(&self, presented: &str, stored: Option<&SecretHash>) -> bool {
+    async fn verify_secret<'a>(&self, presented: &str, stored: Option<&'a SecretHash>) -> bool {
         // Decide up front which hash to check against; from here on both paths do the same
         // work. An unknown client, an unreadable stored hash or an absurdly long secret is
         // checked against the dummy and can only answer false.

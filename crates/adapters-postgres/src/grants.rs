@@ -120,11 +120,11 @@ impl GrantStore for Database {
         Ok(load_grant_by_id(&mut conn, &id.to_string()).await?.0)
     }
 
-    async fn update_grant(
+    async fn update_grant<'a>(
         &self,
         id: &GrantId,
-        scopes: Option<&ScopeSet>,
-        countries: Option<&CountrySet>,
+        scopes: Option<&'a ScopeSet>,
+        countries: Option<&'a CountrySet>,
     ) -> Result<Grant, StoreError> {
         let mut conn = self.conn().await?;
         let grant_id = id.to_string();

@@ -54,11 +54,11 @@ async fn aliases_of(conn: &mut AsyncPgConnection, tenant: &str, subject_id: &str
 
 #[async_trait]
 impl SubjectStore for Database {
-    async fn resolve_or_create_subject(
+    async fn resolve_or_create_subject<'a>(
         &self,
         tenant: &TenantId,
         identifier: &ProtectedIdentifier,
-        customer_ref: Option<&str>,
+        customer_ref: Option<&'a str>,
         fresh: &FreshSubject,
     ) -> Result<Resolution, StoreError> {
         let mut conn = self.conn().await?;

@@ -20,9 +20,11 @@ pub type AppServices = web::Data<Arc<Services>>;
 
 /// Registers every REST route. Unknown routes answer a JSON 404 through [`not_found`].
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/oauth/token").route(web::post().to(routes::token::issue)))
-        .service(web::resource("/v1/subjects/resolve").route(web::post().to(routes::subjects::resolve)))
-        .service(web::resource("/v1/subjects/{id}").route(web::get().to(routes::subjects::get)));
+    // A method a path does not serve is no route either: the same JSON 404 (decisions.md).
+    let resource = |path: &str| web::resource(path).default_service(web::to(not_found));
+    cfg.service(resource("/oauth/token").route(web::post().to(routes::token::issue)))
+        .service(resource("/v1/subjects/resolve").route(web::post().to(routes::subjects::resolve)))
+        .service(resource("/v1/subjects/{id}").route(web::get().to(routes::subjects::get)));
 }
 
 /// The default service: a JSON 404 that does not echo the path (it may hold identifiers).

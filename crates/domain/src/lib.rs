@@ -4,6 +4,7 @@ pub mod access;
 pub mod admin;
 pub mod audit;
 pub mod clock;
+pub mod company;
 pub mod country;
 pub mod error;
 pub mod evidence;

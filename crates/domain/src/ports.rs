@@ -44,7 +44,7 @@ pub struct GrantAccess {
 }
 
 /// Tenants, their permits and budgets (operator side).
-#[cfg_attr(feature = "mock", mockall::automock)]
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait TenantStore: Send + Sync {
     async fn insert_tenant(
@@ -81,7 +81,7 @@ pub trait TenantStore: Send + Sync {
 }
 
 /// Grants and their client credentials.
-#[cfg_attr(feature = "mock", mockall::automock)]
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait GrantStore: Send + Sync {
     /// # Errors
@@ -95,11 +95,11 @@ pub trait GrantStore: Send + Sync {
     async fn grant(&self, id: &GrantId) -> Result<Grant, StoreError>;
 
     /// Replaces scopes and/or countries. Same country rule as `insert_grant`.
-    async fn update_grant(
+    async fn update_grant<'a>(
         &self,
         id: &GrantId,
-        scopes: Option<&ScopeSet>,
-        countries: Option<&CountrySet>,
+        scopes: Option<&'a ScopeSet>,
+        countries: Option<&'a CountrySet>,
     ) -> Result<Grant, StoreError>;
 
     async fn revoke_grant(&self, id: &GrantId, at: DateTime<Utc>) -> Result<Grant, StoreError>;
@@ -123,7 +123,7 @@ pub trait GrantStore: Send + Sync {
 }
 
 /// The audit trail.
-#[cfg_attr(feature = "mock", mockall::automock)]
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait AuditSink: Send + Sync {
     /// Writes the tenant's audit row and the grant's access row in one transaction; durable
@@ -135,7 +135,7 @@ pub trait AuditSink: Send + Sync {
 }
 
 /// Subjects, their identifiers and customer references.
-#[cfg_attr(feature = "mock", mockall::automock)]
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait SubjectStore: Send + Sync {
     /// Finds the subject holding the identifier (by blind index) or creates it with the
@@ -145,11 +145,11 @@ pub trait SubjectStore: Send + Sync {
     /// MUST return `RefConflict` (and create nothing) when the reference is attached to a
     /// different subject. MUST be safe under concurrent calls for the same identifier: both
     /// get the same subject.
-    async fn resolve_or_create_subject(
+    async fn resolve_or_create_subject<'a>(
         &self,
         tenant: &TenantId,
         identifier: &ProtectedIdentifier,
-        customer_ref: Option<&str>,
+        customer_ref: Option<&'a str>,
         fresh: &FreshSubject,
     ) -> Result<Resolution, StoreError>;
 
@@ -167,7 +167,7 @@ pub enum CryptoError {
 }
 
 /// Mints and verifies access tokens.
-#[cfg_attr(feature = "mock", mockall::automock)]
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 pub trait TokenAuthority: Send + Sync {
     fn mint(&self, claims: &TokenClaims) -> Result<String, CryptoError>;
 
@@ -180,7 +180,7 @@ pub trait TokenAuthority: Send + Sync {
 }
 
 /// Client secrets: generation and slow hashing.
-#[cfg_attr(feature = "mock", mockall::automock)]
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait CredentialHasher: Send + Sync {
     fn generate_secret(&self) -> ClientSecret;
@@ -189,11 +189,11 @@ pub trait CredentialHasher: Send + Sync {
 
     /// Whether `presented` matches `stored`. With `None` (unknown client) it MUST do the same
     /// work against a dummy hash and answer false: no timing oracle.
-    async fn verify_secret(&self, presented: &str, stored: Option<&SecretHash>) -> bool;
+    async fn verify_secret<'a>(&self, presented: &str, stored: Option<&'a SecretHash>) -> bool;
 }
 
 /// Encryption of identifier values under per-tenant data keys, and keyed blind indexes.
-#[cfg_attr(feature = "mock", mockall::automock)]
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 pub trait IdentifierVault: Send + Sync {
     /// A fresh data key for a new tenant, wrapped under the master key.
     fn new_data_key(&self, tenant: &TenantId) -> Result<WrappedDataKey, CryptoError>;

@@ -8,7 +8,7 @@ use actix_web::{middleware, web, App as ActixApp, HttpServer};
 use adapters_crypto::{Argon2Hasher, KeyMaterial};
 use adapters_postgres::Database;
 use anyhow::Context;
-use domain::clock::SystemClock;
+use domain::clock::{Clock, SystemClock};
 use domain::services::{Ports, Services, Settings};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -25,6 +25,11 @@ impl App {
     /// Creates the database if missing, applies migrations, loads (or on first run generates
     /// and keeps) the keys, and wires the use cases.
     pub async fn prepare(config: Config) -> anyhow::Result<App> {
+        Self::prepare_with_clock(config, Arc::new(SystemClock)).await
+    }
+
+    /// As [`App::prepare`] with a given clock (tests move time forward with it).
+    pub async fn prepare_with_clock(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<App> {
         adapters_postgres::ensure_database_exists(&config.database_url)
             .await
             .context("creating the database")?;
@@ -46,7 +51,7 @@ impl App {
             tokens: Arc::new(keys.token_authority()),
             hasher: Arc::new(hasher),
             vault: Arc::new(keys.vault()),
-            clock: Arc::new(SystemClock),
+            clock,
         };
         let settings = Settings { token_lifetime: chrono::Duration::seconds(config.token_ttl_seconds) };
         let services = Arc::new(Services::new(ports, settings));

@@ -1,0 +1,185 @@
+//! Companies: the canonical company profile, the registry port its connectors implement,
+//! and the record of every upstream call that evidence points at.
+//!
+//! A connector speaks its upstreams' formats and maps them to these types; it never decides
+//! about caching, evidence records or tenants. The use case (`company_service`) records every
+//! call before using its data, keeps the per-tenant cache and decides what is served.
+
+use crate::country::Country;
+use crate::evidence::EvidenceSource;
+use crate::identifier::Identifier;
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+
+/// A postal address as registries give it.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Address {
+    pub street: Option<String>,
+    pub postal_code: Option<String>,
+    pub city: Option<String>,
+    /// ISO 3166-1 alpha-2 code (`SE`), never an upstream's own spelling.
+    pub country: String,
+}
+
+/// Where a company stands in the register.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CompanyStatus {
+    Active,
+    /// Removed from the register (`avregistrerad`).
+    Deregistered,
+    /// In liquidation.
+    Liquidation,
+    /// In bankruptcy.
+    Bankruptcy,
+    /// In company reorganisation (`företagsrekonstruktion`).
+    Reorganisation,
+    /// Registered but reported as not conducting business.
+    Inactive,
+}
+
+impl CompanyStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompanyStatus::Active => "active",
+            CompanyStatus::Deregistered => "deregistered",
+            CompanyStatus::Liquidation => "liquidation",
+            CompanyStatus::Bankruptcy => "bankruptcy",
+            CompanyStatus::Reorganisation => "reorganisation",
+            CompanyStatus::Inactive => "inactive",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            CompanyStatus::Active,
+            CompanyStatus::Deregistered,
+            CompanyStatus::Liquidation,
+            CompanyStatus::Bankruptcy,
+            CompanyStatus::Reorganisation,
+            CompanyStatus::Inactive,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == s)
+    }
+}
+
+/// Tax registrations (F-skatt, VAT, employer), from the tax authority.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaxRegistration {
+    pub f_skatt: bool,
+    pub vat: bool,
+    pub employer: bool,
+}
+
+/// The newest annual report on file, as a document id for the documents route.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnnualReportRef {
+    pub year: i32,
+    /// The upstream's document id (opaque to consumers).
+    pub document_id: String,
+}
+
+/// The register data of a company, without evidence (evidence is added from call records).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompanyRegisterData {
+    /// Canonical company code (10 digits for Sweden).
+    pub orgnr: String,
+    pub name: String,
+    /// The register's legal-form code (`AB`, `HB`, `KB`, `EK`, `BRF`, ...).
+    pub legal_form: String,
+    pub status: CompanyStatus,
+    pub registered_at: Option<NaiveDate>,
+    pub address: Address,
+    /// SNI codes, five digits each, in the register's order, blanks removed.
+    pub sni: Vec<String>,
+    /// The statistics office's employee size class as text (`10-19`), if known.
+    pub employees_band: Option<String>,
+    pub latest_annual_report: Option<AnnualReportRef>,
+}
+
+/// What the service records of one upstream call, before its data is used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UpstreamCall {
+    pub source: EvidenceSource,
+    /// The upstream operation, e.g. `POST /organisationer` (never an identifier).
+    pub operation: String,
+    /// HTTP status, when an answer arrived.
+    pub status: Option<u16>,
+    /// `sha256:<hex>` of the raw upstream body, when one arrived.
+    pub digest: Option<String>,
+    /// The upstream's own reference for the call, when it supplied one.
+    pub upstream_ref: Option<String>,
+    /// When the source says the data is from; the retrieval time when it says nothing.
+    pub source_timestamp: DateTime<Utc>,
+    pub retrieved_at: DateTime<Utc>,
+    /// The upstream contract version the answer was read under.
+    pub schema_version: Option<String>,
+    /// Whether the answer was usable.
+    pub usable: bool,
+    /// Billable units (0 for free sources).
+    pub cost: i32,
+}
+
+/// Why a registry could not deliver.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryFailure {
+    /// The register does not know the company (or the document).
+    #[error("not found in the register")]
+    NotFound,
+    /// The upstream could not be reached, timed out or answered an error status.
+    #[error("upstream unavailable: {0}")]
+    Unavailable(String),
+    /// The upstream answered something that does not parse, or reported a field failure.
+    #[error("upstream answer unusable: {0}")]
+    Garbled(String),
+}
+
+/// A profile fetch: every call made (recorded whatever the outcome) and the result.
+#[derive(Clone, Debug)]
+pub struct ProfileFetch {
+    pub calls: Vec<UpstreamCall>,
+    pub outcome: Result<FetchedProfile, RegistryFailure>,
+}
+
+/// A complete profile and which calls back which field group.
+#[derive(Clone, Debug)]
+pub struct FetchedProfile {
+    pub data: CompanyRegisterData,
+    pub tax: TaxRegistration,
+    /// Index into `ProfileFetch::calls` of the call behind the profile's main fields.
+    pub main_call: usize,
+    /// Index of the call behind `tax`.
+    pub tax_call: usize,
+}
+
+/// An annual-report archive.
+#[derive(Clone, Debug)]
+pub struct FetchedDocument {
+    pub document_id: String,
+    pub filename: String,
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+pub struct DocumentFetch {
+    pub calls: Vec<UpstreamCall>,
+    pub outcome: Result<FetchedDocument, RegistryFailure>,
+}
+
+/// A country's company registry (its free tier). Implemented by `adapters-<cc>` crates.
+///
+/// Implementations MUST report every upstream call they made in the returned `calls`
+/// (including failed ones), MUST NOT put identifiers into `operation`, and MUST answer
+/// `Garbled` rather than a partial profile when any source it is made of reports a failure.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait CompanyRegistry: Send + Sync {
+    fn country(&self) -> Country;
+
+    /// Fetches the profile of the company with this (validated) company code.
+    async fn fetch_profile(&self, orgnr: &Identifier) -> ProfileFetch;
+
+    /// Fetches an annual-report archive by the upstream's document id.
+    async fn fetch_document(&self, document_id: &str) -> DocumentFetch;
+}

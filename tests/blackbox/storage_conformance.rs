@@ -1,0 +1,1 @@
+//! Storage conformance (being written).

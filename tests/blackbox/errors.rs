@@ -28,16 +28,37 @@ async fn malformed_json_and_missing_fields_are_bad_request_naming_the_field() {
         (b"[]", "body"),
         (b"", "body"),
         (b"{\"value\": \"5560021361\"}", "type"),
-        (b"{\"type\": \"orgnr\", \"value\": \"5560021361\", \"ref\": 7}", "ref"),
+        (
+            b"{\"type\": \"orgnr\", \"value\": \"5560021361\", \"ref\": 7}",
+            "ref",
+        ),
     ];
     for (body, field) in cases {
-        let a = app.post_raw("/v1/subjects/resolve", Some(&token), "application/json", body.to_vec()).await;
+        let a = app
+            .post_raw(
+                "/v1/subjects/resolve",
+                Some(&token),
+                "application/json",
+                body.to_vec(),
+            )
+            .await;
         assert_eq!(a.status, 400, "{}", a.text);
         assert_eq!(a.error_code(), "bad_request");
-        assert!(a.body["message"].as_str().unwrap().contains(field), "{field}: {}", a.text);
+        assert!(
+            a.body["message"].as_str().unwrap().contains(field),
+            "{field}: {}",
+            a.text
+        );
     }
     let big = vec![b' '; 70 * 1024];
-    let a = app.post_raw("/v1/subjects/resolve", Some(&token), "application/json", big).await;
+    let a = app
+        .post_raw(
+            "/v1/subjects/resolve",
+            Some(&token),
+            "application/json",
+            big,
+        )
+        .await;
     assert_eq!(a.status, 400);
     assert_eq!(a.error_code(), "bad_request");
 }
@@ -45,11 +66,18 @@ async fn malformed_json_and_missing_fields_are_bad_request_naming_the_field() {
 #[tokio::test(flavor = "multi_thread")]
 async fn every_answer_carries_a_request_id() {
     let app = TestApp::spawn().await;
-    let a = app.get("/v1/subjects/01ARZ3NDEKTSV4RRFFQ69G5FAV", None).await;
+    let a = app
+        .get("/v1/subjects/01ARZ3NDEKTSV4RRFFQ69G5FAV", None)
+        .await;
     let id = a.headers["x-request-id"].to_str().unwrap();
     assert!(id.starts_with("req_"));
     // The security log row carries the same id, so support can find it.
-    assert_eq!(app.db.count("security_log", &format!("request_id = '{id}'")).await, 1);
+    assert_eq!(
+        app.db
+            .count("security_log", &format!("request_id = '{id}'"))
+            .await,
+        1
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -59,12 +87,17 @@ async fn a_database_outage_is_an_internal_error_without_detail() {
     let token = app.token(&c).await;
     // Take the database away under the running app.
     use diesel_async::AsyncConnection;
-    let mut admin = diesel_async::AsyncPgConnection::establish(&blackbox::db::server_url()).await.unwrap();
-    use diesel_async::RunQueryDsl;
-    diesel::sql_query(format!("ALTER DATABASE \"{}\" ALLOW_CONNECTIONS false", app.db.name))
-        .execute(&mut admin)
+    let mut admin = diesel_async::AsyncPgConnection::establish(&blackbox::db::server_url())
         .await
         .unwrap();
+    use diesel_async::RunQueryDsl;
+    diesel::sql_query(format!(
+        "ALTER DATABASE \"{}\" ALLOW_CONNECTIONS false",
+        app.db.name
+    ))
+    .execute(&mut admin)
+    .await
+    .unwrap();
     diesel::sql_query(format!(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{}'",
         app.db.name
@@ -72,12 +105,17 @@ async fn a_database_outage_is_an_internal_error_without_detail() {
     .execute(&mut admin)
     .await
     .unwrap();
-    let a = app.get("/v1/subjects/01ARZ3NDEKTSV4RRFFQ69G5FAV", Some(&token)).await;
+    let a = app
+        .get("/v1/subjects/01ARZ3NDEKTSV4RRFFQ69G5FAV", Some(&token))
+        .await;
     assert_eq!(a.status, 500, "{}", a.text);
     assert_eq!(a.error_code(), "internal_error");
     assert_eq!(a.body["message"], "internal error");
-    diesel::sql_query(format!("ALTER DATABASE \"{}\" ALLOW_CONNECTIONS true", app.db.name))
-        .execute(&mut admin)
-        .await
-        .unwrap();
+    diesel::sql_query(format!(
+        "ALTER DATABASE \"{}\" ALLOW_CONNECTIONS true",
+        app.db.name
+    ))
+    .execute(&mut admin)
+    .await
+    .unwrap();
 }

@@ -39,10 +39,24 @@ async fn missing_forged_and_garbage_tokens_are_401_and_go_to_the_security_log() 
     let forged = app.get(SOME_SUBJECT, Some(&foreign)).await;
     assert_eq!(forged.status, 401);
 
-    let reasons = app.db.rows("SELECT reason, route, status FROM security_log ORDER BY occurred_at").await;
-    let reasons: Vec<&str> = reasons.iter().map(|r| r["reason"].as_str().unwrap()).collect();
-    assert_eq!(reasons, ["missing_token", "malformed_token", "bad_signature"]);
-    assert_eq!(app.db.count("security_log", "route = '/v1/subjects/{id}'").await, 3);
+    let reasons = app
+        .db
+        .rows("SELECT reason, route, status FROM security_log ORDER BY occurred_at")
+        .await;
+    let reasons: Vec<&str> = reasons
+        .iter()
+        .map(|r| r["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        reasons,
+        ["missing_token", "malformed_token", "bad_signature"]
+    );
+    assert_eq!(
+        app.db
+            .count("security_log", "route = '/v1/subjects/{id}'")
+            .await,
+        3
+    );
     assert_eq!(app.db.count("audit_log", "true").await, 0);
 }
 
@@ -64,7 +78,11 @@ async fn revoked_grant_is_refused_on_the_next_request() {
     let minted = app
         .post_form(
             "/oauth/token",
-            &[("grant_type", "client_credentials"), ("client_id", &c.client_id), ("client_secret", &c.client_secret)],
+            &[
+                ("grant_type", "client_credentials"),
+                ("client_id", &c.client_id),
+                ("client_secret", &c.client_secret),
+            ],
         )
         .await;
     assert_eq!(minted.status, 401);
@@ -78,16 +96,36 @@ async fn narrowing_applies_at_once_and_a_restored_scope_works_again() {
     let token = app.token(&c).await;
     assert_eq!(app.get(SOME_SUBJECT, Some(&token)).await.status, 404);
 
-    app.admin(&["grant", "update", &c.grant_id, "--scopes", "kyc:read"]).await.unwrap();
+    app.admin(&["grant", "update", &c.grant_id, "--scopes", "kyc:read"])
+        .await
+        .unwrap();
     let narrowed = app.get(SOME_SUBJECT, Some(&token)).await;
     assert_eq!(narrowed.status, 403);
     assert_eq!(narrowed.error_code(), "forbidden");
-    assert!(narrowed.body["message"].as_str().unwrap().contains("kyb:read"));
+    assert!(narrowed.body["message"]
+        .as_str()
+        .unwrap()
+        .contains("kyb:read"));
     let row = last_audit(&app, &c).await;
-    assert_eq!((row["outcome"].as_str(), row["error_code"].as_str()), (Some("refused"), Some("forbidden")));
+    assert_eq!(
+        (row["outcome"].as_str(), row["error_code"].as_str()),
+        (Some("refused"), Some("forbidden"))
+    );
 
-    app.admin(&["grant", "update", &c.grant_id, "--scopes", "kyb:read kyc:read"]).await.unwrap();
-    assert_eq!(app.get(SOME_SUBJECT, Some(&token)).await.status, 404, "restored at once");
+    app.admin(&[
+        "grant",
+        "update",
+        &c.grant_id,
+        "--scopes",
+        "kyb:read kyc:read",
+    ])
+    .await
+    .unwrap();
+    assert_eq!(
+        app.get(SOME_SUBJECT, Some(&token)).await.status,
+        404,
+        "restored at once"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -96,8 +134,20 @@ async fn widening_takes_effect_only_for_tokens_minted_afterwards() {
     let c = app.provision("kyc:read", "SE", "SE").await;
     let before = app.token(&c).await;
     assert_eq!(app.get(SOME_SUBJECT, Some(&before)).await.status, 403);
-    app.admin(&["grant", "update", &c.grant_id, "--scopes", "kyc:read kyb:read"]).await.unwrap();
-    assert_eq!(app.get(SOME_SUBJECT, Some(&before)).await.status, 403, "the old token never gains a scope");
+    app.admin(&[
+        "grant",
+        "update",
+        &c.grant_id,
+        "--scopes",
+        "kyc:read kyb:read",
+    ])
+    .await
+    .unwrap();
+    assert_eq!(
+        app.get(SOME_SUBJECT, Some(&before)).await.status,
+        403,
+        "the old token never gains a scope"
+    );
     let after = app.token(&c).await;
     assert_eq!(app.get(SOME_SUBJECT, Some(&after)).await.status, 404);
 }
@@ -108,24 +158,47 @@ async fn country_rules_not_provisioned_not_granted_and_restored() {
     // Tenant provisioned for SE only: LT is not provisioned.
     let se_only = app.provision("kyb:read", "SE", "SE").await;
     let token = app.token(&se_only).await;
-    let lt = app.resolve(&token, "imones-kodas", "lt:110443493", None).await;
+    let lt = app
+        .resolve(&token, "imones-kodas", "lt:110443493", None)
+        .await;
     assert_eq!(lt.status, 403);
     assert_eq!(lt.error_code(), "country_not_provisioned");
 
     // Tenant with SE and LT, grant carries both; narrowed to SE; restored.
     let both = app.provision("kyb:read", "SE,LT", "SE,LT").await;
     let token = app.token(&both).await;
-    assert_eq!(app.resolve(&token, "imones-kodas", "lt:110443493", None).await.status, 200);
-    app.admin(&["grant", "update", &both.grant_id, "--countries", "SE"]).await.unwrap();
-    let narrowed = app.resolve(&token, "imones-kodas", "lt:110443493", None).await;
+    assert_eq!(
+        app.resolve(&token, "imones-kodas", "lt:110443493", None)
+            .await
+            .status,
+        200
+    );
+    app.admin(&["grant", "update", &both.grant_id, "--countries", "SE"])
+        .await
+        .unwrap();
+    let narrowed = app
+        .resolve(&token, "imones-kodas", "lt:110443493", None)
+        .await;
     assert_eq!(narrowed.status, 403);
     assert_eq!(narrowed.error_code(), "country_not_granted");
-    assert_eq!(last_audit(&app, &both).await["error_code"], "country_not_granted");
-    app.admin(&["grant", "update", &both.grant_id, "--countries", "SE,LT"]).await.unwrap();
-    assert_eq!(app.resolve(&token, "imones-kodas", "lt:110443493", None).await.status, 200);
+    assert_eq!(
+        last_audit(&app, &both).await["error_code"],
+        "country_not_granted"
+    );
+    app.admin(&["grant", "update", &both.grant_id, "--countries", "SE,LT"])
+        .await
+        .unwrap();
+    assert_eq!(
+        app.resolve(&token, "imones-kodas", "lt:110443493", None)
+            .await
+            .status,
+        200
+    );
 
     // A grant narrowed to LT only: the token keeps its SE copy, but the grant governs.
-    app.admin(&["grant", "update", &both.grant_id, "--countries", "LT"]).await.unwrap();
+    app.admin(&["grant", "update", &both.grant_id, "--countries", "LT"])
+        .await
+        .unwrap();
     let se = app.resolve(&token, "orgnr", "5560021361", None).await;
     assert_eq!(se.error_code(), "country_not_granted");
 }
@@ -143,7 +216,18 @@ async fn expired_tokens_and_expired_grants_are_401_and_attributed() {
     let tenant = c.tenant_id.clone();
     let soon = (app.clock_now() + Duration::hours(1)).to_rfc3339();
     let g = app
-        .admin(&["grant", "create", "--tenant", &tenant, "--scopes", "kyb:read", "--countries", "SE", "--expires-at", &soon])
+        .admin(&[
+            "grant",
+            "create",
+            "--tenant",
+            &tenant,
+            "--scopes",
+            "kyb:read",
+            "--countries",
+            "SE",
+            "--expires-at",
+            &soon,
+        ])
         .await
         .unwrap();
     let expiring = blackbox::Consumer {
@@ -170,7 +254,10 @@ async fn expired_tokens_and_expired_grants_are_401_and_attributed() {
     let after = app.get(SOME_SUBJECT, Some(&token)).await;
     assert_eq!(after.status, 401);
     let row = last_audit(&app, &expiring).await;
-    assert!(row["detail"] == "grant_expired" || row["detail"] == "token_expired", "{row}");
+    assert!(
+        row["detail"] == "grant_expired" || row["detail"] == "token_expired",
+        "{row}"
+    );
     let mint_again = app
         .post_form(
             "/oauth/token",
@@ -190,7 +277,18 @@ async fn a_token_never_outlives_its_grant() {
     let c = app.provision("kyb:read", "SE", "SE").await;
     let soon = (app.clock_now() + Duration::minutes(5)).to_rfc3339();
     let g = app
-        .admin(&["grant", "create", "--tenant", &c.tenant_id, "--scopes", "kyb:read", "--countries", "SE", "--expires-at", &soon])
+        .admin(&[
+            "grant",
+            "create",
+            "--tenant",
+            &c.tenant_id,
+            "--scopes",
+            "kyb:read",
+            "--countries",
+            "SE",
+            "--expires-at",
+            &soon,
+        ])
         .await
         .unwrap();
     let minted = app
@@ -212,7 +310,10 @@ async fn rotating_the_secret_stops_old_tokens_and_the_old_secret() {
     let app = TestApp::spawn().await;
     let c = app.provision("kyb:read", "SE", "SE").await;
     let old_token = app.token(&c).await;
-    let rotated = app.admin(&["grant", "rotate-secret", &c.grant_id]).await.unwrap();
+    let rotated = app
+        .admin(&["grant", "rotate-secret", &c.grant_id])
+        .await
+        .unwrap();
     let new_secret = rotated["client_secret"].as_str().unwrap().to_owned();
     assert_ne!(new_secret, c.client_secret);
 
@@ -223,11 +324,20 @@ async fn rotating_the_secret_stops_old_tokens_and_the_old_secret() {
     let old_secret = app
         .post_form(
             "/oauth/token",
-            &[("grant_type", "client_credentials"), ("client_id", &c.client_id), ("client_secret", &c.client_secret)],
+            &[
+                ("grant_type", "client_credentials"),
+                ("client_id", &c.client_id),
+                ("client_secret", &c.client_secret),
+            ],
         )
         .await;
     assert_eq!(old_secret.status, 401);
-    let fresh = app.token(&Consumer { client_secret: new_secret, ..c.clone() }).await;
+    let fresh = app
+        .token(&Consumer {
+            client_secret: new_secret,
+            ..c.clone()
+        })
+        .await;
     assert_eq!(app.get(SOME_SUBJECT, Some(&fresh)).await.status, 404);
 }
 
@@ -235,7 +345,14 @@ async fn rotating_the_secret_stops_old_tokens_and_the_old_secret() {
 async fn a_pending_tenant_is_refused_until_activated() {
     let app = TestApp::spawn().await;
     let tenant = app
-        .admin(&["tenant", "create", "--name", "Pending AB", "--country", "SE"])
+        .admin(&[
+            "tenant",
+            "create",
+            "--name",
+            "Pending AB",
+            "--country",
+            "SE",
+        ])
         .await
         .unwrap();
     assert_eq!(tenant["status"], "pending");
@@ -256,26 +373,60 @@ async fn every_routed_request_is_logged_once_and_validation_failures_not_at_all(
     let c = app.provision("kyb:read", "SE", "SE").await;
     let token = app.token(&c).await;
     // allowed, failed (404), refused (403 country), validation (400, not logged)
-    assert_eq!(app.resolve(&token, "orgnr", "5560021361", Some("r-1")).await.status, 200);
+    assert_eq!(
+        app.resolve(&token, "orgnr", "5560021361", Some("r-1"))
+            .await
+            .status,
+        200
+    );
     assert_eq!(app.get(SOME_SUBJECT, Some(&token)).await.status, 404);
-    let lt = app.resolve(&token, "imones-kodas", "lt:110443493", None).await;
+    let lt = app
+        .resolve(&token, "imones-kodas", "lt:110443493", None)
+        .await;
     assert_eq!(lt.status, 403);
-    assert_eq!(app.resolve(&token, "orgnr", "5560021362", None).await.status, 400);
+    assert_eq!(
+        app.resolve(&token, "orgnr", "5560021362", None)
+            .await
+            .status,
+        400
+    );
     assert_eq!(app.resolve(&token, "nonsense", "1", None).await.status, 400);
 
     let rows = audit_rows(&app, &c).await;
-    let summary: Vec<(i64, &str)> =
-        rows.iter().map(|r| (r["status"].as_i64().unwrap(), r["outcome"].as_str().unwrap())).collect();
-    assert_eq!(summary, [(200, "allowed"), (404, "failed"), (403, "refused")]);
+    let summary: Vec<(i64, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["status"].as_i64().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [(200, "allowed"), (404, "failed"), (403, "refused")]
+    );
     // The per-grant access log holds the same requests.
     assert_eq!(
         app.db
-            .count("access_log", &format!("grant_id = '{}' AND route <> '/oauth/token'", c.grant_id))
+            .count(
+                "access_log",
+                &format!("grant_id = '{}' AND route <> '/oauth/token'", c.grant_id)
+            )
             .await,
         3
     );
     // Rows name route templates, never identifiers.
-    let routes = app.db.rows("SELECT DISTINCT route FROM audit_log ORDER BY route").await;
-    let routes: Vec<&str> = routes.iter().map(|r| r["route"].as_str().unwrap()).collect();
-    assert_eq!(routes, ["/oauth/token", "/v1/subjects/resolve", "/v1/subjects/{id}"]);
+    let routes = app
+        .db
+        .rows("SELECT DISTINCT route FROM audit_log ORDER BY route")
+        .await;
+    let routes: Vec<&str> = routes
+        .iter()
+        .map(|r| r["route"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        routes,
+        ["/oauth/token", "/v1/subjects/resolve", "/v1/subjects/{id}"]
+    );
 }

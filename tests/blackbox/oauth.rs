@@ -12,7 +12,11 @@ async fn form_json_and_basic_clients_all_get_a_bearer_token() {
     let form = app
         .post_form(
             "/oauth/token",
-            &[("grant_type", "client_credentials"), ("client_id", &c.client_id), ("client_secret", &c.client_secret)],
+            &[
+                ("grant_type", "client_credentials"),
+                ("client_id", &c.client_id),
+                ("client_secret", &c.client_secret),
+            ],
         )
         .await;
     assert_eq!(form.status, 200, "{}", form.text);
@@ -34,7 +38,10 @@ async fn form_json_and_basic_clients_all_get_a_bearer_token() {
     // HTTP Basic, raw (as authlib and requests-oauthlib send it) and URL-encoded.
     for (id, secret) in [
         (c.client_id.clone(), c.client_secret.clone()),
-        (blackbox::urlencode(&c.client_id), blackbox::urlencode(&c.client_secret)),
+        (
+            blackbox::urlencode(&c.client_id),
+            blackbox::urlencode(&c.client_secret),
+        ),
     ] {
         let basic = base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"));
         let response = app
@@ -49,7 +56,9 @@ async fn form_json_and_basic_clients_all_get_a_bearer_token() {
         let a = answer(response).await;
         assert_eq!(a.status, 200, "{}", a.text);
         let token = a.body["access_token"].as_str().unwrap();
-        let probe = app.get("/v1/subjects/01ARZ3NDEKTSV4RRFFQ69G5FAV", Some(token)).await;
+        let probe = app
+            .get("/v1/subjects/01ARZ3NDEKTSV4RRFFQ69G5FAV", Some(token))
+            .await;
         assert_eq!(probe.status, 404, "a fresh token is accepted by the guard");
     }
 }
@@ -85,7 +94,10 @@ async fn a_requested_scope_narrows_and_may_not_widen() {
         .await;
     assert_eq!(widened.status, 400);
     assert_eq!(widened.error_code(), "bad_request");
-    assert!(widened.body["message"].as_str().unwrap().contains("kyb:refresh"));
+    assert!(widened.body["message"]
+        .as_str()
+        .unwrap()
+        .contains("kyb:refresh"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -95,12 +107,19 @@ async fn bad_credentials_are_invalid_client_with_an_oauth_error_description() {
     let wrong_secret = app
         .post_form(
             "/oauth/token",
-            &[("grant_type", "client_credentials"), ("client_id", &c.client_id), ("client_secret", "cs_wrong")],
+            &[
+                ("grant_type", "client_credentials"),
+                ("client_id", &c.client_id),
+                ("client_secret", "cs_wrong"),
+            ],
         )
         .await;
     assert_eq!(wrong_secret.status, 401);
     assert_eq!(wrong_secret.error_code(), "invalid_client");
-    assert_eq!(wrong_secret.body["error_description"], wrong_secret.body["message"]);
+    assert_eq!(
+        wrong_secret.body["error_description"],
+        wrong_secret.body["message"]
+    );
 
     let unknown = app
         .post_form(
@@ -113,16 +132,30 @@ async fn bad_credentials_are_invalid_client_with_an_oauth_error_description() {
         )
         .await;
     assert_eq!(unknown.status, 401);
-    assert_eq!(unknown.body, wrong_secret.body, "unknown and wrong look the same");
+    assert_eq!(
+        unknown.body, wrong_secret.body,
+        "unknown and wrong look the same"
+    );
 
     // The wrong secret is attributable to the grant; the unknown client is not.
     assert_eq!(
         app.db
-            .count("audit_log", &format!("grant_id = '{}' AND route = '/oauth/token' AND outcome = 'refused'", c.grant_id))
+            .count(
+                "audit_log",
+                &format!(
+                    "grant_id = '{}' AND route = '/oauth/token' AND outcome = 'refused'",
+                    c.grant_id
+                )
+            )
             .await,
         1
     );
-    assert_eq!(app.db.count("security_log", "reason = 'unknown_client'").await, 1);
+    assert_eq!(
+        app.db
+            .count("security_log", "reason = 'unknown_client'")
+            .await,
+        1
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -130,22 +163,57 @@ async fn malformed_token_requests_are_400_with_the_field_named() {
     let app = TestApp::spawn().await;
     let c = app.provision("kyb:read", "SE", "SE").await;
     let cases: Vec<(Vec<(&str, &str)>, &str)> = vec![
-        (vec![("client_id", &c.client_id), ("client_secret", &c.client_secret)], "grant_type"),
-        (vec![("grant_type", "password"), ("client_id", &c.client_id), ("client_secret", "x")], "grant_type"),
-        (vec![("grant_type", "client_credentials"), ("client_secret", "x")], "client_id"),
-        (vec![("grant_type", "client_credentials"), ("client_id", &c.client_id)], "client_secret"),
+        (
+            vec![
+                ("client_id", &c.client_id),
+                ("client_secret", &c.client_secret),
+            ],
+            "grant_type",
+        ),
+        (
+            vec![
+                ("grant_type", "password"),
+                ("client_id", &c.client_id),
+                ("client_secret", "x"),
+            ],
+            "grant_type",
+        ),
+        (
+            vec![("grant_type", "client_credentials"), ("client_secret", "x")],
+            "client_id",
+        ),
+        (
+            vec![
+                ("grant_type", "client_credentials"),
+                ("client_id", &c.client_id),
+            ],
+            "client_secret",
+        ),
     ];
     for (form, field) in cases {
         let a = app.post_form("/oauth/token", &form).await;
         assert_eq!(a.status, 400, "{field}: {}", a.text);
         assert_eq!(a.error_code(), "bad_request");
-        assert!(a.body["message"].as_str().unwrap().contains(field), "{}", a.text);
+        assert!(
+            a.body["message"].as_str().unwrap().contains(field),
+            "{}",
+            a.text
+        );
         assert!(a.body["error_description"].is_string());
     }
-    let garbage = app.post_raw("/oauth/token", None, "application/json", b"{not json".to_vec()).await;
+    let garbage = app
+        .post_raw(
+            "/oauth/token",
+            None,
+            "application/json",
+            b"{not json".to_vec(),
+        )
+        .await;
     assert_eq!(garbage.status, 400);
     assert_eq!(garbage.error_code(), "bad_request");
-    let xml = app.post_raw("/oauth/token", None, "text/xml", b"<a/>".to_vec()).await;
+    let xml = app
+        .post_raw("/oauth/token", None, "text/xml", b"<a/>".to_vec())
+        .await;
     assert_eq!(xml.status, 400);
     // Malformed requests are not logged.
     assert_eq!(app.db.count("audit_log", "true").await, 0);

@@ -15,20 +15,30 @@ async fn a_database_dump_holds_none_of_the_personal_numbers_sent() {
         let token = app.token(c).await;
         for (i, n) in NUMBERS.iter().enumerate() {
             let dashed = format!("{}-{}", &n[..8], &n[8..]);
-            let r = app.resolve(&token, "personnummer", &dashed, Some(&format!("ref-{i}"))).await;
+            let r = app
+                .resolve(&token, "personnummer", &dashed, Some(&format!("ref-{i}")))
+                .await;
             assert_eq!(r.status, 200, "{}", r.text);
             let id = r.body["subject_id"].as_str().unwrap();
             app.get(&format!("/v1/subjects/{id}"), Some(&token)).await;
             // A refused and a failed request with the number in them too.
-            app.resolve(&token, "personnummer", &format!("lt:{n}"), None).await;
+            app.resolve(&token, "personnummer", &format!("lt:{n}"), None)
+                .await;
             app.get(&format!("/v1/subjects/{n}"), Some(&token)).await;
         }
     }
     let dump = app.db.dump_text().await;
     assert!(dump.contains("subject_identifiers"), "the dump is real");
     for n in NUMBERS {
-        for needle in [n.to_owned(), n[2..].to_owned(), format!("{}-{}", &n[2..8], &n[8..])] {
-            assert!(!dump.contains(&needle), "the dump contains a personal number");
+        for needle in [
+            n.to_owned(),
+            n[2..].to_owned(),
+            format!("{}-{}", &n[2..8], &n[8..]),
+        ] {
+            assert!(
+                !dump.contains(&needle),
+                "the dump contains a personal number"
+            );
         }
     }
 }

@@ -13,24 +13,43 @@ async fn resolve_creates_on_first_sight_and_finds_again() {
     let app = TestApp::spawn().await;
     let c = app.provision("kyb:read", "SE", "SE").await;
     let token = app.token(&c).await;
-    let first = app.resolve(&token, "orgnr", TEST_COMPANY, Some("cust-1")).await;
+    let first = app
+        .resolve(&token, "orgnr", TEST_COMPANY, Some("cust-1"))
+        .await;
     assert_eq!(first.status, 200, "{}", first.text);
     let keys: Vec<&String> = first.body.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["aliases", "identifier_ref", "subject_id"], "un-enveloped resolve response");
+    assert_eq!(
+        keys,
+        ["aliases", "identifier_ref", "subject_id"],
+        "un-enveloped resolve response"
+    );
     assert_eq!(first.body["aliases"], json!([]));
     let subject_id = first.body["subject_id"].as_str().unwrap();
     assert_eq!(subject_id.len(), 26, "a bare ULID");
-    assert!(first.body["identifier_ref"].as_str().unwrap().starts_with("idr_"));
+    assert!(first.body["identifier_ref"]
+        .as_str()
+        .unwrap()
+        .starts_with("idr_"));
 
     // Every spelling of the same number is the same identifier.
-    for spelling in ["556002-1361", "se:5560021361", "165560021361", " 5560021361 "] {
+    for spelling in [
+        "556002-1361",
+        "se:5560021361",
+        "165560021361",
+        " 5560021361 ",
+    ] {
         let again = app.resolve(&token, "orgnr", spelling, None).await;
         assert_eq!(again.status, 200, "{spelling}: {}", again.text);
-        assert_eq!(again.body["subject_id"], first.body["subject_id"], "{spelling}");
+        assert_eq!(
+            again.body["subject_id"], first.body["subject_id"],
+            "{spelling}"
+        );
         assert_eq!(again.body["identifier_ref"], first.body["identifier_ref"]);
     }
 
-    let subject = app.get(&format!("/v1/subjects/{subject_id}"), Some(&token)).await;
+    let subject = app
+        .get(&format!("/v1/subjects/{subject_id}"), Some(&token))
+        .await;
     assert_eq!(subject.status, 200, "{}", subject.text);
     let s = &subject.body;
     assert_eq!(s["subject_id"], subject_id);
@@ -41,13 +60,19 @@ async fn resolve_creates_on_first_sight_and_finds_again() {
     assert_eq!(s["identifiers"].as_array().unwrap().len(), 1);
     assert_eq!(s["identifiers"][0]["type"], "orgnr");
     assert_eq!(s["identifiers"][0]["country"], "SE");
-    assert_eq!(s["identifiers"][0]["identifier_ref"], first.body["identifier_ref"]);
+    assert_eq!(
+        s["identifiers"][0]["identifier_ref"],
+        first.body["identifier_ref"]
+    );
     assert!(s["identifiers"][0]["valid_to"].is_null());
     assert_eq!(s["refs"][0]["ref"], "cust-1");
     assert_eq!(s["aliases"], json!([]));
     assert_eq!(s["evidence"]["source"], "customer.identity_event");
     assert_eq!(s["evidence"]["call_ref"], s["evidence"]["transaction_ref"]);
-    assert!(!subject.text.contains(TEST_COMPANY), "the subject object never carries the number");
+    assert!(
+        !subject.text.contains(TEST_COMPANY),
+        "the subject object never carries the number"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -62,7 +87,12 @@ async fn the_same_number_at_two_tenants_gives_unrelated_subjects() {
     assert_ne!(ra.body["subject_id"], rb.body["subject_id"]);
     assert_ne!(ra.body["identifier_ref"], rb.body["identifier_ref"]);
     // And neither tenant can read the other's subject.
-    let cross = app.get(&format!("/v1/subjects/{}", rb.body["subject_id"].as_str().unwrap()), Some(&ta)).await;
+    let cross = app
+        .get(
+            &format!("/v1/subjects/{}", rb.body["subject_id"].as_str().unwrap()),
+            Some(&ta),
+        )
+        .await;
     assert_eq!(cross.status, 404);
     // Stored blind indexes differ too: nothing links the tenants.
     let linked = app
@@ -82,18 +112,42 @@ async fn refs_are_many_to_one_and_immutable() {
     let token = app.token(&c).await;
     let first = app.resolve(&token, "orgnr", "5567223705", Some("a")).await;
     let second = app.resolve(&token, "orgnr", "5567223705", Some("b")).await;
-    assert_eq!(first.body["subject_id"], second.body["subject_id"], "two refs, one subject");
-    assert_eq!(app.resolve(&token, "orgnr", "5567223705", Some("a")).await.status, 200, "idempotent");
+    assert_eq!(
+        first.body["subject_id"], second.body["subject_id"],
+        "two refs, one subject"
+    );
+    assert_eq!(
+        app.resolve(&token, "orgnr", "5567223705", Some("a"))
+            .await
+            .status,
+        200,
+        "idempotent"
+    );
 
     let subjects_before = app.db.count("subjects", "true").await;
     let conflict = app.resolve(&token, "orgnr", "9124001992", Some("a")).await;
     assert_eq!(conflict.status, 409);
     assert_eq!(conflict.error_code(), "ref_conflict");
-    assert_eq!(app.db.count("subjects", "true").await, subjects_before, "nothing created on conflict");
+    assert_eq!(
+        app.db.count("subjects", "true").await,
+        subjects_before,
+        "nothing created on conflict"
+    );
     let subject = app
-        .get(&format!("/v1/subjects/{}", first.body["subject_id"].as_str().unwrap()), Some(&token))
+        .get(
+            &format!(
+                "/v1/subjects/{}",
+                first.body["subject_id"].as_str().unwrap()
+            ),
+            Some(&token),
+        )
         .await;
-    let refs: Vec<&str> = subject.body["refs"].as_array().unwrap().iter().map(|r| r["ref"].as_str().unwrap()).collect();
+    let refs: Vec<&str> = subject.body["refs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["ref"].as_str().unwrap())
+        .collect();
     assert_eq!(refs, ["a", "b"]);
 }
 
@@ -102,13 +156,22 @@ async fn a_person_resolves_to_an_identifier_ref_only() {
     let app = TestApp::spawn().await;
     let c = app.provision("kyc:read kyb:read", "SE", "SE").await;
     let token = app.token(&c).await;
-    let r = app.resolve(&token, "personnummer", "19811130-9285", None).await;
+    let r = app
+        .resolve(&token, "personnummer", "19811130-9285", None)
+        .await;
     assert_eq!(r.status, 200, "{}", r.text);
     assert!(!r.text.contains("9285"));
-    let s = app.get(&format!("/v1/subjects/{}", r.body["subject_id"].as_str().unwrap()), Some(&token)).await;
+    let s = app
+        .get(
+            &format!("/v1/subjects/{}", r.body["subject_id"].as_str().unwrap()),
+            Some(&token),
+        )
+        .await;
     assert_eq!(s.body["kind"], "person");
     assert!(!s.text.contains("811130"));
-    let coordination = app.resolve(&token, "samordningsnummer", "198111909282", None).await;
+    let coordination = app
+        .resolve(&token, "samordningsnummer", "198111909282", None)
+        .await;
     // Whether or not the check digit fits, the answer never echoes the number.
     assert!(!coordination.text.contains("811190"));
 }
@@ -118,7 +181,9 @@ async fn reads_show_only_identifiers_in_the_grants_countries() {
     let app = TestApp::spawn().await;
     let both = app.provision("kyb:read", "SE,LT", "SE,LT").await;
     let token = app.token(&both).await;
-    let lt = app.resolve(&token, "imones-kodas", "lt:110443493", None).await;
+    let lt = app
+        .resolve(&token, "imones-kodas", "lt:110443493", None)
+        .await;
     assert_eq!(lt.status, 200);
     let id = lt.body["subject_id"].as_str().unwrap().to_owned();
     let visible = app.get(&format!("/v1/subjects/{id}"), Some(&token)).await;
@@ -127,7 +192,9 @@ async fn reads_show_only_identifiers_in_the_grants_countries() {
     // A second grant of the same tenant, SE only: the LT-only subject does not exist for it.
     let se_only = app.grant(&both.tenant_id, "kyb:read", "SE").await;
     let se_token = app.token(&se_only).await;
-    let hidden = app.get(&format!("/v1/subjects/{id}"), Some(&se_token)).await;
+    let hidden = app
+        .get(&format!("/v1/subjects/{id}"), Some(&se_token))
+        .await;
     assert_eq!(hidden.status, 404);
     assert_eq!(hidden.error_code(), "not_found");
 }
@@ -138,11 +205,11 @@ async fn identifiers_are_validated_with_the_specs_codes() {
     let c = app.provision("kyb:read kyc:read", "SE,LT", "SE,LT").await;
     let token = app.token(&c).await;
     let cases = [
-        ("orgnr", "5560021362", "invalid_identifier"),         // check digit
-        ("orgnr", "SE:5560021361", "invalid_identifier"),      // prefix not lower case
-        ("orgnr", "de:5560021361", "invalid_identifier"),      // unknown prefix
+        ("orgnr", "5560021362", "invalid_identifier"), // check digit
+        ("orgnr", "SE:5560021361", "invalid_identifier"), // prefix not lower case
+        ("orgnr", "de:5560021361", "invalid_identifier"), // unknown prefix
         ("personnummer", "lt:19811130-9285", "invalid_identifier"), // type does not fit the prefix
-        ("imones-kodas", "110443493", "invalid_identifier"),   // unprefixed means se:
+        ("imones-kodas", "110443493", "invalid_identifier"), // unprefixed means se:
         ("personnummer", "19811131-9285", "invalid_identifier"), // no such date
         ("passport", "X1", "bad_request"),
     ];
@@ -151,13 +218,27 @@ async fn identifiers_are_validated_with_the_specs_codes() {
         assert_eq!(a.status, 400, "{ty} {value}: {}", a.text);
         assert_eq!(a.error_code(), code, "{ty} {value}");
         let digits: String = value.chars().filter(char::is_ascii_digit).collect();
-        assert!(!a.text.contains(&digits), "the message never repeats the value: {}", a.text);
+        assert!(
+            !a.text.contains(&digits),
+            "the message never repeats the value: {}",
+            a.text
+        );
     }
-    let missing = app.post_json("/v1/subjects/resolve", Some(&token), &json!({"type": "orgnr"})).await;
+    let missing = app
+        .post_json(
+            "/v1/subjects/resolve",
+            Some(&token),
+            &json!({"type": "orgnr"}),
+        )
+        .await;
     assert_eq!(missing.error_code(), "bad_request");
     assert!(missing.body["message"].as_str().unwrap().contains("value"));
     let wrong_type = app
-        .post_json("/v1/subjects/resolve", Some(&token), &json!({"type": "orgnr", "value": 5560021361u64}))
+        .post_json(
+            "/v1/subjects/resolve",
+            Some(&token),
+            &json!({"type": "orgnr", "value": 5560021361u64}),
+        )
         .await;
     assert_eq!(wrong_type.error_code(), "bad_request");
     assert!(!wrong_type.text.contains("5560021361"));

@@ -7,7 +7,8 @@ use tokio::sync::OnceCell;
 
 /// The server tests use; any database on it works as the maintenance connection.
 pub fn server_url() -> String {
-    std::env::var("TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+    std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
 }
 
 fn url_for(database: &str) -> String {
@@ -67,17 +68,23 @@ async fn template() -> &'static str {
         .get_or_init(|| async {
             let name = format!("idreg_tpl_{}", migrations_digest());
             let mut conn = maintenance().await;
-            diesel::sql_query("SELECT pg_advisory_lock(727272)").execute(&mut conn).await.unwrap();
-            let exists: Vec<Name> = diesel::sql_query("SELECT datname FROM pg_database WHERE datname = $1")
-                .bind::<Text, _>(&name)
-                .load(&mut conn)
+            diesel::sql_query("SELECT pg_advisory_lock(727272)")
+                .execute(&mut conn)
                 .await
                 .unwrap();
+            let exists: Vec<Name> =
+                diesel::sql_query("SELECT datname FROM pg_database WHERE datname = $1")
+                    .bind::<Text, _>(&name)
+                    .load(&mut conn)
+                    .await
+                    .unwrap();
             if exists.is_empty() {
                 let building = format!("{name}_building");
-                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{building}\" WITH (FORCE)"))
-                    .execute(&mut conn)
-                    .await;
+                let _ = diesel::sql_query(format!(
+                    "DROP DATABASE IF EXISTS \"{building}\" WITH (FORCE)"
+                ))
+                .execute(&mut conn)
+                .await;
                 diesel::sql_query(format!("CREATE DATABASE \"{building}\""))
                     .execute(&mut conn)
                     .await
@@ -85,13 +92,18 @@ async fn template() -> &'static str {
                 adapters_postgres::run_migrations(&url_for(&building))
                     .await
                     .expect("migrating the template");
-                diesel::sql_query(format!("ALTER DATABASE \"{building}\" RENAME TO \"{name}\""))
-                    .execute(&mut conn)
-                    .await
-                    .unwrap();
+                diesel::sql_query(format!(
+                    "ALTER DATABASE \"{building}\" RENAME TO \"{name}\""
+                ))
+                .execute(&mut conn)
+                .await
+                .unwrap();
             }
             sweep_leftovers(&mut conn).await;
-            diesel::sql_query("SELECT pg_advisory_unlock(727272)").execute(&mut conn).await.unwrap();
+            diesel::sql_query("SELECT pg_advisory_unlock(727272)")
+                .execute(&mut conn)
+                .await
+                .unwrap();
             name
         })
         .await
@@ -100,10 +112,11 @@ async fn template() -> &'static str {
 /// Drops test databases of crashed runs (their ULID says they are over an hour old) and
 /// templates of older migration sets.
 async fn sweep_leftovers(conn: &mut AsyncPgConnection) {
-    let names: Vec<Name> = diesel::sql_query("SELECT datname FROM pg_database WHERE datname LIKE 'idreg_t%'")
-        .load(conn)
-        .await
-        .unwrap_or_default();
+    let names: Vec<Name> =
+        diesel::sql_query("SELECT datname FROM pg_database WHERE datname LIKE 'idreg_t%'")
+            .load(conn)
+            .await
+            .unwrap_or_default();
     let current = format!("idreg_tpl_{}", migrations_digest());
     let now = ulid::Ulid::generate().timestamp_ms();
     for Name { datname } in names {
@@ -115,9 +128,11 @@ async fn sweep_leftovers(conn: &mut AsyncPgConnection) {
             datname.starts_with("idreg_tpl_") && datname != current
         };
         if stale {
-            let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{datname}\" WITH (FORCE)"))
-                .execute(conn)
-                .await;
+            let _ = diesel::sql_query(format!(
+                "DROP DATABASE IF EXISTS \"{datname}\" WITH (FORCE)"
+            ))
+            .execute(conn)
+            .await;
         }
     }
 }
@@ -131,14 +146,19 @@ pub struct TestDatabase {
 impl TestDatabase {
     pub async fn create() -> TestDatabase {
         let template = template().await;
-        let name = format!("idreg_t_{}", ulid::Ulid::generate().to_string().to_ascii_lowercase());
+        let name = format!(
+            "idreg_t_{}",
+            ulid::Ulid::generate().to_string().to_ascii_lowercase()
+        );
         let mut conn = maintenance().await;
         let mut attempt = 0;
         loop {
             // Concurrent clones of one template can collide; retry briefly.
-            match diesel::sql_query(format!("CREATE DATABASE \"{name}\" TEMPLATE \"{template}\""))
-                .execute(&mut conn)
-                .await
+            match diesel::sql_query(format!(
+                "CREATE DATABASE \"{name}\" TEMPLATE \"{template}\""
+            ))
+            .execute(&mut conn)
+            .await
             {
                 Ok(_) => break,
                 Err(e) if attempt < 20 => {
@@ -149,11 +169,16 @@ impl TestDatabase {
                 Err(e) => panic!("creating the test database: {e}"),
             }
         }
-        TestDatabase { url: url_for(&name), name }
+        TestDatabase {
+            url: url_for(&name),
+            name,
+        }
     }
 
     pub async fn connect(&self) -> AsyncPgConnection {
-        AsyncPgConnection::establish(&self.url).await.expect("connecting to the test database")
+        AsyncPgConnection::establish(&self.url)
+            .await
+            .expect("connecting to the test database")
     }
 
     /// `SELECT count(*) FROM <table> WHERE <condition>` (the condition is test-written SQL).
@@ -164,10 +189,12 @@ impl TestDatabase {
             n: i64,
         }
         let mut conn = self.connect().await;
-        let rows: Vec<Count> = diesel::sql_query(format!("SELECT count(*) AS n FROM {table} WHERE {condition}"))
-            .load(&mut conn)
-            .await
-            .expect("count query");
+        let rows: Vec<Count> = diesel::sql_query(format!(
+            "SELECT count(*) AS n FROM {table} WHERE {condition}"
+        ))
+        .load(&mut conn)
+        .await
+        .expect("count query");
         rows[0].n
     }
 
@@ -179,11 +206,14 @@ impl TestDatabase {
             j: String,
         }
         let mut conn = self.connect().await;
-        let rows: Vec<Row> = diesel::sql_query(format!("SELECT row_to_json(t)::text AS j FROM ({query}) t"))
-            .load(&mut conn)
-            .await
-            .expect("rows query");
-        rows.into_iter().map(|r| serde_json::from_str(&r.j).unwrap()).collect()
+        let rows: Vec<Row> =
+            diesel::sql_query(format!("SELECT row_to_json(t)::text AS j FROM ({query}) t"))
+                .load(&mut conn)
+                .await
+                .expect("rows query");
+        rows.into_iter()
+            .map(|r| serde_json::from_str(&r.j).unwrap())
+            .collect()
     }
 
     /// A plain-text dump of every table (for scans for raw personal numbers).
@@ -194,7 +224,11 @@ impl TestDatabase {
             .output()
             .await
             .expect("running pg_dump");
-        assert!(output.status.success(), "pg_dump failed: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "pg_dump failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 }
@@ -204,13 +238,17 @@ impl Drop for TestDatabase {
         let name = self.name.clone();
         // Drop runs outside any runtime guarantee: use a thread with its own runtime.
         let _ = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build();
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build();
             if let Ok(rt) = rt {
                 rt.block_on(async {
                     if let Ok(mut conn) = AsyncPgConnection::establish(&server_url()).await {
-                        let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
-                            .execute(&mut conn)
-                            .await;
+                        let _ = diesel::sql_query(format!(
+                            "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
+                        ))
+                        .execute(&mut conn)
+                        .await;
                     }
                 });
             }

@@ -106,7 +106,9 @@ impl TestApp {
         let mut argv = vec!["idreg", "admin"];
         argv.extend_from_slice(args);
         let cli = idreg::cli::Cli::try_parse_from(argv).expect("admin arguments parse");
-        let idreg::cli::Command::Admin(command) = cli.command else { unreachable!() };
+        let idreg::cli::Command::Admin(command) = cli.command else {
+            unreachable!()
+        };
         idreg::cli::execute_admin(&self.app, command)
             .await
             .map_err(|f| idreg::cli::failure_json(&f))
@@ -115,7 +117,17 @@ impl TestApp {
     /// A tenant (active, provisioned `provision`) with one grant of `scopes` over `countries`.
     pub async fn provision(&self, scopes: &str, countries: &str, provision: &str) -> Consumer {
         let tenant = self
-            .admin(&["tenant", "create", "--name", "Test AB", "--country", "SE", "--provision", provision, "--activate"])
+            .admin(&[
+                "tenant",
+                "create",
+                "--name",
+                "Test AB",
+                "--country",
+                "SE",
+                "--provision",
+                provision,
+                "--activate",
+            ])
             .await
             .expect("tenant create");
         let tenant_id = tenant["tenant_id"].as_str().unwrap().to_owned();
@@ -124,7 +136,16 @@ impl TestApp {
 
     pub async fn grant(&self, tenant_id: &str, scopes: &str, countries: &str) -> Consumer {
         let grant = self
-            .admin(&["grant", "create", "--tenant", tenant_id, "--scopes", scopes, "--countries", countries])
+            .admin(&[
+                "grant",
+                "create",
+                "--tenant",
+                tenant_id,
+                "--scopes",
+                scopes,
+                "--countries",
+                countries,
+            ])
             .await
             .expect("grant create");
         Consumer {
@@ -140,7 +161,11 @@ impl TestApp {
         let answer = self
             .post_form(
                 "/oauth/token",
-                &[("grant_type", "client_credentials"), ("client_id", &c.client_id), ("client_secret", &c.client_secret)],
+                &[
+                    ("grant_type", "client_credentials"),
+                    ("client_id", &c.client_id),
+                    ("client_secret", &c.client_secret),
+                ],
             )
             .await;
         assert_eq!(answer.status, 200, "token request failed: {}", answer.text);
@@ -172,8 +197,18 @@ impl TestApp {
         answer(request.send().await.expect("request")).await
     }
 
-    pub async fn post_raw(&self, path: &str, token: Option<&str>, content_type: &str, body: Vec<u8>) -> Answer {
-        let mut request = self.http.post(self.url(path)).header("content-type", content_type).body(body);
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        content_type: &str,
+        body: Vec<u8>,
+    ) -> Answer {
+        let mut request = self
+            .http
+            .post(self.url(path))
+            .header("content-type", content_type)
+            .body(body);
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -189,12 +224,19 @@ impl TestApp {
     }
 
     /// `POST /v1/subjects/resolve`.
-    pub async fn resolve(&self, token: &str, id_type: &str, value: &str, reference: Option<&str>) -> Answer {
+    pub async fn resolve(
+        &self,
+        token: &str,
+        id_type: &str,
+        value: &str,
+        reference: Option<&str>,
+    ) -> Answer {
         let mut body = json!({ "type": id_type, "value": value });
         if let Some(r) = reference {
             body["ref"] = json!(r);
         }
-        self.post_json("/v1/subjects/resolve", Some(token), &body).await
+        self.post_json("/v1/subjects/resolve", Some(token), &body)
+            .await
     }
 
     pub async fn stop(mut self) {
@@ -209,14 +251,21 @@ pub async fn answer(response: reqwest::Response) -> Answer {
     let headers = response.headers().clone();
     let text = response.text().await.unwrap_or_default();
     let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Answer { status, body, text, headers }
+    Answer {
+        status,
+        body,
+        text,
+        headers,
+    }
 }
 
 pub fn urlencode(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
             _ => out.push_str(&format!("%{b:02X}")),
         }
     }
@@ -264,6 +313,9 @@ impl ManualClock {
 impl domain::clock::Clock for ManualClock {
     fn now(&self) -> chrono::DateTime<chrono::Utc> {
         chrono::Utc::now()
-            + chrono::Duration::seconds(self.offset_seconds.load(std::sync::atomic::Ordering::SeqCst))
+            + chrono::Duration::seconds(
+                self.offset_seconds
+                    .load(std::sync::atomic::Ordering::SeqCst),
+            )
     }
 }

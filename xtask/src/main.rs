@@ -1,1 +1,196 @@
-fn main() {}
+//! Repository chores, run as `cargo xtask <task>` (see `.cargo/config.toml`).
+//!
+//! - `test`: the whole test suite, as the README and CI run it: PostgreSQL is checked (and
+//!   started when it is a local cluster that is down), every crate's tests run against it,
+//!   then the tests that use outside clients (the python-stdnum identifier oracle), each
+//!   installed into `.venv-test` from the package registry. Ends with one summary line.
+
+use anyhow::{bail, Context, Result};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("test") => test(&args[1..]),
+        _ => {
+            eprintln!("usage: cargo xtask test [-- <cargo test args>]");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Totals of `test result:` lines.
+#[derive(Default)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+    ignored: u64,
+}
+
+fn test(extra: &[String]) -> Result<()> {
+    ensure_postgres()?;
+    let mut tally = Tally::default();
+    let mut failures: Vec<String> = Vec::new();
+
+    let mut cargo_args: Vec<String> =
+        vec!["test".into(), "--workspace".into(), "--no-fail-fast".into()];
+    cargo_args.extend(extra.iter().filter(|a| a.as_str() != "--").cloned());
+    if !run_counted("cargo", &cargo_args, &mut tally)? {
+        failures.push("cargo test".into());
+    }
+
+    match python_venv(&["python-stdnum==2.2"]) {
+        Ok(python) => {
+            let status = Command::new("cargo")
+                .args(["build", "-q", "-p", "domain", "--example", "identify"])
+                .current_dir(root())
+                .status()?;
+            let bin = target_dir().join("debug/examples/identify");
+            let ok = status.success()
+                && Command::new(&python)
+                    .arg(root().join("tests/oracle/compare_stdnum.py"))
+                    .arg(&bin)
+                    .current_dir(root())
+                    .status()?
+                    .success();
+            if ok {
+                tally.passed += 1;
+            } else {
+                tally.failed += 1;
+                failures.push("identifier oracle (python-stdnum)".into());
+            }
+        }
+        Err(e) => {
+            tally.failed += 1;
+            failures.push(format!("installing the python clients: {e:#}"));
+        }
+    }
+
+    for f in &failures {
+        eprintln!("xtask: FAILED: {f}");
+    }
+    println!(
+        "summary: {} passed, {} failed, {} skipped",
+        tally.passed, tally.failed, tally.ignored
+    );
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        std::process::exit(1)
+    }
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+/// Runs a command, echoing its output, and adds up its `test result:` lines.
+fn run_counted(program: &str, args: &[String], tally: &mut Tally) -> Result<bool> {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("starting {program}"))?;
+    let stdout = child.stdout.take().unwrap();
+    for line in BufReader::new(stdout).lines() {
+        let line = line?;
+        println!("{line}");
+        if let Some(rest) = line.trim().strip_prefix("test result: ") {
+            for part in rest.split(|c| c == ';' || c == '.') {
+                let words: Vec<&str> = part.split_whitespace().collect();
+                if let [n, what, ..] = words.as_slice() {
+                    let n: u64 = n.parse().unwrap_or(0);
+                    match *what {
+                        "passed" => tally.passed += n,
+                        "failed" => tally.failed += n,
+                        "ignored" => tally.ignored += n,
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    Ok(child.wait()?.success())
+}
+
+/// A virtual environment at `.venv-test` with the given packages (installed once).
+fn python_venv(packages: &[&str]) -> Result<PathBuf> {
+    let venv = root().join(".venv-test");
+    let python = venv.join("bin/python");
+    if !python.exists() {
+        let status = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .context("python3 -m venv")?;
+        if !status.success() {
+            bail!("could not create {}", venv.display());
+        }
+    }
+    let marker = venv.join(format!(
+        "installed-{}",
+        packages.join("+").replace(['=', '<', '>'], "_")
+    ));
+    if !marker.exists() {
+        let status = Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(packages)
+            .status()
+            .context("pip install")?;
+        if !status.success() {
+            bail!("pip could not install {}", packages.join(" "));
+        }
+        std::fs::write(&marker, "")?;
+    }
+    Ok(python)
+}
+
+/// Checks that PostgreSQL answers at the test URL; starts the local cluster when it does not.
+fn ensure_postgres() -> Result<()> {
+    if pg_ready() {
+        return Ok(());
+    }
+    eprintln!("xtask: PostgreSQL is not answering; starting the local cluster");
+    if let Ok(entries) = std::fs::read_dir("/etc/postgresql") {
+        for version in entries.flatten() {
+            let _ = Command::new("pg_ctlcluster")
+                .args(["--skip-systemctl-redirect"])
+                .arg(version.file_name())
+                .args(["main", "start"])
+                .status();
+        }
+    }
+    for _ in 0..30 {
+        if pg_ready() {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
+    bail!("PostgreSQL does not answer at 127.0.0.1:5432; start it and retry")
+}
+
+fn pg_ready() -> bool {
+    Command::new("pg_isready")
+        .args(["-h", "127.0.0.1", "-p", "5432", "-q"])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}

@@ -50,7 +50,8 @@ impl Database {
                     .map_err(|e| ConnectionError::BadConnection(e.to_string()))?
             })
         });
-        let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config);
+        let manager =
+            AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config);
         let pool = Pool::builder(manager)
             .max_size(max_size)
             .runtime(deadpool::Runtime::Tokio1)
@@ -61,7 +62,9 @@ impl Database {
         Ok(Database { pool })
     }
 
-    pub(crate) async fn conn(&self) -> Result<Object<AsyncPgConnection>, domain::ports::StoreError> {
+    pub(crate) async fn conn(
+        &self,
+    ) -> Result<Object<AsyncPgConnection>, domain::ports::StoreError> {
         self.pool
             .get()
             .await
@@ -70,7 +73,11 @@ impl Database {
 
     /// Checks that the database answers.
     pub async fn ping(&self) -> Result<(), DatabaseError> {
-        let mut conn = self.pool.get().await.map_err(|e| DatabaseError::Connect(e.to_string()))?;
+        let mut conn = self
+            .pool
+            .get()
+            .await
+            .map_err(|e| DatabaseError::Connect(e.to_string()))?;
         diesel::sql_query("SELECT 1")
             .execute(&mut conn)
             .await
@@ -91,7 +98,11 @@ fn maintenance_url(url: &str) -> Result<(String, String), DatabaseError> {
         .filter(|i| *i > base.find("//").map_or(0, |j| j + 1))
         .ok_or_else(|| DatabaseError::Url("the URL names no database".into()))?;
     let name = &base[slash + 1..];
-    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
         return Err(DatabaseError::Url(
             "database names may hold letters, digits, `_` and `-` only".into(),
         ));
@@ -114,7 +125,10 @@ pub async fn ensure_database_exists(url: &str) -> Result<(), DatabaseError> {
         .await
         .map_err(|e| DatabaseError::Connect(e.to_string()))?;
     // The name was checked to be [A-Za-z0-9_-]; quoting keeps `-` legal.
-    match diesel::sql_query(format!("CREATE DATABASE \"{name}\"")).execute(&mut conn).await {
+    match diesel::sql_query(format!("CREATE DATABASE \"{name}\""))
+        .execute(&mut conn)
+        .await
+    {
         Ok(_) => Ok(()),
         // Someone else created it in the meantime.
         Err(e) if e.to_string().contains("already exists") => Ok(()),

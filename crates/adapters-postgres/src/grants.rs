@@ -1,6 +1,9 @@
 //! `GrantStore` on PostgreSQL.
 
-use crate::convert::{backend, countries_from_row, countries_to_row, parse_id, scopes_from_row, scopes_to_row, TxError};
+use crate::convert::{
+    backend, countries_from_row, countries_to_row, parse_id, scopes_from_row, scopes_to_row,
+    TxError,
+};
 use crate::schema::{client_credentials, grants, tenants};
 use crate::tenants::load_tenant;
 use crate::Database;
@@ -46,7 +49,10 @@ impl GrantRow {
     }
 }
 
-async fn load_grant_by_id(conn: &mut AsyncPgConnection, id: &str) -> Result<(Grant, SecretHash), StoreError> {
+async fn load_grant_by_id(
+    conn: &mut AsyncPgConnection,
+    id: &str,
+) -> Result<(Grant, SecretHash), StoreError> {
     grants::table
         .filter(grants::grant_id.eq(id))
         .select(GrantRow::as_select())
@@ -80,7 +86,11 @@ async fn lock_tenant_and_check(
 
 #[async_trait]
 impl GrantStore for Database {
-    async fn insert_grant(&self, grant: &Grant, secret_hash: &SecretHash) -> Result<(), StoreError> {
+    async fn insert_grant(
+        &self,
+        grant: &Grant,
+        secret_hash: &SecretHash,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let tenant_id = grant.tenant_id.to_string();
         conn.transaction(async |conn| -> Result<(), TxError> {
@@ -154,15 +164,23 @@ impl GrantStore for Database {
         let mut conn = self.conn().await?;
         let grant_id = id.to_string();
         // Revoking twice keeps the first revocation time.
-        diesel::update(grants::table.filter(grants::grant_id.eq(&grant_id)).filter(grants::revoked_at.is_null()))
-            .set((grants::revoked_at.eq(at), grants::updated_at.eq(at)))
-            .execute(&mut conn)
-            .await
-            .map_err(backend)?;
+        diesel::update(
+            grants::table
+                .filter(grants::grant_id.eq(&grant_id))
+                .filter(grants::revoked_at.is_null()),
+        )
+        .set((grants::revoked_at.eq(at), grants::updated_at.eq(at)))
+        .execute(&mut conn)
+        .await
+        .map_err(backend)?;
         Ok(load_grant_by_id(&mut conn, &grant_id).await?.0)
     }
 
-    async fn rotate_secret(&self, id: &GrantId, new_hash: &SecretHash) -> Result<Grant, StoreError> {
+    async fn rotate_secret(
+        &self,
+        id: &GrantId,
+        new_hash: &SecretHash,
+    ) -> Result<Grant, StoreError> {
         let mut conn = self.conn().await?;
         let grant_id = id.to_string();
         let n = diesel::update(grants::table.filter(grants::grant_id.eq(&grant_id)))
@@ -180,7 +198,10 @@ impl GrantStore for Database {
         Ok(load_grant_by_id(&mut conn, &grant_id).await?.0)
     }
 
-    async fn credentials(&self, client_id: &ClientId) -> Result<Option<(GrantAccess, SecretHash)>, StoreError> {
+    async fn credentials(
+        &self,
+        client_id: &ClientId,
+    ) -> Result<Option<(GrantAccess, SecretHash)>, StoreError> {
         let mut conn = self.conn().await?;
         let owner: Option<(String, String)> = client_credentials::table
             .find(client_id.as_str())
@@ -195,11 +216,17 @@ impl GrantStore for Database {
         load_access(&mut conn, &tenant_id, &grant_id).await
     }
 
-    async fn grant_access(&self, tenant: &TenantId, grant: &GrantId) -> Result<Option<GrantAccess>, StoreError> {
+    async fn grant_access(
+        &self,
+        tenant: &TenantId,
+        grant: &GrantId,
+    ) -> Result<Option<GrantAccess>, StoreError> {
         let mut conn = self.conn().await?;
-        Ok(load_access(&mut conn, &tenant.to_string(), &grant.to_string())
-            .await?
-            .map(|(access, _)| access))
+        Ok(
+            load_access(&mut conn, &tenant.to_string(), &grant.to_string())
+                .await?
+                .map(|(access, _)| access),
+        )
     }
 }
 
@@ -218,5 +245,12 @@ async fn load_access(
     let Some(row) = row else { return Ok(None) };
     let (grant, hash) = row.into_domain()?;
     let (tenant, data_key) = load_tenant(conn, tenant_id).await?;
-    Ok(Some((GrantAccess { grant, tenant, data_key }, hash)))
+    Ok(Some((
+        GrantAccess {
+            grant,
+            tenant,
+            data_key,
+        },
+        hash,
+    )))
 }

@@ -14,7 +14,8 @@ use domain::identifier::IdentifierType;
 use domain::ids::{SubjectId, TenantId};
 use domain::ports::{StoreError, SubjectStore};
 use domain::subject::{
-    CustomerRef, FreshSubject, ProtectedIdentifier, Resolution, SubjectIdentifier, SubjectKind, SubjectRecord,
+    CustomerRef, FreshSubject, ProtectedIdentifier, Resolution, SubjectIdentifier, SubjectKind,
+    SubjectRecord,
 };
 
 /// A lock key for one identifier of one tenant: resolvers of the same identifier queue up,
@@ -30,7 +31,11 @@ fn identifier_lock_key(tenant: &str, blind_index: &[u8]) -> i64 {
 }
 
 /// Follows a merge one hop: the canonical id of `subject_id`.
-async fn canonical_of(conn: &mut AsyncPgConnection, tenant: &str, subject_id: &str) -> Result<String, StoreError> {
+async fn canonical_of(
+    conn: &mut AsyncPgConnection,
+    tenant: &str,
+    subject_id: &str,
+) -> Result<String, StoreError> {
     let merged: Option<String> = subjects::table
         .find((tenant, subject_id))
         .select(subjects::merged_into)
@@ -40,7 +45,11 @@ async fn canonical_of(conn: &mut AsyncPgConnection, tenant: &str, subject_id: &s
     Ok(merged.unwrap_or_else(|| subject_id.to_owned()))
 }
 
-async fn aliases_of(conn: &mut AsyncPgConnection, tenant: &str, subject_id: &str) -> Result<Vec<SubjectId>, StoreError> {
+async fn aliases_of(
+    conn: &mut AsyncPgConnection,
+    tenant: &str,
+    subject_id: &str,
+) -> Result<Vec<SubjectId>, StoreError> {
     let ids: Vec<String> = subjects::table
         .filter(subjects::tenant_id.eq(tenant))
         .filter(subjects::merged_into.eq(subject_id))
@@ -72,14 +81,19 @@ impl SubjectStore for Database {
             let existing: Option<(String, String)> = subject_identifiers::table
                 .filter(subject_identifiers::tenant_id.eq(&tenant_id))
                 .filter(subject_identifiers::blind_index.eq(&identifier.blind_index.0))
-                .select((subject_identifiers::subject_id, subject_identifiers::identifier_ref))
+                .select((
+                    subject_identifiers::subject_id,
+                    subject_identifiers::identifier_ref,
+                ))
                 .first(conn)
                 .await
                 .optional()?;
             let (subject_id, identifier_ref, created) = match existing {
-                Some((subject_id, identifier_ref)) => {
-                    (canonical_of(conn, &tenant_id, &subject_id).await?, identifier_ref, false)
-                }
+                Some((subject_id, identifier_ref)) => (
+                    canonical_of(conn, &tenant_id, &subject_id).await?,
+                    identifier_ref,
+                    false,
+                ),
                 None => {
                     let subject_id = fresh.subject_id.to_string();
                     let identifier_ref = fresh.identifier_ref.to_string();
@@ -156,7 +170,11 @@ impl SubjectStore for Database {
         .map_err(StoreError::from)
     }
 
-    async fn subject(&self, tenant: &TenantId, id: &SubjectId) -> Result<SubjectRecord, StoreError> {
+    async fn subject(
+        &self,
+        tenant: &TenantId,
+        id: &SubjectId,
+    ) -> Result<SubjectRecord, StoreError> {
         let mut conn = self.conn().await?;
         let tenant_id = tenant.to_string();
         let subject_id = canonical_of(&mut conn, &tenant_id, &id.to_string()).await?;
@@ -170,7 +188,10 @@ impl SubjectStore for Database {
         let identifier_rows: Vec<IdentifierRow> = subject_identifiers::table
             .filter(subject_identifiers::tenant_id.eq(&tenant_id))
             .filter(subject_identifiers::subject_id.eq(&subject_id))
-            .order((subject_identifiers::valid_from, subject_identifiers::identifier_ref))
+            .order((
+                subject_identifiers::valid_from,
+                subject_identifiers::identifier_ref,
+            ))
             .select((
                 subject_identifiers::identifier_ref,
                 subject_identifiers::id_type,
@@ -201,7 +222,14 @@ impl SubjectStore for Database {
             .load(&mut conn)
             .await
             .map_err(backend)?;
-        type CallRow = (String, DateTime<Utc>, Option<String>, Option<String>, Option<String>, DateTime<Utc>);
+        type CallRow = (
+            String,
+            DateTime<Utc>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            DateTime<Utc>,
+        );
         let call: CallRow = call_records::table
             .find((&tenant_id, &call_ref))
             .select((

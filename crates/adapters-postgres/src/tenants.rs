@@ -37,13 +37,17 @@ pub(crate) struct PermitRow {
 }
 
 impl TenantRow {
-    pub(crate) fn into_domain(self, permit: Option<PermitRow>) -> Result<(Tenant, WrappedDataKey), StoreError> {
+    pub(crate) fn into_domain(
+        self,
+        permit: Option<PermitRow>,
+    ) -> Result<(Tenant, WrappedDataKey), StoreError> {
         let permit = permit
             .map(|p| {
                 Ok::<_, StoreError>(Permit {
                     valid_from: p.valid_from,
                     valid_to: p.valid_to,
-                    status: PermitStatus::parse(&p.status).ok_or_else(|| corrupt("permit status"))?,
+                    status: PermitStatus::parse(&p.status)
+                        .ok_or_else(|| corrupt("permit status"))?,
                     recorded_at: p.recorded_at,
                 })
             })
@@ -51,7 +55,8 @@ impl TenantRow {
         let tenant = Tenant {
             id: parse_id(&self.tenant_id, "tenant id")?,
             name: self.name,
-            own_country: Country::from_code(&self.own_country).ok_or_else(|| corrupt("own country"))?,
+            own_country: Country::from_code(&self.own_country)
+                .ok_or_else(|| corrupt("own country"))?,
             provisioned: countries_from_row(&self.provisioned_countries)?,
             status: TenantStatus::parse(&self.status).ok_or_else(|| corrupt("tenant status"))?,
             permit,
@@ -90,7 +95,11 @@ pub(crate) async fn load_tenant(
 
 #[async_trait]
 impl TenantStore for Database {
-    async fn insert_tenant(&self, tenant: &Tenant, data_key: &WrappedDataKey) -> Result<(), StoreError> {
+    async fn insert_tenant(
+        &self,
+        tenant: &Tenant,
+        data_key: &WrappedDataKey,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         diesel::insert_into(tenants::table)
             .values((
@@ -117,11 +126,18 @@ impl TenantStore for Database {
         Ok(load_tenant(&mut conn, &id.to_string()).await?.0)
     }
 
-    async fn set_tenant_status(&self, id: &TenantId, status: TenantStatus) -> Result<Tenant, StoreError> {
+    async fn set_tenant_status(
+        &self,
+        id: &TenantId,
+        status: TenantStatus,
+    ) -> Result<Tenant, StoreError> {
         let mut conn = self.conn().await?;
         let id = id.to_string();
         let n = diesel::update(tenants::table.find(&id))
-            .set((tenants::status.eq(status.as_str()), tenants::updated_at.eq(Utc::now())))
+            .set((
+                tenants::status.eq(status.as_str()),
+                tenants::updated_at.eq(Utc::now()),
+            ))
             .execute(&mut conn)
             .await
             .map_err(backend)?;
@@ -131,7 +147,11 @@ impl TenantStore for Database {
         Ok(load_tenant(&mut conn, &id).await?.0)
     }
 
-    async fn set_provisioned_countries(&self, id: &TenantId, countries: &CountrySet) -> Result<Tenant, StoreError> {
+    async fn set_provisioned_countries(
+        &self,
+        id: &TenantId,
+        countries: &CountrySet,
+    ) -> Result<Tenant, StoreError> {
         let mut conn = self.conn().await?;
         let id = id.to_string();
         let codes = countries_to_row(countries);

@@ -24,15 +24,22 @@ pub async fn request_context_middleware(
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let ctx = RequestContext::new(req.peer_addr().map(|a| a.ip().to_string()));
     let request_id = ctx.request_id.to_string();
-    let route = req.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
+    let route = req
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".to_owned());
     let method = req.method().to_string();
     req.extensions_mut().insert(ctx);
-    let span = tracing::info_span!("request", request_id = %request_id, method = %method, route = %route);
+    let span =
+        tracing::info_span!("request", request_id = %request_id, method = %method, route = %route);
     let started = std::time::Instant::now();
     let mut response = next.call(req).instrument(span.clone()).await?;
     let status = response.status().as_u16();
     span.in_scope(|| {
-        tracing::info!(status, elapsed_ms = started.elapsed().as_millis() as u64, "request finished");
+        tracing::info!(
+            status,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "request finished"
+        );
     });
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response
@@ -52,14 +59,20 @@ pub(crate) fn request_context(req: &HttpRequest) -> RequestContext {
 
 /// The bearer token of the `Authorization` header, if the header has the Bearer scheme.
 pub(crate) fn bearer_token(req: &HttpRequest) -> Option<&str> {
-    let value = req.headers().get(actix_web::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let value = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
     let (scheme, token) = value.trim().split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
 /// Reads a request body of at most [`crate::MAX_BODY_BYTES`]; a larger one is a
 /// `bad_request` naming the limit (as JSON, like every other error).
-pub(crate) async fn read_body(mut payload: actix_web::web::Payload) -> Result<actix_web::web::Bytes, domain::Failure> {
+pub(crate) async fn read_body(
+    mut payload: actix_web::web::Payload,
+) -> Result<actix_web::web::Bytes, domain::Failure> {
     use futures_util::StreamExt;
     let mut body = actix_web::web::BytesMut::new();
     while let Some(chunk) = payload.next().await {

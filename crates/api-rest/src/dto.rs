@@ -125,7 +125,10 @@ impl SubjectResponse {
             refs: s
                 .refs
                 .iter()
-                .map(|r| CustomerRefDto { reference: r.value.clone(), created_at: timestamp(r.created_at) })
+                .map(|r| CustomerRefDto {
+                    reference: r.value.clone(),
+                    created_at: timestamp(r.created_at),
+                })
                 .collect(),
             aliases: s.aliases.iter().map(ToString::to_string).collect(),
             evidence: EvidenceDto::from(&s.evidence),
@@ -147,7 +150,11 @@ impl JsonBody {
             Ok(_) => Err(Failure::bad_request("body", "must be a JSON object")),
             Err(e) => Err(Failure::new(
                 ErrorCode::BadRequest,
-                format!("`body`: not valid JSON (line {}, column {})", e.line(), e.column()),
+                format!(
+                    "`body`: not valid JSON (line {}, column {})",
+                    e.line(),
+                    e.column()
+                ),
             )),
         }
     }

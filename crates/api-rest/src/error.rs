@@ -45,6 +45,9 @@ impl ResponseError for ApiError {
         if self.0.code == ErrorCode::Unauthorized {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"idreg\""));
         }
-        response.json(ErrorBody { error: self.0.code.as_str(), message: &self.0.message })
+        response.json(ErrorBody {
+            error: self.0.code.as_str(),
+            message: &self.0.message,
+        })
     }
 }

@@ -30,5 +30,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 /// The default service: a JSON 404 that does not echo the path (it may hold identifiers).
 pub async fn not_found() -> actix_web::HttpResponse {
     use actix_web::ResponseError;
-    ApiError(domain::Failure::new(domain::ErrorCode::NotFound, "no such route")).error_response()
+    ApiError(domain::Failure::new(
+        domain::ErrorCode::NotFound,
+        "no such route",
+    ))
+    .error_response()
 }

@@ -4,7 +4,10 @@
 use crate::access::Gate;
 use crate::admin::AdminService;
 use crate::clock::Clock;
-use crate::ports::{AuditSink, CredentialHasher, GrantStore, IdentifierVault, SubjectStore, TenantStore, TokenAuthority};
+use crate::ports::{
+    AuditSink, CredentialHasher, GrantStore, IdentifierVault, SubjectStore, TenantStore,
+    TokenAuthority,
+};
 use crate::subject::SubjectService;
 use crate::token::TokenIssuer;
 use chrono::Duration;
@@ -32,7 +35,9 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { token_lifetime: Duration::minutes(15) }
+        Settings {
+            token_lifetime: Duration::minutes(15),
+        }
     }
 }
 

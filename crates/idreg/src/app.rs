@@ -41,7 +41,10 @@ impl App {
         }
         let keys = load_or_create_keys(&config)?;
         let database = Database::connect(&config.database_url, config.db_pool_size)?;
-        database.ping().await.context("connecting to the database")?;
+        database
+            .ping()
+            .await
+            .context("connecting to the database")?;
         let hasher = Argon2Hasher::owasp().map_err(|e| anyhow::anyhow!("{e}"))?;
         let ports = Ports {
             tenants: Arc::new(database.clone()),
@@ -53,9 +56,15 @@ impl App {
             vault: Arc::new(keys.vault()),
             clock,
         };
-        let settings = Settings { token_lifetime: chrono::Duration::seconds(config.token_ttl_seconds) };
+        let settings = Settings {
+            token_lifetime: chrono::Duration::seconds(config.token_ttl_seconds),
+        };
         let services = Arc::new(Services::new(ports, settings));
-        Ok(App { config, database, services })
+        Ok(App {
+            config,
+            database,
+            services,
+        })
     }
 
     /// Binds `listen` and starts serving in the background.
@@ -73,7 +82,9 @@ impl App {
         if let Some(workers) = self.config.workers {
             server = server.workers(workers);
         }
-        let server = server.bind(listen).with_context(|| format!("binding {listen}"))?;
+        let server = server
+            .bind(listen)
+            .with_context(|| format!("binding {listen}"))?;
         let addr = *server
             .addrs()
             .first()
@@ -134,12 +145,15 @@ async fn shutdown_signal() {
 /// Keys from configuration, or from `<state_dir>/keys.toml`, generated there on first run.
 pub fn load_or_create_keys(config: &Config) -> anyhow::Result<KeyMaterial> {
     if let (Some(signing), Some(master)) = (&config.signing_key, &config.master_key) {
-        return KeyMaterial::from_hex(signing, master).map_err(|e| anyhow::anyhow!("configured keys: {e}"));
+        return KeyMaterial::from_hex(signing, master)
+            .map_err(|e| anyhow::anyhow!("configured keys: {e}"));
     }
     let path = config.state_dir.join("keys.toml");
     if path.exists() {
-        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        return KeyMaterial::from_toml_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()));
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        return KeyMaterial::from_toml_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()));
     }
     let keys = KeyMaterial::generate();
     write_private_file(&path, keys.to_toml_string().as_str())?;
@@ -159,7 +173,9 @@ pub(crate) fn write_private_file(path: &Path, contents: &str) -> anyhow::Result<
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-    let mut file = options.open(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut file = options
+        .open(path)
+        .with_context(|| format!("creating {}", path.display()))?;
     std::io::Write::write_all(&mut file, contents.as_bytes())?;
     Ok(())
 }

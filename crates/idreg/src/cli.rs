@@ -16,7 +16,11 @@ use domain::{ErrorCode, Failure};
 use serde_json::{json, Value};
 
 #[derive(Parser, Debug)]
-#[command(name = "idreg", version, about = "Verified identity and registry data, with evidence, for many tenants.")]
+#[command(
+    name = "idreg",
+    version,
+    about = "Verified identity and registry data, with evidence, for many tenants."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -145,31 +149,65 @@ pub enum GrantCommand {
 pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Failure> {
     let admin = &app.services.admin;
     match command {
-        AdminCommand::Tenant(TenantCommand::Create { name, country, provision, activate }) => {
+        AdminCommand::Tenant(TenantCommand::Create {
+            name,
+            country,
+            provision,
+            activate,
+        }) => {
             let own_country = Country::from_code(&country)
                 .ok_or_else(|| Failure::bad_request("country", "unknown country code"))?;
-            let provisioned = provision.as_deref().map(parse_countries("provision")).transpose()?;
+            let provisioned = provision
+                .as_deref()
+                .map(parse_countries("provision"))
+                .transpose()?;
             let tenant = admin
-                .create_tenant(NewTenant { name, own_country, provisioned, activate })
+                .create_tenant(NewTenant {
+                    name,
+                    own_country,
+                    provisioned,
+                    activate,
+                })
                 .await?;
             Ok(tenant_json(&tenant))
         }
         AdminCommand::Tenant(TenantCommand::Activate { tenant_id }) => {
             Ok(tenant_json(&admin.activate_tenant(&tenant_id).await?))
         }
-        AdminCommand::Tenant(TenantCommand::Show { tenant_id }) => Ok(tenant_json(&admin.tenant(&tenant_id).await?)),
-        AdminCommand::Tenant(TenantCommand::Countries { tenant_id, provision }) => {
-            let countries = parse_countries("provision")(&provision)?;
-            Ok(tenant_json(&admin.set_tenant_countries(&tenant_id, countries).await?))
+        AdminCommand::Tenant(TenantCommand::Show { tenant_id }) => {
+            Ok(tenant_json(&admin.tenant(&tenant_id).await?))
         }
-        AdminCommand::Permit(PermitCommand::Set { tenant_id, valid_from, valid_to, status }) => {
+        AdminCommand::Tenant(TenantCommand::Countries {
+            tenant_id,
+            provision,
+        }) => {
+            let countries = parse_countries("provision")(&provision)?;
+            Ok(tenant_json(
+                &admin.set_tenant_countries(&tenant_id, countries).await?,
+            ))
+        }
+        AdminCommand::Permit(PermitCommand::Set {
+            tenant_id,
+            valid_from,
+            valid_to,
+            status,
+        }) => {
             let valid_from = parse_date("valid-from", &valid_from)?;
             let valid_to = parse_date("valid-to", &valid_to)?;
             let status = PermitStatus::parse(&status)
                 .ok_or_else(|| Failure::bad_request("status", "must be active or suspended"))?;
-            Ok(tenant_json(&admin.set_permit(&tenant_id, valid_from, valid_to, status).await?))
+            Ok(tenant_json(
+                &admin
+                    .set_permit(&tenant_id, valid_from, valid_to, status)
+                    .await?,
+            ))
         }
-        AdminCommand::Budget(BudgetCommand::Set { tenant_id, daily_paid, monitoring_share, person_ceiling }) => {
+        AdminCommand::Budget(BudgetCommand::Set {
+            tenant_id,
+            daily_paid,
+            monitoring_share,
+            person_ceiling,
+        }) => {
             let current = admin.tenant(&tenant_id).await?.budget;
             let budget = Budget {
                 daily_paid_calls: daily_paid.unwrap_or(current.daily_paid_calls),
@@ -178,22 +216,46 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
             };
             Ok(tenant_json(&admin.set_budget(&tenant_id, budget).await?))
         }
-        AdminCommand::Grant(GrantCommand::Create { tenant, scopes, countries, expires_at }) => {
+        AdminCommand::Grant(GrantCommand::Create {
+            tenant,
+            scopes,
+            countries,
+            expires_at,
+        }) => {
             let tenant_id = tenant.parse().map_err(|_| Failure::not_found("tenant"))?;
             let scopes = parse_scopes(&scopes)?;
             let countries = parse_countries("countries")(&countries)?;
-            let expires_at = expires_at.as_deref().map(parse_time("expires-at")).transpose()?;
+            let expires_at = expires_at
+                .as_deref()
+                .map(parse_time("expires-at"))
+                .transpose()?;
             let issued = admin
-                .create_grant(NewGrant { tenant_id, scopes, countries, expires_at })
+                .create_grant(NewGrant {
+                    tenant_id,
+                    scopes,
+                    countries,
+                    expires_at,
+                })
                 .await?;
             Ok(issued_json(&issued))
         }
-        AdminCommand::Grant(GrantCommand::Update { grant_id, scopes, countries }) => {
+        AdminCommand::Grant(GrantCommand::Update {
+            grant_id,
+            scopes,
+            countries,
+        }) => {
             let scopes = scopes.as_deref().map(parse_scopes).transpose()?;
-            let countries = countries.as_deref().map(parse_countries("countries")).transpose()?;
-            Ok(grant_json(&admin.update_grant(&grant_id, scopes, countries).await?))
+            let countries = countries
+                .as_deref()
+                .map(parse_countries("countries"))
+                .transpose()?;
+            Ok(grant_json(
+                &admin.update_grant(&grant_id, scopes, countries).await?,
+            ))
         }
-        AdminCommand::Grant(GrantCommand::Revoke { grant_id }) => Ok(grant_json(&admin.revoke_grant(&grant_id).await?)),
+        AdminCommand::Grant(GrantCommand::Revoke { grant_id }) => {
+            Ok(grant_json(&admin.revoke_grant(&grant_id).await?))
+        }
         AdminCommand::Grant(GrantCommand::RotateSecret { grant_id }) => {
             Ok(issued_json(&admin.rotate_secret(&grant_id).await?))
         }
@@ -208,7 +270,10 @@ fn parse_countries(field: &'static str) -> impl Fn(&str) -> Result<CountrySet, F
     move |list| {
         let set = CountrySet::parse_list(list).map_err(|e| Failure::bad_request(field, &e))?;
         if set.is_empty() && field == "countries" {
-            return Err(Failure::new(ErrorCode::GrantCountriesInvalid, "a grant needs at least one country"));
+            return Err(Failure::new(
+                ErrorCode::GrantCountriesInvalid,
+                "a grant needs at least one country",
+            ));
         }
         if set.is_empty() {
             return Err(Failure::new(
@@ -221,14 +286,17 @@ fn parse_countries(field: &'static str) -> impl Fn(&str) -> Result<CountrySet, F
 }
 
 fn parse_date(field: &str, s: &str) -> Result<NaiveDate, Failure> {
-    NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| Failure::bad_request(field, "must be a date like 2026-01-31"))
+    NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .map_err(|_| Failure::bad_request(field, "must be a date like 2026-01-31"))
 }
 
 fn parse_time(field: &'static str) -> impl Fn(&str) -> Result<DateTime<Utc>, Failure> {
     move |s| {
         DateTime::parse_from_rfc3339(s)
             .map(|t| t.with_timezone(&Utc))
-            .map_err(|_| Failure::bad_request(field, "must be an RFC 3339 time like 2027-01-01T00:00:00Z"))
+            .map_err(|_| {
+                Failure::bad_request(field, "must be an RFC 3339 time like 2027-01-01T00:00:00Z")
+            })
     }
 }
 

@@ -100,8 +100,10 @@ impl Config {
     pub fn load_from(var: impl Fn(&str) -> Option<String>) -> anyhow::Result<Config> {
         let mut config = Config::default();
         if let Some(path) = var("IDREG_CONFIG") {
-            let text = std::fs::read_to_string(&path).with_context(|| format!("reading the configuration file {path}"))?;
-            let file: FileConfig = toml::from_str(&text).with_context(|| format!("parsing the configuration file {path}"))?;
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading the configuration file {path}"))?;
+            let file: FileConfig = toml::from_str(&text)
+                .with_context(|| format!("parsing the configuration file {path}"))?;
             config.apply_file(file)?;
         }
         if let Some(v) = var("DATABASE_URL") {
@@ -120,10 +122,14 @@ impl Config {
             config.master_key = Some(v);
         }
         if let Some(v) = var("IDREG_TOKEN_TTL_SECONDS") {
-            config.token_ttl_seconds = v.parse().context("IDREG_TOKEN_TTL_SECONDS must be a whole number")?;
+            config.token_ttl_seconds = v
+                .parse()
+                .context("IDREG_TOKEN_TTL_SECONDS must be a whole number")?;
         }
         if let Some(v) = var("IDREG_DB_POOL_SIZE") {
-            config.db_pool_size = v.parse().context("IDREG_DB_POOL_SIZE must be a whole number")?;
+            config.db_pool_size = v
+                .parse()
+                .context("IDREG_DB_POOL_SIZE must be a whole number")?;
         }
         if let Some(v) = var("IDREG_WORKERS") {
             config.workers = Some(v.parse().context("IDREG_WORKERS must be a whole number")?);
@@ -197,7 +203,11 @@ mod tests {
 
     #[test]
     fn environment_overrides_defaults() {
-        let env: HashMap<&str, &str> = [("DATABASE_URL", "postgres://x@y/z"), ("IDREG_TOKEN_TTL_SECONDS", "600")].into();
+        let env: HashMap<&str, &str> = [
+            ("DATABASE_URL", "postgres://x@y/z"),
+            ("IDREG_TOKEN_TTL_SECONDS", "600"),
+        ]
+        .into();
         let c = Config::load_from(|k| env.get(k).map(|v| v.to_string())).unwrap();
         assert_eq!(c.database_url, "postgres://x@y/z");
         assert_eq!(c.token_ttl_seconds, 600);
@@ -215,7 +225,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("idreg-config-{}", ulid::Ulid::generate()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("idreg.toml");
-        std::fs::write(&path, "listen = \"0.0.0.0:9000\"\ntoken_ttl_seconds = 300\n").unwrap();
+        std::fs::write(
+            &path,
+            "listen = \"0.0.0.0:9000\"\ntoken_ttl_seconds = 300\n",
+        )
+        .unwrap();
         let p = path.to_string_lossy().to_string();
         let c = Config::load_from(|k| (k == "IDREG_CONFIG").then(|| p.clone())).unwrap();
         assert_eq!(c.listen, "0.0.0.0:9000");

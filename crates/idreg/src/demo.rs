@@ -88,7 +88,8 @@ pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
         client_id: issued.grant.client_id.to_string(),
     };
     std::fs::create_dir_all(&app.config.state_dir).context("creating the state dir")?;
-    std::fs::write(&path, serde_json::to_string_pretty(&state)?).with_context(|| format!("writing {}", path.display()))?;
+    std::fs::write(&path, serde_json::to_string_pretty(&state)?)
+        .with_context(|| format!("writing {}", path.display()))?;
     Ok(DemoCredentials {
         tenant_id: state.tenant_id,
         grant_id: state.grant_id,

@@ -1,3 +1,4 @@
+#![doc = include_str!("../README.md")]
 //! The idreg binary's library: configuration, wiring and commands. `main.rs` only parses
 //! the command line and calls in here, so tests can drive the same code in process.
 

@@ -17,7 +17,10 @@ async fn main() -> ExitCode {
             }
             // Keep the one-JSON-object contract for scripts, and the usage for people.
             let message = e.kind().to_string();
-            println!("{}", serde_json::json!({ "error": "bad_request", "message": message }));
+            println!(
+                "{}",
+                serde_json::json!({ "error": "bad_request", "message": message })
+            );
             let _ = e.print();
             return ExitCode::from(2);
         }
@@ -25,7 +28,10 @@ async fn main() -> ExitCode {
     let config = match Config::load() {
         Ok(c) => c,
         Err(e) => {
-            println!("{}", serde_json::json!({ "error": "bad_request", "message": format!("configuration: {e:#}") }));
+            println!(
+                "{}",
+                serde_json::json!({ "error": "bad_request", "message": format!("configuration: {e:#}") })
+            );
             return ExitCode::from(2);
         }
     };
@@ -59,7 +65,10 @@ async fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 Err(e) => {
-                    println!("{}", serde_json::json!({ "error": "internal_error", "message": e.to_string() }));
+                    println!(
+                        "{}",
+                        serde_json::json!({ "error": "internal_error", "message": e.to_string() })
+                    );
                     ExitCode::FAILURE
                 }
             }

@@ -17,20 +17,46 @@ fn idreg(db: &TestDatabase, state: &TempDir, args: &[&str]) -> (i32, Value) {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 1, "exactly one line on stdout, got: {stdout}");
-    (output.status.code().unwrap_or(-1), serde_json::from_str(lines[0]).expect("stdout is JSON"))
+    (
+        output.status.code().unwrap_or(-1),
+        serde_json::from_str(lines[0]).expect("stdout is JSON"),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn operator_commands_through_the_real_binary() {
     let db = TestDatabase::create().await;
     let state = TempDir::new();
-    let (code, tenant) = idreg(&db, &state, &["admin", "tenant", "create", "--name", "Bin AB", "--country", "SE", "--activate"]);
+    let (code, tenant) = idreg(
+        &db,
+        &state,
+        &[
+            "admin",
+            "tenant",
+            "create",
+            "--name",
+            "Bin AB",
+            "--country",
+            "SE",
+            "--activate",
+        ],
+    );
     assert_eq!(code, 0, "{tenant}");
     let tenant_id = tenant["tenant_id"].as_str().unwrap();
     let (code, grant) = idreg(
         &db,
         &state,
-        &["admin", "grant", "create", "--tenant", tenant_id, "--scopes", "kyb:read events:read", "--countries", "SE"],
+        &[
+            "admin",
+            "grant",
+            "create",
+            "--tenant",
+            tenant_id,
+            "--scopes",
+            "kyb:read events:read",
+            "--countries",
+            "SE",
+        ],
     );
     assert_eq!(code, 0, "{grant}");
     for key in ["grant_id", "client_id", "client_secret"] {
@@ -39,7 +65,18 @@ async fn operator_commands_through_the_real_binary() {
     // The keys were generated on first run and kept: the second command used the same ones.
     assert!(state.path.join("keys.toml").exists());
 
-    let (code, failure) = idreg(&db, &state, &["admin", "tenant", "countries", tenant_id, "--provision", "LT"]);
+    let (code, failure) = idreg(
+        &db,
+        &state,
+        &[
+            "admin",
+            "tenant",
+            "countries",
+            tenant_id,
+            "--provision",
+            "LT",
+        ],
+    );
     assert_ne!(code, 0);
     assert_eq!(failure["error"], "provisioned_countries_invalid");
     assert!(failure["message"].is_string());
@@ -50,5 +87,9 @@ async fn operator_commands_through_the_real_binary() {
 
     let (code, migrated) = idreg(&db, &state, &["migrate"]);
     assert_eq!(code, 0);
-    assert_eq!(migrated["applied"], serde_json::json!([]), "already migrated");
+    assert_eq!(
+        migrated["applied"],
+        serde_json::json!([]),
+        "already migrated"
+    );
 }

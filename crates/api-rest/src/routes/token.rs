@@ -25,7 +25,8 @@ fn token_error(failure: &Failure, basic_used: bool) -> HttpResponse {
     if let Some(cause) = &failure.internal {
         tracing::error!(cause = %cause, "internal error");
     }
-    let status = StatusCode::from_u16(failure.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status =
+        StatusCode::from_u16(failure.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = HttpResponse::build(status);
     response.insert_header((header::CACHE_CONTROL, "no-store"));
     if failure.code == ErrorCode::InvalidClient && basic_used {
@@ -149,7 +150,12 @@ fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool),
     match fields.grant_type.as_deref() {
         None => return Err(Failure::bad_request("grant_type", "is required")),
         Some("client_credentials") => {}
-        Some(_) => return Err(Failure::bad_request("grant_type", "must be client_credentials")),
+        Some(_) => {
+            return Err(Failure::bad_request(
+                "grant_type",
+                "must be client_credentials",
+            ))
+        }
     }
     let basic_used = basic.is_some();
     let (client_id, client_secret) = match (basic, fields.client_id, fields.client_secret) {
@@ -161,7 +167,10 @@ fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool),
         }
         (Some((id, secret)), body_id, None) => {
             if body_id.is_some_and(|b| b != id) {
-                return Err(Failure::bad_request("client_id", "differs from the HTTP Basic client id"));
+                return Err(Failure::bad_request(
+                    "client_id",
+                    "differs from the HTTP Basic client id",
+                ));
             }
             (id, secret)
         }
@@ -169,7 +178,14 @@ fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool),
         (None, _, None) => return Err(Failure::bad_request("client_secret", "is required")),
         (None, Some(id), Some(secret)) => (id, secret),
     };
-    Ok((TokenRequest { client_id, client_secret, scope: fields.scope }, basic_used))
+    Ok((
+        TokenRequest {
+            client_id,
+            client_secret,
+            scope: fields.scope,
+        },
+        basic_used,
+    ))
 }
 
 pub async fn issue(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {

@@ -1,0 +1,447 @@
+//! Fault injection and the call log.
+//!
+//! Every upstream route runs through [`guarded`]: it logs the call, takes the fault armed
+//! for its [`Source`] (if any, counting down `times`), and applies it:
+//!
+//! | kind | effect |
+//! |---|---|
+//! | `http_5xx` | answers `status` (default 503) with the upstream's own error shape |
+//! | `timeout` | holds the request `delay_ms` (default: the configured hold, 30 s), then 504; returns early (503) when the sandbox stops |
+//! | `slow` | waits `delay_ms` (default 2000), then answers normally |
+//! | `malformed` | answers 200 with the normal body cut in half (invalid JSON/XML/zip) |
+//! | `field_fel` | answers 200 with a `fel` on one field group (`bolagsverket`) or one item (`ssbtgu`) |
+
+use crate::state::{lock, SandboxState};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse};
+use serde::{Deserialize, Serialize};
+use std::future::Future;
+use std::time::Duration;
+
+/// An upstream the sandbox imitates (fault and call-log key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Source {
+    /// Bolagsverket VDM data routes (`/organisationer`, `/dokumentlista`, `/dokument`, `/isalive`).
+    #[serde(rename = "bolagsverket")]
+    Bolagsverket,
+    /// Bolagsverket VDM token endpoint (`/oauth2/token`).
+    #[serde(rename = "bolagsverket-token")]
+    BolagsverketToken,
+    /// Bolagsverket SSBTGU SOAP service.
+    #[serde(rename = "ssbtgu")]
+    Ssbtgu,
+    /// SCB företagsregister (`hamtaforetag`).
+    #[serde(rename = "scb")]
+    Scb,
+    /// Lithuania's RC JAR open data.
+    #[serde(rename = "lt")]
+    Lt,
+}
+
+impl Source {
+    pub const ALL: [Source; 5] = [
+        Source::Bolagsverket,
+        Source::BolagsverketToken,
+        Source::Ssbtgu,
+        Source::Scb,
+        Source::Lt,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Bolagsverket => "bolagsverket",
+            Source::BolagsverketToken => "bolagsverket-token",
+            Source::Ssbtgu => "ssbtgu",
+            Source::Scb => "scb",
+            Source::Lt => "lt",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Source> {
+        Source::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What an injected fault does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FaultKind {
+    #[serde(rename = "http_5xx")]
+    Http5xx,
+    #[serde(rename = "timeout")]
+    Timeout,
+    #[serde(rename = "slow")]
+    Slow,
+    #[serde(rename = "malformed")]
+    Malformed,
+    #[serde(rename = "field_fel")]
+    FieldFel,
+}
+
+/// A fault to inject (the JSON body of `POST /control/faults/{source}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultSpec {
+    pub kind: FaultKind,
+    /// `http_5xx`: the status (500..=599, default 503).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// `slow`: the delay (default 2000). `timeout`: the hold (default: configured, 30 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+    /// `field_fel`: the fel type. VDM: `OTILLGANGLIG_UPPGIFTSKALLA` (default), `TIMEOUT`,
+    /// `OGILTIG_BEGARAN`, `ORGANISATION_FINNS_EJ`. SSBTGU: `OtillgangligUppgiftskalla`
+    /// (default), `Timeout`, ... (the VDM spellings are mapped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fel_typ: Option<String>,
+    /// `field_fel`: overrides the fel description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fel_beskrivning: Option<String>,
+    /// `field_fel`: which field. VDM: a field group (`organisationsnamn`, `juridiskForm`,
+    /// ...), `SCB` (all SCB fields) or `Bolagsverket` (all Bolagsverket fields, the
+    /// default). SSBTGU: an item (`UD0029`), or a producer (`Skatteverket`, `SCB`,
+    /// `Bolagsverket`); default all items.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// How many requests it affects; absent = until cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<u32>,
+}
+
+impl FaultSpec {
+    fn of(kind: FaultKind) -> Self {
+        FaultSpec {
+            kind,
+            status: None,
+            delay_ms: None,
+            fel_typ: None,
+            fel_beskrivning: None,
+            field: None,
+            times: None,
+        }
+    }
+
+    pub fn http_5xx(status: u16) -> Self {
+        FaultSpec {
+            status: Some(status),
+            ..FaultSpec::of(FaultKind::Http5xx)
+        }
+    }
+
+    pub fn timeout() -> Self {
+        FaultSpec::of(FaultKind::Timeout)
+    }
+
+    pub fn slow(delay_ms: u64) -> Self {
+        FaultSpec {
+            delay_ms: Some(delay_ms),
+            ..FaultSpec::of(FaultKind::Slow)
+        }
+    }
+
+    pub fn malformed() -> Self {
+        FaultSpec::of(FaultKind::Malformed)
+    }
+
+    /// `field_fel` with a fel type and an optional field (see [`FaultSpec::field`]).
+    pub fn field_fel(fel_typ: &str, field: Option<&str>) -> Self {
+        FaultSpec {
+            fel_typ: Some(fel_typ.to_owned()),
+            field: field.map(str::to_owned),
+            ..FaultSpec::of(FaultKind::FieldFel)
+        }
+    }
+
+    /// Limits the fault to the next `n` requests.
+    pub fn times(mut self, n: u32) -> Self {
+        self.times = Some(n);
+        self
+    }
+
+    /// Checks the spec against the source it is armed for.
+    pub fn validate(&self, source: Source) -> Result<(), String> {
+        if let Some(s) = self.status {
+            if !(500..=599).contains(&s) {
+                return Err(format!("status must be 500..=599, not {s}"));
+            }
+        }
+        if self.times == Some(0) {
+            return Err("times must be at least 1 (omit it for until-cleared)".into());
+        }
+        if self.kind == FaultKind::FieldFel {
+            match source {
+                Source::Bolagsverket => {
+                    crate::vdm::validate_field_fel(self)?;
+                }
+                Source::Ssbtgu => {
+                    crate::ssbtgu::validate_field_fel(self)?;
+                }
+                _ => {
+                    return Err(format!(
+                        "field_fel applies to bolagsverket and ssbtgu only, not {source}"
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A fault armed for a source, as `GET /control/faults` shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArmedFault {
+    pub source: Source,
+    pub spec: FaultSpec,
+    /// Requests it will still affect (absent = until cleared).
+    pub remaining: Option<u32>,
+    /// Requests it has affected so far.
+    pub hits: u32,
+}
+
+/// One request an upstream route received.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallRecord {
+    pub seq: u64,
+    pub source: Source,
+    pub method: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// RFC 3339, UTC.
+    pub time: String,
+    /// The `X-Request-Id` header, if sent.
+    pub request_id: Option<String>,
+    /// The fault applied, if any.
+    pub fault: Option<FaultKind>,
+    /// The status answered (absent while the request is still running).
+    pub status: Option<u16>,
+}
+
+/// The call log (bounded).
+#[derive(Debug, Default)]
+pub(crate) struct CallLog {
+    pub next_seq: u64,
+    pub records: Vec<CallRecord>,
+}
+
+const CALL_LOG_MAX: usize = 20_000;
+
+impl SandboxState {
+    pub(crate) fn arm_fault(&self, source: Source, spec: FaultSpec) -> Result<(), String> {
+        spec.validate(source)?;
+        lock(&self.faults).insert(
+            source,
+            ArmedFault {
+                source,
+                remaining: spec.times,
+                spec,
+                hits: 0,
+            },
+        );
+        Ok(())
+    }
+
+    /// Takes one use of the fault armed for `source`.
+    pub(crate) fn take_fault(&self, source: Source) -> Option<FaultSpec> {
+        let mut faults = lock(&self.faults);
+        let armed = faults.get_mut(&source)?;
+        armed.hits += 1;
+        let spec = armed.spec.clone();
+        if let Some(n) = armed.remaining.as_mut() {
+            *n -= 1;
+            if *n == 0 {
+                faults.remove(&source);
+            }
+        }
+        Some(spec)
+    }
+
+    fn log_call(&self, source: Source, req: &HttpRequest, fault: Option<FaultKind>) -> u64 {
+        let mut log = lock(&self.calls);
+        let seq = log.next_seq;
+        log.next_seq += 1;
+        let query = req.query_string();
+        log.records.push(CallRecord {
+            seq,
+            source,
+            method: req.method().to_string(),
+            path: req.path().to_owned(),
+            query: (!query.is_empty()).then(|| query.to_owned()),
+            time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            request_id: req
+                .headers()
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            fault,
+            status: None,
+        });
+        if log.records.len() > CALL_LOG_MAX {
+            let excess = log.records.len() - CALL_LOG_MAX;
+            log.records.drain(..excess);
+        }
+        seq
+    }
+
+    fn finish_call(&self, seq: u64, status: StatusCode) {
+        let mut log = lock(&self.calls);
+        if let Some(r) = log.records.iter_mut().rev().find(|r| r.seq == seq) {
+            r.status = Some(status.as_u16());
+        }
+    }
+
+    /// Sleeps `d`, or less when the sandbox stops. Returns false when cut short.
+    pub(crate) async fn sleep_unless_stopped(&self, d: Duration) -> bool {
+        let mut rx = self.shutdown.clone();
+        if *rx.borrow() {
+            return false;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(d) => true,
+            _ = rx.changed() => false,
+        }
+    }
+}
+
+/// A `field_fel` fault handed to a route.
+#[derive(Clone, Debug)]
+pub(crate) struct FieldFel {
+    pub typ: Option<String>,
+    pub beskrivning: Option<String>,
+    pub field: Option<String>,
+}
+
+/// Runs an upstream route under fault injection and call logging.
+pub(crate) async fn guarded<F, Fut>(
+    state: &SandboxState,
+    source: Source,
+    req: &HttpRequest,
+    route: F,
+) -> HttpResponse
+where
+    F: FnOnce(Option<FieldFel>) -> Fut,
+    Fut: Future<Output = HttpResponse>,
+{
+    let fault = state.take_fault(source);
+    let seq = state.log_call(source, req, fault.as_ref().map(|f| f.kind));
+    if let Some(f) = &fault {
+        tracing::debug!(source = %source, kind = ?f.kind, path = req.path(), "injecting fault");
+    }
+    let resp = match fault {
+        None => route(None).await,
+        Some(spec) => match spec.kind {
+            FaultKind::Http5xx => {
+                let status = StatusCode::from_u16(spec.status.unwrap_or(503))
+                    .unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+                error_response(source, status, req)
+            }
+            FaultKind::Timeout => {
+                let hold = spec
+                    .delay_ms
+                    .map(Duration::from_millis)
+                    .unwrap_or(state.timeout_hold);
+                if state.sleep_unless_stopped(hold).await {
+                    error_response(source, StatusCode::GATEWAY_TIMEOUT, req)
+                } else {
+                    error_response(source, StatusCode::SERVICE_UNAVAILABLE, req)
+                }
+            }
+            FaultKind::Slow => {
+                let d = Duration::from_millis(spec.delay_ms.unwrap_or(2000));
+                state.sleep_unless_stopped(d).await;
+                route(None).await
+            }
+            FaultKind::Malformed => truncate(route(None).await).await,
+            FaultKind::FieldFel => {
+                route(Some(FieldFel {
+                    typ: spec.fel_typ,
+                    beskrivning: spec.fel_beskrivning,
+                    field: spec.field,
+                }))
+                .await
+            }
+        },
+    };
+    state.finish_call(seq, resp.status());
+    resp
+}
+
+/// The response with its body cut in half, as 200.
+async fn truncate(resp: HttpResponse) -> HttpResponse {
+    let content_type = resp
+        .headers()
+        .get(actix_web::http::header::CONTENT_TYPE)
+        .cloned();
+    let body = actix_web::body::to_bytes(resp.into_body())
+        .await
+        .unwrap_or_default();
+    let cut = body.slice(..body.len() / 2);
+    let mut b = HttpResponse::Ok();
+    if let Some(ct) = content_type {
+        b.insert_header((actix_web::http::header::CONTENT_TYPE, ct));
+    }
+    b.body(cut)
+}
+
+/// An error response in the shape the given upstream uses.
+pub(crate) fn error_response(
+    source: Source,
+    status: StatusCode,
+    req: &HttpRequest,
+) -> HttpResponse {
+    match source {
+        Source::Bolagsverket => crate::vdm::server_error(status, req),
+        Source::BolagsverketToken => HttpResponse::build(status).json(serde_json::json!({
+            "error": "temporarily_unavailable",
+            "error_description": "The authorization server is currently unable to handle the request."
+        })),
+        Source::Ssbtgu => crate::ssbtgu::server_error(status),
+        Source::Scb => HttpResponse::build(status)
+            .content_type("text/plain; charset=utf-8")
+            .body(status.canonical_reason().unwrap_or("Service Unavailable")),
+        Source::Lt => crate::lt::server_error(status),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_json_shape() {
+        let s: FaultSpec = serde_json::from_str(
+            r#"{"kind":"field_fel","fel_typ":"OTILLGANGLIG_UPPGIFTSKALLA","field":"organisationsnamn","times":2}"#,
+        )
+        .unwrap();
+        assert_eq!(s.kind, FaultKind::FieldFel);
+        assert_eq!(s.times, Some(2));
+        let s: FaultSpec = serde_json::from_str(r#"{"kind":"http_5xx","status":503}"#).unwrap();
+        assert_eq!(s, FaultSpec::http_5xx(503));
+        assert!(serde_json::from_str::<FaultSpec>(r#"{"kind":"nope"}"#).is_err());
+    }
+
+    #[test]
+    fn validation() {
+        assert!(FaultSpec::http_5xx(404).validate(Source::Scb).is_err());
+        assert!(FaultSpec::field_fel("OTILLGANGLIG_UPPGIFTSKALLA", None)
+            .validate(Source::Scb)
+            .is_err());
+        assert!(
+            FaultSpec::field_fel("OTILLGANGLIG_UPPGIFTSKALLA", Some("organisationsnamn"))
+                .validate(Source::Bolagsverket)
+                .is_ok()
+        );
+        assert!(FaultSpec::field_fel("NOPE", None)
+            .validate(Source::Bolagsverket)
+            .is_err());
+        assert!(FaultSpec::malformed()
+            .times(0)
+            .validate(Source::Lt)
+            .is_err());
+    }
+}

@@ -1,0 +1,302 @@
+#![doc = include_str!("../README.md")]
+
+pub mod annual_report;
+pub mod control;
+pub mod data;
+pub mod faults;
+pub mod lt;
+pub mod scb;
+pub mod ssbtgu;
+pub mod vdm;
+
+mod state;
+mod util;
+
+pub use control::{
+    AddressPatch, CompanyPatch, ControlError, LtPatch, SandboxControl, SniPatch, TaxPatch,
+};
+pub use data::{
+    testnr, AnnualReport, Company, CompanyStatus, Dataset, IdKind, LegalForm, LtCompany,
+};
+pub use faults::{ArmedFault, CallRecord, FaultKind, FaultSpec, Source};
+pub use util::{lt_code_valid, luhn_valid};
+
+use actix_web::dev::ServerHandle;
+use actix_web::{web, App, HttpResponse, HttpServer};
+use state::SandboxState;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// OAuth2 client id the sandbox's VDM token endpoint accepts.
+pub const CLIENT_ID: &str = "sandbox-client";
+/// OAuth2 client secret the sandbox's VDM token endpoint accepts.
+pub const CLIENT_SECRET: &str = "sandbox-secret";
+/// The scopes to request (both, space-separated, as against the real service).
+pub const VDM_SCOPES: &str = "vardefulla-datamangder:read vardefulla-datamangder:ping";
+/// An `api-id` header value for SCB (any non-empty value is accepted).
+pub const SCB_API_ID: &str = "A00000";
+
+/// Path prefix of Bolagsverket VDM (the connector's base URL ends here).
+pub const VDM_PREFIX: &str = "/bolagsverket/vdm";
+/// Path of the SSBTGU SOAP endpoint.
+pub const SSBTGU_PATH: &str = "/bolagsverket/ssbtgu";
+/// Path prefix of SCB's företagsregister API.
+pub const SCB_PREFIX: &str = "/scb";
+/// Path prefix of Lithuania's open-data API.
+pub const LT_PREFIX: &str = "/lt";
+/// Path prefix of the control API.
+pub const CONTROL_PREFIX: &str = "/control";
+
+/// How to run a sandbox.
+#[derive(Clone, Debug)]
+pub struct SandboxConfig {
+    /// Where to listen (default `127.0.0.1:0`: a free loopback port).
+    pub listen: SocketAddr,
+    /// Lifetime of VDM access tokens (`expires_in`; default 3600 s).
+    pub token_ttl: Duration,
+    /// How long a `timeout` fault holds a request (default 30 s).
+    pub timeout_hold: Duration,
+    /// HTTP worker threads (default 2).
+    pub workers: usize,
+    /// Require the right VDM scope per route (403 otherwise; default true).
+    pub enforce_scopes: bool,
+    /// Require a non-empty `api-id` header on SCB (401 otherwise; default true).
+    pub require_scb_api_id: bool,
+    /// The data set served (default [`Dataset::standard`]).
+    pub dataset: Dataset,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            listen: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
+            token_ttl: Duration::from_secs(3600),
+            timeout_hold: Duration::from_secs(30),
+            workers: 2,
+            enforce_scopes: true,
+            require_scb_api_id: true,
+            dataset: Dataset::standard(),
+        }
+    }
+}
+
+impl SandboxConfig {
+    pub fn with_listen(mut self, listen: SocketAddr) -> Self {
+        self.listen = listen;
+        self
+    }
+
+    pub fn with_token_ttl(mut self, ttl: Duration) -> Self {
+        self.token_ttl = ttl;
+        self
+    }
+
+    pub fn with_timeout_hold(mut self, hold: Duration) -> Self {
+        self.timeout_hold = hold;
+        self
+    }
+
+    pub fn with_dataset(mut self, dataset: Dataset) -> Self {
+        self.dataset = dataset;
+        self
+    }
+}
+
+/// Starts sandboxes.
+pub struct Sandbox;
+
+impl Sandbox {
+    /// Binds and starts serving on the current Tokio runtime (any flavour; also inside an
+    /// actix-web app). Returns at once; the server runs until [`RunningSandbox::stop`]
+    /// (or until the runtime shuts down). Must be called from within a Tokio runtime.
+    pub fn start(config: SandboxConfig) -> io::Result<RunningSandbox> {
+        let (server, running) = build(config)?;
+        tokio::spawn(async move {
+            if let Err(e) = server.await {
+                tracing::error!(error = %e, "upstream sandbox stopped with an error");
+            }
+        });
+        Ok(running)
+    }
+
+    /// Like [`Sandbox::start`], but runs the server on a dedicated thread with its own
+    /// runtime, so it can be called from synchronous code (no runtime needed).
+    pub fn start_on_thread(config: SandboxConfig) -> io::Result<RunningSandbox> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("upstream-sandbox".into())
+            .spawn(move || {
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
+                rt.block_on(async move {
+                    match build(config) {
+                        Ok((server, running)) => {
+                            let _ = tx.send(Ok(running));
+                            let _ = server.await;
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                        }
+                    }
+                });
+            })?;
+        rx.recv()
+            .map_err(|_| io::Error::other("the sandbox thread ended before binding"))?
+    }
+}
+
+fn build(config: SandboxConfig) -> io::Result<(actix_web::dev::Server, RunningSandbox)> {
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let state = web::Data::new(SandboxState::new(&config, shutdown_rx));
+    let app_state = state.clone();
+    let server =
+        HttpServer::new(move || App::new().app_data(app_state.clone()).configure(configure))
+            .workers(config.workers.max(1))
+            .disable_signals()
+            .shutdown_timeout(1)
+            .bind(config.listen)?;
+    let addr = *server
+        .addrs()
+        .first()
+        .ok_or_else(|| io::Error::other("bound to no address"))?;
+    let server = server.run();
+    let connect_addr = match addr.ip() {
+        ip if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port()),
+        _ => addr,
+    };
+    let running = RunningSandbox {
+        base_url: format!("http://{connect_addr}"),
+        addr,
+        handle: server.handle(),
+        state,
+        shutdown: shutdown_tx,
+    };
+    Ok((server, running))
+}
+
+/// Registers every route of the sandbox.
+fn configure(cfg: &mut web::ServiceConfig) {
+    vdm::routes(cfg);
+    ssbtgu::routes(cfg);
+    scb::routes(cfg);
+    lt::routes(cfg);
+    control::routes(cfg);
+    cfg.route("/", web::get().to(root));
+}
+
+async fn root(req: actix_web::HttpRequest) -> HttpResponse {
+    let base = format!(
+        "{}://{}",
+        req.connection_info().scheme(),
+        req.connection_info().host()
+    );
+    HttpResponse::Ok().json(urls_json(&base))
+}
+
+/// The base URLs of every source under `base`, as JSON.
+pub fn urls_json(base: &str) -> serde_json::Value {
+    serde_json::json!({
+        "base_url": base,
+        "bolagsverket_vdm": format!("{base}{VDM_PREFIX}"),
+        "bolagsverket_vdm_token": format!("{base}{VDM_PREFIX}/oauth2/token"),
+        "bolagsverket_ssbtgu": format!("{base}{SSBTGU_PATH}"),
+        "scb": format!("{base}{SCB_PREFIX}"),
+        "lt": format!("{base}{LT_PREFIX}"),
+        "control": format!("{base}{CONTROL_PREFIX}"),
+        "client_id": CLIENT_ID,
+        "client_secret": CLIENT_SECRET,
+        "scope": VDM_SCOPES,
+    })
+}
+
+/// A sandbox that is serving.
+pub struct RunningSandbox {
+    /// `http://127.0.0.1:<port>`.
+    pub base_url: String,
+    /// The bound address.
+    pub addr: SocketAddr,
+    /// The actix server handle (stop/pause).
+    pub handle: ServerHandle,
+    state: web::Data<SandboxState>,
+    shutdown: watch::Sender<bool>,
+}
+
+impl RunningSandbox {
+    /// Base URL for the VDM connector (`…/bolagsverket/vdm`).
+    pub fn vdm_base_url(&self) -> String {
+        format!("{}{VDM_PREFIX}", self.base_url)
+    }
+
+    /// VDM token endpoint (`…/bolagsverket/vdm/oauth2/token`).
+    pub fn vdm_token_url(&self) -> String {
+        format!("{}{VDM_PREFIX}/oauth2/token", self.base_url)
+    }
+
+    /// SSBTGU SOAP endpoint (`…/bolagsverket/ssbtgu`).
+    pub fn ssbtgu_url(&self) -> String {
+        format!("{}{SSBTGU_PATH}", self.base_url)
+    }
+
+    /// Base URL for the SCB connector (`…/scb`; it appends `/api/je/hamtaforetag`).
+    pub fn scb_base_url(&self) -> String {
+        format!("{}{SCB_PREFIX}", self.base_url)
+    }
+
+    /// Base URL for the Lithuanian connector (`…/lt`; it appends `/datasets/gov/...`).
+    pub fn lt_base_url(&self) -> String {
+        format!("{}{LT_PREFIX}", self.base_url)
+    }
+
+    /// Control API root (`…/control`).
+    pub fn control_url(&self) -> String {
+        format!("{}{CONTROL_PREFIX}", self.base_url)
+    }
+
+    /// All base URLs and the credentials, as JSON.
+    pub fn urls_json(&self) -> serde_json::Value {
+        urls_json(&self.base_url)
+    }
+
+    /// In-process control (faults, scripted changes, reset, call log).
+    pub fn control(&self) -> SandboxControl {
+        SandboxControl {
+            state: self.state.clone(),
+        }
+    }
+
+    /// Stops serving: held (`timeout`) requests end at once, then the server stops.
+    pub async fn stop(self) {
+        let _ = self.shutdown.send(true);
+        self.handle.stop(true).await;
+    }
+
+    /// [`RunningSandbox::stop`] for synchronous code (e.g. a sandbox from
+    /// [`Sandbox::start_on_thread`]). Must not be called from within a Tokio runtime.
+    pub fn stop_blocking(self) {
+        let _ = self.shutdown.send(true);
+        let stopping = self.handle.stop(true);
+        match tokio::runtime::Builder::new_current_thread().build() {
+            Ok(rt) => rt.block_on(stopping),
+            Err(e) => tracing::error!(error = %e, "could not wait for the sandbox to stop"),
+        }
+    }
+}
+
+impl std::fmt::Debug for RunningSandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunningSandbox")
+            .field("base_url", &self.base_url)
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,10 @@
+//! HTTP tests against a real running sandbox (one test binary, several modules).
+
+mod common;
+mod control;
+mod faults;
+mod lt;
+mod samples;
+mod scb;
+mod ssbtgu;
+mod vdm;

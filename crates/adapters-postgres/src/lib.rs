@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod audit;
+mod companies;
 mod convert;
 mod database;
 mod grants;

@@ -65,6 +65,31 @@ diesel::table! {
         cost -> Int4,
         source_timestamp -> Timestamptz,
         retrieved_at -> Timestamptz,
+        operation -> Nullable<Text>,
+        usable -> Bool,
+    }
+}
+
+diesel::table! {
+    company_profiles (tenant_id, country, orgnr) {
+        tenant_id -> Text,
+        country -> Text,
+        orgnr -> Text,
+        subject_id -> Text,
+        data -> Jsonb,
+        main_call_ref -> Text,
+        tax_call_ref -> Text,
+        fetched_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    company_documents (tenant_id, document_id) {
+        tenant_id -> Text,
+        document_id -> Text,
+        subject_id -> Text,
+        country -> Text,
+        seen_at -> Timestamptz,
     }
 }
 
@@ -161,6 +186,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     grants,
     client_credentials,
     call_records,
+    company_profiles,
+    company_documents,
     subjects,
     subject_identifiers,
     customer_refs,

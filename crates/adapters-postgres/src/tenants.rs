@@ -93,32 +93,59 @@ pub(crate) async fn load_tenant(
     row.into_domain(permit)
 }
 
+/// Records a permit. Permit ids are monotonic ULIDs, so two permits recorded in the same
+/// millisecond still order by recording.
+async fn insert_permit(conn: &mut AsyncPgConnection, tenant_id: &str, permit: &Permit) -> Result<(), StoreError> {
+    static PERMIT_IDS: std::sync::Mutex<Option<ulid::Generator>> = std::sync::Mutex::new(None);
+    let permit_id = {
+        let mut generator = PERMIT_IDS.lock().unwrap_or_else(|e| e.into_inner());
+        let generator = generator.get_or_insert_with(ulid::Generator::new);
+        generator.generate().map_err(|e| StoreError::Backend(e.to_string()))?
+    };
+    diesel::insert_into(permits::table)
+        .values((
+            permits::tenant_id.eq(tenant_id),
+            permits::permit_id.eq(permit_id.to_string()),
+            permits::valid_from.eq(permit.valid_from),
+            permits::valid_to.eq(permit.valid_to),
+            permits::status.eq(permit.status.as_str()),
+            permits::recorded_at.eq(permit.recorded_at),
+        ))
+        .execute(conn)
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
 #[async_trait]
 impl TenantStore for Database {
-    async fn insert_tenant(
-        &self,
-        tenant: &Tenant,
-        data_key: &WrappedDataKey,
-    ) -> Result<(), StoreError> {
+    async fn insert_tenant(&self, tenant: &Tenant, data_key: &WrappedDataKey) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        diesel::insert_into(tenants::table)
-            .values((
-                tenants::tenant_id.eq(tenant.id.to_string()),
-                tenants::name.eq(&tenant.name),
-                tenants::own_country.eq(tenant.own_country.code()),
-                tenants::provisioned_countries.eq(countries_to_row(&tenant.provisioned)),
-                tenants::status.eq(tenant.status.as_str()),
-                tenants::data_key.eq(&data_key.0),
-                tenants::daily_paid_calls.eq(tenant.budget.daily_paid_calls),
-                tenants::monitoring_share.eq(tenant.budget.monitoring_share),
-                tenants::person_lookup_ceiling.eq(tenant.budget.person_lookup_ceiling),
-                tenants::created_at.eq(tenant.created_at),
-                tenants::updated_at.eq(tenant.created_at),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(backend)?;
-        Ok(())
+        let id = tenant.id.to_string();
+        conn.transaction(async |conn| -> Result<(), TxError> {
+            diesel::insert_into(tenants::table)
+                .values((
+                    tenants::tenant_id.eq(&id),
+                    tenants::name.eq(&tenant.name),
+                    tenants::own_country.eq(tenant.own_country.code()),
+                    tenants::provisioned_countries.eq(countries_to_row(&tenant.provisioned)),
+                    tenants::status.eq(tenant.status.as_str()),
+                    tenants::data_key.eq(&data_key.0),
+                    tenants::daily_paid_calls.eq(tenant.budget.daily_paid_calls),
+                    tenants::monitoring_share.eq(tenant.budget.monitoring_share),
+                    tenants::person_lookup_ceiling.eq(tenant.budget.person_lookup_ceiling),
+                    tenants::created_at.eq(tenant.created_at),
+                    tenants::updated_at.eq(tenant.created_at),
+                ))
+                .execute(conn)
+                .await?;
+            if let Some(permit) = &tenant.permit {
+                insert_permit(conn, &id, permit).await?;
+            }
+            Ok(())
+        })
+        .await
+        .map_err(StoreError::from)
     }
 
     async fn tenant(&self, id: &TenantId) -> Result<Tenant, StoreError> {
@@ -212,18 +239,7 @@ impl TenantStore for Database {
         if exists.is_none() {
             return Err(StoreError::NotFound);
         }
-        diesel::insert_into(permits::table)
-            .values((
-                permits::tenant_id.eq(&id),
-                permits::permit_id.eq(ulid::Ulid::generate().to_string()),
-                permits::valid_from.eq(permit.valid_from),
-                permits::valid_to.eq(permit.valid_to),
-                permits::status.eq(permit.status.as_str()),
-                permits::recorded_at.eq(permit.recorded_at),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(backend)?;
+        insert_permit(&mut conn, &id, permit).await?;
         Ok(load_tenant(&mut conn, &id).await?.0)
     }
 

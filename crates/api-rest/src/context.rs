@@ -50,7 +50,7 @@ pub async fn request_context_middleware(
 }
 
 /// The context the middleware created (a fresh one if the middleware is not mounted).
-pub(crate) fn request_context(req: &HttpRequest) -> RequestContext {
+pub fn request_context(req: &HttpRequest) -> RequestContext {
     req.extensions()
         .get::<RequestContext>()
         .cloned()
@@ -58,7 +58,7 @@ pub(crate) fn request_context(req: &HttpRequest) -> RequestContext {
 }
 
 /// The bearer token of the `Authorization` header, if the header has the Bearer scheme.
-pub(crate) fn bearer_token(req: &HttpRequest) -> Option<&str> {
+pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
     let value = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)?
@@ -70,7 +70,7 @@ pub(crate) fn bearer_token(req: &HttpRequest) -> Option<&str> {
 
 /// Reads a request body of at most [`crate::MAX_BODY_BYTES`]; a larger one is a
 /// `bad_request` naming the limit (as JSON, like every other error).
-pub(crate) async fn read_body(
+pub async fn read_body(
     mut payload: actix_web::web::Payload,
 ) -> Result<actix_web::web::Bytes, domain::Failure> {
     use futures_util::StreamExt;

@@ -14,7 +14,7 @@ pub fn timestamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct TokenResponse {
     pub access_token: String,
     /// Always `Bearer`.
@@ -26,7 +26,7 @@ pub struct TokenResponse {
     pub countries: Vec<&'static str>,
 }
 
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct EvidenceDto {
     pub source: &'static str,
     pub source_timestamp: String,
@@ -56,7 +56,7 @@ impl From<&Evidence> for EvidenceDto {
     }
 }
 
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct ResolveResponse {
     pub subject_id: String,
     pub aliases: Vec<String>,
@@ -73,7 +73,7 @@ impl From<&Resolution> for ResolveResponse {
     }
 }
 
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct SubjectIdentifierDto {
     pub identifier_ref: String,
     #[serde(rename = "type")]
@@ -83,14 +83,14 @@ pub struct SubjectIdentifierDto {
     pub valid_to: Option<String>,
 }
 
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct CustomerRefDto {
     #[serde(rename = "ref")]
     pub reference: String,
     pub created_at: String,
 }
 
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct SubjectResponse {
     pub schema_version: &'static str,
     pub tenant_id: String,
@@ -178,6 +178,126 @@ impl JsonBody {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(_) => Err(Failure::bad_request(field, "must be a string")),
+        }
+    }
+}
+
+/// The envelope of every data read.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct Envelope<T> {
+    /// True when served from cache past its revalidation window because the upstream was
+    /// unavailable (or the daily paid budget was exhausted).
+    pub stale: bool,
+    pub data: T,
+}
+
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct AddressDto {
+    pub street: Option<String>,
+    pub postal_code: Option<String>,
+    pub city: Option<String>,
+    pub country: String,
+}
+
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct TaxDto {
+    pub f_skatt: bool,
+    pub vat: bool,
+    pub employer: bool,
+    pub evidence: EvidenceDto,
+}
+
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct AnnualReportDto {
+    pub year: i32,
+    /// The document id for `GET /v1/documents/{id}`.
+    #[serde(rename = "ref")]
+    pub reference: String,
+}
+
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct CompanyProfileDto {
+    pub orgnr: String,
+    pub name: String,
+    pub legal_form: String,
+    pub status: &'static str,
+    pub registered_at: Option<String>,
+    pub address: AddressDto,
+    pub sni: Vec<String>,
+    pub employees_band: Option<String>,
+    pub tax: TaxDto,
+    pub latest_annual_report: Option<AnnualReportDto>,
+    pub evidence: EvidenceDto,
+    pub country: &'static str,
+    pub schema_version: &'static str,
+    pub tenant_id: String,
+    pub subject_id: String,
+}
+
+impl CompanyProfileDto {
+    pub fn new(tenant: &Tenant, served: &domain::company_service::ServedProfile) -> Self {
+        let p = &served.profile;
+        let d = &p.data;
+        CompanyProfileDto {
+            orgnr: d.orgnr.clone(),
+            name: d.name.clone(),
+            legal_form: d.legal_form.clone(),
+            status: d.status.as_str(),
+            registered_at: d.registered_at.map(|t| t.to_string()),
+            address: AddressDto {
+                street: d.address.street.clone(),
+                postal_code: d.address.postal_code.clone(),
+                city: d.address.city.clone(),
+                country: d.address.country.clone(),
+            },
+            sni: d.sni.clone(),
+            employees_band: d.employees_band.clone(),
+            tax: TaxDto {
+                f_skatt: p.tax.f_skatt,
+                vat: p.tax.vat,
+                employer: p.tax.employer,
+                evidence: EvidenceDto::from(&p.tax_evidence),
+            },
+            latest_annual_report: d
+                .latest_annual_report
+                .as_ref()
+                .map(|r| AnnualReportDto { year: r.year, reference: r.document_id.clone() }),
+            evidence: EvidenceDto::from(&p.evidence),
+            country: p.country.code(),
+            schema_version: domain::evidence::SCHEMA_VERSION,
+            tenant_id: tenant.id.to_string(),
+            subject_id: served.subject_id.to_string(),
+        }
+    }
+}
+
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct DocumentDto {
+    pub document_id: String,
+    pub filename: String,
+    pub content_type: String,
+    /// The archive (a zip of the annual-report filing), base64.
+    pub content_base64: String,
+    pub evidence: EvidenceDto,
+    pub country: &'static str,
+    pub schema_version: &'static str,
+    pub tenant_id: String,
+    pub subject_id: String,
+}
+
+impl DocumentDto {
+    pub fn new(tenant: &Tenant, d: &domain::company_service::ServedDocument) -> Self {
+        use base64::Engine;
+        DocumentDto {
+            document_id: d.document_id.clone(),
+            filename: d.filename.clone(),
+            content_type: d.content_type.clone(),
+            content_base64: base64::engine::general_purpose::STANDARD.encode(&d.bytes),
+            evidence: EvidenceDto::from(&d.evidence),
+            country: d.country.code(),
+            schema_version: domain::evidence::SCHEMA_VERSION,
+            tenant_id: tenant.id.to_string(),
+            subject_id: d.subject_id.to_string(),
         }
     }
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// The error body of every route.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct ErrorBody<'a> {
     /// A code from the interface's error table; clients log the code, not the message.
     pub error: &'a str,

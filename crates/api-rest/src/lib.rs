@@ -1,11 +1,12 @@
 #![doc = include_str!("../README.md")]
 
+pub mod bodies;
 mod context;
 pub mod dto;
 mod error;
 mod routes;
 
-pub use context::{request_context_middleware, RequestIdHeader};
+pub use context::{bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader};
 pub use error::ApiError;
 
 use actix_web::web;
@@ -24,7 +25,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let resource = |path: &str| web::resource(path).default_service(web::to(not_found));
     cfg.service(resource("/oauth/token").route(web::post().to(routes::token::issue)))
         .service(resource("/v1/subjects/resolve").route(web::post().to(routes::subjects::resolve)))
-        .service(resource("/v1/subjects/{id}").route(web::get().to(routes::subjects::get)));
+        .service(resource("/v1/subjects/{id}").route(web::get().to(routes::subjects::get)))
+        .service(resource("/v1/companies/{orgnr}").route(web::get().to(routes::companies::profile)))
+        .service(resource("/v1/documents/{id}").route(web::get().to(routes::companies::document)));
 }
 
 /// The default service: a JSON 404 that does not echo the path (it may hold identifiers).
@@ -35,4 +38,9 @@ pub async fn not_found() -> actix_web::HttpResponse {
         "no such route",
     ))
     .error_response()
+}
+
+/// A 200 answer carrying a prepared body.
+pub fn json_response(body: bodies::Body) -> actix_web::HttpResponse {
+    actix_web::HttpResponse::Ok().content_type("application/json").body(body.0)
 }

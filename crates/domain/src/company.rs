@@ -129,7 +129,9 @@ pub enum RegistryFailure {
     /// The upstream could not be reached, timed out or answered an error status.
     #[error("upstream unavailable: {0}")]
     Unavailable(String),
-    /// The upstream answered something that does not parse, or reported a field failure.
+    /// The upstream answered something that does not parse, lacks required fields, or
+    /// rejected the request as invalid. (A source reporting itself unavailable for a field
+    /// is `Unavailable`.)
     #[error("upstream answer unusable: {0}")]
     Garbled(String),
 }
@@ -170,8 +172,9 @@ pub struct DocumentFetch {
 /// A country's company registry (its free tier). Implemented by `adapters-<cc>` crates.
 ///
 /// Implementations MUST report every upstream call they made in the returned `calls`
-/// (including failed ones), MUST NOT put identifiers into `operation`, and MUST answer
-/// `Garbled` rather than a partial profile when any source it is made of reports a failure.
+/// (including failed ones, with `usable: false`), MUST NOT put identifiers into `operation`,
+/// and MUST answer a failure (`Unavailable` or `Garbled`) rather than a partial profile when
+/// any source the profile is made of fails.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait CompanyRegistry: Send + Sync {

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod audit;
 pub mod clock;
 pub mod company;
+pub mod company_service;
 pub mod country;
 pub mod error;
 pub mod evidence;
@@ -20,3 +21,5 @@ pub mod tenant;
 pub mod token;
 
 pub use error::{ErrorCode, Failure};
+#[cfg(test)]
+mod tests;

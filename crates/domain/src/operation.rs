@@ -27,6 +27,8 @@ pub enum Operation {
     GetSubject,
     GetCompany,
     GetDocument,
+    /// A `POST /mcp` message other than `tools/call` (`initialize`, `tools/list`, `ping`, ...).
+    McpRequest,
     /// A call of `POST /mcp` `tools/call`; the tool's own route invocations are audited too.
     McpToolCall,
 }
@@ -34,7 +36,10 @@ pub enum Operation {
 impl Operation {
     pub fn method(self) -> &'static str {
         match self {
-            Operation::IssueToken | Operation::ResolveSubject | Operation::McpToolCall => "POST",
+            Operation::IssueToken
+            | Operation::ResolveSubject
+            | Operation::McpRequest
+            | Operation::McpToolCall => "POST",
             Operation::GetSubject | Operation::GetCompany | Operation::GetDocument => "GET",
         }
     }
@@ -46,7 +51,7 @@ impl Operation {
             Operation::GetSubject => "/v1/subjects/{id}",
             Operation::GetCompany => "/v1/companies/{orgnr}",
             Operation::GetDocument => "/v1/documents/{id}",
-            Operation::McpToolCall => "/mcp",
+            Operation::McpRequest | Operation::McpToolCall => "/mcp",
         }
     }
 

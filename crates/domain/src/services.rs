@@ -4,6 +4,8 @@
 use crate::access::Gate;
 use crate::admin::AdminService;
 use crate::clock::Clock;
+use crate::company::CompanyRegistry;
+use crate::company_service::{CompanyService, CompanyStore};
 use crate::ports::{
     AuditSink, CredentialHasher, GrantStore, IdentifierVault, SubjectStore, TenantStore,
     TokenAuthority,
@@ -23,6 +25,9 @@ pub struct Ports {
     pub tokens: Arc<dyn TokenAuthority>,
     pub hasher: Arc<dyn CredentialHasher>,
     pub vault: Arc<dyn IdentifierVault>,
+    pub companies: Arc<dyn CompanyStore>,
+    /// One company registry per served country.
+    pub registries: Vec<Arc<dyn CompanyRegistry>>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -31,12 +36,15 @@ pub struct Ports {
 pub struct Settings {
     /// Lifetime of access tokens.
     pub token_lifetime: Duration,
+    /// How long a cached company profile is served without revalidating.
+    pub company_revalidate_after: Duration,
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             token_lifetime: Duration::minutes(15),
+            company_revalidate_after: Duration::hours(24),
         }
     }
 }
@@ -44,12 +52,18 @@ impl Default for Settings {
 pub struct Services {
     pub gate: Gate,
     pub tokens: TokenIssuer,
-    pub subjects: SubjectService,
+    pub subjects: Arc<SubjectService>,
+    pub companies: CompanyService,
     pub admin: AdminService,
 }
 
 impl Services {
     pub fn new(ports: Ports, settings: Settings) -> Services {
+        let subjects = Arc::new(SubjectService {
+            store: ports.subjects.clone(),
+            vault: ports.vault.clone(),
+            clock: ports.clock.clone(),
+        });
         Services {
             gate: Gate {
                 authority: ports.tokens.clone(),
@@ -65,10 +79,13 @@ impl Services {
                 clock: ports.clock.clone(),
                 lifetime: settings.token_lifetime,
             },
-            subjects: SubjectService {
-                store: ports.subjects.clone(),
-                vault: ports.vault.clone(),
+            subjects: subjects.clone(),
+            companies: CompanyService {
+                registries: ports.registries.clone(),
+                store: ports.companies.clone(),
+                subjects,
                 clock: ports.clock.clone(),
+                revalidate_after: settings.company_revalidate_after,
             },
             admin: AdminService {
                 tenants: ports.tenants,

@@ -68,7 +68,8 @@ impl TokenIssuer {
     /// Authenticates the client and mints a token.
     ///
     /// Constant work: the secret hash is verified whether or not the client id exists, and
-    /// every outcome writes exactly one log record.
+    /// every authentication outcome writes exactly one log record (a 400 for a malformed
+    /// scope list is a validation failure and, like every 400, is not logged).
     pub async fn issue(
         &self,
         request: TokenRequest,

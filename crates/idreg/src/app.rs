@@ -54,10 +54,13 @@ impl App {
             tokens: Arc::new(keys.token_authority()),
             hasher: Arc::new(hasher),
             vault: Arc::new(keys.vault()),
+            companies: Arc::new(database.clone()),
+            registries: Vec::new(),
             clock,
         };
         let settings = Settings {
             token_lifetime: chrono::Duration::seconds(config.token_ttl_seconds),
+            company_revalidate_after: chrono::Duration::seconds(config.company_revalidate_seconds),
         };
         let services = Arc::new(Services::new(ports, settings));
         Ok(App {

@@ -10,6 +10,7 @@
 //! | `IDREG_SIGNING_KEY`    | `signing_key`        | generated and kept in the state dir |
 //! | `IDREG_MASTER_KEY`     | `master_key`         | generated and kept in the state dir |
 //! | `IDREG_TOKEN_TTL_SECONDS` | `token_ttl_seconds` | `900` |
+//! | `IDREG_COMPANY_REVALIDATE_SECONDS` | `company_revalidate_seconds` | `86400` |
 //! | `IDREG_DB_POOL_SIZE`   | `db_pool_size`       | `16` |
 //! | `IDREG_WORKERS`        | `workers`            | the number of cores |
 //! | `IDREG_LOG`            | `log`                | `info` |
@@ -24,6 +25,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_STATE_DIR: &str = ".idreg";
 pub const DEFAULT_TOKEN_TTL_SECONDS: i64 = 900;
 pub const DEFAULT_DB_POOL_SIZE: usize = 16;
+pub const DEFAULT_COMPANY_REVALIDATE_SECONDS: i64 = 86_400;
 
 #[derive(Clone)]
 pub struct Config {
@@ -33,6 +35,7 @@ pub struct Config {
     pub signing_key: Option<String>,
     pub master_key: Option<String>,
     pub token_ttl_seconds: i64,
+    pub company_revalidate_seconds: i64,
     pub db_pool_size: usize,
     pub workers: Option<usize>,
     pub log: String,
@@ -66,6 +69,7 @@ impl Default for Config {
             signing_key: None,
             master_key: None,
             token_ttl_seconds: DEFAULT_TOKEN_TTL_SECONDS,
+            company_revalidate_seconds: DEFAULT_COMPANY_REVALIDATE_SECONDS,
             db_pool_size: DEFAULT_DB_POOL_SIZE,
             workers: None,
             log: "info".to_owned(),
@@ -84,6 +88,7 @@ struct FileConfig {
     signing_key: Option<String>,
     master_key: Option<String>,
     token_ttl_seconds: Option<i64>,
+    company_revalidate_seconds: Option<i64>,
     db_pool_size: Option<usize>,
     workers: Option<usize>,
     log: Option<String>,
@@ -126,6 +131,11 @@ impl Config {
                 .parse()
                 .context("IDREG_TOKEN_TTL_SECONDS must be a whole number")?;
         }
+        if let Some(v) = var("IDREG_COMPANY_REVALIDATE_SECONDS") {
+            config.company_revalidate_seconds = v
+                .parse()
+                .context("IDREG_COMPANY_REVALIDATE_SECONDS must be a whole number")?;
+        }
         if let Some(v) = var("IDREG_DB_POOL_SIZE") {
             config.db_pool_size = v
                 .parse()
@@ -159,6 +169,9 @@ impl Config {
         if let Some(v) = file.token_ttl_seconds {
             self.token_ttl_seconds = v;
         }
+        if let Some(v) = file.company_revalidate_seconds {
+            self.company_revalidate_seconds = v;
+        }
         if let Some(v) = file.db_pool_size {
             self.db_pool_size = v;
         }
@@ -177,6 +190,9 @@ impl Config {
     fn validate(&self) -> anyhow::Result<()> {
         if !(60..=86_400).contains(&self.token_ttl_seconds) {
             bail!("the token lifetime must be between 60 and 86400 seconds");
+        }
+        if self.company_revalidate_seconds < 0 {
+            bail!("the company revalidation window must not be negative");
         }
         if self.db_pool_size == 0 {
             bail!("the database pool needs at least one connection");

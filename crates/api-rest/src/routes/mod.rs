@@ -1,4 +1,5 @@
 //! Route handlers: extract, call one use case through the gate, map the result.
 
+pub mod companies;
 pub mod subjects;
 pub mod token;

@@ -1,0 +1,266 @@
+//! `CompanyStore` on PostgreSQL: call records, the per-tenant profile cache, and the document
+//! ids each tenant was handed.
+
+use crate::convert::{backend, corrupt, parse_id, TxError};
+use crate::schema::{call_records, company_documents, company_profiles};
+use crate::Database;
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::upsert::excluded;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::company::{Address, AnnualReportRef, CompanyRegisterData, CompanyStatus, TaxRegistration, UpstreamCall};
+use domain::company_service::{CompanyProfile, CompanyStore};
+use domain::country::Country;
+use domain::evidence::{Evidence, EvidenceSource};
+use domain::ids::{CallRef, SubjectId, TenantId};
+use domain::ports::StoreError;
+use serde::{Deserialize, Serialize};
+
+/// The cached register data as stored in `company_profiles.data`. Private to storage: the
+/// wire shape of the API is api-rest's business.
+#[derive(Serialize, Deserialize)]
+struct StoredProfile {
+    orgnr: String,
+    name: String,
+    legal_form: String,
+    status: String,
+    registered_at: Option<NaiveDate>,
+    street: Option<String>,
+    postal_code: Option<String>,
+    city: Option<String>,
+    address_country: String,
+    sni: Vec<String>,
+    employees_band: Option<String>,
+    report_year: Option<i32>,
+    report_document_id: Option<String>,
+    f_skatt: bool,
+    vat: bool,
+    employer: bool,
+}
+
+impl StoredProfile {
+    fn from_domain(data: &CompanyRegisterData, tax: &TaxRegistration) -> Self {
+        StoredProfile {
+            orgnr: data.orgnr.clone(),
+            name: data.name.clone(),
+            legal_form: data.legal_form.clone(),
+            status: data.status.as_str().to_owned(),
+            registered_at: data.registered_at,
+            street: data.address.street.clone(),
+            postal_code: data.address.postal_code.clone(),
+            city: data.address.city.clone(),
+            address_country: data.address.country.clone(),
+            sni: data.sni.clone(),
+            employees_band: data.employees_band.clone(),
+            report_year: data.latest_annual_report.as_ref().map(|r| r.year),
+            report_document_id: data.latest_annual_report.as_ref().map(|r| r.document_id.clone()),
+            f_skatt: tax.f_skatt,
+            vat: tax.vat,
+            employer: tax.employer,
+        }
+    }
+
+    fn into_domain(self) -> Result<(CompanyRegisterData, TaxRegistration), StoreError> {
+        let latest_annual_report = match (self.report_year, self.report_document_id) {
+            (Some(year), Some(document_id)) => Some(AnnualReportRef { year, document_id }),
+            _ => None,
+        };
+        Ok((
+            CompanyRegisterData {
+                orgnr: self.orgnr,
+                name: self.name,
+                legal_form: self.legal_form,
+                status: CompanyStatus::parse(&self.status).ok_or_else(|| corrupt("company status"))?,
+                registered_at: self.registered_at,
+                address: Address {
+                    street: self.street,
+                    postal_code: self.postal_code,
+                    city: self.city,
+                    country: self.address_country,
+                },
+                sni: self.sni,
+                employees_band: self.employees_band,
+                latest_annual_report,
+            },
+            TaxRegistration { f_skatt: self.f_skatt, vat: self.vat, employer: self.employer },
+        ))
+    }
+}
+
+type CallRow = (String, String, DateTime<Utc>, Option<String>, Option<String>, Option<String>, DateTime<Utc>);
+
+async fn evidence_of(conn: &mut AsyncPgConnection, tenant: &str, call_ref: &str) -> Result<Evidence, StoreError> {
+    let row: CallRow = call_records::table
+        .find((tenant, call_ref))
+        .select((
+            call_records::call_ref,
+            call_records::source,
+            call_records::source_timestamp,
+            call_records::upstream_ref,
+            call_records::digest,
+            call_records::schema_version,
+            call_records::retrieved_at,
+        ))
+        .first(conn)
+        .await
+        .map_err(backend)?;
+    Ok(Evidence {
+        call_ref: parse_id(&row.0, "call ref")?,
+        source: EvidenceSource::parse(&row.1).ok_or_else(|| corrupt("evidence source"))?,
+        source_timestamp: row.2,
+        upstream_ref: row.3,
+        digest: row.4,
+        schema_version: row.5,
+        retrieved_at: row.6,
+    })
+}
+
+#[async_trait]
+impl CompanyStore for Database {
+    async fn record_calls(
+        &self,
+        tenant: &TenantId,
+        route: &str,
+        calls: &[(CallRef, UpstreamCall)],
+    ) -> Result<Vec<Evidence>, StoreError> {
+        if calls.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn().await?;
+        let tenant_id = tenant.to_string();
+        let rows: Vec<_> = calls
+            .iter()
+            .map(|(call_ref, c)| {
+                (
+                    call_records::tenant_id.eq(tenant_id.clone()),
+                    call_records::call_ref.eq(call_ref.to_string()),
+                    call_records::source.eq(c.source.as_str()),
+                    call_records::route.eq(route.to_owned()),
+                    call_records::status.eq(c.status.map(i32::from)),
+                    call_records::upstream_ref.eq(c.upstream_ref.clone()),
+                    call_records::digest.eq(c.digest.clone()),
+                    call_records::schema_version.eq(c.schema_version.clone()),
+                    call_records::cost.eq(c.cost),
+                    call_records::source_timestamp.eq(c.source_timestamp),
+                    call_records::retrieved_at.eq(c.retrieved_at),
+                    call_records::operation.eq(c.operation.clone()),
+                    call_records::usable.eq(c.usable),
+                )
+            })
+            .collect();
+        diesel::insert_into(call_records::table)
+            .values(rows)
+            .execute(&mut conn)
+            .await
+            .map_err(backend)?;
+        Ok(calls
+            .iter()
+            .map(|(call_ref, c)| Evidence {
+                source: c.source,
+                source_timestamp: c.source_timestamp,
+                call_ref: *call_ref,
+                upstream_ref: c.upstream_ref.clone(),
+                digest: c.digest.clone(),
+                schema_version: c.schema_version.clone(),
+                retrieved_at: c.retrieved_at,
+            })
+            .collect())
+    }
+
+    async fn cached_profile(
+        &self,
+        tenant: &TenantId,
+        country: Country,
+        orgnr: &str,
+    ) -> Result<Option<CompanyProfile>, StoreError> {
+        let mut conn = self.conn().await?;
+        let tenant_id = tenant.to_string();
+        let row: Option<(serde_json::Value, String, String, DateTime<Utc>)> = company_profiles::table
+            .find((&tenant_id, country.code(), orgnr))
+            .select((
+                company_profiles::data,
+                company_profiles::main_call_ref,
+                company_profiles::tax_call_ref,
+                company_profiles::fetched_at,
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+        let Some((data, main_ref, tax_ref, fetched_at)) = row else {
+            return Ok(None);
+        };
+        let stored: StoredProfile = serde_json::from_value(data).map_err(|_| corrupt("cached profile"))?;
+        let (data, tax) = stored.into_domain()?;
+        Ok(Some(CompanyProfile {
+            country,
+            data,
+            tax,
+            evidence: evidence_of(&mut conn, &tenant_id, &main_ref).await?,
+            tax_evidence: evidence_of(&mut conn, &tenant_id, &tax_ref).await?,
+            fetched_at,
+        }))
+    }
+
+    async fn save_profile(&self, tenant: &TenantId, subject: &SubjectId, profile: &CompanyProfile) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let tenant_id = tenant.to_string();
+        let subject_id = subject.to_string();
+        let data = serde_json::to_value(StoredProfile::from_domain(&profile.data, &profile.tax))
+            .map_err(|e| StoreError::Backend(e.to_string()))?;
+        conn.transaction(async |conn| -> Result<(), TxError> {
+            diesel::insert_into(company_profiles::table)
+                .values((
+                    company_profiles::tenant_id.eq(&tenant_id),
+                    company_profiles::country.eq(profile.country.code()),
+                    company_profiles::orgnr.eq(&profile.data.orgnr),
+                    company_profiles::subject_id.eq(&subject_id),
+                    company_profiles::data.eq(&data),
+                    company_profiles::main_call_ref.eq(profile.evidence.call_ref.to_string()),
+                    company_profiles::tax_call_ref.eq(profile.tax_evidence.call_ref.to_string()),
+                    company_profiles::fetched_at.eq(profile.fetched_at),
+                ))
+                .on_conflict((company_profiles::tenant_id, company_profiles::country, company_profiles::orgnr))
+                .do_update()
+                .set((
+                    company_profiles::subject_id.eq(excluded(company_profiles::subject_id)),
+                    company_profiles::data.eq(excluded(company_profiles::data)),
+                    company_profiles::main_call_ref.eq(excluded(company_profiles::main_call_ref)),
+                    company_profiles::tax_call_ref.eq(excluded(company_profiles::tax_call_ref)),
+                    company_profiles::fetched_at.eq(excluded(company_profiles::fetched_at)),
+                ))
+                .execute(conn)
+                .await?;
+            if let Some(report) = &profile.data.latest_annual_report {
+                diesel::insert_into(company_documents::table)
+                    .values((
+                        company_documents::tenant_id.eq(&tenant_id),
+                        company_documents::document_id.eq(&report.document_id),
+                        company_documents::subject_id.eq(&subject_id),
+                        company_documents::country.eq(profile.country.code()),
+                        company_documents::seen_at.eq(profile.fetched_at),
+                    ))
+                    .on_conflict_do_nothing()
+                    .execute(conn)
+                    .await?;
+            }
+            Ok(())
+        })
+        .await
+        .map_err(StoreError::from)
+    }
+
+    async fn document_owner(&self, tenant: &TenantId, document_id: &str) -> Result<Option<(SubjectId, Country)>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<(String, String)> = company_documents::table
+            .find((tenant.to_string(), document_id))
+            .select((company_documents::subject_id, company_documents::country))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+        row.map(|(s, c)| Ok((parse_id(&s, "subject id")?, Country::from_code(&c).ok_or_else(|| corrupt("country"))?)))
+            .transpose()
+    }
+}

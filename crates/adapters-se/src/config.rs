@@ -1,0 +1,449 @@
+//! Configuration of the Swedish connectors: where each source lives, how to authenticate
+//! to it and how long a call may take.
+//!
+//! [`SeConfig::production`] fills in the published production hosts of Bolagsverket's VDM
+//! API; the SSBTGU endpoint is not published and must be set, and both SSBTGU and SCB need
+//! client certificates in production (see the crate README). [`SeConfig::sandbox`] points
+//! everything at a local stand-in such as `upstream-sandbox`.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Bolagsverket VDM production API base (OpenAPI `servers`).
+pub const VDM_PRODUCTION_BASE_URL: &str =
+    "https://gw.api.bolagsverket.se/vardefulla-datamangder/v1";
+/// Bolagsverket VDM production token endpoint (note: the `portal.` host, not `gw.`).
+pub const VDM_PRODUCTION_TOKEN_URL: &str = "https://portal.api.bolagsverket.se/oauth2/token";
+/// Both VDM scopes, requested together (space separated).
+pub const VDM_DEFAULT_SCOPE: &str = "vardefulla-datamangder:read vardefulla-datamangder:ping";
+/// SCB's "Sök på var" API base as third-party clients use it (certificate protected).
+pub const SCB_PRODUCTION_BASE_URL: &str = "https://privateapi.scb.se/nv0101/v1/sokpavar";
+/// The header SCB is believed to read the API id from (some clients send `APIId`).
+pub const SCB_DEFAULT_API_ID_HEADER: &str = "api-id";
+
+/// Time limits of one HTTP call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Establishing the connection (TCP and TLS).
+    pub connect: Duration,
+    /// The whole call: connect, send, wait, read the body.
+    pub total: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: Duration::from_secs(5),
+            total: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Timeouts {
+    /// Both limits at once: `connect` is capped at `total`.
+    pub fn total(total: Duration) -> Self {
+        Timeouts {
+            connect: Timeouts::default().connect.min(total),
+            total,
+        }
+    }
+}
+
+/// How the VDM client authenticates to the token endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ClientAuth {
+    /// HTTP Basic (`client_id:client_secret`), RFC 6749 §2.3.1's preferred form.
+    #[default]
+    Basic,
+    /// `client_id` and `client_secret` in the form body.
+    Body,
+}
+
+/// TLS material for a source that wants a client certificate.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsConfig {
+    /// A PEM file holding the client certificate (chain) and its private key (PKCS#8,
+    /// PKCS#1 or SEC1), for mutual TLS. Convert a `.pfx`/`.p12` keystore with
+    /// `openssl pkcs12 -in client.pfx -out client.pem -nodes`.
+    pub client_identity_pem: Option<PathBuf>,
+    /// A PEM bundle of extra root certificates to trust besides the platform's roots
+    /// (for an upstream behind a private CA).
+    pub extra_roots_pem: Option<PathBuf>,
+}
+
+/// Bolagsverket "API för värdefulla datamängder" (free; OAuth2 client credentials).
+#[derive(Clone, PartialEq, Eq)]
+pub struct VdmConfig {
+    /// API base, without a trailing slash: `.../vardefulla-datamangder/v1`.
+    pub base_url: String,
+    /// OAuth2 token endpoint.
+    pub token_url: String,
+    pub client_id: String,
+    pub client_secret: String,
+    /// Space-separated scopes to request.
+    pub scope: String,
+    pub client_auth: ClientAuth,
+    /// A token is renewed this long before `expires_in` runs out (at most half its life).
+    pub token_refresh_margin: Duration,
+    /// Limits of token, `/organisationer` and `/dokumentlista` calls.
+    pub timeouts: Timeouts,
+    /// Total limit of a `/dokument` download (archives can be large).
+    pub document_timeout: Duration,
+    /// Largest accepted `/dokument` archive.
+    pub max_document_bytes: usize,
+    pub tls: TlsConfig,
+}
+
+impl fmt::Debug for VdmConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VdmConfig")
+            .field("base_url", &self.base_url)
+            .field("token_url", &self.token_url)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
+            .field("scope", &self.scope)
+            .field("client_auth", &self.client_auth)
+            .field("token_refresh_margin", &self.token_refresh_margin)
+            .field("timeouts", &self.timeouts)
+            .field("document_timeout", &self.document_timeout)
+            .field("max_document_bytes", &self.max_document_bytes)
+            .field("tls", &self.tls)
+            .finish()
+    }
+}
+
+/// A party in SSBT metadata (`Datakonsument`, `Anvandare`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SsbtParty {
+    /// The party's 10-digit organisationsnummer (`PartId/Organisationsnummer`).
+    pub orgnr: String,
+    /// `PartNamn`.
+    pub name: String,
+    /// `Service/ServiceNamn` (sent for the data consumer only).
+    pub service: Option<String>,
+}
+
+/// Bolagsverket SSBTGU (`GetForetagsuppgifter`, SOAP 1.1), carrying Skatteverket's
+/// F-skatt, VAT and employer registrations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SsbtguConfig {
+    /// The service endpoint (not published; given at onboarding). Required.
+    pub url: Option<String>,
+    /// `Datakonsument` of the request metadata: the organisation calling.
+    pub consumer: SsbtParty,
+    /// `Anvandare` of the request metadata: on whose behalf (the service itself).
+    pub user: SsbtParty,
+    pub timeouts: Timeouts,
+    pub tls: TlsConfig,
+}
+
+/// SCB's företagsregister (`POST {base}/api/je/hamtaforetag`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct ScbConfig {
+    /// API base, without a trailing slash, e.g. `.../nv0101/v1/sokpavar`.
+    pub base_url: String,
+    /// The API id (`Annnnn`) SCB issued with the certificate, if any.
+    pub api_id: Option<String>,
+    /// The header the API id is sent in.
+    pub api_id_header: String,
+    pub timeouts: Timeouts,
+    pub tls: TlsConfig,
+}
+
+impl fmt::Debug for ScbConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ScbConfig")
+            .field("base_url", &self.base_url)
+            .field("api_id", &self.api_id.as_ref().map(|_| "<set>"))
+            .field("api_id_header", &self.api_id_header)
+            .field("timeouts", &self.timeouts)
+            .field("tls", &self.tls)
+            .finish()
+    }
+}
+
+/// Where the sandbox (or any stand-in) serves each source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeEndpoints {
+    /// VDM API base (`.../vardefulla-datamangder/v1`).
+    pub vdm_base_url: String,
+    /// VDM token endpoint.
+    pub vdm_token_url: String,
+    /// SSBTGU SOAP endpoint.
+    pub ssbtgu_url: String,
+    /// SCB API base (`{base}/api/je/hamtaforetag` is called).
+    pub scb_base_url: String,
+}
+
+/// Everything the Swedish registry needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeConfig {
+    pub vdm: VdmConfig,
+    pub ssbtgu: SsbtguConfig,
+    pub scb: ScbConfig,
+}
+
+impl SeConfig {
+    /// Production defaults: Bolagsverket's published VDM hosts with these client
+    /// credentials, SCB's API host, default time limits. Still to be set before use:
+    /// `ssbtgu.url`, `ssbtgu.consumer`/`ssbtgu.user`, the client certificates
+    /// (`ssbtgu.tls`, `scb.tls`) and `scb.api_id`.
+    pub fn production(client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
+        SeConfig {
+            vdm: VdmConfig {
+                base_url: VDM_PRODUCTION_BASE_URL.to_owned(),
+                token_url: VDM_PRODUCTION_TOKEN_URL.to_owned(),
+                client_id: client_id.into(),
+                client_secret: client_secret.into(),
+                scope: VDM_DEFAULT_SCOPE.to_owned(),
+                client_auth: ClientAuth::Basic,
+                token_refresh_margin: Duration::from_secs(60),
+                timeouts: Timeouts::default(),
+                document_timeout: Duration::from_secs(60),
+                max_document_bytes: 64 * 1024 * 1024,
+                tls: TlsConfig::default(),
+            },
+            ssbtgu: SsbtguConfig {
+                url: None,
+                consumer: SsbtParty {
+                    orgnr: String::new(),
+                    name: String::new(),
+                    service: Some("idreg".to_owned()),
+                },
+                user: SsbtParty {
+                    orgnr: String::new(),
+                    name: String::new(),
+                    service: None,
+                },
+                timeouts: Timeouts::default(),
+                tls: TlsConfig::default(),
+            },
+            scb: ScbConfig {
+                base_url: SCB_PRODUCTION_BASE_URL.to_owned(),
+                api_id: None,
+                api_id_header: SCB_DEFAULT_API_ID_HEADER.to_owned(),
+                timeouts: Timeouts::default(),
+                tls: TlsConfig::default(),
+            },
+        }
+    }
+
+    /// Everything pointed at a local stand-in (plain HTTP on loopback is accepted), with
+    /// placeholder SSBT parties and no certificates.
+    pub fn sandbox(
+        endpoints: SeEndpoints,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        let mut c = SeConfig::production(client_id, client_secret);
+        c.vdm.base_url = endpoints.vdm_base_url;
+        c.vdm.token_url = endpoints.vdm_token_url;
+        c.ssbtgu.url = Some(endpoints.ssbtgu_url);
+        c.ssbtgu.consumer = SsbtParty {
+            orgnr: "5560000000".to_owned(),
+            name: "idreg sandbox".to_owned(),
+            service: Some("idreg".to_owned()),
+        };
+        c.ssbtgu.user = SsbtParty {
+            orgnr: "5560000000".to_owned(),
+            name: "idreg sandbox".to_owned(),
+            service: None,
+        };
+        c.scb.base_url = endpoints.scb_base_url;
+        c
+    }
+
+    /// The same limits for every source's ordinary calls (the document limit is kept
+    /// at least as long as `total`).
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.vdm.timeouts = timeouts;
+        self.ssbtgu.timeouts = timeouts;
+        self.scb.timeouts = timeouts;
+        self.vdm.document_timeout = self.vdm.document_timeout.max(timeouts.total);
+        self
+    }
+
+    /// Checks the settings without touching the network (certificate files are read when
+    /// the registry is built).
+    pub fn validate(&self) -> Result<(), SeConfigError> {
+        check_url("vdm.base_url", &self.vdm.base_url)?;
+        check_url("vdm.token_url", &self.vdm.token_url)?;
+        check_url("scb.base_url", &self.scb.base_url)?;
+        match &self.ssbtgu.url {
+            None => return Err(SeConfigError::Missing("ssbtgu.url")),
+            Some(u) => check_url("ssbtgu.url", u)?,
+        }
+        if self.vdm.client_id.trim().is_empty() {
+            return Err(SeConfigError::Missing("vdm.client_id"));
+        }
+        if self.vdm.client_secret.is_empty() {
+            return Err(SeConfigError::Missing("vdm.client_secret"));
+        }
+        check_orgnr("ssbtgu.consumer.orgnr", &self.ssbtgu.consumer.orgnr)?;
+        check_orgnr("ssbtgu.user.orgnr", &self.ssbtgu.user.orgnr)?;
+        if self.ssbtgu.consumer.name.trim().is_empty() {
+            return Err(SeConfigError::Missing("ssbtgu.consumer.name"));
+        }
+        if self.ssbtgu.user.name.trim().is_empty() {
+            return Err(SeConfigError::Missing("ssbtgu.user.name"));
+        }
+        if self.scb.api_id.is_some()
+            && reqwest::header::HeaderName::from_bytes(self.scb.api_id_header.as_bytes()).is_err()
+        {
+            return Err(SeConfigError::Invalid {
+                setting: "scb.api_id_header",
+                reason: "not a valid HTTP header name".into(),
+            });
+        }
+        for (setting, t) in [
+            ("vdm.timeouts", self.vdm.timeouts),
+            ("ssbtgu.timeouts", self.ssbtgu.timeouts),
+            ("scb.timeouts", self.scb.timeouts),
+        ] {
+            if t.total.is_zero() || t.connect.is_zero() {
+                return Err(SeConfigError::Invalid {
+                    setting,
+                    reason: "time limits must be positive".into(),
+                });
+            }
+        }
+        if self.vdm.document_timeout.is_zero() {
+            return Err(SeConfigError::Invalid {
+                setting: "vdm.document_timeout",
+                reason: "time limits must be positive".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A configuration the registry cannot run with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeConfigError {
+    #[error("setting `{0}` is required")]
+    Missing(&'static str),
+    #[error("setting `{setting}` is invalid: {reason}")]
+    Invalid {
+        setting: &'static str,
+        reason: String,
+    },
+    #[error("TLS material for `{setting}` is unusable: {reason}")]
+    Tls {
+        setting: &'static str,
+        reason: String,
+    },
+    #[error("the HTTP client for `{setting}` could not be built: {reason}")]
+    Client {
+        setting: &'static str,
+        reason: String,
+    },
+}
+
+/// Accepts `https://` anywhere and `http://` on loopback only (credentials and data must
+/// not travel in the clear).
+fn check_url(setting: &'static str, url: &str) -> Result<(), SeConfigError> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| SeConfigError::Invalid {
+        setting,
+        reason: e.to_string(),
+    })?;
+    match parsed.scheme() {
+        "https" => Ok(()),
+        "http" => {
+            let host = parsed.host_str().unwrap_or("");
+            let bare = host.trim_start_matches('[').trim_end_matches(']');
+            let loopback = host.eq_ignore_ascii_case("localhost")
+                || bare
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback());
+            if loopback {
+                Ok(())
+            } else {
+                Err(SeConfigError::Invalid {
+                    setting,
+                    reason: "plain http is accepted for loopback hosts only".into(),
+                })
+            }
+        }
+        other => Err(SeConfigError::Invalid {
+            setting,
+            reason: format!("unsupported scheme `{other}`"),
+        }),
+    }
+}
+
+fn check_orgnr(setting: &'static str, v: &str) -> Result<(), SeConfigError> {
+    if v.is_empty() {
+        return Err(SeConfigError::Missing(setting));
+    }
+    if v.len() != 10 || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(SeConfigError::Invalid {
+            setting,
+            reason: "must be ten digits".into(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn endpoints() -> SeEndpoints {
+        SeEndpoints {
+            vdm_base_url: "http://127.0.0.1:1/vdm/v1".into(),
+            vdm_token_url: "http://127.0.0.1:1/vdm/oauth2/token".into(),
+            ssbtgu_url: "http://127.0.0.1:1/ssbtgu".into(),
+            scb_base_url: "http://localhost:1/scb".into(),
+        }
+    }
+
+    #[test]
+    fn production_needs_the_ssbtgu_endpoint() {
+        let c = SeConfig::production("id", "secret");
+        assert_eq!(c.vdm.base_url, VDM_PRODUCTION_BASE_URL);
+        assert_eq!(c.vdm.token_url, VDM_PRODUCTION_TOKEN_URL);
+        assert_eq!(c.validate(), Err(SeConfigError::Missing("ssbtgu.url")));
+    }
+
+    #[test]
+    fn sandbox_validates() {
+        assert_eq!(
+            SeConfig::sandbox(endpoints(), "id", "secret").validate(),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn plain_http_only_on_loopback() {
+        let mut e = endpoints();
+        e.scb_base_url = "http://scb.example/api".into();
+        assert!(matches!(
+            SeConfig::sandbox(e, "id", "secret").validate(),
+            Err(SeConfigError::Invalid {
+                setting: "scb.base_url",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn secrets_stay_out_of_debug() {
+        let c = SeConfig::sandbox(endpoints(), "id", "hunter2");
+        let mut c2 = c.clone();
+        c2.scb.api_id = Some("A12345".into());
+        let dbg = format!("{c2:?}");
+        assert!(!dbg.contains("hunter2"));
+        assert!(!dbg.contains("A12345"));
+    }
+
+    #[test]
+    fn timeouts_apply_everywhere() {
+        let t = Timeouts::total(Duration::from_secs(2));
+        assert_eq!(t.connect, Duration::from_secs(2));
+        let c = SeConfig::sandbox(endpoints(), "id", "s").with_timeouts(t);
+        assert_eq!(c.scb.timeouts, t);
+        assert_eq!(c.ssbtgu.timeouts, t);
+        assert_eq!(c.vdm.timeouts, t);
+    }
+}

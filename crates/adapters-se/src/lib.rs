@@ -1,0 +1,39 @@
+#![doc = include_str!("../README.md")]
+
+mod config;
+mod http;
+mod registry;
+mod scb;
+mod ssbtgu;
+mod vdm;
+mod xml;
+
+pub use config::{
+    ClientAuth, ScbConfig, SeConfig, SeConfigError, SeEndpoints, SsbtParty, SsbtguConfig, Timeouts,
+    TlsConfig, VdmConfig, SCB_DEFAULT_API_ID_HEADER, SCB_PRODUCTION_BASE_URL, VDM_DEFAULT_SCOPE,
+    VDM_PRODUCTION_BASE_URL, VDM_PRODUCTION_TOKEN_URL,
+};
+pub use registry::SwedishCompanyRegistry;
+pub use vdm::valid_document_id;
+
+#[cfg(test)]
+mod samples {
+    use std::path::PathBuf;
+
+    /// The shared upstream reference folder (recorded answers), relative to this crate.
+    pub fn dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/upstreams")
+    }
+
+    /// A recorded sample; fails loudly when the reference material is not there.
+    pub fn read(rel: &str) -> Vec<u8> {
+        let p = dir().join(rel);
+        std::fs::read(&p).unwrap_or_else(|e| {
+            panic!(
+                "recorded sample {} is missing ({e}); the mapping tests need the shared \
+                 upstream reference material",
+                p.display()
+            )
+        })
+    }
+}

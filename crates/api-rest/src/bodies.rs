@@ -1,0 +1,49 @@
+//! The response body of each route, built by one function per route. The REST handlers send
+//! it; the MCP tools put the very same text into `content[1]`, so the two surfaces answer
+//! byte for byte alike.
+
+use crate::dto::{CompanyProfileDto, DocumentDto, Envelope, JsonBody, ResolveResponse, SubjectResponse};
+use domain::access::Caller;
+use domain::services::Services;
+use domain::subject::ResolveRequest;
+use domain::Failure;
+use serde::Serialize;
+
+/// A serialised JSON response body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Body(pub String);
+
+impl Body {
+    pub fn of<T: Serialize>(value: &T) -> Result<Body, Failure> {
+        serde_json::to_string(value).map(Body).map_err(Failure::internal)
+    }
+}
+
+/// `POST /v1/subjects/resolve`.
+pub async fn resolve_subject(services: &Services, caller: &Caller, body: &JsonBody) -> Result<Body, Failure> {
+    let request = ResolveRequest {
+        id_type: body.required_str("type")?,
+        value: body.required_str("value")?,
+        customer_ref: body.optional_str("ref")?,
+    };
+    let resolution = services.subjects.resolve(caller, request).await?;
+    Body::of(&ResolveResponse::from(&resolution))
+}
+
+/// `GET /v1/subjects/{id}`.
+pub async fn get_subject(services: &Services, caller: &Caller, id: &str) -> Result<Body, Failure> {
+    let record = services.subjects.get(caller, id).await?;
+    Body::of(&SubjectResponse::new(&caller.tenant, &record))
+}
+
+/// `GET /v1/companies/{orgnr}`.
+pub async fn company_profile(services: &Services, caller: &Caller, orgnr: &str) -> Result<Body, Failure> {
+    let served = services.companies.profile(caller, orgnr).await?;
+    Body::of(&Envelope { stale: served.stale, data: CompanyProfileDto::new(&caller.tenant, &served) })
+}
+
+/// `GET /v1/documents/{id}`.
+pub async fn document(services: &Services, caller: &Caller, id: &str) -> Result<Body, Failure> {
+    let served = services.companies.document(caller, id).await?;
+    Body::of(&Envelope { stale: false, data: DocumentDto::new(&caller.tenant, &served) })
+}

@@ -1,0 +1,228 @@
+//! The company use cases: the profile (per-tenant cache, evidence, stale serving) and
+//! annual-report documents.
+//!
+//! Every upstream call is recorded before its data is used; evidence points at those records.
+//! The cache is per tenant (no cross-tenant store). A fresh cached value is served as is; past
+//! the revalidation window the registry is asked again, and when it cannot deliver the cached
+//! value is served with `stale: true`. A failed or garbled answer never replaces good data.
+
+use crate::access::Caller;
+use crate::clock::Clock;
+use crate::company::{CompanyRegisterData, CompanyRegistry, RegistryFailure, TaxRegistration, UpstreamCall};
+use crate::country::Country;
+use crate::error::{ErrorCode, Failure};
+use crate::evidence::{Evidence, SCHEMA_VERSION};
+use crate::identifier::Identifier;
+use crate::ids::{CallRef, SubjectId, TenantId};
+use crate::operation::Operation;
+use crate::ports::StoreError;
+use crate::scope::Scope;
+use crate::subject::SubjectService;
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, Utc};
+use std::sync::Arc;
+
+/// A profile as the tenant's cache holds it, with its evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompanyProfile {
+    pub country: Country,
+    pub data: CompanyRegisterData,
+    pub tax: TaxRegistration,
+    pub evidence: Evidence,
+    pub tax_evidence: Evidence,
+    pub fetched_at: DateTime<Utc>,
+}
+
+/// A served profile.
+#[derive(Clone, Debug)]
+pub struct ServedProfile {
+    pub stale: bool,
+    pub subject_id: SubjectId,
+    pub profile: CompanyProfile,
+}
+
+/// A served document.
+#[derive(Clone, Debug)]
+pub struct ServedDocument {
+    pub country: Country,
+    pub subject_id: SubjectId,
+    pub document_id: String,
+    pub filename: String,
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+    pub evidence: Evidence,
+}
+
+/// Storage of call records and of the per-tenant company cache.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait CompanyStore: Send + Sync {
+    /// Writes one call record per call, durably, and returns their evidence. `route` is the
+    /// interface route the calls served (never an identifier).
+    async fn record_calls(
+        &self,
+        tenant: &TenantId,
+        route: &str,
+        calls: &[(CallRef, UpstreamCall)],
+    ) -> Result<Vec<Evidence>, StoreError>;
+
+    /// The tenant's cached profile of the company, if any.
+    async fn cached_profile(
+        &self,
+        tenant: &TenantId,
+        country: Country,
+        orgnr: &str,
+    ) -> Result<Option<CompanyProfile>, StoreError>;
+
+    /// Stores (replaces) the tenant's cached profile, and notes the annual report's document
+    /// id as one this tenant's subject owns.
+    async fn save_profile(
+        &self,
+        tenant: &TenantId,
+        subject: &SubjectId,
+        profile: &CompanyProfile,
+    ) -> Result<(), StoreError>;
+
+    /// The subject (and country) whose profile handed this tenant the document id.
+    async fn document_owner(
+        &self,
+        tenant: &TenantId,
+        document_id: &str,
+    ) -> Result<Option<(SubjectId, Country)>, StoreError>;
+}
+
+pub struct CompanyService {
+    pub registries: Vec<Arc<dyn CompanyRegistry>>,
+    pub store: Arc<dyn CompanyStore>,
+    pub subjects: Arc<SubjectService>,
+    pub clock: Arc<dyn Clock>,
+    /// How long a cached profile is served without asking the registry again.
+    pub revalidate_after: Duration,
+}
+
+impl CompanyService {
+    fn registry(&self, country: Country) -> Result<&Arc<dyn CompanyRegistry>, Failure> {
+        self.registries.iter().find(|r| r.country() == country).ok_or_else(|| {
+            Failure::new(
+                ErrorCode::CountryNotSupported,
+                format!("company data is not served for {country} yet"),
+            )
+        })
+    }
+
+    /// The country rules every company route shares: a well-formed identifier, a country the
+    /// tenant is provisioned for and the grant carries, and a country that is served.
+    fn admit_company(&self, caller: &Caller, wire: &str) -> Result<(Identifier, &Arc<dyn CompanyRegistry>), Failure> {
+        let orgnr = Identifier::parse_company(wire).map_err(|e| Failure::invalid_identifier(format!("`orgnr`: {e}")))?;
+        caller.require_country(orgnr.country())?;
+        let registry = self.registry(orgnr.country())?;
+        Ok((orgnr, registry))
+    }
+
+    /// `GET /v1/companies/{orgnr}`.
+    pub async fn profile(&self, caller: &Caller, wire: &str) -> Result<ServedProfile, Failure> {
+        caller.require_any_scope(&[Scope::KybRead])?;
+        let (orgnr, registry) = self.admit_company(caller, wire)?;
+        let cached = self
+            .store
+            .cached_profile(&caller.tenant_id, orgnr.country(), orgnr.expose_canonical())
+            .await
+            .map_err(Failure::internal)?;
+        let now = self.clock.now();
+        if let Some(cached) = &cached {
+            if now - cached.fetched_at < self.revalidate_after {
+                let subject = self.subjects.resolve_identifier(caller, &orgnr, None).await?;
+                return Ok(ServedProfile { stale: false, subject_id: subject.subject_id, profile: cached.clone() });
+            }
+        }
+
+        let fetch = registry.fetch_profile(&orgnr).await;
+        // Record every call before any of its data is used.
+        let refs: Vec<(CallRef, UpstreamCall)> = fetch.calls.into_iter().map(|c| (CallRef::generate(), c)).collect();
+        let evidence = self
+            .store
+            .record_calls(&caller.tenant_id, Operation::GetCompany.route_template(), &refs)
+            .await
+            .map_err(Failure::internal)?;
+
+        match fetch.outcome {
+            Ok(fetched) => {
+                let (Some(main), Some(tax)) = (evidence.get(fetched.main_call), evidence.get(fetched.tax_call)) else {
+                    return Err(Failure::internal("registry named a call it did not report"));
+                };
+                let profile = CompanyProfile {
+                    country: orgnr.country(),
+                    data: fetched.data,
+                    tax: fetched.tax,
+                    evidence: main.clone(),
+                    tax_evidence: tax.clone(),
+                    fetched_at: now,
+                };
+                let subject = self.subjects.resolve_identifier(caller, &orgnr, None).await?;
+                self.store
+                    .save_profile(&caller.tenant_id, &subject.subject_id, &profile)
+                    .await
+                    .map_err(Failure::internal)?;
+                Ok(ServedProfile { stale: false, subject_id: subject.subject_id, profile })
+            }
+            Err(RegistryFailure::NotFound) => Err(Failure::not_found("company")),
+            Err(RegistryFailure::Unavailable(_) | RegistryFailure::Garbled(_)) => match cached {
+                Some(cached) => {
+                    let subject = self.subjects.resolve_identifier(caller, &orgnr, None).await?;
+                    Ok(ServedProfile { stale: true, subject_id: subject.subject_id, profile: cached })
+                }
+                None => Err(Failure::new(
+                    ErrorCode::UpstreamUnavailable,
+                    "the company register is unavailable and no cached value exists; retry later",
+                )),
+            },
+        }
+    }
+
+    /// `GET /v1/documents/{id}`: an annual-report archive whose id this tenant was handed in
+    /// a company profile. Sweden only.
+    pub async fn document(&self, caller: &Caller, document_id: &str) -> Result<ServedDocument, Failure> {
+        caller.require_any_scope(&[Scope::KybRead])?;
+        // Documents are filings of the Swedish company registry only.
+        caller.require_country(Country::Se)?;
+        let registry = self.registry(Country::Se)?;
+        let owner = self
+            .store
+            .document_owner(&caller.tenant_id, document_id)
+            .await
+            .map_err(Failure::internal)?;
+        let Some((subject_id, country)) = owner.filter(|(_, c)| *c == Country::Se) else {
+            return Err(Failure::not_found("document"));
+        };
+        let fetch = registry.fetch_document(document_id).await;
+        let refs: Vec<(CallRef, UpstreamCall)> = fetch.calls.into_iter().map(|c| (CallRef::generate(), c)).collect();
+        let evidence = self
+            .store
+            .record_calls(&caller.tenant_id, Operation::GetDocument.route_template(), &refs)
+            .await
+            .map_err(Failure::internal)?;
+        match fetch.outcome {
+            Ok(document) => Ok(ServedDocument {
+                country,
+                subject_id,
+                evidence: evidence
+                    .last()
+                    .cloned()
+                    .ok_or_else(|| Failure::internal("registry reported no call for a document"))?,
+                document_id: document.document_id,
+                filename: document.filename,
+                content_type: document.content_type,
+                bytes: document.bytes,
+            }),
+            Err(RegistryFailure::NotFound) => Err(Failure::not_found("document")),
+            Err(_) => Err(Failure::new(
+                ErrorCode::UpstreamUnavailable,
+                "the document archive is unavailable; retry later",
+            )),
+        }
+    }
+}
+
+impl CompanyProfile {
+    pub const SCHEMA_VERSION: &'static str = SCHEMA_VERSION;
+}

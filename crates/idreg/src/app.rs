@@ -77,6 +77,7 @@ impl App {
             ActixApp::new()
                 .app_data(services.clone())
                 .wrap(middleware::from_fn(api_rest::request_context_middleware))
+                .configure(api_mcp::configure)
                 .configure(api_rest::configure)
                 .default_service(web::to(api_rest::not_found))
         })

@@ -56,6 +56,25 @@ impl TestApp {
         Self::spawn_with(|_| {}).await
     }
 
+    /// Spawns with the upstream sandbox in process (company data), upstream calls limited
+    /// to 2 seconds.
+    pub async fn spawn_with_sandbox() -> TestApp {
+        Self::spawn_with(|c| {
+            c.sandbox = true;
+            c.se.insert("timeout_secs".into(), "2".into());
+        })
+        .await
+    }
+
+    /// The in-process sandbox's control (faults, scripted changes, call log).
+    pub fn sandbox(&self) -> upstream_sandbox::SandboxControl {
+        self.app
+            .sandbox
+            .as_ref()
+            .expect("spawned with the sandbox")
+            .control()
+    }
+
     /// Spawns with a configuration tweak (e.g. a short token lifetime).
     pub async fn spawn_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
         let db = TestDatabase::create().await;

@@ -9,7 +9,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::company::{Address, AnnualReportRef, CompanyRegisterData, CompanyStatus, TaxRegistration, UpstreamCall};
+use domain::company::{
+    Address, AnnualReportRef, CompanyRegisterData, CompanyStatus, TaxRegistration, UpstreamCall,
+};
 use domain::company_service::{CompanyProfile, CompanyStore};
 use domain::country::Country;
 use domain::evidence::{Evidence, EvidenceSource};
@@ -54,7 +56,10 @@ impl StoredProfile {
             sni: data.sni.clone(),
             employees_band: data.employees_band.clone(),
             report_year: data.latest_annual_report.as_ref().map(|r| r.year),
-            report_document_id: data.latest_annual_report.as_ref().map(|r| r.document_id.clone()),
+            report_document_id: data
+                .latest_annual_report
+                .as_ref()
+                .map(|r| r.document_id.clone()),
             f_skatt: tax.f_skatt,
             vat: tax.vat,
             employer: tax.employer,
@@ -71,7 +76,8 @@ impl StoredProfile {
                 orgnr: self.orgnr,
                 name: self.name,
                 legal_form: self.legal_form,
-                status: CompanyStatus::parse(&self.status).ok_or_else(|| corrupt("company status"))?,
+                status: CompanyStatus::parse(&self.status)
+                    .ok_or_else(|| corrupt("company status"))?,
                 registered_at: self.registered_at,
                 address: Address {
                     street: self.street,
@@ -83,14 +89,30 @@ impl StoredProfile {
                 employees_band: self.employees_band,
                 latest_annual_report,
             },
-            TaxRegistration { f_skatt: self.f_skatt, vat: self.vat, employer: self.employer },
+            TaxRegistration {
+                f_skatt: self.f_skatt,
+                vat: self.vat,
+                employer: self.employer,
+            },
         ))
     }
 }
 
-type CallRow = (String, String, DateTime<Utc>, Option<String>, Option<String>, Option<String>, DateTime<Utc>);
+type CallRow = (
+    String,
+    String,
+    DateTime<Utc>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    DateTime<Utc>,
+);
 
-async fn evidence_of(conn: &mut AsyncPgConnection, tenant: &str, call_ref: &str) -> Result<Evidence, StoreError> {
+async fn evidence_of(
+    conn: &mut AsyncPgConnection,
+    tenant: &str,
+    call_ref: &str,
+) -> Result<Evidence, StoreError> {
     let row: CallRow = call_records::table
         .find((tenant, call_ref))
         .select((
@@ -176,22 +198,24 @@ impl CompanyStore for Database {
     ) -> Result<Option<CompanyProfile>, StoreError> {
         let mut conn = self.conn().await?;
         let tenant_id = tenant.to_string();
-        let row: Option<(serde_json::Value, String, String, DateTime<Utc>)> = company_profiles::table
-            .find((&tenant_id, country.code(), orgnr))
-            .select((
-                company_profiles::data,
-                company_profiles::main_call_ref,
-                company_profiles::tax_call_ref,
-                company_profiles::fetched_at,
-            ))
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(backend)?;
+        let row: Option<(serde_json::Value, String, String, DateTime<Utc>)> =
+            company_profiles::table
+                .find((&tenant_id, country.code(), orgnr))
+                .select((
+                    company_profiles::data,
+                    company_profiles::main_call_ref,
+                    company_profiles::tax_call_ref,
+                    company_profiles::fetched_at,
+                ))
+                .first(&mut conn)
+                .await
+                .optional()
+                .map_err(backend)?;
         let Some((data, main_ref, tax_ref, fetched_at)) = row else {
             return Ok(None);
         };
-        let stored: StoredProfile = serde_json::from_value(data).map_err(|_| corrupt("cached profile"))?;
+        let stored: StoredProfile =
+            serde_json::from_value(data).map_err(|_| corrupt("cached profile"))?;
         let (data, tax) = stored.into_domain()?;
         Ok(Some(CompanyProfile {
             country,
@@ -203,7 +227,12 @@ impl CompanyStore for Database {
         }))
     }
 
-    async fn save_profile(&self, tenant: &TenantId, subject: &SubjectId, profile: &CompanyProfile) -> Result<(), StoreError> {
+    async fn save_profile(
+        &self,
+        tenant: &TenantId,
+        subject: &SubjectId,
+        profile: &CompanyProfile,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let tenant_id = tenant.to_string();
         let subject_id = subject.to_string();
@@ -221,7 +250,11 @@ impl CompanyStore for Database {
                     company_profiles::tax_call_ref.eq(profile.tax_evidence.call_ref.to_string()),
                     company_profiles::fetched_at.eq(profile.fetched_at),
                 ))
-                .on_conflict((company_profiles::tenant_id, company_profiles::country, company_profiles::orgnr))
+                .on_conflict((
+                    company_profiles::tenant_id,
+                    company_profiles::country,
+                    company_profiles::orgnr,
+                ))
                 .do_update()
                 .set((
                     company_profiles::subject_id.eq(excluded(company_profiles::subject_id)),
@@ -251,7 +284,11 @@ impl CompanyStore for Database {
         .map_err(StoreError::from)
     }
 
-    async fn document_owner(&self, tenant: &TenantId, document_id: &str) -> Result<Option<(SubjectId, Country)>, StoreError> {
+    async fn document_owner(
+        &self,
+        tenant: &TenantId,
+        document_id: &str,
+    ) -> Result<Option<(SubjectId, Country)>, StoreError> {
         let mut conn = self.conn().await?;
         let row: Option<(String, String)> = company_documents::table
             .find((tenant.to_string(), document_id))
@@ -260,7 +297,12 @@ impl CompanyStore for Database {
             .await
             .optional()
             .map_err(backend)?;
-        row.map(|(s, c)| Ok((parse_id(&s, "subject id")?, Country::from_code(&c).ok_or_else(|| corrupt("country"))?)))
-            .transpose()
+        row.map(|(s, c)| {
+            Ok((
+                parse_id(&s, "subject id")?,
+                Country::from_code(&c).ok_or_else(|| corrupt("country"))?,
+            ))
+        })
+        .transpose()
     }
 }

@@ -95,12 +95,18 @@ pub(crate) async fn load_tenant(
 
 /// Records a permit. Permit ids are monotonic ULIDs, so two permits recorded in the same
 /// millisecond still order by recording.
-async fn insert_permit(conn: &mut AsyncPgConnection, tenant_id: &str, permit: &Permit) -> Result<(), StoreError> {
+async fn insert_permit(
+    conn: &mut AsyncPgConnection,
+    tenant_id: &str,
+    permit: &Permit,
+) -> Result<(), StoreError> {
     static PERMIT_IDS: std::sync::Mutex<Option<ulid::Generator>> = std::sync::Mutex::new(None);
     let permit_id = {
         let mut generator = PERMIT_IDS.lock().unwrap_or_else(|e| e.into_inner());
         let generator = generator.get_or_insert_with(ulid::Generator::new);
-        generator.generate().map_err(|e| StoreError::Backend(e.to_string()))?
+        generator
+            .generate()
+            .map_err(|e| StoreError::Backend(e.to_string()))?
     };
     diesel::insert_into(permits::table)
         .values((
@@ -119,7 +125,11 @@ async fn insert_permit(conn: &mut AsyncPgConnection, tenant_id: &str, permit: &P
 
 #[async_trait]
 impl TenantStore for Database {
-    async fn insert_tenant(&self, tenant: &Tenant, data_key: &WrappedDataKey) -> Result<(), StoreError> {
+    async fn insert_tenant(
+        &self,
+        tenant: &Tenant,
+        data_key: &WrappedDataKey,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let id = tenant.id.to_string();
         conn.transaction(async |conn| -> Result<(), TxError> {

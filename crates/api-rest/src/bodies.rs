@@ -2,7 +2,9 @@
 //! it; the MCP tools put the very same text into `content[1]`, so the two surfaces answer
 //! byte for byte alike.
 
-use crate::dto::{CompanyProfileDto, DocumentDto, Envelope, JsonBody, ResolveResponse, SubjectResponse};
+use crate::dto::{
+    CompanyProfileDto, DocumentDto, Envelope, JsonBody, ResolveResponse, SubjectResponse,
+};
 use domain::access::Caller;
 use domain::services::Services;
 use domain::subject::ResolveRequest;
@@ -15,12 +17,18 @@ pub struct Body(pub String);
 
 impl Body {
     pub fn of<T: Serialize>(value: &T) -> Result<Body, Failure> {
-        serde_json::to_string(value).map(Body).map_err(Failure::internal)
+        serde_json::to_string(value)
+            .map(Body)
+            .map_err(Failure::internal)
     }
 }
 
 /// `POST /v1/subjects/resolve`.
-pub async fn resolve_subject(services: &Services, caller: &Caller, body: &JsonBody) -> Result<Body, Failure> {
+pub async fn resolve_subject(
+    services: &Services,
+    caller: &Caller,
+    body: &JsonBody,
+) -> Result<Body, Failure> {
     let request = ResolveRequest {
         id_type: body.required_str("type")?,
         value: body.required_str("value")?,
@@ -37,13 +45,23 @@ pub async fn get_subject(services: &Services, caller: &Caller, id: &str) -> Resu
 }
 
 /// `GET /v1/companies/{orgnr}`.
-pub async fn company_profile(services: &Services, caller: &Caller, orgnr: &str) -> Result<Body, Failure> {
+pub async fn company_profile(
+    services: &Services,
+    caller: &Caller,
+    orgnr: &str,
+) -> Result<Body, Failure> {
     let served = services.companies.profile(caller, orgnr).await?;
-    Body::of(&Envelope { stale: served.stale, data: CompanyProfileDto::new(&caller.tenant, &served) })
+    Body::of(&Envelope {
+        stale: served.stale,
+        data: CompanyProfileDto::new(&caller.tenant, &served),
+    })
 }
 
 /// `GET /v1/documents/{id}`.
 pub async fn document(services: &Services, caller: &Caller, id: &str) -> Result<Body, Failure> {
     let served = services.companies.document(caller, id).await?;
-    Body::of(&Envelope { stale: false, data: DocumentDto::new(&caller.tenant, &served) })
+    Body::of(&Envelope {
+        stale: false,
+        data: DocumentDto::new(&caller.tenant, &served),
+    })
 }

@@ -258,10 +258,10 @@ impl CompanyProfileDto {
                 employer: p.tax.employer,
                 evidence: EvidenceDto::from(&p.tax_evidence),
             },
-            latest_annual_report: d
-                .latest_annual_report
-                .as_ref()
-                .map(|r| AnnualReportDto { year: r.year, reference: r.document_id.clone() }),
+            latest_annual_report: d.latest_annual_report.as_ref().map(|r| AnnualReportDto {
+                year: r.year,
+                reference: r.document_id.clone(),
+            }),
             evidence: EvidenceDto::from(&p.evidence),
             country: p.country.code(),
             schema_version: domain::evidence::SCHEMA_VERSION,

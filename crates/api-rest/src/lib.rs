@@ -6,7 +6,9 @@ pub mod dto;
 mod error;
 mod routes;
 
-pub use context::{bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader};
+pub use context::{
+    bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader,
+};
 pub use error::ApiError;
 
 use actix_web::web;
@@ -42,5 +44,7 @@ pub async fn not_found() -> actix_web::HttpResponse {
 
 /// A 200 answer carrying a prepared body.
 pub fn json_response(body: bodies::Body) -> actix_web::HttpResponse {
-    actix_web::HttpResponse::Ok().content_type("application/json").body(body.0)
+    actix_web::HttpResponse::Ok()
+        .content_type("application/json")
+        .body(body.0)
 }

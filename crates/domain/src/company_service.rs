@@ -8,7 +8,9 @@
 
 use crate::access::Caller;
 use crate::clock::Clock;
-use crate::company::{CompanyRegisterData, CompanyRegistry, RegistryFailure, TaxRegistration, UpstreamCall};
+use crate::company::{
+    CompanyRegisterData, CompanyRegistry, RegistryFailure, TaxRegistration, UpstreamCall,
+};
 use crate::country::Country;
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::{Evidence, SCHEMA_VERSION};
@@ -102,18 +104,26 @@ pub struct CompanyService {
 
 impl CompanyService {
     fn registry(&self, country: Country) -> Result<&Arc<dyn CompanyRegistry>, Failure> {
-        self.registries.iter().find(|r| r.country() == country).ok_or_else(|| {
-            Failure::new(
-                ErrorCode::CountryNotSupported,
-                format!("company data is not served for {country} yet"),
-            )
-        })
+        self.registries
+            .iter()
+            .find(|r| r.country() == country)
+            .ok_or_else(|| {
+                Failure::new(
+                    ErrorCode::CountryNotSupported,
+                    format!("company data is not served for {country} yet"),
+                )
+            })
     }
 
     /// The country rules every company route shares: a well-formed identifier, a country the
     /// tenant is provisioned for and the grant carries, and a country that is served.
-    fn admit_company(&self, caller: &Caller, wire: &str) -> Result<(Identifier, &Arc<dyn CompanyRegistry>), Failure> {
-        let orgnr = Identifier::parse_company(wire).map_err(|e| Failure::invalid_identifier(format!("`orgnr`: {e}")))?;
+    fn admit_company(
+        &self,
+        caller: &Caller,
+        wire: &str,
+    ) -> Result<(Identifier, &Arc<dyn CompanyRegistry>), Failure> {
+        let orgnr = Identifier::parse_company(wire)
+            .map_err(|e| Failure::invalid_identifier(format!("`orgnr`: {e}")))?;
         caller.require_country(orgnr.country())?;
         let registry = self.registry(orgnr.country())?;
         Ok((orgnr, registry))
@@ -131,23 +141,41 @@ impl CompanyService {
         let now = self.clock.now();
         if let Some(cached) = &cached {
             if now - cached.fetched_at < self.revalidate_after {
-                let subject = self.subjects.resolve_identifier(caller, &orgnr, None).await?;
-                return Ok(ServedProfile { stale: false, subject_id: subject.subject_id, profile: cached.clone() });
+                let subject = self
+                    .subjects
+                    .resolve_identifier(caller, &orgnr, None)
+                    .await?;
+                return Ok(ServedProfile {
+                    stale: false,
+                    subject_id: subject.subject_id,
+                    profile: cached.clone(),
+                });
             }
         }
 
         let fetch = registry.fetch_profile(&orgnr).await;
         // Record every call before any of its data is used.
-        let refs: Vec<(CallRef, UpstreamCall)> = fetch.calls.into_iter().map(|c| (CallRef::generate(), c)).collect();
+        let refs: Vec<(CallRef, UpstreamCall)> = fetch
+            .calls
+            .into_iter()
+            .map(|c| (CallRef::generate(), c))
+            .collect();
         let evidence = self
             .store
-            .record_calls(&caller.tenant_id, Operation::GetCompany.route_template(), &refs)
+            .record_calls(
+                &caller.tenant_id,
+                Operation::GetCompany.route_template(),
+                &refs,
+            )
             .await
             .map_err(Failure::internal)?;
 
         match fetch.outcome {
             Ok(fetched) => {
-                let (Some(main), Some(tax)) = (evidence.get(fetched.main_call), evidence.get(fetched.tax_call)) else {
+                let (Some(main), Some(tax)) = (
+                    evidence.get(fetched.main_call),
+                    evidence.get(fetched.tax_call),
+                ) else {
                     return Err(Failure::internal("registry named a call it did not report"));
                 };
                 let profile = CompanyProfile {
@@ -158,18 +186,32 @@ impl CompanyService {
                     tax_evidence: tax.clone(),
                     fetched_at: now,
                 };
-                let subject = self.subjects.resolve_identifier(caller, &orgnr, None).await?;
+                let subject = self
+                    .subjects
+                    .resolve_identifier(caller, &orgnr, None)
+                    .await?;
                 self.store
                     .save_profile(&caller.tenant_id, &subject.subject_id, &profile)
                     .await
                     .map_err(Failure::internal)?;
-                Ok(ServedProfile { stale: false, subject_id: subject.subject_id, profile })
+                Ok(ServedProfile {
+                    stale: false,
+                    subject_id: subject.subject_id,
+                    profile,
+                })
             }
             Err(RegistryFailure::NotFound) => Err(Failure::not_found("company")),
             Err(RegistryFailure::Unavailable(_) | RegistryFailure::Garbled(_)) => match cached {
                 Some(cached) => {
-                    let subject = self.subjects.resolve_identifier(caller, &orgnr, None).await?;
-                    Ok(ServedProfile { stale: true, subject_id: subject.subject_id, profile: cached })
+                    let subject = self
+                        .subjects
+                        .resolve_identifier(caller, &orgnr, None)
+                        .await?;
+                    Ok(ServedProfile {
+                        stale: true,
+                        subject_id: subject.subject_id,
+                        profile: cached,
+                    })
                 }
                 None => Err(Failure::new(
                     ErrorCode::UpstreamUnavailable,
@@ -181,7 +223,11 @@ impl CompanyService {
 
     /// `GET /v1/documents/{id}`: an annual-report archive whose id this tenant was handed in
     /// a company profile. Sweden only.
-    pub async fn document(&self, caller: &Caller, document_id: &str) -> Result<ServedDocument, Failure> {
+    pub async fn document(
+        &self,
+        caller: &Caller,
+        document_id: &str,
+    ) -> Result<ServedDocument, Failure> {
         caller.require_any_scope(&[Scope::KybRead])?;
         // Documents are filings of the Swedish company registry only.
         caller.require_country(Country::Se)?;
@@ -195,10 +241,18 @@ impl CompanyService {
             return Err(Failure::not_found("document"));
         };
         let fetch = registry.fetch_document(document_id).await;
-        let refs: Vec<(CallRef, UpstreamCall)> = fetch.calls.into_iter().map(|c| (CallRef::generate(), c)).collect();
+        let refs: Vec<(CallRef, UpstreamCall)> = fetch
+            .calls
+            .into_iter()
+            .map(|c| (CallRef::generate(), c))
+            .collect();
         let evidence = self
             .store
-            .record_calls(&caller.tenant_id, Operation::GetDocument.route_template(), &refs)
+            .record_calls(
+                &caller.tenant_id,
+                Operation::GetDocument.route_template(),
+                &refs,
+            )
             .await
             .map_err(Failure::internal)?;
         match fetch.outcome {

@@ -19,6 +19,8 @@ pub struct App {
     pub config: Config,
     pub database: Database,
     pub services: Arc<Services>,
+    /// The upstream sandbox, when this process runs one.
+    pub sandbox: Option<upstream_sandbox::RunningSandbox>,
 }
 
 impl App {
@@ -30,6 +32,25 @@ impl App {
 
     /// As [`App::prepare`] with a given clock (tests move time forward with it).
     pub async fn prepare_with_clock(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<App> {
+        let upstreams = crate::upstreams::start(&config)?;
+        Self::assemble(config, clock, upstreams).await
+    }
+
+    /// For operator commands: the database and keys, no upstreams (none is called).
+    pub async fn prepare_for_admin(config: Config) -> anyhow::Result<App> {
+        Self::assemble(
+            config,
+            Arc::new(SystemClock),
+            crate::upstreams::Upstreams::none(),
+        )
+        .await
+    }
+
+    async fn assemble(
+        config: Config,
+        clock: Arc<dyn Clock>,
+        upstreams: crate::upstreams::Upstreams,
+    ) -> anyhow::Result<App> {
         adapters_postgres::ensure_database_exists(&config.database_url)
             .await
             .context("creating the database")?;
@@ -55,7 +76,7 @@ impl App {
             hasher: Arc::new(hasher),
             vault: Arc::new(keys.vault()),
             companies: Arc::new(database.clone()),
-            registries: Vec::new(),
+            registries: upstreams.registries,
             clock,
         };
         let settings = Settings {
@@ -67,6 +88,7 @@ impl App {
             config,
             database,
             services,
+            sandbox: upstreams.sandbox,
         })
     }
 

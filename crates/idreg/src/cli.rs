@@ -45,6 +45,10 @@ pub struct ServeArgs {
     /// Address to listen on (default 127.0.0.1:8080, or IDREG_LISTEN).
     #[arg(long)]
     pub listen: Option<String>,
+    /// Serve from the built-in upstream sandbox (synthetic registry data) instead of the
+    /// real registries; prints the sandbox's control address.
+    #[arg(long)]
+    pub sandbox: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -348,7 +352,7 @@ pub fn failure_json(f: &Failure) -> Value {
 
 /// Loads configuration and prepares the app for a command.
 pub async fn prepare(config: Config) -> Result<App, Failure> {
-    App::prepare(config).await.map_err(|e| Failure {
+    App::prepare_for_admin(config).await.map_err(|e| Failure {
         code: ErrorCode::InternalError,
         message: format!("{e:#}"),
         internal: None,

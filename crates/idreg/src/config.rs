@@ -21,6 +21,22 @@ use serde::Deserialize;
 use std::path::PathBuf;
 
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/idreg";
+/// The Swedish upstream settings (see `upstreams.rs`).
+pub const SE_KEYS: &[&str] = &[
+    "vdm_base_url",
+    "vdm_token_url",
+    "vdm_client_id",
+    "vdm_client_secret",
+    "ssbtgu_url",
+    "ssbtgu_consumer_orgnr",
+    "ssbtgu_consumer_name",
+    "ssbtgu_client_identity_pem",
+    "scb_base_url",
+    "scb_api_id",
+    "scb_client_identity_pem",
+    "timeout_secs",
+];
+
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_STATE_DIR: &str = ".idreg";
 pub const DEFAULT_TOKEN_TTL_SECONDS: i64 = 900;
@@ -40,6 +56,10 @@ pub struct Config {
     pub workers: Option<usize>,
     pub log: String,
     pub log_format: LogFormat,
+    /// Run against the upstream sandbox started in this process (`--sandbox`, `demo`).
+    pub sandbox: bool,
+    /// Swedish upstream settings (`IDREG_SE_*` without the prefix, lower case).
+    pub se: std::collections::BTreeMap<String, String>,
 }
 
 impl std::fmt::Debug for Config {
@@ -50,6 +70,8 @@ impl std::fmt::Debug for Config {
             .field("signing_key", &self.signing_key.as_ref().map(|_| "<set>"))
             .field("master_key", &self.master_key.as_ref().map(|_| "<set>"))
             .field("token_ttl_seconds", &self.token_ttl_seconds)
+            .field("sandbox", &self.sandbox)
+            .field("se", &self.se.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -74,6 +96,8 @@ impl Default for Config {
             workers: None,
             log: "info".to_owned(),
             log_format: LogFormat::Text,
+            sandbox: false,
+            se: Default::default(),
         }
     }
 }
@@ -93,6 +117,7 @@ struct FileConfig {
     workers: Option<usize>,
     log: Option<String>,
     log_format: Option<String>,
+    se: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl Config {
@@ -147,6 +172,11 @@ impl Config {
         if let Some(v) = var("IDREG_LOG") {
             config.log = v;
         }
+        for key in SE_KEYS {
+            if let Some(v) = var(&format!("IDREG_SE_{}", key.to_ascii_uppercase())) {
+                config.se.insert((*key).to_owned(), v);
+            }
+        }
         if let Some(v) = var("IDREG_LOG_FORMAT") {
             config.log_format = parse_log_format(&v)?;
         }
@@ -183,6 +213,12 @@ impl Config {
         }
         if let Some(v) = file.log_format {
             self.log_format = parse_log_format(&v)?;
+        }
+        for (key, value) in file.se.unwrap_or_default() {
+            if !SE_KEYS.contains(&key.as_str()) {
+                bail!("unknown key `{key}` in the [se] table");
+            }
+            self.se.insert(key, value);
         }
         Ok(())
     }

@@ -98,8 +98,29 @@ pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
     })
 }
 
+/// The demo's company-cache revalidation window, in seconds.
+pub const DEMO_REVALIDATE_SECONDS: i64 = 30;
+
 /// The walk-through printed on start.
-pub fn walkthrough(base_url: &str, c: &DemoCredentials) -> String {
+pub fn walkthrough(base_url: &str, control_url: Option<&str>, c: &DemoCredentials) -> String {
+    let control = control_url
+        .map(|u| {
+            format!(
+                r#"
+  # 7. Make the register fail; after the demo's {DEMO_REVALIDATE_SECONDS} s revalidation window the
+  #    cached profile comes back with "stale": true (and an uncached company gives 503)
+  curl -s -X POST {u}/faults/bolagsverket -H 'content-type: application/json' -d '{{"kind":"http_5xx","status":503}}'
+  sleep {DEMO_REVALIDATE_SECONDS}; curl -s {base_url}/v1/companies/5561890038 -H "Authorization: Bearer $TOKEN" | head -c 80; echo
+  curl -s {base_url}/v1/companies/5560021361 -H "Authorization: Bearer $TOKEN"
+  curl -s -X DELETE {u}/faults/bolagsverket
+
+The upstream sandbox (synthetic Bolagsverket, SCB, tax and Lithuanian registers) is at
+{u}/.. ; its control API is {u} (faults, scripted changes, call log: see
+crates/upstream-sandbox/README.md).
+"#
+            )
+        })
+        .unwrap_or_default();
     format!(
         r#"
 idreg is running at {base_url}
@@ -116,17 +137,25 @@ Walk-through (copy and paste):
     -d grant_type=client_credentials -d client_id={client_id} -d client_secret={client_secret} \
     | sed -E 's/.*"access_token":"([^"]+)".*/\1/')
 
-  # 2. Resolve a company (Bolagsverket's test-environment number) to a subject id
+  # 2. Resolve a company (a Bolagsverket test-environment number) to a subject id
   curl -s {base_url}/v1/subjects/resolve -H "Authorization: Bearer $TOKEN" \
-    -H 'content-type: application/json' -d '{{"type":"orgnr","value":"5560021361","ref":"customer-42"}}'
+    -H 'content-type: application/json' -d '{{"type":"orgnr","value":"5561890038","ref":"customer-42"}}'
 
   # 3. Resolve a person (Skatteverket's official test number): only an identifier_ref comes back
   curl -s {base_url}/v1/subjects/resolve -H "Authorization: Bearer $TOKEN" \
     -H 'content-type: application/json' -d '{{"type":"personnummer","value":"19811130-9285"}}'
 
-  # 4. Read the subject (use the subject_id from step 2)
-  curl -s {base_url}/v1/subjects/SUBJECT_ID -H "Authorization: Bearer $TOKEN"
+  # 4. The company profile, each field group with its evidence
+  curl -s {base_url}/v1/companies/5561890038 -H "Authorization: Bearer $TOKEN"
 
+  # 5. Its latest annual report (a base64 zip holding the iXBRL filing)
+  DOC=$(curl -s {base_url}/v1/companies/5561890038 -H "Authorization: Bearer $TOKEN" \
+    | sed -E 's/.*"ref":"([^"]+)".*/\1/')
+  curl -s {base_url}/v1/documents/$DOC -H "Authorization: Bearer $TOKEN" | head -c 300; echo
+
+  # 6. The subject of step 2 (put its subject_id here)
+  curl -s {base_url}/v1/subjects/SUBJECT_ID -H "Authorization: Bearer $TOKEN"
+{control}
 Stop with Ctrl-C. State (keys, demo ids) is kept in ./.idreg; the data in PostgreSQL.
 "#,
         tenant = c.tenant_id,
@@ -135,12 +164,22 @@ Stop with Ctrl-C. State (keys, demo ids) is kept in ./.idreg; the data in Postgr
     )
 }
 
-/// Runs the demo: prepare, ensure the tenant, serve, print the walk-through.
-pub async fn run(config: Config, args: ServeArgs) -> anyhow::Result<()> {
+/// Runs the demo: prepare (with the sandbox), ensure the tenant, serve, print the walk-through.
+pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
     let listen = args.listen.unwrap_or_else(|| config.listen.clone());
+    config.sandbox = true;
+    // A short revalidation window, so the walk-through can show stale serving; an explicit
+    // setting wins.
+    if std::env::var_os("IDREG_COMPANY_REVALIDATE_SECONDS").is_none() {
+        config.company_revalidate_seconds = DEMO_REVALIDATE_SECONDS;
+    }
     let app = App::prepare(config).await?;
     let credentials = ensure_demo_tenant(&app).await?;
     let server = app.start_http(&listen)?;
-    println!("{}", walkthrough(&server.base_url(), &credentials));
+    let control = app.sandbox.as_ref().map(|s| s.control_url());
+    println!(
+        "{}",
+        walkthrough(&server.base_url(), control.as_deref(), &credentials)
+    );
     server.until_shutdown().await
 }

@@ -7,3 +7,4 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod telemetry;
+pub mod upstreams;

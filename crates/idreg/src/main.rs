@@ -78,11 +78,22 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn serve(config: Config, args: cli::ServeArgs) -> anyhow::Result<()> {
+async fn serve(mut config: Config, args: cli::ServeArgs) -> anyhow::Result<()> {
     let listen = args.listen.unwrap_or_else(|| config.listen.clone());
+    config.sandbox |= args.sandbox;
     let app = idreg::app::App::prepare(config).await?;
     let server = app.start_http(&listen)?;
     tracing::info!(address = %server.addr, "idreg is serving");
+    if let Some(sandbox) = &app.sandbox {
+        println!(
+            "{}",
+            serde_json::json!({
+                "idreg": server.base_url(),
+                "sandbox_control": sandbox.control_url(),
+                "sandbox": sandbox.urls_json(),
+            })
+        );
+    }
     server.until_shutdown().await
 }
 

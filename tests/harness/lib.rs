@@ -56,14 +56,9 @@ impl TestApp {
         Self::spawn_with(|_| {}).await
     }
 
-    /// Spawns with the upstream sandbox in process (company data), upstream calls limited
-    /// to 2 seconds.
+    /// The same as [`TestApp::spawn`]: every test app serves from the in-process sandbox.
     pub async fn spawn_with_sandbox() -> TestApp {
-        Self::spawn_with(|c| {
-            c.sandbox = true;
-            c.se.insert("timeout_secs".into(), "2".into());
-        })
-        .await
+        Self::spawn().await
     }
 
     /// The in-process sandbox's control (faults, scripted changes, call log).
@@ -76,6 +71,7 @@ impl TestApp {
     }
 
     /// Spawns with a configuration tweak (e.g. a short token lifetime).
+    /// Every test app serves company data from an upstream sandbox started in process.
     pub async fn spawn_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
         let db = TestDatabase::create().await;
         let state_dir = TempDir::new();
@@ -88,8 +84,12 @@ impl TestApp {
             master_key: Some(keys.master_key().to_hex().to_string()),
             db_pool_size: 8,
             workers: Some(2),
+            // The upstream sandbox in process, as in the default run; upstream calls limited
+            // to 2 seconds so timeout faults stay quick.
+            sandbox: true,
             ..Config::default()
         };
+        config.se.insert("timeout_secs".into(), "2".into());
         tweak(&mut config);
         let clock = Arc::new(ManualClock::default());
         let app = Arc::new(

@@ -3,8 +3,10 @@
 
 mod admin;
 mod companies;
+mod contract;
 mod errors;
 mod guard;
+mod mcp;
 mod oauth;
 mod privacy;
 mod storage_conformance;

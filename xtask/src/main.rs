@@ -2,8 +2,13 @@
 //!
 //! - `test`: the whole test suite, as the README and CI run it: PostgreSQL is checked (and
 //!   started when it is a local cluster that is down), every crate's tests run against it,
-//!   then the tests that use outside clients (the python-stdnum identifier oracle), each
-//!   installed into `.venv-test` from the package registry. Ends with one summary line.
+//!   with the official MCP Python SDK driving `POST /mcp` inside the black-box suite, then the
+//!   python-stdnum identifier oracle; the Python clients are installed into `.venv-test` from
+//!   the package registry. Ends with one summary line.
+//! - `contract check|bless`: the interface snapshot under `contract/` and its version gate
+//!   (see [`contract`]).
+
+mod contract;
 
 use anyhow::{bail, Context, Result};
 use std::io::{BufRead, BufReader};
@@ -14,8 +19,9 @@ fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
+        Some("contract") => contract::main(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask test [-- <cargo test args>]");
+            eprintln!("usage: cargo xtask test [-- <cargo test args>] | contract check|bless");
             std::process::exit(2);
         }
     }
@@ -27,6 +33,9 @@ fn root() -> PathBuf {
         .unwrap()
         .to_path_buf()
 }
+
+/// The Python clients the suite drives the service with, pinned.
+const PYTHON_CLIENTS: &[&str] = &["python-stdnum==2.2", "mcp==2.3.0"];
 
 /// Totals of `test result:` lines.
 #[derive(Default)]
@@ -41,37 +50,45 @@ fn test(extra: &[String]) -> Result<()> {
     let mut tally = Tally::default();
     let mut failures: Vec<String> = Vec::new();
 
-    let mut cargo_args: Vec<String> =
-        vec!["test".into(), "--workspace".into(), "--no-fail-fast".into()];
-    cargo_args.extend(extra.iter().filter(|a| a.as_str() != "--").cloned());
-    if !run_counted("cargo", &cargo_args, &mut tally)? {
-        failures.push("cargo test".into());
-    }
-
-    match python_venv(&["python-stdnum==2.2"]) {
-        Ok(python) => {
-            let status = Command::new("cargo")
-                .args(["build", "-q", "-p", "domain", "--example", "identify"])
-                .current_dir(root())
-                .status()?;
-            let bin = target_dir().join("debug/examples/identify");
-            let ok = status.success()
-                && Command::new(&python)
-                    .arg(root().join("tests/oracle/compare_stdnum.py"))
-                    .arg(&bin)
-                    .current_dir(root())
-                    .status()?
-                    .success();
-            if ok {
-                tally.passed += 1;
-            } else {
-                tally.failed += 1;
-                failures.push("identifier oracle (python-stdnum)".into());
-            }
-        }
+    // The Python clients first: the black-box suite runs the MCP SDK client through them.
+    let python = match python_venv(PYTHON_CLIENTS) {
+        Ok(python) => Some(python),
         Err(e) => {
             tally.failed += 1;
             failures.push(format!("installing the python clients: {e:#}"));
+            None
+        }
+    };
+
+    let mut cargo_args: Vec<String> =
+        vec!["test".into(), "--workspace".into(), "--no-fail-fast".into()];
+    cargo_args.extend(extra.iter().filter(|a| a.as_str() != "--").cloned());
+    let env: Vec<(&str, PathBuf)> = python
+        .iter()
+        .map(|p| ("IDREG_MCP_PYTHON", p.clone()))
+        .collect();
+    if !run_counted("cargo", &cargo_args, &env, &mut tally)? {
+        failures.push("cargo test".into());
+    }
+
+    if let Some(python) = python {
+        let status = Command::new("cargo")
+            .args(["build", "-q", "-p", "domain", "--example", "identify"])
+            .current_dir(root())
+            .status()?;
+        let bin = target_dir().join("debug/examples/identify");
+        let ok = status.success()
+            && Command::new(&python)
+                .arg(root().join("tests/oracle/compare_stdnum.py"))
+                .arg(&bin)
+                .current_dir(root())
+                .status()?
+                .success();
+        if ok {
+            tally.passed += 1;
+        } else {
+            tally.failed += 1;
+            failures.push("identifier oracle (python-stdnum)".into());
         }
     }
 
@@ -96,9 +113,15 @@ fn target_dir() -> PathBuf {
 }
 
 /// Runs a command, echoing its output, and adds up its `test result:` lines.
-fn run_counted(program: &str, args: &[String], tally: &mut Tally) -> Result<bool> {
+fn run_counted(
+    program: &str,
+    args: &[String],
+    env: &[(&str, PathBuf)],
+    tally: &mut Tally,
+) -> Result<bool> {
     let mut child = Command::new(program)
         .args(args)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
         .current_dir(root())
         .stdout(Stdio::piped())
         .spawn()
@@ -108,7 +131,7 @@ fn run_counted(program: &str, args: &[String], tally: &mut Tally) -> Result<bool
         let line = line?;
         println!("{line}");
         if let Some(rest) = line.trim().strip_prefix("test result: ") {
-            for part in rest.split(|c| c == ';' || c == '.') {
+            for part in rest.split([';', '.']) {
                 let words: Vec<&str> = part.split_whitespace().collect();
                 if let [n, what, ..] = words.as_slice() {
                     let n: u64 = n.parse().unwrap_or(0);

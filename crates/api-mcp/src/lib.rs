@@ -1,12 +1,38 @@
 #![doc = include_str!("../README.md")]
 
+mod args;
+mod jsonrpc;
+mod schema;
+mod summary;
+pub mod tools;
+mod transport;
+
 use actix_web::web;
 
-/// Mounts `POST /mcp` (and its transport rules) on an actix app.
-pub fn configure(_cfg: &mut web::ServiceConfig) {}
+/// The MCP revisions `initialize` negotiates, newest first. A client asking for one of these
+/// gets it back; any other request gets the first (the newest we speak).
+pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The name `initialize` reports in `serverInfo`.
+pub const SERVER_NAME: &str = "idreg";
+
+/// Mounts `POST /mcp` (and its transport rules) on an actix app. Every other method on the
+/// path answers 405 with `Allow: POST`.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/mcp")
+            .route(web::post().to(transport::post))
+            .default_service(web::to(transport::method_not_allowed)),
+    );
+}
 
 /// The complete tool list as a token holding every consumer scope sees it (`tools/list`
-/// result's `tools` array), for the contract snapshot.
+/// result's `tools` array), for the contract snapshot. Ordered by tool name.
 pub fn catalog_json() -> serde_json::Value {
-    serde_json::Value::Array(Vec::new())
+    serde_json::Value::Array(
+        tools::catalog()
+            .iter()
+            .map(|t| t.descriptor().clone())
+            .collect(),
+    )
 }

@@ -18,16 +18,19 @@ pub fn timestamp(t: DateTime<Utc>) -> String {
 pub struct TokenResponse {
     pub access_token: String,
     /// Always `Bearer`.
+    #[schema(schema_with = crate::openapi::token_type)]
     pub token_type: &'static str,
     pub expires_in: i64,
     /// The token's scopes, space-separated.
     pub scope: String,
     /// Country codes the token carries.
+    #[schema(schema_with = crate::openapi::country_codes)]
     pub countries: Vec<&'static str>,
 }
 
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct EvidenceDto {
+    #[schema(schema_with = crate::openapi::evidence_source)]
     pub source: &'static str,
     pub source_timestamp: String,
     pub call_ref: String,
@@ -36,7 +39,9 @@ pub struct EvidenceDto {
     /// Present only when the upstream supplied one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upstream_ref: Option<String>,
+    #[schema(required = true)]
     pub digest: Option<String>,
+    #[schema(required = true)]
     pub schema_version: Option<String>,
     pub retrieved_at: String,
 }
@@ -77,9 +82,12 @@ impl From<&Resolution> for ResolveResponse {
 pub struct SubjectIdentifierDto {
     pub identifier_ref: String,
     #[serde(rename = "type")]
+    #[schema(schema_with = crate::openapi::identifier_type)]
     pub id_type: &'static str,
+    #[schema(schema_with = crate::openapi::country_code)]
     pub country: &'static str,
     pub valid_from: String,
+    #[schema(required = true)]
     pub valid_to: Option<String>,
 }
 
@@ -95,6 +103,7 @@ pub struct SubjectResponse {
     pub schema_version: &'static str,
     pub tenant_id: String,
     pub subject_id: String,
+    #[schema(schema_with = crate::openapi::subject_kind)]
     pub kind: &'static str,
     pub created_at: String,
     pub identifiers: Vec<SubjectIdentifierDto>,
@@ -193,8 +202,11 @@ pub struct Envelope<T> {
 
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct AddressDto {
+    #[schema(required = true)]
     pub street: Option<String>,
+    #[schema(required = true)]
     pub postal_code: Option<String>,
+    #[schema(required = true)]
     pub city: Option<String>,
     pub country: String,
 }
@@ -221,13 +233,17 @@ pub struct CompanyProfileDto {
     pub name: String,
     pub legal_form: String,
     pub status: &'static str,
+    #[schema(required = true)]
     pub registered_at: Option<String>,
     pub address: AddressDto,
     pub sni: Vec<String>,
+    #[schema(required = true)]
     pub employees_band: Option<String>,
     pub tax: TaxDto,
+    #[schema(required = true)]
     pub latest_annual_report: Option<AnnualReportDto>,
     pub evidence: EvidenceDto,
+    #[schema(schema_with = crate::openapi::country_code)]
     pub country: &'static str,
     pub schema_version: &'static str,
     pub tenant_id: String,
@@ -279,6 +295,7 @@ pub struct DocumentDto {
     /// The archive (a zip of the annual-report filing), base64.
     pub content_base64: String,
     pub evidence: EvidenceDto,
+    #[schema(schema_with = crate::openapi::country_code)]
     pub country: &'static str,
     pub schema_version: &'static str,
     pub tenant_id: String,

@@ -7,12 +7,26 @@ use domain::{ErrorCode, Failure};
 use serde::Serialize;
 use std::fmt;
 
-/// The error body of every route.
+/// The error body of every route (and, over MCP, `content[1]` of an error result).
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct ErrorBody<'a> {
     /// A code from the interface's error table; clients log the code, not the message.
     pub error: &'a str,
     pub message: &'a str,
+}
+
+impl ErrorBody<'_> {
+    pub fn of(failure: &Failure) -> ErrorBody<'_> {
+        ErrorBody {
+            error: failure.code.as_str(),
+            message: &failure.message,
+        }
+    }
+
+    /// The body as the REST surface sends it.
+    pub fn text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
 }
 
 /// A failure on its way to the wire.

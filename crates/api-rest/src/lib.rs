@@ -4,12 +4,13 @@ pub mod bodies;
 mod context;
 pub mod dto;
 mod error;
+pub mod openapi;
 mod routes;
 
 pub use context::{
     bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader,
 };
-pub use error::ApiError;
+pub use error::{ApiError, ErrorBody};
 
 use actix_web::web;
 use domain::services::Services;
@@ -29,7 +30,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("/v1/subjects/resolve").route(web::post().to(routes::subjects::resolve)))
         .service(resource("/v1/subjects/{id}").route(web::get().to(routes::subjects::get)))
         .service(resource("/v1/companies/{orgnr}").route(web::get().to(routes::companies::profile)))
-        .service(resource("/v1/documents/{id}").route(web::get().to(routes::companies::document)));
+        .service(resource("/v1/documents/{id}").route(web::get().to(routes::companies::document)))
+        .service(resource("/openapi.json").route(web::get().to(openapi::serve)));
 }
 
 /// The default service: a JSON 404 that does not echo the path (it may hold identifiers).

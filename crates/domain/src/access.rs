@@ -194,8 +194,22 @@ impl Gate {
         result: Result<(), ErrorCode>,
         tool: Option<&str>,
     ) -> Result<(), Failure> {
+        self.conclude_with_status(caller, op, result, tool, op.success_status())
+            .await
+    }
+
+    /// As [`Gate::conclude_with`], for a success answered with another status than the
+    /// operation's usual one (an MCP notification is accepted with 202).
+    pub async fn conclude_with_status(
+        &self,
+        caller: &Caller,
+        op: Operation,
+        result: Result<(), ErrorCode>,
+        tool: Option<&str>,
+        success_status: u16,
+    ) -> Result<(), Failure> {
         let (status, outcome, code) = match result {
-            Ok(()) => (op.success_status(), Outcome::Allowed, None),
+            Ok(()) => (success_status, Outcome::Allowed, None),
             Err(code) if code.status() == 400 && op != Operation::McpToolCall => return Ok(()),
             Err(code) => (code.status(), Outcome::of_error(code), Some(code)),
         };

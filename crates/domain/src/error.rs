@@ -37,10 +37,14 @@ pub enum ErrorCode {
     CountryNotSupported,
     UpstreamUnavailable,
     ScreeningUnavailable,
+    /// `/mcp` transport: a method other than POST.
+    MethodNotAllowed,
+    /// `/mcp` transport: `Accept` lacks `application/json` or `text/event-stream`.
+    NotAcceptable,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 29] = [
+    pub const ALL: [ErrorCode; 31] = [
         ErrorCode::BadRequest,
         ErrorCode::InvalidIdentifier,
         ErrorCode::InvalidCursor,
@@ -70,6 +74,8 @@ impl ErrorCode {
         ErrorCode::CountryNotSupported,
         ErrorCode::UpstreamUnavailable,
         ErrorCode::ScreeningUnavailable,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::NotAcceptable,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -104,6 +110,8 @@ impl ErrorCode {
             CountryNotSupported => "country_not_supported",
             UpstreamUnavailable => "upstream_unavailable",
             ScreeningUnavailable => "screening_unavailable",
+            MethodNotAllowed => "method_not_allowed",
+            NotAcceptable => "not_acceptable",
         }
     }
 
@@ -133,6 +141,8 @@ impl ErrorCode {
             InternalError => 500,
             CountryNotSupported => 501,
             UpstreamUnavailable | ScreeningUnavailable => 503,
+            MethodNotAllowed => 405,
+            NotAcceptable => 406,
         }
     }
 

@@ -6,6 +6,24 @@ use crate::{json_response, ApiError, AppServices};
 use actix_web::{web, HttpRequest, HttpResponse};
 use domain::operation::{Operation, Surface};
 
+#[utoipa::path(
+    get,
+    summary = "A company profile, with evidence for each field group.",
+    description = "Served from the tenant's cache within its revalidation window; past it, from the register, or from the cache with `stale: true` when the register is unavailable.",
+    path = "/v1/companies/{orgnr}",
+    operation_id = "get_company",
+    tag = "companies",
+    params((
+        "orgnr" = String, Path,
+        description = "The company's code in wire form: `[se:]` + organisation number (`NNNNNNNNNN`, `NNNNNN-NNNN`, optionally `16`-prefixed; group digit not 0 or 4, third digit at least 2, Luhn check digit), or `lt:` + company code (9 digits). Surrounding whitespace is ignored. A number of this shape that fails its check digit is 400 `invalid_identifier`.",
+        pattern = r"^((se:)?(16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}|lt:[0-9]{9})$",
+        example = "556002-1361",
+    )),
+    security(("oauth2" = ["kyb:read"])),
+    responses(
+        (status = 200, description = "The company profile", body = crate::dto::Envelope<crate::dto::CompanyProfileDto>),
+    )
+)]
 pub async fn profile(
     req: HttpRequest,
     orgnr: web::Path<String>,
@@ -26,6 +44,19 @@ pub async fn profile(
     Ok(json_response(body))
 }
 
+#[utoipa::path(
+    get,
+    summary = "An annual-report archive, base64 in JSON (Sweden only).",
+    description = "The id is `data.latest_annual_report.ref` of a company profile this tenant was served.",
+    path = "/v1/documents/{id}",
+    operation_id = "get_document",
+    tag = "companies",
+    params(("id" = String, Path, description = "A document id from a company profile (opaque)")),
+    security(("oauth2" = ["kyb:read"])),
+    responses(
+        (status = 200, description = "The document", body = crate::dto::Envelope<crate::dto::DocumentDto>),
+    )
+)]
 pub async fn document(
     req: HttpRequest,
     id: web::Path<String>,

@@ -7,6 +7,19 @@ use crate::{json_response, ApiError, AppServices};
 use actix_web::{web, HttpRequest, HttpResponse};
 use domain::operation::{Operation, Surface};
 
+#[utoipa::path(
+    post,
+    summary = "Resolves an identifier to its subject, creating the subject on first sight.",
+    description = "The answer is not enveloped. The identifier is never echoed: only its opaque `identifier_ref`.",
+    path = "/v1/subjects/resolve",
+    operation_id = "resolve_subject",
+    tag = "subjects",
+    request_body(content = crate::openapi::ResolveRequestBody, content_type = "application/json"),
+    security(("oauth2" = ["kyb:read"]), ("oauth2" = ["kyc:read"])),
+    responses(
+        (status = 200, description = "The subject holding the identifier", body = crate::dto::ResolveResponse),
+    )
+)]
 pub async fn resolve(
     req: HttpRequest,
     payload: web::Payload,
@@ -30,6 +43,19 @@ pub async fn resolve(
     Ok(json_response(body))
 }
 
+#[utoipa::path(
+    get,
+    summary = "A subject, with only the identifiers in the grant's countries (not enveloped).",
+    description = "A subject with no identifier in the grant's countries answers 404, as if it did not exist.",
+    path = "/v1/subjects/{id}",
+    operation_id = "get_subject",
+    tag = "subjects",
+    params(("id" = String, Path, description = "A subject id (opaque; a merged-away id is an alias)")),
+    security(("oauth2" = ["kyb:read"])),
+    responses(
+        (status = 200, description = "The subject", body = crate::dto::SubjectResponse),
+    )
+)]
 pub async fn get(
     req: HttpRequest,
     id: web::Path<String>,

@@ -188,6 +188,30 @@ fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool),
     ))
 }
 
+#[utoipa::path(
+    post,
+    summary = "Issues an access token (OAuth 2.0 client-credentials grant).",
+    description = "The body is form-encoded (also when no content type is sent) or JSON. The client authenticates with `client_id` and `client_secret` in the body, or with HTTP Basic.",
+    path = "/oauth/token",
+    operation_id = "issue_token",
+    tag = "token",
+    request_body(
+        description = "The token request",
+        content(
+            (crate::openapi::TokenRequestBody = "application/x-www-form-urlencoded"),
+            (crate::openapi::TokenRequestBody = "application/json"),
+        )
+    ),
+    security((), ("client_basic" = [])),
+    responses(
+        (status = 200, description = "The access token", body = crate::dto::TokenResponse,
+            headers(
+                ("Cache-Control" = String, description = "`no-store`"),
+                ("Pragma" = String, description = "`no-cache`"),
+            )
+        ),
+    )
+)]
 pub async fn issue(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {
     let ctx = request_context(&req);
     let body = match read_body(payload).await {

@@ -1,0 +1,218 @@
+//! Tool arguments: checked against the tool's own `inputSchema` (the one `tools/list`
+//! shows), field by field, before they are deserialized. Complaints are the API's
+//! `bad_request` naming the field, worded like the REST bodies' (`` `orgnr`: is required ``),
+//! and never quote the value sent (serde's own messages would).
+
+use domain::Failure;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// Checks `arguments` against `schema` (the subset of JSON Schema our input types generate:
+/// `properties`, `required`, `type`, `items`), then deserializes them. Absent or null
+/// arguments count as `{}`; properties the schema does not name are ignored, as REST bodies
+/// ignore unknown fields.
+pub fn parse<T: DeserializeOwned>(
+    schema: &Map<String, Value>,
+    arguments: Value,
+) -> Result<T, Failure> {
+    let arguments = match arguments {
+        Value::Null => Map::new(),
+        Value::Object(map) => map,
+        _ => return Err(Failure::bad_request("arguments", "must be an object")),
+    };
+    check_object(schema, &arguments, "")?;
+    // Nulls stand for absent optional fields (serde's `Option` reads both as `None`).
+    serde_json::from_value(Value::Object(arguments))
+        .map_err(|_| Failure::bad_request("arguments", "do not match the tool's input schema"))
+}
+
+fn check_object(
+    schema: &Map<String, Value>,
+    object: &Map<String, Value>,
+    prefix: &str,
+) -> Result<(), Failure> {
+    let empty = Map::new();
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    // Required fields first, in schema order, so the first complaint is stable.
+    for name in &required {
+        if matches!(object.get(*name), None | Some(Value::Null)) {
+            return Err(Failure::bad_request(
+                &format!("{prefix}{name}"),
+                "is required",
+            ));
+        }
+    }
+    for (name, property) in properties {
+        let Some(value) = object.get(name) else {
+            continue;
+        };
+        if value.is_null() {
+            continue;
+        }
+        if let Some(property) = property.as_object() {
+            check_value(property, value, &format!("{prefix}{name}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn check_value(schema: &Map<String, Value>, value: &Value, field: &str) -> Result<(), Failure> {
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if !types.is_empty() && !types.iter().any(|t| is_type(value, t)) {
+        let wanted = types
+            .iter()
+            .find(|t| **t != "null")
+            .copied()
+            .unwrap_or("null");
+        return Err(Failure::bad_request(
+            field,
+            &format!("must be {}", article(wanted)),
+        ));
+    }
+    if let Some(enumeration) = schema.get("enum").and_then(Value::as_array) {
+        if !enumeration.contains(value) {
+            let names: Vec<&str> = enumeration.iter().filter_map(Value::as_str).collect();
+            return Err(Failure::bad_request(
+                field,
+                &format!("must be one of {}", names.join(", ")),
+            ));
+        }
+    }
+    if let Some(n) = value.as_f64() {
+        if let Some(min) = schema
+            .get("minimum")
+            .and_then(Value::as_f64)
+            .filter(|min| n < *min)
+        {
+            return Err(Failure::bad_request(
+                field,
+                &format!("must be at least {min}"),
+            ));
+        }
+        if let Some(max) = schema
+            .get("maximum")
+            .and_then(Value::as_f64)
+            .filter(|max| n > *max)
+        {
+            return Err(Failure::bad_request(
+                field,
+                &format!("must be at most {max}"),
+            ));
+        }
+    }
+    match value {
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items").and_then(Value::as_object) {
+                for (i, item) in items.iter().enumerate() {
+                    check_value(item_schema, item, &format!("{field}[{i}]"))?;
+                }
+            }
+        }
+        Value::Object(object) => check_object(schema, object, &format!("{field}."))?,
+        _ => {}
+    }
+    Ok(())
+}
+
+fn is_type(value: &Value, ty: &str) -> bool {
+    match ty {
+        "string" => value.is_string(),
+        "integer" => {
+            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        "null" => value.is_null(),
+        _ => true,
+    }
+}
+
+fn article(ty: &str) -> String {
+    match ty {
+        "array" => "a list".to_owned(),
+        "integer" | "object" => format!("an {ty}"),
+        other => format!("a {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
+    struct Sample {
+        orgnr: String,
+        limit: Option<u32>,
+        nationalities: Option<Vec<String>>,
+    }
+
+    fn run(arguments: Value) -> Result<Sample, Failure> {
+        parse(&crate::schema::input::<Sample>(), arguments)
+    }
+
+    #[test]
+    fn missing_wrong_type_and_nested_fields_are_named_without_the_value() {
+        let missing = run(json!({})).unwrap_err();
+        assert_eq!(missing.code, domain::ErrorCode::BadRequest);
+        assert_eq!(missing.message, "`orgnr`: is required");
+        assert_eq!(
+            run(json!({"orgnr": null})).unwrap_err().message,
+            "`orgnr`: is required"
+        );
+        assert_eq!(
+            run(Value::Null).unwrap_err().message,
+            "`orgnr`: is required"
+        );
+        let wrong = run(json!({"orgnr": 198111309285u64})).unwrap_err();
+        assert_eq!(wrong.message, "`orgnr`: must be a string");
+        assert!(!wrong.message.contains("1981"));
+        assert_eq!(
+            run(json!({"orgnr": "x", "limit": "ten"}))
+                .unwrap_err()
+                .message,
+            "`limit`: must be an integer"
+        );
+        assert_eq!(
+            run(json!({"orgnr": "x", "limit": -1})).unwrap_err().message,
+            "`limit`: must be at least 0"
+        );
+        assert_eq!(
+            run(json!({"orgnr": "x", "nationalities": ["SE", 4]}))
+                .unwrap_err()
+                .message,
+            "`nationalities[1]`: must be a string"
+        );
+        assert_eq!(
+            run(json!("orgnr")).unwrap_err().message,
+            "`arguments`: must be an object"
+        );
+    }
+
+    #[test]
+    fn valid_arguments_deserialize_and_unknown_ones_are_ignored() {
+        let ok = run(json!({"orgnr": "5560021361", "limit": null, "extra": true})).unwrap();
+        assert_eq!(
+            ok,
+            Sample {
+                orgnr: "5560021361".into(),
+                limit: None,
+                nationalities: None
+            }
+        );
+    }
+}

@@ -1,0 +1,117 @@
+//! The one-line human summaries of `content[0]`, read off the REST body a tool returned.
+//! They name companies, ids and counts; never an identifier of a person.
+
+use serde_json::Value;
+
+fn text<'a>(body: &'a Value, pointer: &str) -> &'a str {
+    body.pointer(pointer).and_then(Value::as_str).unwrap_or("?")
+}
+
+fn count(body: &Value, pointer: &str) -> usize {
+    body.pointer(pointer)
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn stale_note(body: &Value) -> &'static str {
+    if body.get("stale").and_then(Value::as_bool) == Some(true) {
+        " (stale: served from cache, the register could not be asked)"
+    } else {
+        ""
+    }
+}
+
+/// `GET /v1/companies/{orgnr}`.
+pub fn company_profile(body: &Value) -> String {
+    format!(
+        "{} ({}, {}): {}; subject {}{}",
+        text(body, "/data/name"),
+        text(body, "/data/orgnr"),
+        text(body, "/data/country"),
+        text(body, "/data/status"),
+        text(body, "/data/subject_id"),
+        stale_note(body),
+    )
+}
+
+/// `GET /v1/subjects/{id}`.
+pub fn subject(body: &Value) -> String {
+    let mut countries: Vec<&str> = body
+        .get("identifiers")
+        .and_then(Value::as_array)
+        .map(|ids| {
+            ids.iter()
+                .filter_map(|i| i.get("country").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    countries.sort_unstable();
+    countries.dedup();
+    let countries = if countries.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", countries.join(", "))
+    };
+    format!(
+        "Subject {} ({}): {}{}, {}, {}",
+        text(body, "/subject_id"),
+        text(body, "/kind"),
+        plural(count(body, "/identifiers"), "identifier", "identifiers"),
+        countries,
+        plural(
+            count(body, "/refs"),
+            "customer reference",
+            "customer references"
+        ),
+        plural(count(body, "/aliases"), "alias", "aliases"),
+    )
+}
+
+/// `lookup_company`: the resolve body and the company body.
+pub fn lookup_company(body: &Value) -> String {
+    let company = body.get("company").unwrap_or(&Value::Null);
+    format!(
+        "{} ({}, {}) is subject {}: {}{}",
+        text(company, "/data/name"),
+        text(company, "/data/orgnr"),
+        text(company, "/data/country"),
+        text(body, "/subject/subject_id"),
+        text(company, "/data/status"),
+        stale_note(company),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn summaries_are_one_line() {
+        let company = json!({"stale": true, "data": {"name": "Demo AB", "orgnr": "5560021361", "country": "SE", "status": "active", "subject_id": "01S"}});
+        assert_eq!(
+            company_profile(&company),
+            "Demo AB (5560021361, SE): active; subject 01S (stale: served from cache, the register could not be asked)"
+        );
+        let subject_body = json!({"subject_id": "01S", "kind": "company", "identifiers": [{"country": "SE"}], "refs": [], "aliases": ["01S"]});
+        assert_eq!(
+            subject(&subject_body),
+            "Subject 01S (company): 1 identifier (SE), 0 customer references, 1 alias"
+        );
+        let lookup = json!({"subject": {"subject_id": "01S"}, "company": company});
+        assert!(
+            lookup_company(&lookup).starts_with("Demo AB (5560021361, SE) is subject 01S: active")
+        );
+        for s in [
+            company_profile(&company),
+            subject(&subject_body),
+            lookup_company(&lookup),
+        ] {
+            assert!(!s.contains('\n'));
+        }
+    }
+}

@@ -1,0 +1,455 @@
+//! The tool table: every MCP tool in one place, each calling the very same use case as its
+//! REST route (through `api_rest::bodies`), through the same gate, so scopes, countries and
+//! tenant isolation cannot differ between the surfaces.
+//!
+//! Adding a tool for a route that exists: an arguments struct (`Deserialize + JsonSchema`,
+//! its doc comments become the input schema's descriptions), a handler of a few lines that
+//! runs the route's body function through [`Ctx::route`], a summary function in
+//! `summary.rs`, and one [`Tool::new`] entry in [`build`] (plus `.with_output::<Body>()` when
+//! the spec declares an output schema).
+
+use crate::{args, schema, summary};
+use api_rest::bodies::{self, Body};
+use api_rest::dto::{CompanyProfileDto, Envelope, JsonBody, SubjectResponse};
+use domain::access::Caller;
+use domain::identifier::Identifier;
+use domain::operation::Operation;
+use domain::scope::{Scope, ScopeSet};
+use domain::services::Services;
+use domain::Failure;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::OnceLock;
+
+/// What a tool handler returns: the REST body (or composition) it produced.
+pub type Fut<'a> = Pin<Box<dyn Future<Output = Result<Body, Failure>> + 'a>>;
+
+type Handler = Box<dyn for<'a> Fn(Ctx<'a>, Value) -> Fut<'a> + Send + Sync>;
+
+/// What a tool handler works with: the use cases and the admitted caller.
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    pub services: &'a Services,
+    pub caller: &'a Caller,
+}
+
+impl<'a> Ctx<'a> {
+    /// One invocation of a REST route's use case, audited as that route (surface `mcp`)
+    /// exactly as the REST handler's invocation is.
+    pub async fn route<F, R>(self, op: Operation, use_case: F) -> Result<Body, Failure>
+    where
+        F: FnOnce(&'a Services, Caller) -> R,
+        R: Future<Output = Result<Body, Failure>>,
+    {
+        let services = self.services;
+        services
+            .gate
+            .run(self.caller, op, move |caller| use_case(services, caller))
+            .await
+    }
+}
+
+/// Whether a tool changes anything: drives `readOnlyHint` and `idempotentHint` (the spec
+/// sets both alike on every tool).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    Read,
+    Write,
+}
+
+/// The fixed facts of one tool.
+pub struct Spec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    /// The scopes that list the tool (the spec's "Scope (listed for)"); holding any one is enough.
+    pub scopes: &'static [Scope],
+    pub effect: Effect,
+    /// True when the tool may ask an upstream register (data from outside the service).
+    pub open_world: bool,
+    /// The one-line summary of `content[0]`, read off the body.
+    pub summary: fn(&Value) -> String,
+}
+
+/// One registered tool.
+pub struct Tool {
+    pub spec: Spec,
+    input_schema: Map<String, Value>,
+    output_schema: Option<Map<String, Value>>,
+    descriptor: Value,
+    handler: Handler,
+}
+
+impl Tool {
+    /// A tool whose arguments are `A` (its `inputSchema` is generated from `A`, and arguments
+    /// are checked against that very schema before `handler` sees them).
+    pub fn new<A>(spec: Spec, handler: for<'a> fn(Ctx<'a>, A) -> Fut<'a>) -> Tool
+    where
+        A: DeserializeOwned + JsonSchema + 'static,
+    {
+        let input_schema = schema::input::<A>();
+        let checked = input_schema.clone();
+        let handler = erase(
+            move |cx, arguments| match args::parse::<A>(&checked, arguments) {
+                Ok(parsed) => handler(cx, parsed),
+                Err(failure) => Box::pin(async move { Err(failure) }),
+            },
+        );
+        let mut tool = Tool {
+            spec,
+            input_schema,
+            output_schema: None,
+            descriptor: Value::Null,
+            handler,
+        };
+        tool.describe();
+        tool
+    }
+
+    /// Declares the `outputSchema`: the REST body type `T` plus `summary`.
+    pub fn with_output<T: JsonSchema>(mut self) -> Tool {
+        self.output_schema = Some(schema::output::<T>());
+        self.describe();
+        self
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    /// Whether `tools/list` shows the tool to a caller holding `scopes`.
+    pub fn listed_for(&self, scopes: &ScopeSet) -> bool {
+        scopes.contains_any(self.spec.scopes)
+    }
+
+    pub fn has_output_schema(&self) -> bool {
+        self.output_schema.is_some()
+    }
+
+    /// The tool's entry in `tools/list`.
+    pub fn descriptor(&self) -> &Value {
+        &self.descriptor
+    }
+
+    /// Runs the tool and shapes its `tools/call` result. `Err` is the API failure to relay
+    /// as an `isError` result (see [`error_result`]).
+    pub async fn call(&self, cx: Ctx<'_>, arguments: Value) -> Result<Value, Failure> {
+        let body = (self.handler)(cx, arguments).await?;
+        success_result(&body, self.spec.summary)
+    }
+
+    fn describe(&mut self) {
+        let read = self.spec.effect == Effect::Read;
+        let mut descriptor = json!({
+            "name": self.spec.name,
+            "title": self.spec.title,
+            "description": self.spec.description,
+            "inputSchema": self.input_schema,
+            "annotations": {
+                "title": self.spec.title,
+                "readOnlyHint": read,
+                "destructiveHint": false,
+                "idempotentHint": read,
+                "openWorldHint": self.spec.open_world,
+            },
+        });
+        if let Some(output) = &self.output_schema {
+            descriptor["outputSchema"] = Value::Object(output.clone());
+        }
+        self.descriptor = descriptor;
+    }
+}
+
+/// Pins a closure to the higher-ranked handler signature.
+fn erase<F>(f: F) -> Handler
+where
+    F: for<'a> Fn(Ctx<'a>, Value) -> Fut<'a> + Send + Sync + 'static,
+{
+    Box::new(f)
+}
+
+/// Every tool, ordered by name.
+pub fn catalog() -> &'static [Tool] {
+    static CATALOG: OnceLock<Vec<Tool>> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        let mut tools = build();
+        tools.sort_by_key(|t| t.spec.name);
+        tools
+    })
+}
+
+/// The tool of that name.
+pub fn find(name: &str) -> Option<&'static Tool> {
+    catalog().iter().find(|t| t.spec.name == name)
+}
+
+/// The `tools/list` entries a caller holding `scopes` sees.
+pub fn listed_for(scopes: &ScopeSet) -> Vec<Value> {
+    catalog()
+        .iter()
+        .filter(|t| t.listed_for(scopes))
+        .map(|t| t.descriptor().clone())
+        .collect()
+}
+
+/// A successful result: the summary, the REST body byte for byte, and the body parsed plus
+/// `summary` as `structuredContent`.
+fn success_result(body: &Body, summary: fn(&Value) -> String) -> Result<Value, Failure> {
+    let mut structured: Map<String, Value> = serde_json::from_str(&body.0)
+        .map_err(|e| Failure::internal(format!("a tool body is not a JSON object: {e}")))?;
+    let line = summary(&Value::Object(structured.clone()));
+    structured.insert("summary".into(), Value::String(line.clone()));
+    Ok(json!({
+        "content": [
+            {"type": "text", "text": line},
+            {"type": "text", "text": body.0},
+        ],
+        "structuredContent": structured,
+        "isError": false,
+    }))
+}
+
+/// The API's error body: the REST surface's own type, so both serialise alike.
+pub use api_rest::ErrorBody;
+
+/// An `isError` result: `<code>: <message>`, then the API's error body.
+pub fn error_result(failure: &Failure) -> Value {
+    let body = ErrorBody::of(failure);
+    json!({
+        "content": [
+            {"type": "text", "text": format!("{}: {}", body.error, body.message)},
+            {"type": "text", "text": body.text()},
+        ],
+        "isError": true,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Arguments.
+
+/// Arguments of the company tools.
+#[derive(Deserialize, JsonSchema)]
+pub struct OrgnrArgs {
+    /// The company's organisation number in identifier wire form `[<cc>:]<value>`: e.g.
+    /// `5560021361`, `556002-1361` or `se:5560021361` for Sweden, `lt:<company code>` for
+    /// Lithuania. An unprefixed value is Swedish.
+    pub orgnr: String,
+}
+
+/// Arguments of `get_subject`.
+#[derive(Deserialize, JsonSchema)]
+pub struct SubjectIdArgs {
+    /// The subject id (an opaque ULID from a resolve or a lookup), or one of its aliases.
+    pub id: String,
+}
+
+// ---------------------------------------------------------------------------------------
+// The table.
+
+fn build() -> Vec<Tool> {
+    vec![
+        Tool::new(
+            Spec {
+                name: "get_company_profile",
+                title: "Company profile",
+                description: "The company's registry profile (name, legal form, status, address, SNI codes, \
+                    tax registrations, latest annual report), each value with evidence. The body of \
+                    GET /v1/companies/{orgnr}: {stale, data}. Creates the company's subject on first sight.",
+                scopes: &[Scope::KybRead],
+                effect: Effect::Read,
+                open_world: true,
+                summary: summary::company_profile,
+            },
+            get_company_profile,
+        )
+        .with_output::<Envelope<CompanyProfileDto>>(),
+        Tool::new(
+            Spec {
+                name: "get_subject",
+                title: "Subject",
+                description: "A subject by id: kind, identifier references (never the identifiers \
+                    themselves), customer references, aliases and evidence. The body of \
+                    GET /v1/subjects/{id}.",
+                scopes: &[Scope::KybRead],
+                effect: Effect::Read,
+                open_world: false,
+                summary: summary::subject,
+            },
+            get_subject,
+        )
+        .with_output::<SubjectResponse>(),
+        Tool::new(
+            Spec {
+                name: "lookup_company",
+                title: "Look up a company",
+                description: "Looks a company up by organisation number: its registry profile and the \
+                    tenant's subject for it (created on first sight). GET /v1/companies/{orgnr} and \
+                    POST /v1/subjects/resolve; content[1] is {\"subject\": <resolve body>, \
+                    \"company\": <company profile body>}, each embedded byte for byte.",
+                scopes: &[Scope::KybRead],
+                // Reads: resolving creates the subject at most once; calling again changes nothing.
+                effect: Effect::Read,
+                open_world: true,
+                summary: summary::lookup_company,
+            },
+            lookup_company,
+        ),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------
+// Handlers.
+
+fn get_company_profile(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+    Box::pin(cx.route(Operation::GetCompany, move |s, c| async move {
+        bodies::company_profile(s, &c, &args.orgnr).await
+    }))
+}
+
+fn get_subject(cx: Ctx<'_>, args: SubjectIdArgs) -> Fut<'_> {
+    Box::pin(cx.route(Operation::GetSubject, move |s, c| async move {
+        bodies::get_subject(s, &c, &args.id).await
+    }))
+}
+
+/// The company profile, then the resolve. The profile route goes first so that whatever it
+/// refuses (no `kyb:read`, a malformed or foreign number, a company the register does not
+/// know, a country not served) is the tool's answer and no subject is created for it; on
+/// success the profile has created the subject and the resolve finds it.
+fn lookup_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+    Box::pin(async move {
+        let orgnr = args.orgnr;
+        let wire = orgnr.clone();
+        let company = cx
+            .route(Operation::GetCompany, move |s, c| async move {
+                bodies::company_profile(s, &c, &wire).await
+            })
+            .await?;
+        // The company route accepted the number, so it parses; its scheme is the resolve type.
+        let scheme = Identifier::parse_company(&orgnr)
+            .map_err(|_| Failure::internal("a number the company route served does not parse"))?
+            .id_type()
+            .as_str();
+        let mut resolve = Map::new();
+        resolve.insert("type".into(), Value::String(scheme.to_owned()));
+        resolve.insert("value".into(), Value::String(orgnr));
+        let subject = cx
+            .route(Operation::ResolveSubject, move |s, c| async move {
+                bodies::resolve_subject(s, &c, &JsonBody::from_map(resolve)).await
+            })
+            .await?;
+        Ok(Body(format!(
+            "{{\"subject\":{},\"company\":{}}}",
+            subject.0, company.0
+        )))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_sorted() {
+        let names: Vec<&str> = catalog().iter().map(Tool::name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(names, sorted);
+    }
+
+    #[test]
+    fn descriptors_follow_the_spec_table() {
+        let all: ScopeSet = Scope::CONSUMER.into_iter().collect();
+        let listed = listed_for(&all);
+        assert_eq!(listed.len(), catalog().len());
+        for tool in catalog() {
+            let d = tool.descriptor();
+            assert_eq!(d["inputSchema"]["type"], "object", "{}", tool.name());
+            assert_eq!(d["annotations"]["destructiveHint"], false);
+            let writes = [
+                "end_subscription",
+                "refresh_company",
+                "screen_subject",
+                "subscribe_monitoring",
+            ]
+            .contains(&tool.name());
+            assert_eq!(d["annotations"]["readOnlyHint"], !writes);
+            assert_eq!(d["annotations"]["idempotentHint"], !writes);
+            let no_output = ["lookup_company", "lookup_person"].contains(&tool.name());
+            assert_eq!(
+                d.get("outputSchema").is_some(),
+                !no_output,
+                "{}",
+                tool.name()
+            );
+            if let Some(output) = d.get("outputSchema") {
+                assert_eq!(output["type"], "object");
+                assert!(output["required"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("summary")));
+            }
+        }
+        assert_eq!(
+            find("get_company_profile").unwrap().descriptor()["inputSchema"]["required"],
+            json!(["orgnr"])
+        );
+        assert_eq!(
+            find("get_subject").unwrap().descriptor()["inputSchema"]["required"],
+            json!(["id"])
+        );
+    }
+
+    #[test]
+    fn listing_follows_the_scopes() {
+        let kyb: ScopeSet = [Scope::KybRead].into_iter().collect();
+        let events: ScopeSet = [Scope::EventsRead].into_iter().collect();
+        let names = |scopes: &ScopeSet| -> Vec<String> {
+            listed_for(scopes)
+                .iter()
+                .map(|d| d["name"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(
+            names(&kyb),
+            ["get_company_profile", "get_subject", "lookup_company"]
+        );
+        assert!(names(&events).is_empty());
+    }
+
+    #[test]
+    fn results_carry_the_body_byte_for_byte() {
+        let body = Body(
+            r#"{"subject_id":"01S","kind":"company","identifiers":[],"refs":[],"aliases":[]}"#
+                .into(),
+        );
+        let result = success_result(&body, summary::subject).unwrap();
+        assert_eq!(result["content"][1]["text"], body.0.as_str());
+        assert_eq!(
+            result["structuredContent"]["summary"],
+            result["content"][0]["text"]
+        );
+        assert_eq!(result["isError"], false);
+
+        let failure = Failure::new(
+            domain::ErrorCode::Forbidden,
+            "this route requires the scope `kyb:read`",
+        );
+        let error = error_result(&failure);
+        assert_eq!(error["isError"], true);
+        assert_eq!(
+            error["content"][0]["text"],
+            "forbidden: this route requires the scope `kyb:read`"
+        );
+        assert_eq!(
+            error["content"][1]["text"],
+            r#"{"error":"forbidden","message":"this route requires the scope `kyb:read`"}"#
+        );
+        assert!(error.get("structuredContent").is_none());
+    }
+}

@@ -1,0 +1,477 @@
+//! `POST /mcp`: streamable HTTP, stateless, every answer one plain JSON body.
+//!
+//! The order of the checks (README, "Transport rules"):
+//! 1. a method other than POST: 405 (no token needed, nothing read);
+//! 2. the bearer token: 401 (or 403 `tenant_pending`) before any byte of the body is read;
+//! 3. a present `Origin` that is not this server's own: 403 `forbidden`;
+//! 4. `Accept` lacking `application/json` or `text/event-stream`: 406;
+//! 5. the body: JSON-RPC -32700 / -32600 at HTTP 400 when it is no single JSON-RPC message;
+//! 6. `MCP-Protocol-Version`, when sent with a request for a method we serve (other than
+//!    `initialize`), must name a revision we speak: else -32600 at HTTP 400;
+//! 7. the method: `initialize`, `ping`, `tools/list`, `tools/call`; anything else -32601.
+
+use crate::jsonrpc::{self, Message, Rejection, Response, RpcError};
+use crate::tools::{self, Ctx, ErrorBody};
+use crate::{PROTOCOL_VERSIONS, SERVER_NAME};
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use api_rest::{bearer_token, read_body, request_context, ApiError};
+use domain::access::Caller;
+use domain::operation::{Operation, Surface};
+use domain::services::Services;
+use domain::{ErrorCode, Failure};
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// 405 for every method but POST, with `Allow: POST` and the API's error shape.
+pub async fn method_not_allowed() -> HttpResponse {
+    let failure = Failure::new(
+        ErrorCode::MethodNotAllowed,
+        "/mcp answers POST only: this server keeps no session and opens no event stream",
+    );
+    HttpResponse::MethodNotAllowed()
+        .insert_header((header::ALLOW, "POST"))
+        .json(ErrorBody::of(&failure))
+}
+
+fn not_acceptable() -> HttpResponse {
+    let failure = Failure::new(
+        ErrorCode::NotAcceptable,
+        "`Accept` must list both application/json and text/event-stream",
+    );
+    HttpResponse::NotAcceptable().json(ErrorBody::of(&failure))
+}
+
+pub async fn post(
+    req: HttpRequest,
+    payload: web::Payload,
+    services: web::Data<Arc<Services>>,
+) -> HttpResponse {
+    let ctx = request_context(&req);
+    let services: &Services = services.get_ref();
+    // The token first: nothing of the message is read for a caller we do not know.
+    let caller = match services
+        .gate
+        .admit(
+            bearer_token(&req),
+            Operation::McpRequest,
+            Surface::Mcp,
+            &ctx,
+        )
+        .await
+    {
+        Ok(caller) => caller,
+        Err(failure) => return ApiError(failure).error_response(),
+    };
+    if !origin_is_ours(&req) {
+        let failure = Failure::new(
+            ErrorCode::Forbidden,
+            "cross-origin requests to /mcp are not accepted",
+        );
+        return match audit(
+            services,
+            &caller,
+            Operation::McpRequest,
+            Err(failure.code),
+            None,
+        )
+        .await
+        {
+            Ok(()) => ApiError(failure).error_response(),
+            Err(response) => response,
+        };
+    }
+    if !accepts_json_and_event_stream(&req) {
+        return not_acceptable();
+    }
+    let body = match read_body(payload).await {
+        Ok(body) => body,
+        Err(failure) => {
+            return rejection(Rejection {
+                id: Value::Null,
+                error: RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    format!("Invalid Request: {}", failure.message),
+                ),
+            })
+        }
+    };
+    match jsonrpc::read(&body) {
+        Err(rejected) => rejection(rejected),
+        Ok(Message::Notification | Message::Response) => {
+            let accepted = services
+                .gate
+                .conclude_with_status(&caller, Operation::McpRequest, Ok(()), None, 202)
+                .await;
+            match accepted {
+                Ok(()) => HttpResponse::Accepted().finish(),
+                Err(failure) => ApiError(failure).error_response(),
+            }
+        }
+        Ok(Message::Request { id, method, params }) => {
+            request(services, &caller, &req, &id, &method, params).await
+        }
+    }
+}
+
+async fn request(
+    services: &Services,
+    caller: &Caller,
+    req: &HttpRequest,
+    id: &Value,
+    method: &str,
+    params: Value,
+) -> HttpResponse {
+    let served = matches!(method, "initialize" | "ping" | "tools/list" | "tools/call");
+    if !served {
+        // Quickly and at HTTP 200: the SDKs probe newer methods (`server/discover`) and fall
+        // back on -32601. Audited as a message that found nothing to serve.
+        return match audit(
+            services,
+            caller,
+            Operation::McpRequest,
+            Err(ErrorCode::NotFound),
+            None,
+        )
+        .await
+        {
+            Ok(()) => rpc_error(
+                StatusCode::OK,
+                id,
+                RpcError::new(jsonrpc::METHOD_NOT_FOUND, "Method not found"),
+            ),
+            Err(response) => response,
+        };
+    }
+    if method != "initialize" {
+        if let Some(response) = check_protocol_version(req, id) {
+            return response;
+        }
+    }
+    if method == "tools/call" {
+        return tools_call(services, caller, id, params).await;
+    }
+    let outcome = match method {
+        "initialize" => initialize(params),
+        "ping" => Ok(json!({})),
+        _ => Ok(json!({ "tools": tools::listed_for(&caller.scopes) })),
+    };
+    // A -32602 is a validation failure: the gate does not log those.
+    let audited = match &outcome {
+        Ok(_) => Ok(()),
+        Err(_) => Err(ErrorCode::BadRequest),
+    };
+    if let Err(response) = audit(services, caller, Operation::McpRequest, audited, None).await {
+        return response;
+    }
+    match outcome {
+        Ok(result) => rpc_result(id, result),
+        Err(error) => rpc_error(StatusCode::OK, id, error),
+    }
+}
+
+/// `initialize`: the client's revision when we speak it, else our newest.
+fn initialize(params: Value) -> Result<Value, RpcError> {
+    let requested = params
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            RpcError::new(
+                jsonrpc::INVALID_PARAMS,
+                "Invalid params: `protocolVersion` is required",
+            )
+        })?;
+    Ok(json!({
+        "protocolVersion": negotiate(requested),
+        "capabilities": { "tools": { "listChanged": false } },
+        "serverInfo": { "name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION") },
+        "instructions": "Verified identity and registry data about companies and persons, each value \
+            with evidence. Every tool maps to a REST route of /v1 under the same token, scopes and \
+            countries: content[0] is a one-line summary, content[1] the REST response body, and \
+            structuredContent that body plus `summary`. Errors are isError results whose first \
+            text is `<code>: <message>`.",
+    }))
+}
+
+pub fn negotiate(requested: &str) -> &'static str {
+    PROTOCOL_VERSIONS
+        .iter()
+        .find(|v| **v == requested)
+        .copied()
+        .unwrap_or(PROTOCOL_VERSIONS[0])
+}
+
+/// `tools/call`: one `mcp.tool_call` audit row whatever the outcome, beside the rows of
+/// the route invocations the tool makes.
+async fn tools_call(
+    services: &Services,
+    caller: &Caller,
+    id: &Value,
+    params: Value,
+) -> HttpResponse {
+    let invalid = |message: &str| {
+        RpcError::new(
+            jsonrpc::INVALID_PARAMS,
+            format!("Invalid params: {message}"),
+        )
+    };
+    // jsonrpc::read admits object or absent params only.
+    let mut params = match params {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    let tool = match params.get("name") {
+        Some(Value::String(name)) => tools::find(name).ok_or_else(|| invalid("unknown tool")),
+        _ => Err(invalid("`name` is required and must be a string")),
+    };
+    let arguments = params.remove("arguments").unwrap_or(Value::Null);
+    let tool = tool.and_then(|tool| match arguments {
+        Value::Null | Value::Object(_) => Ok(tool),
+        _ => Err(invalid("`arguments` must be an object")),
+    });
+    let tool = match tool {
+        Ok(tool) => tool,
+        Err(error) => {
+            // The row never names what was asked for: a name we do not serve may be anything.
+            let tool_name = params
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(tools::find)
+                .map(|t| t.name());
+            return match audit(
+                services,
+                caller,
+                Operation::McpToolCall,
+                Err(ErrorCode::BadRequest),
+                tool_name,
+            )
+            .await
+            {
+                Ok(()) => rpc_error(StatusCode::OK, id, error),
+                Err(response) => response,
+            };
+        }
+    };
+    let result = tool.call(Ctx { services, caller }, arguments).await;
+    let outcome = result.as_ref().map(|_| ()).map_err(|f| f.code);
+    if let Err(response) = audit(
+        services,
+        caller,
+        Operation::McpToolCall,
+        outcome,
+        Some(tool.name()),
+    )
+    .await
+    {
+        return response;
+    }
+    match result {
+        Ok(result) => rpc_result(id, result),
+        Err(failure) => {
+            if let Some(cause) = &failure.internal {
+                tracing::error!(cause = %cause, tool = tool.name(), "internal error in a tool call");
+            }
+            rpc_result(id, tools::error_result(&failure))
+        }
+    }
+}
+
+/// Writes the request's audit row (the gate decides what is logged); a failed write fails
+/// the request, as on REST.
+async fn audit(
+    services: &Services,
+    caller: &Caller,
+    op: Operation,
+    outcome: Result<(), ErrorCode>,
+    tool: Option<&str>,
+) -> Result<(), HttpResponse> {
+    services
+        .gate
+        .conclude_with(caller, op, outcome, tool)
+        .await
+        .map_err(|failure| ApiError(failure).error_response())
+}
+
+fn check_protocol_version(req: &HttpRequest, id: &Value) -> Option<HttpResponse> {
+    let value = req.headers().get(PROTOCOL_VERSION_HEADER)?;
+    let supported = value
+        .to_str()
+        .is_ok_and(|v| PROTOCOL_VERSIONS.contains(&v.trim()));
+    (!supported).then(|| {
+        rpc_error(
+            StatusCode::BAD_REQUEST,
+            id,
+            RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                format!(
+                    "Invalid Request: unsupported MCP-Protocol-Version; supported: {}",
+                    PROTOCOL_VERSIONS.join(", ")
+                ),
+            )
+            .with_data(json!({ "supported": PROTOCOL_VERSIONS })),
+        )
+    })
+}
+
+/// Both media types must be listed (wildcards do not count, `q=0` refuses one).
+pub fn accepts_json_and_event_stream(req: &HttpRequest) -> bool {
+    let (mut json, mut event_stream) = (false, false);
+    for value in req.headers().get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else { continue };
+        for range in value.split(',') {
+            let mut parts = range.split(';');
+            let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                p.split_once('=').is_some_and(|(k, v)| {
+                    k.trim().eq_ignore_ascii_case("q")
+                        && v.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)
+                })
+            });
+            if refused {
+                continue;
+            }
+            match media.as_str() {
+                "application/json" => json = true,
+                "text/event-stream" => event_stream = true,
+                _ => {}
+            }
+        }
+    }
+    json && event_stream
+}
+
+/// A request without `Origin` (every non-browser client) passes; one with `Origin` must
+/// name this server's own host (DNS-rebinding defence, as the MCP transport asks).
+fn origin_is_ours(req: &HttpRequest) -> bool {
+    let Some(origin) = req.headers().get(header::ORIGIN) else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let info = req.connection_info();
+    same_host(origin, info.host())
+}
+
+pub fn same_host(origin: &str, host: &str) -> bool {
+    let Some((scheme, authority)) = origin.trim().split_once("://") else {
+        return false;
+    };
+    let authority = authority.trim_end_matches('/');
+    let host = host.trim();
+    if authority.eq_ignore_ascii_case(host) {
+        return true;
+    }
+    let default_port = match scheme.to_ascii_lowercase().as_str() {
+        "http" => ":80",
+        "https" => ":443",
+        _ => return false,
+    };
+    host.eq_ignore_ascii_case(&format!("{authority}{default_port}"))
+        || authority.eq_ignore_ascii_case(&format!("{host}{default_port}"))
+}
+
+fn json_body(status: StatusCode, bytes: Vec<u8>) -> HttpResponse {
+    HttpResponse::build(status)
+        .content_type("application/json")
+        .body(bytes)
+}
+
+fn rpc_result(id: &Value, result: Value) -> HttpResponse {
+    let response = Response {
+        jsonrpc: "2.0",
+        id,
+        result: Some(result),
+        error: None,
+    };
+    match serde_json::to_vec(&response) {
+        Ok(bytes) => json_body(StatusCode::OK, bytes),
+        Err(e) => ApiError(Failure::internal(e)).error_response(),
+    }
+}
+
+fn rpc_error(status: StatusCode, id: &Value, error: RpcError) -> HttpResponse {
+    let response = Response {
+        jsonrpc: "2.0",
+        id,
+        result: None,
+        error: Some(error),
+    };
+    match serde_json::to_vec(&response) {
+        Ok(bytes) => json_body(status, bytes),
+        Err(e) => ApiError(Failure::internal(e)).error_response(),
+    }
+}
+
+/// A body that is no message we can act on: the JSON-RPC error, at HTTP 400 when no request
+/// could be made out of it (-32700, -32600), else at 200.
+fn rejection(rejected: Rejection) -> HttpResponse {
+    let status = match rejected.error.code {
+        jsonrpc::PARSE_ERROR | jsonrpc::INVALID_REQUEST => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    };
+    rpc_error(status, &rejected.id, rejected.error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::test::TestRequest;
+
+    fn accepts(values: &[&str]) -> bool {
+        let mut req = TestRequest::post();
+        for v in values {
+            req = req.append_header((header::ACCEPT, *v));
+        }
+        accepts_json_and_event_stream(&req.to_http_request())
+    }
+
+    #[test]
+    fn accept_must_list_both_media_types() {
+        assert!(accepts(&["application/json, text/event-stream"]));
+        assert!(accepts(&["text/event-stream;q=0.9, Application/JSON"]));
+        assert!(accepts(&["application/json", "text/event-stream"]));
+        assert!(!accepts(&[]));
+        assert!(!accepts(&["application/json"]));
+        assert!(!accepts(&["text/event-stream"]));
+        assert!(!accepts(&["*/*"]));
+        assert!(!accepts(&["application/*, text/*"]));
+        assert!(!accepts(&["application/json, text/event-stream;q=0"]));
+    }
+
+    #[test]
+    fn negotiation_echoes_a_known_revision_else_offers_the_newest() {
+        for v in PROTOCOL_VERSIONS {
+            assert_eq!(negotiate(v), v);
+        }
+        assert_eq!(negotiate("2026-07-28"), "2025-11-25");
+        assert_eq!(negotiate("1999-01-01"), "2025-11-25");
+    }
+
+    #[test]
+    fn origin_must_be_this_host() {
+        assert!(same_host("http://127.0.0.1:8080", "127.0.0.1:8080"));
+        assert!(same_host("https://api.example.com", "api.example.com"));
+        assert!(same_host("https://api.example.com", "api.example.com:443"));
+        assert!(same_host("http://API.example.com:80", "api.example.com"));
+        assert!(!same_host("http://evil.example", "127.0.0.1:8080"));
+        assert!(!same_host("null", "127.0.0.1:8080"));
+        assert!(!same_host("http://127.0.0.1:9999", "127.0.0.1:8080"));
+    }
+
+    #[test]
+    fn initialize_requires_a_protocol_version() {
+        let error = initialize(json!({})).unwrap_err();
+        assert_eq!(error.code, jsonrpc::INVALID_PARAMS);
+        let result =
+            initialize(json!({"protocolVersion": "2025-06-18", "capabilities": {}})).unwrap();
+        assert_eq!(result["protocolVersion"], "2025-06-18");
+        assert_eq!(
+            result["capabilities"],
+            json!({"tools": {"listChanged": false}})
+        );
+        assert_eq!(result["serverInfo"]["name"], "idreg");
+    }
+}

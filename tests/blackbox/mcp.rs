@@ -716,12 +716,13 @@ async fn every_tool_call_writes_one_tool_call_row_beside_the_route_rows() {
             "allowed",
             Value::Null,
         ),
+        // The notification, accepted with 202.
         row(
             "mcp",
             "POST /mcp",
             "/mcp",
             Value::Null,
-            200,
+            202,
             "allowed",
             Value::Null,
         ),

@@ -50,3 +50,30 @@ pub fn json_response(body: bodies::Body) -> actix_web::HttpResponse {
         .content_type("application/json")
         .body(body.0)
 }
+
+/// The whole REST path of a data route: admit the bearer, run the route's body function as
+/// the caller, audit the outcome, answer the body (or the failure).
+pub(crate) async fn run_route<'s, F, Fut>(
+    req: &actix_web::HttpRequest,
+    services: &'s AppServices,
+    op: domain::operation::Operation,
+    body: F,
+) -> Result<actix_web::HttpResponse, ApiError>
+where
+    F: FnOnce(&'s Services, domain::access::Caller) -> Fut,
+    Fut: std::future::Future<Output = Result<bodies::Body, domain::Failure>>,
+{
+    let ctx = request_context(req);
+    let services = services.get_ref().as_ref();
+    let answer = services
+        .gate
+        .call(
+            bearer_token(req),
+            op,
+            domain::operation::Surface::Rest,
+            &ctx,
+            |caller| body(services, caller),
+        )
+        .await?;
+    Ok(json_response(answer))
+}

@@ -103,6 +103,24 @@ pub struct CompanyService {
 }
 
 impl CompanyService {
+    /// Records every call of a fetch for the tenant, before any of its data is used, and
+    /// returns the evidence of each (in the order of `calls`).
+    async fn record(
+        &self,
+        caller: &Caller,
+        op: Operation,
+        calls: Vec<UpstreamCall>,
+    ) -> Result<Vec<Evidence>, Failure> {
+        let refs: Vec<(CallRef, UpstreamCall)> = calls
+            .into_iter()
+            .map(|c| (CallRef::generate(), c))
+            .collect();
+        self.store
+            .record_calls(&caller.tenant_id, op.route_template(), &refs)
+            .await
+            .map_err(Failure::internal)
+    }
+
     fn registry(&self, country: Country) -> Result<&Arc<dyn CompanyRegistry>, Failure> {
         self.registries
             .iter()
@@ -155,20 +173,9 @@ impl CompanyService {
 
         let fetch = registry.fetch_profile(&orgnr).await;
         // Record every call before any of its data is used.
-        let refs: Vec<(CallRef, UpstreamCall)> = fetch
-            .calls
-            .into_iter()
-            .map(|c| (CallRef::generate(), c))
-            .collect();
         let evidence = self
-            .store
-            .record_calls(
-                &caller.tenant_id,
-                Operation::GetCompany.route_template(),
-                &refs,
-            )
-            .await
-            .map_err(Failure::internal)?;
+            .record(caller, Operation::GetCompany, fetch.calls)
+            .await?;
 
         match fetch.outcome {
             Ok(fetched) => {
@@ -241,20 +248,9 @@ impl CompanyService {
             return Err(Failure::not_found("document"));
         };
         let fetch = registry.fetch_document(document_id).await;
-        let refs: Vec<(CallRef, UpstreamCall)> = fetch
-            .calls
-            .into_iter()
-            .map(|c| (CallRef::generate(), c))
-            .collect();
         let evidence = self
-            .store
-            .record_calls(
-                &caller.tenant_id,
-                Operation::GetDocument.route_template(),
-                &refs,
-            )
-            .await
-            .map_err(Failure::internal)?;
+            .record(caller, Operation::GetDocument, fetch.calls)
+            .await?;
         match fetch.outcome {
             Ok(document) => Ok(ServedDocument {
                 country,

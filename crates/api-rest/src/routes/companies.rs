@@ -1,10 +1,9 @@
 //! `GET /v1/companies/{orgnr}` and `GET /v1/documents/{id}`.
 
 use crate::bodies;
-use crate::context::{bearer_token, request_context};
-use crate::{json_response, ApiError, AppServices};
+use crate::{run_route, ApiError, AppServices};
 use actix_web::{web, HttpRequest, HttpResponse};
-use domain::operation::{Operation, Surface};
+use domain::operation::Operation;
 
 #[utoipa::path(
     get,
@@ -29,19 +28,13 @@ pub async fn profile(
     orgnr: web::Path<String>,
     services: AppServices,
 ) -> Result<HttpResponse, ApiError> {
-    let ctx = request_context(&req);
-    let services = services.get_ref();
-    let body = services
-        .gate
-        .call(
-            bearer_token(&req),
-            Operation::GetCompany,
-            Surface::Rest,
-            &ctx,
-            |caller| async move { bodies::company_profile(services, &caller, &orgnr).await },
-        )
-        .await?;
-    Ok(json_response(body))
+    run_route(
+        &req,
+        &services,
+        Operation::GetCompany,
+        |services, caller| async move { bodies::company_profile(services, &caller, &orgnr).await },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -62,17 +55,11 @@ pub async fn document(
     id: web::Path<String>,
     services: AppServices,
 ) -> Result<HttpResponse, ApiError> {
-    let ctx = request_context(&req);
-    let services = services.get_ref();
-    let body = services
-        .gate
-        .call(
-            bearer_token(&req),
-            Operation::GetDocument,
-            Surface::Rest,
-            &ctx,
-            |caller| async move { bodies::document(services, &caller, &id).await },
-        )
-        .await?;
-    Ok(json_response(body))
+    run_route(
+        &req,
+        &services,
+        Operation::GetDocument,
+        |services, caller| async move { bodies::document(services, &caller, &id).await },
+    )
+    .await
 }

@@ -2,7 +2,7 @@
 //! JSON-RPC errors), version negotiation, tools listed by scope, tool results equal to the
 //! REST bodies byte for byte, REST failures relayed as `isError` results, and the audit rows
 //! (one `mcp.tool_call` per call beside the route rows, surface `mcp`). The last test runs the
-//! official MCP Python SDK against the app when `IDREG_MCP_PYTHON` names a Python that has it.
+//! official MCP Python SDK against the app when `IDREG_TEST_PYTHON` names a Python that has it.
 
 use blackbox::{answer, Answer, Consumer, TestApp};
 use chrono::Duration;
@@ -875,12 +875,12 @@ async fn every_tool_call_writes_one_tool_call_row_beside_the_route_rows() {
     );
 }
 
-/// The official MCP Python SDK against this app: `IDREG_MCP_PYTHON=/path/to/venv/bin/python`
+/// The official MCP Python SDK against this app: `IDREG_TEST_PYTHON=/path/to/venv/bin/python`
 /// (a Python with `mcp` installed; see tests/mcp_clients/README.md). Skipped without it.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_official_python_sdk_lists_calls_and_matches_rest() {
-    let Ok(python) = std::env::var("IDREG_MCP_PYTHON") else {
-        eprintln!("skipped: set IDREG_MCP_PYTHON to a Python with the MCP SDK installed");
+    let Ok(python) = std::env::var("IDREG_TEST_PYTHON") else {
+        eprintln!("skipped: set IDREG_TEST_PYTHON to a Python with the MCP SDK installed");
         return;
     };
     let app = TestApp::spawn().await;

@@ -219,3 +219,37 @@ async fn malformed_token_requests_are_400_with_the_field_named() {
     assert_eq!(app.db.count("audit_log", "true").await, 0);
     assert_eq!(app.db.count("security_log", "true").await, 0);
 }
+
+/// Standard OAuth client libraries (authlib, requests-oauthlib) against the token endpoint:
+/// `IDREG_TEST_PYTHON=/path/to/venv/bin/python` with both installed (`cargo xtask test` does it).
+#[tokio::test(flavor = "multi_thread")]
+async fn standard_python_oauth_clients_get_working_tokens() {
+    let Ok(python) = std::env::var("IDREG_TEST_PYTHON") else {
+        eprintln!("skipped: set IDREG_TEST_PYTHON to a Python with authlib and requests-oauthlib");
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let c = app.provision("kyb:read", "SE", "SE").await;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("oauth_clients/test_oauth_clients.py");
+    let output = tokio::process::Command::new(python)
+        .arg(script)
+        .args([
+            "--base",
+            &app.base_url,
+            "--client-id",
+            &c.client_id,
+            "--client-secret",
+            &c.client_secret,
+        ])
+        .output()
+        .await
+        .expect("running the OAuth client test");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the OAuth client test failed:\n{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("PASS: all"), "{stdout}");
+}

@@ -2,7 +2,8 @@
 //!
 //! - `test`: the whole test suite, as the README and CI run it: PostgreSQL is checked (and
 //!   started when it is a local cluster that is down), every crate's tests run against it,
-//!   with the official MCP Python SDK driving `POST /mcp` inside the black-box suite, then the
+//!   with the official MCP Python SDK driving `POST /mcp` and standard OAuth client libraries
+//!   (authlib, requests-oauthlib) driving `/oauth/token` inside the black-box suite, then the
 //!   python-stdnum identifier oracle; the Python clients are installed into `.venv-test` from
 //!   the package registry. Ends with one summary line.
 //! - `contract check|bless`: the interface snapshot under `contract/` and its version gate
@@ -35,7 +36,12 @@ fn root() -> PathBuf {
 }
 
 /// The Python clients the suite drives the service with, pinned.
-const PYTHON_CLIENTS: &[&str] = &["python-stdnum==2.2", "mcp==2.3.0"];
+const PYTHON_CLIENTS: &[&str] = &[
+    "python-stdnum==2.2",
+    "mcp==2.3.0",
+    "authlib==1.9.8",
+    "requests-oauthlib==2.0.0",
+];
 
 /// Totals of `test result:` lines.
 #[derive(Default)]
@@ -65,7 +71,7 @@ fn test(extra: &[String]) -> Result<()> {
     cargo_args.extend(extra.iter().filter(|a| a.as_str() != "--").cloned());
     let env: Vec<(&str, PathBuf)> = python
         .iter()
-        .map(|p| ("IDREG_MCP_PYTHON", p.clone()))
+        .map(|p| ("IDREG_TEST_PYTHON", p.clone()))
         .collect();
     if !run_counted("cargo", &cargo_args, &env, &mut tally)? {
         failures.push("cargo test".into());

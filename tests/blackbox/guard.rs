@@ -75,16 +75,7 @@ async fn revoked_grant_is_refused_on_the_next_request() {
     assert_eq!(row["detail"], "grant_revoked");
     assert_eq!(row["status"], 401);
     // A revoked grant mints nothing.
-    let minted = app
-        .post_form(
-            "/oauth/token",
-            &[
-                ("grant_type", "client_credentials"),
-                ("client_id", &c.client_id),
-                ("client_secret", &c.client_secret),
-            ],
-        )
-        .await;
+    let minted = app.request_token(&c.client_id, &c.client_secret).await;
     assert_eq!(minted.status, 401);
     assert_eq!(minted.error_code(), "invalid_client");
 }
@@ -237,14 +228,7 @@ async fn expired_tokens_and_expired_grants_are_401_and_attributed() {
         client_secret: g["client_secret"].as_str().unwrap().into(),
     };
     let minted = app
-        .post_form(
-            "/oauth/token",
-            &[
-                ("grant_type", "client_credentials"),
-                ("client_id", &expiring.client_id),
-                ("client_secret", &expiring.client_secret),
-            ],
-        )
+        .request_token(&expiring.client_id, &expiring.client_secret)
         .await;
     assert_eq!(minted.body["expires_in"], 900);
     let token = minted.body["access_token"].as_str().unwrap().to_owned();
@@ -259,14 +243,7 @@ async fn expired_tokens_and_expired_grants_are_401_and_attributed() {
         "{row}"
     );
     let mint_again = app
-        .post_form(
-            "/oauth/token",
-            &[
-                ("grant_type", "client_credentials"),
-                ("client_id", &expiring.client_id),
-                ("client_secret", &expiring.client_secret),
-            ],
-        )
+        .request_token(&expiring.client_id, &expiring.client_secret)
         .await;
     assert_eq!(mint_again.status, 401);
 }
@@ -321,16 +298,7 @@ async fn rotating_the_secret_stops_old_tokens_and_the_old_secret() {
     assert_eq!(refused.status, 401);
     assert_eq!(last_audit(&app, &c).await["detail"], "credential_rotated");
 
-    let old_secret = app
-        .post_form(
-            "/oauth/token",
-            &[
-                ("grant_type", "client_credentials"),
-                ("client_id", &c.client_id),
-                ("client_secret", &c.client_secret),
-            ],
-        )
-        .await;
+    let old_secret = app.request_token(&c.client_id, &c.client_secret).await;
     assert_eq!(old_secret.status, 401);
     let fresh = app
         .token(&Consumer {

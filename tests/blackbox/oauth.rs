@@ -9,16 +9,7 @@ async fn form_json_and_basic_clients_all_get_a_bearer_token() {
     let app = TestApp::spawn().await;
     let c = app.provision("kyb:read events:read", "SE", "SE,LT").await;
 
-    let form = app
-        .post_form(
-            "/oauth/token",
-            &[
-                ("grant_type", "client_credentials"),
-                ("client_id", &c.client_id),
-                ("client_secret", &c.client_secret),
-            ],
-        )
-        .await;
+    let form = app.request_token(&c.client_id, &c.client_secret).await;
     assert_eq!(form.status, 200, "{}", form.text);
     assert_eq!(form.body["token_type"], "Bearer");
     assert_eq!(form.body["scope"], "kyb:read events:read");
@@ -104,16 +95,7 @@ async fn a_requested_scope_narrows_and_may_not_widen() {
 async fn bad_credentials_are_invalid_client_with_an_oauth_error_description() {
     let app = TestApp::spawn().await;
     let c = app.provision("kyb:read", "SE", "SE").await;
-    let wrong_secret = app
-        .post_form(
-            "/oauth/token",
-            &[
-                ("grant_type", "client_credentials"),
-                ("client_id", &c.client_id),
-                ("client_secret", "cs_wrong"),
-            ],
-        )
-        .await;
+    let wrong_secret = app.request_token(&c.client_id, "cs_wrong").await;
     assert_eq!(wrong_secret.status, 401);
     assert_eq!(wrong_secret.error_code(), "invalid_client");
     assert_eq!(
@@ -122,14 +104,7 @@ async fn bad_credentials_are_invalid_client_with_an_oauth_error_description() {
     );
 
     let unknown = app
-        .post_form(
-            "/oauth/token",
-            &[
-                ("grant_type", "client_credentials"),
-                ("client_id", "cid_01arz3ndektsv4rrffq69g5fav"),
-                ("client_secret", &c.client_secret),
-            ],
-        )
+        .request_token("cid_01arz3ndektsv4rrffq69g5fav", &c.client_secret)
         .await;
     assert_eq!(unknown.status, 401);
     assert_eq!(

@@ -175,6 +175,19 @@ impl TestApp {
         }
     }
 
+    /// A client-credentials token request in a form body (client_secret_post).
+    pub async fn request_token(&self, client_id: &str, client_secret: &str) -> Answer {
+        self.post_form(
+            "/oauth/token",
+            &[
+                ("grant_type", "client_credentials"),
+                ("client_id", client_id),
+                ("client_secret", client_secret),
+            ],
+        )
+        .await
+    }
+
     /// A token by client_secret_post in a form body.
     pub async fn token(&self, c: &Consumer) -> String {
         let answer = self

@@ -170,10 +170,26 @@ async fn a_person_resolves_to_an_identifier_ref_only() {
     assert_eq!(s.body["kind"], "person");
     assert!(!s.text.contains("811130"));
     let coordination = app
-        .resolve(&token, "samordningsnummer", "198111909282", None)
+        .resolve(&token, "samordningsnummer", "198111852383", None)
         .await;
-    // Whether or not the check digit fits, the answer never echoes the number.
-    assert!(!coordination.text.contains("811190"));
+    // An official test coordination number (day of month plus 60).
+    assert_eq!(coordination.status, 200, "{}", coordination.text);
+    assert!(!coordination.text.contains("811185"));
+    let s = app
+        .get(
+            &format!(
+                "/v1/subjects/{}",
+                coordination.body["subject_id"].as_str().unwrap()
+            ),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(s.body["kind"], "person");
+    assert_eq!(s.body["identifiers"][0]["type"], "samordningsnummer");
+    assert_ne!(
+        s.body["subject_id"], r.body["subject_id"],
+        "a different person"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

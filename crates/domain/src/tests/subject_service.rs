@@ -255,11 +255,11 @@ async fn a_person_number_creates_a_person() {
         })
         .times(1)
         .returning(|_, _, _, _| Ok(resolution(true)));
-    let vault = protecting(&c, IdentifierType::Personnummer, "198112189876");
+    let vault = protecting(&c, IdentifierType::Personnummer, "198112199289");
     resolve(
         &service(store, vault),
         &c,
-        resolve_request("personnummer", "19811218-9876", None),
+        resolve_request("personnummer", "19811219-9289", None),
     )
     .await
     .expect("resolved");

@@ -879,8 +879,7 @@ async fn every_tool_call_writes_one_tool_call_row_beside_the_route_rows() {
 /// (a Python with `mcp` installed; see tests/mcp_clients/README.md). Skipped without it.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_official_python_sdk_lists_calls_and_matches_rest() {
-    let Ok(python) = std::env::var("IDREG_TEST_PYTHON") else {
-        eprintln!("skipped: set IDREG_TEST_PYTHON to a Python with the MCP SDK installed");
+    let Some(python) = blackbox::test_python("the MCP Python SDK") else {
         return;
     };
     let app = TestApp::spawn().await;

@@ -199,8 +199,7 @@ async fn malformed_token_requests_are_400_with_the_field_named() {
 /// `IDREG_TEST_PYTHON=/path/to/venv/bin/python` with both installed (`cargo xtask test` does it).
 #[tokio::test(flavor = "multi_thread")]
 async fn standard_python_oauth_clients_get_working_tokens() {
-    let Ok(python) = std::env::var("IDREG_TEST_PYTHON") else {
-        eprintln!("skipped: set IDREG_TEST_PYTHON to a Python with authlib and requests-oauthlib");
+    let Some(python) = blackbox::test_python("authlib and requests-oauthlib") else {
         return;
     };
     let app = TestApp::spawn().await;

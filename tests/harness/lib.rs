@@ -351,3 +351,22 @@ impl domain::clock::Clock for ManualClock {
             )
     }
 }
+
+/// The Python with the test clients (MCP SDK, OAuth libraries), from `IDREG_TEST_PYTHON`
+/// (`cargo xtask test` installs them and sets it). Outside CI a plain `cargo test` skips the
+/// tests that need it; under CI (`CI` set) a missing Python fails them, so they cannot pass
+/// by not running.
+pub fn test_python(what: &str) -> Option<String> {
+    match std::env::var("IDREG_TEST_PYTHON") {
+        Ok(python) => Some(python),
+        Err(_) if std::env::var_os("CI").is_some() => {
+            panic!("CI is set but IDREG_TEST_PYTHON is not: run the suite with `cargo xtask test` ({what})")
+        }
+        Err(_) => {
+            eprintln!(
+                "skipped: set IDREG_TEST_PYTHON to a Python with {what} (cargo xtask test does)"
+            );
+            None
+        }
+    }
+}

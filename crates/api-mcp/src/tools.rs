@@ -14,7 +14,7 @@ use api_rest::dto::{CompanyProfileDto, Envelope, JsonBody, SubjectResponse};
 use domain::access::Caller;
 use domain::identifier::Identifier;
 use domain::operation::Operation;
-use domain::scope::{Scope, ScopeSet};
+use domain::scope::ScopeSet;
 use domain::services::Services;
 use domain::Failure;
 use schemars::JsonSchema;
@@ -66,8 +66,9 @@ pub struct Spec {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
-    /// The scopes that list the tool (the spec's "Scope (listed for)"); holding any one is enough.
-    pub scopes: &'static [Scope],
+    /// The interface operations the tool runs. It is listed for a caller who may run every one
+    /// of them (the scopes come from `Operation::scopes`, the same the use cases check).
+    pub operations: &'static [Operation],
     pub effect: Effect,
     /// True when the tool may ask an upstream register (data from outside the service).
     pub open_world: bool,
@@ -123,7 +124,10 @@ impl Tool {
 
     /// Whether `tools/list` shows the tool to a caller holding `scopes`.
     pub fn listed_for(&self, scopes: &ScopeSet) -> bool {
-        scopes.contains_any(self.spec.scopes)
+        self.spec
+            .operations
+            .iter()
+            .all(|op| op.scopes().is_empty() || scopes.contains_any(op.scopes()))
     }
 
     pub fn has_output_schema(&self) -> bool {
@@ -259,7 +263,7 @@ fn build() -> Vec<Tool> {
                 description: "The company's registry profile (name, legal form, status, address, SNI codes, \
                     tax registrations, latest annual report), each value with evidence. The body of \
                     GET /v1/companies/{orgnr}: {stale, data}. Creates the company's subject on first sight.",
-                scopes: &[Scope::KybRead],
+                operations: &[Operation::GetCompany],
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::company_profile,
@@ -274,7 +278,7 @@ fn build() -> Vec<Tool> {
                 description: "A subject by id: kind, identifier references (never the identifiers \
                     themselves), customer references, aliases and evidence. The body of \
                     GET /v1/subjects/{id}.",
-                scopes: &[Scope::KybRead],
+                operations: &[Operation::GetSubject],
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::subject,
@@ -290,7 +294,7 @@ fn build() -> Vec<Tool> {
                     tenant's subject for it (created on first sight). GET /v1/companies/{orgnr} and \
                     POST /v1/subjects/resolve; content[1] is {\"subject\": <resolve body>, \
                     \"company\": <company profile body>}, each embedded byte for byte.",
-                scopes: &[Scope::KybRead],
+                operations: &[Operation::GetCompany, Operation::ResolveSubject],
                 // Reads: resolving creates the subject at most once; calling again changes nothing.
                 effect: Effect::Read,
                 open_world: true,
@@ -352,6 +356,7 @@ fn lookup_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use domain::scope::Scope;
 
     #[test]
     fn names_are_unique_and_sorted() {

@@ -47,6 +47,14 @@ impl Caller {
         }
     }
 
+    /// Passes when the caller holds one of the scopes that open `op`; else 403 `forbidden`.
+    pub fn require_operation(&self, op: Operation) -> Result<(), Failure> {
+        match op.scopes() {
+            [] => Ok(()),
+            scopes => self.require_any_scope(scopes),
+        }
+    }
+
     /// The country rule of every route that names a country: not provisioned for the tenant
     /// gives `country_not_provisioned`; provisioned but outside the grant (or the token) gives
     /// `country_not_granted`.

@@ -18,7 +18,6 @@ use crate::identifier::Identifier;
 use crate::ids::{CallRef, SubjectId, TenantId};
 use crate::operation::Operation;
 use crate::ports::StoreError;
-use crate::scope::Scope;
 use crate::subject::SubjectService;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
@@ -149,7 +148,7 @@ impl CompanyService {
 
     /// `GET /v1/companies/{orgnr}`.
     pub async fn profile(&self, caller: &Caller, wire: &str) -> Result<ServedProfile, Failure> {
-        caller.require_any_scope(&[Scope::KybRead])?;
+        caller.require_operation(Operation::GetCompany)?;
         let (orgnr, registry) = self.admit_company(caller, wire)?;
         let cached = self
             .store
@@ -235,7 +234,7 @@ impl CompanyService {
         caller: &Caller,
         document_id: &str,
     ) -> Result<ServedDocument, Failure> {
-        caller.require_any_scope(&[Scope::KybRead])?;
+        caller.require_operation(Operation::GetDocument)?;
         // Documents are filings of the Swedish company registry only.
         caller.require_country(Country::Se)?;
         let registry = self.registry(Country::Se)?;

@@ -2,6 +2,8 @@
 //! audit rows. MCP tools map onto these, so an audit row names the same route whichever
 //! surface the request came through.
 
+use crate::scope::Scope;
+
 /// Which surface a request arrived on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Surface {
@@ -60,6 +62,19 @@ impl Operation {
         match self {
             Operation::McpToolCall => "mcp.tool_call".to_owned(),
             other => format!("{} {}", other.method(), other.route_template()),
+        }
+    }
+
+    /// The scopes that open the operation: holding any one of them is enough. The use case
+    /// checks these; the MCP tool list is derived from them, so the two cannot drift.
+    pub fn scopes(self) -> &'static [Scope] {
+        match self {
+            Operation::ResolveSubject => &[Scope::KybRead, Scope::KycRead],
+            Operation::GetSubject | Operation::GetCompany | Operation::GetDocument => {
+                &[Scope::KybRead]
+            }
+            // Open to every admitted caller (the token endpoint authenticates by credentials).
+            Operation::IssueToken | Operation::McpRequest | Operation::McpToolCall => &[],
         }
     }
 

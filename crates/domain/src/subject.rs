@@ -8,8 +8,8 @@ use crate::error::{ErrorCode, Failure};
 use crate::evidence::{Evidence, EvidenceSource};
 use crate::identifier::{Identifier, IdentifierType};
 use crate::ids::{CallRef, IdentifierRef, SubjectId};
+use crate::operation::Operation;
 use crate::ports::{IdentifierVault, StoreError, SubjectStore};
-use crate::scope::Scope;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
@@ -120,7 +120,7 @@ impl SubjectService {
         caller: &Caller,
         request: ResolveRequest,
     ) -> Result<Resolution, Failure> {
-        caller.require_any_scope(&[Scope::KybRead, Scope::KycRead])?;
+        caller.require_operation(Operation::ResolveSubject)?;
         let id_type = IdentifierType::parse(&request.id_type).ok_or_else(|| {
             Failure::bad_request(
                 "type",
@@ -181,7 +181,7 @@ impl SubjectService {
     /// `GET /v1/subjects/{id}`: the subject with only the identifiers in the caller's
     /// countries; none there answers as if it did not exist.
     pub async fn get(&self, caller: &Caller, id: &str) -> Result<SubjectRecord, Failure> {
-        caller.require_any_scope(&[Scope::KybRead])?;
+        caller.require_operation(Operation::GetSubject)?;
         let not_found = || Failure::not_found("subject");
         let id: SubjectId = id.parse().map_err(|_| not_found())?;
         let mut record = match self.store.subject(&caller.tenant_id, &id).await {

@@ -67,7 +67,7 @@ fn diff(path: &str, want: &Value, got: &Value, out: &mut Vec<String>) {
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!(
-        "{}/tests/fixtures/{name}",
+        "{}/../adapters-se/testdata/vdm/{name}",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap()

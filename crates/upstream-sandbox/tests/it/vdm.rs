@@ -300,7 +300,7 @@ async fn bad_check_digit_and_malformed_body_are_400() {
     // Same keys, same order as the recorded TEST 400.
     let recorded = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/dokumentlista-400-not-in-test-allowlist.json"
+        "/../adapters-se/testdata/vdm/dokumentlista-400-not-in-test-allowlist.json"
     ))
     .unwrap();
     assert_eq!(

@@ -52,7 +52,7 @@ fn main() -> ExitCode {
             None => "err\tno-tab".to_owned(),
             Some((ty, value)) => match IdentifierType::parse(ty) {
                 None => "err\tunknown-type".to_owned(),
-                Some(ty) => match Identifier::parse_at(ty, value, today) {
+                Some(ty) => match Identifier::parse(ty, value, today) {
                     Ok(id) => format!("ok\t{}", id.expose_canonical()),
                     Err(e) => format!("err\t{}", e.reason()),
                 },

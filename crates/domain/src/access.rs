@@ -4,12 +4,14 @@
 //!    builds a [`Caller`] whose scopes and countries are the token's intersected with the
 //!    grant's current ones. Refusals here are logged once, by this guard.
 //! 2. The use case runs with the `Caller` and does all authorization (scope, country).
-//! 3. [`Gate::conclude`] writes one audit row for the outcome, durably, before the surface
-//!    answers. A 400 validation failure is not logged.
+//! 3. The outcome is noted in the request's [`AuditTrail`] as [`AuditPolicy`] says, and
+//!    [`Gate::commit`] writes the trail's rows together, durably, before the surface answers.
 //!
-//! REST and MCP both go through [`Gate::call`], so neither can skip a rule.
+//! REST goes through [`Gate::call`]; MCP admits once, runs each route invocation of a tool
+//! through [`Gate::run`], notes its own `mcp.tool_call` row and commits, so neither surface
+//! can skip a rule.
 
-use crate::audit::{AccessRecord, Outcome, RequestContext, SecurityReason, SecurityRecord};
+use crate::audit::{Attribution, AuditPolicy, AuditTrail, RequestContext, SecurityReason};
 use crate::clock::Clock;
 use crate::country::{Country, CountrySet};
 use crate::error::{ErrorCode, Failure};
@@ -74,6 +76,15 @@ impl Caller {
         Ok(())
     }
 
+    /// Whom this caller's audit rows are filed under.
+    pub fn attribution(&self) -> Attribution {
+        Attribution {
+            tenant_id: self.tenant_id,
+            grant_id: self.grant_id,
+            surface: self.surface,
+        }
+    }
+
     /// Countries a read by id may show: those of the grant that the tenant still provisions.
     pub fn visible_countries(&self) -> CountrySet {
         self.countries.intersection(&self.tenant.provisioned)
@@ -89,7 +100,7 @@ pub struct Gate {
 }
 
 impl Gate {
-    /// Admits the bearer of `token` for `op`, or refuses (and logs the refusal once).
+    /// Admits the bearer of `token` for `op`, or refuses (and records the refusal once).
     pub async fn admit(
         &self,
         token: Option<&str>,
@@ -120,6 +131,7 @@ impl Gate {
             }
         };
 
+        // The one read of the guard: grant, tenant and credential generation together.
         let access = self
             .grants
             .grant_access(&claims.tenant_id, &claims.grant_id)
@@ -146,19 +158,14 @@ impl Gate {
             None
         };
         if let Some((failure, detail)) = refusal {
-            let record = AccessRecord::new(
-                ctx,
-                op,
-                access.grant.tenant_id,
-                access.grant.id,
+            let who = Attribution {
+                tenant_id: access.grant.tenant_id,
+                grant_id: access.grant.id,
                 surface,
-                failure.status(),
-                Outcome::Refused,
-            )
-            .with_error(failure.code)
-            .with_detail(detail);
+            };
+            let row = AuditPolicy::refused(ctx, op, who, failure.code, detail);
             self.audit
-                .record_access(&record)
+                .record_access(std::slice::from_ref(&row))
                 .await
                 .map_err(Failure::internal)?;
             return Err(failure);
@@ -176,71 +183,40 @@ impl Gate {
         })
     }
 
-    /// Writes the one audit row of an admitted request. Validation failures (400) are not
-    /// logged. The write is durable before this returns; if it fails, the request fails.
-    pub async fn conclude<T>(
+    /// Notes the audit row (if the policy records one) of an admitted request, or of one
+    /// route invocation of it, that ended with `outcome`: the status it answered or the code
+    /// it failed with. `tool` names the MCP tool of an `mcp.tool_call` row.
+    pub fn note(
         &self,
+        trail: &AuditTrail,
         caller: &Caller,
         op: Operation,
-        result: &Result<T, Failure>,
-    ) -> Result<(), Failure> {
-        self.conclude_with(
-            caller,
-            op,
-            result.as_ref().map(|_| ()).map_err(|f| f.code),
-            None,
-        )
-        .await
-    }
-
-    /// As [`Gate::conclude`], for callers that only have the outcome; `tool` names an MCP
-    /// tool for `mcp.tool_call` rows.
-    pub async fn conclude_with(
-        &self,
-        caller: &Caller,
-        op: Operation,
-        result: Result<(), ErrorCode>,
+        outcome: Result<u16, ErrorCode>,
         tool: Option<&str>,
-    ) -> Result<(), Failure> {
-        self.conclude_with_status(caller, op, result, tool, op.success_status())
-            .await
-    }
-
-    /// As [`Gate::conclude_with`], for a success answered with another status than the
-    /// operation's usual one (an MCP notification is accepted with 202).
-    pub async fn conclude_with_status(
-        &self,
-        caller: &Caller,
-        op: Operation,
-        result: Result<(), ErrorCode>,
-        tool: Option<&str>,
-        success_status: u16,
-    ) -> Result<(), Failure> {
-        let (status, outcome, code) = match result {
-            Ok(()) => (success_status, Outcome::Allowed, None),
-            Err(code) if code.status() == 400 && op != Operation::McpToolCall => return Ok(()),
-            Err(code) => (code.status(), Outcome::of_error(code), Some(code)),
-        };
-        let mut record = AccessRecord::new(
+    ) {
+        trail.push(AuditPolicy::concluded(
             &caller.context,
             op,
-            caller.tenant_id,
-            caller.grant_id,
-            caller.surface,
-            status,
+            caller.attribution(),
             outcome,
-        );
-        record.error_code = code;
-        if let Some(tool) = tool {
-            record = record.with_tool(tool);
+            tool,
+        ));
+    }
+
+    /// Writes the rows the request noted, together and durably, before it answers. If the
+    /// write fails, the request fails.
+    pub async fn commit(&self, trail: &AuditTrail) -> Result<(), Failure> {
+        let rows = trail.take();
+        if rows.is_empty() {
+            return Ok(());
         }
         self.audit
-            .record_access(&record)
+            .record_access(&rows)
             .await
             .map_err(Failure::internal)
     }
 
-    /// Admits, runs the use case, and concludes: the whole audited path of one request.
+    /// Admits, runs the use case, and records: the whole audited path of one request.
     pub async fn call<T, F, Fut>(
         &self,
         token: Option<&str>,
@@ -254,13 +230,17 @@ impl Gate {
         Fut: Future<Output = Result<T, Failure>>,
     {
         let caller = self.admit(token, op, surface, ctx).await?;
-        self.run(&caller, op, use_case).await
+        let trail = AuditTrail::new();
+        let result = self.run(&trail, &caller, op, use_case).await;
+        self.commit(&trail).await?;
+        result
     }
 
-    /// Runs a use case for an already admitted caller and concludes it (MCP tools admit once
-    /// and run the route invocations they are made of through this).
+    /// Runs a use case for an already admitted caller and notes its row in `trail` (MCP tools
+    /// admit once and run the route invocations they are made of through this).
     pub async fn run<T, F, Fut>(
         &self,
+        trail: &AuditTrail,
         caller: &Caller,
         op: Operation,
         use_case: F,
@@ -270,7 +250,11 @@ impl Gate {
         Fut: Future<Output = Result<T, Failure>>,
     {
         let result = use_case(caller.clone()).await;
-        self.conclude(caller, op, &result).await?;
+        let outcome = match &result {
+            Ok(_) => Ok(op.success_status()),
+            Err(failure) => Err(failure.code),
+        };
+        self.note(trail, caller, op, outcome, None);
         result
     }
 
@@ -280,7 +264,7 @@ impl Gate {
         op: Operation,
         reason: SecurityReason,
     ) -> Failure {
-        let record = SecurityRecord::new(ctx, op, 401, reason);
+        let record = AuditPolicy::unattributable(ctx, op, reason);
         match self.audit.record_security(&record).await {
             Ok(()) => Failure::unauthorized(),
             Err(e) => Failure::internal(e),

@@ -228,27 +228,22 @@ impl AdminService {
         scopes: Option<ScopeSet>,
         countries: Option<CountrySet>,
     ) -> Result<Grant, Failure> {
-        let id = parse_grant_id(id)?;
         if scopes.is_none() && countries.is_none() {
             return Err(Failure::bad_request(
                 "scopes",
                 "give --scopes, --countries or both",
             ));
         }
+        if countries.as_ref().is_some_and(CountrySet::is_empty) {
+            return Err(grant_countries_invalid(
+                "a grant needs at least one country",
+            ));
+        }
+        let (tenant_id, id) = self.locate_grant(id).await?;
         if let Some(countries) = &countries {
-            if countries.is_empty() {
-                return Err(grant_countries_invalid(
-                    "a grant needs at least one country",
-                ));
-            }
-            let grant = self
-                .grants
-                .grant(&id)
-                .await
-                .map_err(store_failure("grant"))?;
             let tenant = self
                 .tenants
-                .tenant(&grant.tenant_id)
+                .tenant(&tenant_id)
                 .await
                 .map_err(store_failure("tenant"))?;
             if !countries.is_subset(&tenant.provisioned) {
@@ -259,22 +254,22 @@ impl AdminService {
             }
         }
         self.grants
-            .update_grant(&id, scopes.as_ref(), countries.as_ref())
+            .update_grant(&tenant_id, &id, scopes.as_ref(), countries.as_ref())
             .await
             .map_err(store_failure("grant"))
     }
 
     pub async fn revoke_grant(&self, id: &str) -> Result<Grant, Failure> {
-        let id = parse_grant_id(id)?;
+        let (tenant_id, id) = self.locate_grant(id).await?;
         self.grants
-            .revoke_grant(&id, self.clock.now())
+            .revoke_grant(&tenant_id, &id, self.clock.now())
             .await
             .map_err(store_failure("grant"))
     }
 
     /// A new secret; tokens minted under the old one stop working at once.
     pub async fn rotate_secret(&self, id: &str) -> Result<IssuedGrant, Failure> {
-        let id = parse_grant_id(id)?;
+        let (tenant_id, id) = self.locate_grant(id).await?;
         let client_secret = self.hasher.generate_secret();
         let hash = self
             .hasher
@@ -283,13 +278,26 @@ impl AdminService {
             .map_err(Failure::internal)?;
         let grant = self
             .grants
-            .rotate_secret(&id, &hash)
+            .rotate_secret(&tenant_id, &id, &hash)
             .await
             .map_err(store_failure("grant"))?;
         Ok(IssuedGrant {
             grant,
             client_secret,
         })
+    }
+
+    /// The tenant and id of the grant an operator named by id alone; every later step is
+    /// scoped by that tenant.
+    async fn locate_grant(&self, id: &str) -> Result<(TenantId, GrantId), Failure> {
+        let id = parse_grant_id(id)?;
+        let tenant = self
+            .grants
+            .grant_tenant(&id)
+            .await
+            .map_err(Failure::internal)?
+            .ok_or_else(|| Failure::not_found("grant"))?;
+        Ok((tenant, id))
     }
 }
 

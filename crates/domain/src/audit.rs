@@ -8,6 +8,7 @@ use crate::error::ErrorCode;
 use crate::ids::{ClientId, GrantId, RequestId, TenantId};
 use crate::operation::{Operation, Surface};
 use chrono::{DateTime, Utc};
+use std::sync::Mutex;
 
 /// What a surface knows about the request before any rule runs.
 #[derive(Clone, Debug)]
@@ -19,10 +20,11 @@ pub struct RequestContext {
 }
 
 impl RequestContext {
-    pub fn new(peer: Option<String>) -> Self {
+    /// A fresh request id for a request received at `received_at` (from the service's clock).
+    pub fn new(peer: Option<String>, received_at: DateTime<Utc>) -> Self {
         RequestContext {
             request_id: RequestId::generate(),
-            received_at: Utc::now(),
+            received_at,
             peer,
         }
     }
@@ -178,5 +180,118 @@ impl SecurityRecord {
             self.client_id = Some(client_id.as_str().to_owned());
         }
         self
+    }
+}
+
+/// Whom an audit row is filed under: the tenant, its grant, and the surface the request came
+/// through.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Attribution {
+    pub tenant_id: TenantId,
+    pub grant_id: GrantId,
+    pub surface: Surface,
+}
+
+/// The audit policy: the one place that decides whether an outcome is recorded, in which log,
+/// and as what. The gate, the token endpoint and the MCP transport all record through it.
+///
+/// - A request that cannot be attributed to a grant goes to the security log.
+/// - A request attributed to a grant and refused by a guard (credential, tenant state) is
+///   recorded once, by that guard, with the reason as `detail`.
+/// - An admitted request is recorded once for its outcome, and so is each route invocation an
+///   MCP tool call makes; a 400 validation failure is not recorded, except for the
+///   `mcp.tool_call` row, which every tool call writes whatever its outcome.
+pub struct AuditPolicy;
+
+impl AuditPolicy {
+    /// The security-log row of a request no grant can answer for.
+    pub fn unattributable(
+        ctx: &RequestContext,
+        op: Operation,
+        reason: SecurityReason,
+    ) -> SecurityRecord {
+        SecurityRecord::new(ctx, op, 401, reason)
+    }
+
+    /// The row of a request a guard refused before it reached the use case.
+    pub fn refused(
+        ctx: &RequestContext,
+        op: Operation,
+        who: Attribution,
+        code: ErrorCode,
+        detail: &'static str,
+    ) -> AccessRecord {
+        AccessRecord::new(
+            ctx,
+            op,
+            who.tenant_id,
+            who.grant_id,
+            who.surface,
+            code.status(),
+            Outcome::Refused,
+        )
+        .with_error(code)
+        .with_detail(detail)
+    }
+
+    /// The row of an admitted request (or route invocation) that ended with `outcome`: the
+    /// status it answered, or the error code it failed with. `None` when nothing is recorded.
+    pub fn concluded(
+        ctx: &RequestContext,
+        op: Operation,
+        who: Attribution,
+        outcome: Result<u16, ErrorCode>,
+        tool: Option<&str>,
+    ) -> Option<AccessRecord> {
+        let (status, result, code) = match outcome {
+            Ok(status) => (status, Outcome::Allowed, None),
+            Err(code) if code.status() == 400 && op != Operation::McpToolCall => return None,
+            Err(code) => (code.status(), Outcome::of_error(code), Some(code)),
+        };
+        let mut record = AccessRecord::new(
+            ctx,
+            op,
+            who.tenant_id,
+            who.grant_id,
+            who.surface,
+            status,
+            result,
+        );
+        record.error_code = code;
+        if let Some(tool) = tool {
+            record = record.with_tool(tool);
+        }
+        Some(record)
+    }
+}
+
+/// The audit rows one request produced, kept until it is about to answer and then written
+/// together in one durable write (an MCP tool call produces its `mcp.tool_call` row and a row
+/// per route invocation).
+#[derive(Debug, Default)]
+pub struct AuditTrail {
+    rows: Mutex<Vec<AccessRecord>>,
+}
+
+impl AuditTrail {
+    pub fn new() -> AuditTrail {
+        AuditTrail::default()
+    }
+
+    /// Adds a row (nothing when the policy records nothing).
+    pub fn push(&self, row: Option<AccessRecord>) {
+        if let Some(row) = row {
+            self.lock().push(row);
+        }
+    }
+
+    /// The rows noted so far, leaving the trail empty.
+    pub fn take(&self) -> Vec<AccessRecord> {
+        std::mem::take(&mut *self.lock())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<AccessRecord>> {
+        // A panic while holding the lock cannot leave a half-pushed row: keep the rows.
+        self.rows.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

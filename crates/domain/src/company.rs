@@ -143,11 +143,43 @@ pub struct ProfileFetch {
     pub outcome: Result<FetchedProfile, RegistryFailure>,
 }
 
-/// A complete profile and which calls back which field group.
+/// A field group of the profile that an optional source fills: when that source fails, the
+/// profile is still served, with the group's value `null` and the group named as unchecked.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OptionalGroup {
+    /// `employees_band`, from the statistics office.
+    EmployeesBand,
+    /// `latest_annual_report`, from the register's document list.
+    LatestAnnualReport,
+}
+
+impl OptionalGroup {
+    pub const ALL: [OptionalGroup; 2] = [
+        OptionalGroup::EmployeesBand,
+        OptionalGroup::LatestAnnualReport,
+    ];
+
+    /// The field of the profile the group fills.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OptionalGroup::EmployeesBand => "employees_band",
+            OptionalGroup::LatestAnnualReport => "latest_annual_report",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<OptionalGroup> {
+        OptionalGroup::ALL.into_iter().find(|g| g.as_str() == s)
+    }
+}
+
+/// A profile and which calls back which field group.
 #[derive(Clone, Debug)]
 pub struct FetchedProfile {
     pub data: CompanyRegisterData,
     pub tax: TaxRegistration,
+    /// Optional groups whose source failed in this fetch: their values are absent (`None`)
+    /// because nothing checked them, not because the source said there is none.
+    pub unchecked: Vec<OptionalGroup>,
     /// Index into `ProfileFetch::calls` of the call behind the profile's main fields.
     pub main_call: usize,
     /// Index of the call behind `tax`.
@@ -173,8 +205,9 @@ pub struct DocumentFetch {
 ///
 /// Implementations MUST report every upstream call they made in the returned `calls`
 /// (including failed ones, with `usable: false`), MUST NOT put identifiers into `operation`,
-/// and MUST answer a failure (`Unavailable` or `Garbled`) rather than a partial profile when
-/// any source the profile is made of fails.
+/// and MUST answer a failure (`Unavailable` or `Garbled`) when a required source (the
+/// register data, the tax registrations) fails; when an optional source fails, they leave
+/// its group's value empty and name the group in `unchecked`.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait CompanyRegistry: Send + Sync {

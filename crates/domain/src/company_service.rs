@@ -9,7 +9,8 @@
 use crate::access::Caller;
 use crate::clock::Clock;
 use crate::company::{
-    CompanyRegisterData, CompanyRegistry, RegistryFailure, TaxRegistration, UpstreamCall,
+    CompanyRegisterData, CompanyRegistry, OptionalGroup, RegistryFailure, TaxRegistration,
+    UpstreamCall,
 };
 use crate::country::Country;
 use crate::error::{ErrorCode, Failure};
@@ -18,7 +19,7 @@ use crate::identifier::Identifier;
 use crate::ids::{CallRef, SubjectId, TenantId};
 use crate::operation::Operation;
 use crate::ports::StoreError;
-use crate::subject::SubjectService;
+use crate::subject::{FirstSighting, SubjectHandle, SubjectService};
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use std::sync::Arc;
@@ -29,16 +30,25 @@ pub struct CompanyProfile {
     pub country: Country,
     pub data: CompanyRegisterData,
     pub tax: TaxRegistration,
+    /// Optional groups the fetch could not check (their values are empty).
+    pub unchecked: Vec<OptionalGroup>,
     pub evidence: Evidence,
     pub tax_evidence: Evidence,
     pub fetched_at: DateTime<Utc>,
+}
+
+/// A tenant's cached profile and the subject it belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CachedProfile {
+    pub profile: CompanyProfile,
+    pub subject: SubjectHandle,
 }
 
 /// A served profile.
 #[derive(Clone, Debug)]
 pub struct ServedProfile {
     pub stale: bool,
-    pub subject_id: SubjectId,
+    pub subject: SubjectHandle,
     pub profile: CompanyProfile,
 }
 
@@ -46,7 +56,7 @@ pub struct ServedProfile {
 #[derive(Clone, Debug)]
 pub struct ServedDocument {
     pub country: Country,
-    pub subject_id: SubjectId,
+    pub subject: SubjectHandle,
     pub document_id: String,
     pub filename: String,
     pub content_type: String,
@@ -67,13 +77,14 @@ pub trait CompanyStore: Send + Sync {
         calls: &[(CallRef, UpstreamCall)],
     ) -> Result<Vec<Evidence>, StoreError>;
 
-    /// The tenant's cached profile of the company, if any.
+    /// The tenant's cached profile of the company, if any, with its subject (canonical id
+    /// and aliases): the one read a cached answer needs.
     async fn cached_profile(
         &self,
         tenant: &TenantId,
         country: Country,
         orgnr: &str,
-    ) -> Result<Option<CompanyProfile>, StoreError>;
+    ) -> Result<Option<CachedProfile>, StoreError>;
 
     /// Stores (replaces) the tenant's cached profile, and notes the annual report's document
     /// id as one this tenant's subject owns.
@@ -89,7 +100,7 @@ pub trait CompanyStore: Send + Sync {
         &self,
         tenant: &TenantId,
         document_id: &str,
-    ) -> Result<Option<(SubjectId, Country)>, StoreError>;
+    ) -> Result<Option<(SubjectHandle, Country)>, StoreError>;
 }
 
 pub struct CompanyService {
@@ -147,6 +158,10 @@ impl CompanyService {
     }
 
     /// `GET /v1/companies/{orgnr}`.
+    ///
+    /// A fresh cached profile is answered from its one cached read (which also names its
+    /// subject). Past the revalidation window the registry is asked; when it cannot deliver,
+    /// the cached profile is served with `stale: true`.
     pub async fn profile(&self, caller: &Caller, wire: &str) -> Result<ServedProfile, Failure> {
         caller.require_operation(Operation::GetCompany)?;
         let (orgnr, registry) = self.admit_company(caller, wire)?;
@@ -156,19 +171,16 @@ impl CompanyService {
             .await
             .map_err(Failure::internal)?;
         let now = self.clock.now();
-        if let Some(cached) = &cached {
-            if now - cached.fetched_at < self.revalidate_after {
-                let subject = self
-                    .subjects
-                    .resolve_identifier(caller, &orgnr, None)
-                    .await?;
+        let cached = match cached {
+            Some(c) if now - c.profile.fetched_at < self.revalidate_after => {
                 return Ok(ServedProfile {
                     stale: false,
-                    subject_id: subject.subject_id,
-                    profile: cached.clone(),
+                    subject: c.subject,
+                    profile: c.profile,
                 });
             }
-        }
+            other => other,
+        };
 
         let fetch = registry.fetch_profile(&orgnr).await;
         // Record every call before any of its data is used.
@@ -188,13 +200,16 @@ impl CompanyService {
                     country: orgnr.country(),
                     data: fetched.data,
                     tax: fetched.tax,
+                    unchecked: fetched.unchecked,
                     evidence: main.clone(),
                     tax_evidence: tax.clone(),
                     fetched_at: now,
                 };
+                // A subject first seen here is evidenced by the register call that found it.
+                let sighting = FirstSighting::RegistryRead(main.call_ref);
                 let subject = self
                     .subjects
-                    .resolve_identifier(caller, &orgnr, None)
+                    .resolve_identifier(caller, &orgnr, None, sighting)
                     .await?;
                 self.store
                     .save_profile(&caller.tenant_id, &subject.subject_id, &profile)
@@ -202,23 +217,17 @@ impl CompanyService {
                     .map_err(Failure::internal)?;
                 Ok(ServedProfile {
                     stale: false,
-                    subject_id: subject.subject_id,
+                    subject: subject.handle(),
                     profile,
                 })
             }
             Err(RegistryFailure::NotFound) => Err(Failure::not_found("company")),
             Err(RegistryFailure::Unavailable(_) | RegistryFailure::Garbled(_)) => match cached {
-                Some(cached) => {
-                    let subject = self
-                        .subjects
-                        .resolve_identifier(caller, &orgnr, None)
-                        .await?;
-                    Ok(ServedProfile {
-                        stale: true,
-                        subject_id: subject.subject_id,
-                        profile: cached,
-                    })
-                }
+                Some(cached) => Ok(ServedProfile {
+                    stale: true,
+                    subject: cached.subject,
+                    profile: cached.profile,
+                }),
                 None => Err(Failure::new(
                     ErrorCode::UpstreamUnavailable,
                     "the company register is unavailable and no cached value exists; retry later",
@@ -243,7 +252,7 @@ impl CompanyService {
             .document_owner(&caller.tenant_id, document_id)
             .await
             .map_err(Failure::internal)?;
-        let Some((subject_id, country)) = owner.filter(|(_, c)| *c == Country::Se) else {
+        let Some((subject, country)) = owner.filter(|(_, c)| *c == Country::Se) else {
             return Err(Failure::not_found("document"));
         };
         let fetch = registry.fetch_document(document_id).await;
@@ -253,7 +262,7 @@ impl CompanyService {
         match fetch.outcome {
             Ok(document) => Ok(ServedDocument {
                 country,
-                subject_id,
+                subject,
                 evidence: evidence
                     .last()
                     .cloned()

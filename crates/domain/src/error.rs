@@ -41,10 +41,12 @@ pub enum ErrorCode {
     MethodNotAllowed,
     /// `/mcp` transport: `Accept` lacks `application/json` or `text/event-stream`.
     NotAcceptable,
+    /// `/mcp` transport: a browser `Origin` other than this server's own.
+    OriginNotAllowed,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 31] = [
+    pub const ALL: [ErrorCode; 32] = [
         ErrorCode::BadRequest,
         ErrorCode::InvalidIdentifier,
         ErrorCode::InvalidCursor,
@@ -76,6 +78,7 @@ impl ErrorCode {
         ErrorCode::ScreeningUnavailable,
         ErrorCode::MethodNotAllowed,
         ErrorCode::NotAcceptable,
+        ErrorCode::OriginNotAllowed,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -112,6 +115,7 @@ impl ErrorCode {
             ScreeningUnavailable => "screening_unavailable",
             MethodNotAllowed => "method_not_allowed",
             NotAcceptable => "not_acceptable",
+            OriginNotAllowed => "origin_not_allowed",
         }
     }
 
@@ -133,7 +137,8 @@ impl ErrorCode {
             | CountryNotProvisioned
             | PersonregPermitRequired
             | PersonregPermitSuspended
-            | TenantPending => 403,
+            | TenantPending
+            | OriginNotAllowed => 403,
             NotFound => 404,
             RefConflict | SubscriptionExists | SubscriptionEnded => 409,
             IdentifierInArgument => 422,

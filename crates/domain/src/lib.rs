@@ -8,6 +8,7 @@ pub mod company;
 pub mod company_service;
 pub mod country;
 pub mod error;
+pub mod event;
 pub mod evidence;
 pub mod grant;
 pub mod identifier;

@@ -2,6 +2,7 @@
 //! audit rows. MCP tools map onto these, so an audit row names the same route whichever
 //! surface the request came through.
 
+use crate::error::ErrorCode;
 use crate::scope::Scope;
 
 /// Which surface a request arrived on.
@@ -81,5 +82,106 @@ impl Operation {
     /// The status of a successful answer.
     pub fn success_status(self) -> u16 {
         200
+    }
+
+    /// Every error code the operation may answer, in the code table's order: what the guard
+    /// refuses a bearer with, what the operation's scopes and country rule refuse with, and
+    /// what its own work fails with. The interface documents (`contract/openapi.json`) list
+    /// exactly these, so a rule added to a use case shows in the contract once it is here.
+    pub fn errors(self) -> Vec<ErrorCode> {
+        use ErrorCode::*;
+        let mut codes = vec![InternalError];
+        if self != Operation::IssueToken {
+            // The guard: a missing or dead token, a tenant not yet activated.
+            codes.extend([Unauthorized, TenantPending]);
+        }
+        if !self.scopes().is_empty() {
+            codes.push(Forbidden);
+        }
+        if matches!(
+            self,
+            Operation::ResolveSubject | Operation::GetCompany | Operation::GetDocument
+        ) {
+            // The identifier or the route names a country.
+            codes.extend([CountryNotGranted, CountryNotProvisioned]);
+        }
+        codes.extend_from_slice(match self {
+            Operation::IssueToken => &[BadRequest, InvalidClient],
+            Operation::ResolveSubject => &[BadRequest, InvalidIdentifier, RefConflict],
+            Operation::GetSubject => &[NotFound],
+            Operation::GetCompany => &[
+                InvalidIdentifier,
+                NotFound,
+                CountryNotSupported,
+                UpstreamUnavailable,
+            ],
+            Operation::GetDocument => &[NotFound, CountryNotSupported, UpstreamUnavailable],
+            // Described by the tool list, whose tools answer their routes' errors.
+            Operation::McpRequest | Operation::McpToolCall => &[],
+        });
+        codes.sort_unstable();
+        codes.dedup();
+        codes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: [Operation; 7] = [
+        Operation::IssueToken,
+        Operation::ResolveSubject,
+        Operation::GetSubject,
+        Operation::GetCompany,
+        Operation::GetDocument,
+        Operation::McpRequest,
+        Operation::McpToolCall,
+    ];
+
+    #[test]
+    fn what_the_gate_and_the_scopes_refuse_with_is_listed() {
+        for op in ALL {
+            let errors = op.errors();
+            assert!(errors.contains(&ErrorCode::InternalError), "{op:?}");
+            assert_eq!(
+                errors.contains(&ErrorCode::Forbidden),
+                !op.scopes().is_empty(),
+                "{op:?}"
+            );
+            assert_eq!(
+                errors.contains(&ErrorCode::Unauthorized),
+                op != Operation::IssueToken,
+                "{op:?}"
+            );
+            let mut sorted = errors.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(errors, sorted, "{op:?}: in table order, once each");
+        }
+    }
+
+    #[test]
+    fn the_company_route_answers_its_country_and_upstream_failures() {
+        use ErrorCode::*;
+        assert_eq!(
+            Operation::GetCompany.errors(),
+            vec![
+                InvalidIdentifier,
+                Unauthorized,
+                Forbidden,
+                CountryNotGranted,
+                CountryNotProvisioned,
+                TenantPending,
+                NotFound,
+                InternalError,
+                CountryNotSupported,
+                UpstreamUnavailable,
+            ]
+        );
+        assert_eq!(
+            Operation::IssueToken.errors(),
+            vec![BadRequest, InvalidClient, InternalError]
+        );
     }
 }

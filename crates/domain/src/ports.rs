@@ -91,22 +91,39 @@ pub trait GrantStore: Send + Sync {
     async fn insert_grant(&self, grant: &Grant, secret_hash: &SecretHash)
         -> Result<(), StoreError>;
 
-    /// The grant by id alone (operator commands name grants without their tenant).
-    async fn grant(&self, id: &GrantId) -> Result<Grant, StoreError>;
+    /// The tenant a grant belongs to, from the credential directory (a global table, as it
+    /// must be: operator commands name a grant by its id alone). `None` for an unknown id.
+    /// Every other grant operation is scoped by the tenant this answers.
+    async fn grant_tenant(&self, id: &GrantId) -> Result<Option<TenantId>, StoreError>;
+
+    /// # Errors
+    /// `NotFound` when the tenant has no such grant.
+    async fn grant(&self, tenant: &TenantId, id: &GrantId) -> Result<Grant, StoreError>;
 
     /// Replaces scopes and/or countries. Same country rule as `insert_grant`.
     async fn update_grant<'a>(
         &self,
+        tenant: &TenantId,
         id: &GrantId,
         scopes: Option<&'a ScopeSet>,
         countries: Option<&'a CountrySet>,
     ) -> Result<Grant, StoreError>;
 
-    async fn revoke_grant(&self, id: &GrantId, at: DateTime<Utc>) -> Result<Grant, StoreError>;
+    /// Revokes the grant (revoking twice keeps the first time).
+    async fn revoke_grant(
+        &self,
+        tenant: &TenantId,
+        id: &GrantId,
+        at: DateTime<Utc>,
+    ) -> Result<Grant, StoreError>;
 
     /// Stores a new secret hash and bumps the credential generation in one write.
-    async fn rotate_secret(&self, id: &GrantId, new_hash: &SecretHash)
-        -> Result<Grant, StoreError>;
+    async fn rotate_secret(
+        &self,
+        tenant: &TenantId,
+        id: &GrantId,
+        new_hash: &SecretHash,
+    ) -> Result<Grant, StoreError>;
 
     /// The grant (with tenant) a client id belongs to, and its secret hash.
     async fn credentials(
@@ -126,9 +143,9 @@ pub trait GrantStore: Send + Sync {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait AuditSink: Send + Sync {
-    /// Writes the tenant's audit row and the grant's access row in one transaction; durable
-    /// when it returns.
-    async fn record_access(&self, record: &AccessRecord) -> Result<(), StoreError>;
+    /// Writes each record as a row of its tenant's audit log and of its grant's access log,
+    /// all in one transaction; durable when it returns.
+    async fn record_access(&self, records: &[AccessRecord]) -> Result<(), StoreError>;
 
     /// Writes one security-log row (unauthenticated or unattributable requests).
     async fn record_security(&self, record: &SecurityRecord) -> Result<(), StoreError>;

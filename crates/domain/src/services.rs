@@ -50,6 +50,8 @@ impl Default for Settings {
 }
 
 pub struct Services {
+    /// The service's clock: surfaces stamp requests with it, so tests can move time.
+    pub clock: Arc<dyn Clock>,
     pub gate: Gate,
     pub tokens: TokenIssuer,
     pub subjects: Arc<SubjectService>,
@@ -65,6 +67,7 @@ impl Services {
             clock: ports.clock.clone(),
         });
         Services {
+            clock: ports.clock.clone(),
             gate: Gate {
                 authority: ports.tokens.clone(),
                 grants: ports.grants.clone(),

@@ -55,8 +55,41 @@ pub struct FreshSubject {
     pub subject_id: SubjectId,
     pub identifier_ref: IdentifierRef,
     pub kind: SubjectKind,
-    pub call_ref: CallRef,
+    /// What the subject's evidence will name if it is created now.
+    pub sighting: FirstSighting,
     pub at: DateTime<Utc>,
+}
+
+/// How the service first learned of a subject: its evidence names what really happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FirstSighting {
+    /// The consumer sent the identifier (a resolve, or a lookup tool through it): an identity
+    /// event is recorded under `call_ref`, naming the route it came through.
+    ConsumerIdentity {
+        call_ref: CallRef,
+        route: &'static str,
+    },
+    /// A registry read named the subject (a company profile fetched by number): the evidence
+    /// is that upstream call, already recorded.
+    RegistryRead(CallRef),
+}
+
+impl FirstSighting {
+    /// The call record the subject's evidence points at.
+    pub fn call_ref(&self) -> CallRef {
+        match self {
+            FirstSighting::ConsumerIdentity { call_ref, .. } => *call_ref,
+            FirstSighting::RegistryRead(call_ref) => *call_ref,
+        }
+    }
+}
+
+/// A subject as an answer names it: its canonical id and the ids merged into it, which stay
+/// valid aliases.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubjectHandle {
+    pub subject_id: SubjectId,
+    pub aliases: Vec<SubjectId>,
 }
 
 /// The answer of a resolve.
@@ -66,6 +99,15 @@ pub struct Resolution {
     pub aliases: Vec<SubjectId>,
     pub identifier_ref: IdentifierRef,
     pub created: bool,
+}
+
+impl Resolution {
+    pub fn handle(&self) -> SubjectHandle {
+        SubjectHandle {
+            subject_id: self.subject_id,
+            aliases: self.aliases.clone(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,20 +182,26 @@ impl SubjectService {
             }
             Some(r) => Some(r),
         };
-        let identifier = Identifier::parse(id_type, &request.value)
+        let identifier = Identifier::parse(id_type, &request.value, self.clock.now().date_naive())
             .map_err(|e| Failure::invalid_identifier(format!("`value`: {e}")))?;
         caller.require_country(identifier.country())?;
-        self.resolve_identifier(caller, &identifier, customer_ref.as_deref())
+        let sighting = FirstSighting::ConsumerIdentity {
+            call_ref: CallRef::generate(),
+            route: Operation::ResolveSubject.route_template(),
+        };
+        self.resolve_identifier(caller, &identifier, customer_ref.as_deref(), sighting)
             .await
     }
 
     /// Finds or creates the subject of an already validated identifier (also used by the
-    /// data routes, which create the subject on first sight).
+    /// data routes, which create the subject on first sight); `sighting` is its evidence if
+    /// it is created now.
     pub async fn resolve_identifier(
         &self,
         caller: &Caller,
         identifier: &Identifier,
         customer_ref: Option<&str>,
+        sighting: FirstSighting,
     ) -> Result<Resolution, Failure> {
         let protected = self
             .vault
@@ -163,7 +211,7 @@ impl SubjectService {
             subject_id: SubjectId::generate(),
             identifier_ref: IdentifierRef::generate(),
             kind: identifier.id_type().subject_kind(),
-            call_ref: CallRef::generate(),
+            sighting,
             at: self.clock.now(),
         };
         self.store

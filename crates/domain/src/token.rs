@@ -1,10 +1,9 @@
 //! Access tokens and the token endpoint's use case (OAuth 2.0 client credentials).
 
-use crate::audit::{AccessRecord, Outcome, RequestContext, SecurityReason, SecurityRecord};
+use crate::audit::{AccessRecord, Attribution, AuditPolicy, RequestContext, SecurityReason};
 use crate::clock::Clock;
 use crate::country::CountrySet;
 use crate::error::{ErrorCode, Failure};
-use crate::grant::GrantLapse;
 use crate::ids::{ClientId, GrantId, TenantId};
 use crate::operation::{Operation, Surface};
 use crate::ports::{AuditSink, CredentialHasher, GrantStore, TokenAuthority};
@@ -93,7 +92,7 @@ impl TokenIssuer {
             || Failure::new(ErrorCode::InvalidClient, "client authentication failed");
 
         let Some((access, _)) = found else {
-            let record = SecurityRecord::new(ctx, op, 401, SecurityReason::UnknownClient)
+            let record = AuditPolicy::unattributable(ctx, op, SecurityReason::UnknownClient)
                 .with_client_id(&client_id);
             self.audit
                 .record_security(&record)
@@ -102,31 +101,19 @@ impl TokenIssuer {
             return Err(invalid_client());
         };
         let grant = &access.grant;
-        let refuse = |detail: &'static str| {
-            AccessRecord::new(
-                ctx,
-                op,
-                grant.tenant_id,
-                grant.id,
-                Surface::Rest,
-                401,
-                Outcome::Refused,
-            )
-            .with_error(ErrorCode::InvalidClient)
-            .with_detail(detail)
+        let who = Attribution {
+            tenant_id: grant.tenant_id,
+            grant_id: grant.id,
+            surface: Surface::Rest,
         };
-        if !secret_ok {
-            self.audit
-                .record_access(&refuse("wrong_secret"))
-                .await
-                .map_err(Failure::internal)?;
-            return Err(invalid_client());
-        }
-        if let Some(lapse) = grant.lapse(now) {
-            self.audit
-                .record_access(&refuse(lapse.as_str()))
-                .await
-                .map_err(Failure::internal)?;
+        let refusal = if !secret_ok {
+            Some("wrong_secret")
+        } else {
+            grant.lapse(now).map(|lapse| lapse.as_str())
+        };
+        if let Some(detail) = refusal {
+            let row = AuditPolicy::refused(ctx, op, who, ErrorCode::InvalidClient, detail);
+            self.record(&row).await?;
             return Err(invalid_client());
         }
 
@@ -167,19 +154,9 @@ impl TokenIssuer {
             expires_at,
         };
         let access_token = self.authority.mint(&claims).map_err(Failure::internal)?;
-        let record = AccessRecord::new(
-            ctx,
-            op,
-            grant.tenant_id,
-            grant.id,
-            Surface::Rest,
-            200,
-            Outcome::Allowed,
-        );
-        self.audit
-            .record_access(&record)
-            .await
-            .map_err(Failure::internal)?;
+        if let Some(row) = AuditPolicy::concluded(ctx, op, who, Ok(200), None) {
+            self.record(&row).await?;
+        }
         Ok(IssuedToken {
             access_token,
             expires_in: (expires_at - now).num_seconds().max(0),
@@ -189,9 +166,11 @@ impl TokenIssuer {
     }
 }
 
-impl GrantLapse {
-    /// The audit detail of a token refused because its grant lapsed.
-    pub fn token_detail(self) -> &'static str {
-        self.as_str()
+impl TokenIssuer {
+    async fn record(&self, row: &AccessRecord) -> Result<(), Failure> {
+        self.audit
+            .record_access(std::slice::from_ref(row))
+            .await
+            .map_err(Failure::internal)
     }
 }

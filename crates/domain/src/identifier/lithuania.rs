@@ -102,7 +102,7 @@ mod tests {
     }
 
     fn parse(ty: IdentifierType, wire: &str) -> Result<String, IdentifierError> {
-        Identifier::parse_at(ty, wire, today()).map(|i| i.expose_canonical().to_owned())
+        Identifier::parse(ty, wire, today()).map(|i| i.expose_canonical().to_owned())
     }
 
     fn values(s: &str) -> Vec<u8> {

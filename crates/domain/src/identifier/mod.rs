@@ -160,16 +160,11 @@ pub struct Identifier {
 }
 
 impl Identifier {
-    /// Parses a wire-form identifier of a given type: `[<cc>:]<value>`, unprefixed means `se:`.
-    /// Ten-digit personal numbers are read as of today's date (UTC); see
-    /// [`Identifier::parse_at`].
-    pub fn parse(ty: IdentifierType, wire: &str) -> Result<Identifier, IdentifierError> {
-        Identifier::parse_at(ty, wire, chrono::Utc::now().date_naive())
-    }
-
-    /// [`Identifier::parse`] as of the date `today`, which picks the century of a ten-digit
-    /// personnummer or samordningsnummer and bounds birth dates (none may be after `today`).
-    pub fn parse_at(
+    /// Parses a wire-form identifier of a given type (`[<cc>:]<value>`, unprefixed means
+    /// `se:`) as of the date `today`, which picks the century of a ten-digit personnummer or
+    /// samordningsnummer and bounds birth dates (none may be after `today`). The caller reads
+    /// `today` from its clock: the rules never read the wall clock themselves.
+    pub fn parse(
         ty: IdentifierType,
         wire: &str,
         today: NaiveDate,
@@ -181,25 +176,42 @@ impl Identifier {
                 prefix: country.prefix(),
             });
         }
+        Ok(Identifier {
+            ty,
+            canonical: canonical_value(ty, value, today)?,
+        })
+    }
+
+    /// Parses the identifier of a company route: the prefix picks the country and the
+    /// country's company-code scheme (`orgnr` for `se:`, `imones-kodas` for `lt:`). Company
+    /// codes carry no date, so no `today` is needed.
+    pub fn parse_company(wire: &str) -> Result<Identifier, IdentifierError> {
+        let (country, value) = split_prefix(wire)?;
+        let ty = IdentifierType::company_scheme(country);
         if value.is_empty() {
             return Err(IdentifierError::Malformed(ty));
         }
         let canonical = match ty {
-            IdentifierType::Personnummer | IdentifierType::Samordningsnummer => {
-                personnummer::canonical(ty, value, today)?
-            }
-            IdentifierType::Orgnr => orgnr::canonical(value)?,
             IdentifierType::ImonesKodas => lithuania::imones_kodas(value)?,
-            IdentifierType::AsmensKodas => lithuania::asmens_kodas(value, today)?,
+            _ => orgnr::canonical(value)?,
         };
         Ok(Identifier { ty, canonical })
     }
 
-    /// Parses the identifier of a company route: the prefix picks the country and the
-    /// country's company-code scheme (`orgnr` for `se:`, `imones-kodas` for `lt:`).
-    pub fn parse_company(wire: &str) -> Result<Identifier, IdentifierError> {
-        let (country, _) = split_prefix(wire)?;
-        Identifier::parse(IdentifierType::company_scheme(country), wire)
+    /// An identifier this service validated and stored before, read back in its canonical
+    /// form (the vault's plaintext). Its check digits are verified again; no date applies,
+    /// as a canonical value holds its full birth year and was within bounds when stored. A
+    /// value that is not in canonical form is refused.
+    pub fn restore(ty: IdentifierType, canonical: &str) -> Result<Identifier, IdentifierError> {
+        let value = canonical_value(ty, canonical, NaiveDate::MAX)?;
+        if value == canonical {
+            Ok(Identifier {
+                ty,
+                canonical: value,
+            })
+        } else {
+            Err(IdentifierError::Malformed(ty))
+        }
     }
 
     pub fn id_type(&self) -> IdentifierType {
@@ -228,6 +240,25 @@ impl fmt::Debug for Identifier {
     }
 }
 
+/// The canonical form of an unprefixed value of type `ty`, read as of `today`.
+fn canonical_value(
+    ty: IdentifierType,
+    value: &str,
+    today: NaiveDate,
+) -> Result<String, IdentifierError> {
+    if value.is_empty() {
+        return Err(IdentifierError::Malformed(ty));
+    }
+    match ty {
+        IdentifierType::Personnummer | IdentifierType::Samordningsnummer => {
+            personnummer::canonical(ty, value, today)
+        }
+        IdentifierType::Orgnr => orgnr::canonical(value),
+        IdentifierType::ImonesKodas => lithuania::imones_kodas(value),
+        IdentifierType::AsmensKodas => lithuania::asmens_kodas(value, today),
+    }
+}
+
 /// Splits the optional country prefix after trimming whitespace around the whole wire
 /// string. No prefix means Sweden. The prefix must be lower case exactly (`SE:` is
 /// [`IdentifierError::UnknownPrefix`]); the value is returned as is (possibly empty).
@@ -253,7 +284,7 @@ mod tests {
     }
 
     fn parse(ty: IdentifierType, wire: &str) -> Result<String, IdentifierError> {
-        Identifier::parse_at(ty, wire, today()).map(|i| i.expose_canonical().to_owned())
+        Identifier::parse(ty, wire, today()).map(|i| i.expose_canonical().to_owned())
     }
 
     #[test]
@@ -387,7 +418,7 @@ mod tests {
     #[test]
     fn parse_reads_as_of_today() {
         // A twelve-digit number does not depend on the date it is read.
-        let n = Identifier::parse(PNR, "19811219-9289").unwrap();
+        let n = Identifier::parse(PNR, "19811219-9289", today()).unwrap();
         assert_eq!(n.expose_canonical(), "198112199289");
         assert_eq!(n.id_type(), PNR);
         assert_eq!(n.country(), Country::Se);
@@ -396,16 +427,29 @@ mod tests {
     #[test]
     fn the_century_of_a_ten_digit_number_depends_on_the_reading_date() {
         let ten = "811219-9289";
-        let in_2026 = Identifier::parse_at(PNR, ten, today()).unwrap();
+        let in_2026 = Identifier::parse(PNR, ten, today()).unwrap();
         assert_eq!(in_2026.expose_canonical(), "198112199289");
         let in_2090 = NaiveDate::from_ymd_opt(2090, 1, 1).unwrap();
-        let read_later = Identifier::parse_at(PNR, ten, in_2090).unwrap();
+        let read_later = Identifier::parse(PNR, ten, in_2090).unwrap();
         assert_eq!(read_later.expose_canonical(), "208112199289");
     }
 
     #[test]
+    fn a_stored_canonical_value_is_restored_without_a_date() {
+        let n = Identifier::restore(PNR, "198112199289").unwrap();
+        assert_eq!(n.expose_canonical(), "198112199289");
+        let lt = Identifier::restore(IdentifierType::ImonesKodas, "110443493").unwrap();
+        assert_eq!(lt.expose_wire(), "lt:110443493");
+        // Only the canonical form: a ten-digit or separated form is not a stored value.
+        assert!(Identifier::restore(PNR, "8112199289").is_err());
+        assert!(Identifier::restore(PNR, "19811219-9289").is_err());
+        // The check digit is verified again.
+        assert!(Identifier::restore(PNR, "198112199288").is_err());
+    }
+
+    #[test]
     fn debug_hides_the_value() {
-        let n = Identifier::parse(PNR, "198112199289").unwrap();
+        let n = Identifier::parse(PNR, "198112199289", today()).unwrap();
         let debug = format!("{n:?}");
         assert!(!debug.contains("8112199289"), "{debug}");
         assert!(debug.contains("personnummer"));

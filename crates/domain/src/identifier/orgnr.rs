@@ -56,7 +56,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn parse(wire: &str) -> Result<String, IdentifierError> {
-        Identifier::parse(IdentifierType::Orgnr, wire).map(|i| i.expose_canonical().to_owned())
+        Identifier::parse_company(wire).map(|i| i.expose_canonical().to_owned())
     }
 
     fn with_check(nine: &str) -> String {

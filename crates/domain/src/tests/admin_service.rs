@@ -4,7 +4,7 @@ use super::{clock, countries, data_key, grant, now, scopes, tenant};
 use crate::admin::{AdminService, NewGrant, NewTenant};
 use crate::country::Country;
 use crate::error::{ErrorCode, Failure};
-use crate::grant::{ClientSecret, SecretHash};
+use crate::grant::{ClientSecret, Grant, SecretHash};
 use crate::ids::GrantId;
 use crate::ports::{
     MockCredentialHasher, MockGrantStore, MockIdentifierVault, MockTenantStore, StoreError,
@@ -54,6 +54,15 @@ impl Ports {
             .withf(|s| s.expose() == "cs_fresh")
             .times(1)
             .returning(|_| Ok(SecretHash("$argon2id$fresh".into())));
+    }
+
+    /// The credential directory names the grant's tenant.
+    fn locates_grant(&mut self, g: &Grant) {
+        let (id, tenant) = (g.id, g.tenant_id);
+        self.grants
+            .expect_grant_tenant()
+            .withf(move |asked| *asked == id)
+            .returning(move |_| Ok(Some(tenant)));
     }
 
     fn writes_no_grant(&mut self) {
@@ -423,7 +432,7 @@ async fn a_grant_refused_by_the_store_for_its_countries_is_grant_countries_inval
 async fn an_update_with_neither_scopes_nor_countries_is_a_bad_request() {
     let mut ports = Ports::default();
     ports.writes_no_grant();
-    ports.grants.expect_grant().never();
+    ports.grants.expect_grant_tenant().never();
     let failure = ports
         .service()
         .update_grant(&GrantId::generate().to_string(), None, None)
@@ -450,11 +459,7 @@ async fn an_update_to_countries_outside_the_tenant_is_grant_countries_invalid() 
     let g = grant(&t, "kyb:read", "SE");
     let mut ports = Ports::default();
     ports.knows_tenant(&t);
-    let stored = g.clone();
-    ports
-        .grants
-        .expect_grant()
-        .returning(move |_| Ok(stored.clone()));
+    ports.locates_grant(&g);
     ports.writes_no_grant();
     let failure = ports
         .service()
@@ -470,15 +475,19 @@ async fn an_update_of_scopes_only_leaves_the_countries_alone() {
     let g = grant(&t, "kyb:read", "SE");
     let mut ports = Ports::default();
     ports.tenants.expect_tenant().never();
-    let (id, answer) = (g.id, g.clone());
+    ports.locates_grant(&g);
+    let (tenant_id, id, answer) = (t.id, g.id, g.clone());
     ports
         .grants
         .expect_update_grant()
-        .withf(move |asked, s, c| {
-            *asked == id && *s == Some(&scopes("kyb:read kyc:read")) && c.is_none()
+        .withf(move |tenant, asked, s, c| {
+            *tenant == tenant_id
+                && *asked == id
+                && *s == Some(&scopes("kyb:read kyc:read"))
+                && c.is_none()
         })
         .times(1)
-        .returning(move |_, _, _| Ok(answer.clone()));
+        .returning(move |_, _, _, _| Ok(answer.clone()));
     ports
         .service()
         .update_grant(&g.id.to_string(), Some(scopes("kyb:read kyc:read")), None)
@@ -492,16 +501,12 @@ async fn an_update_refused_by_the_store_for_its_countries_names_the_grant() {
     let g = grant(&t, "kyb:read", "SE");
     let mut ports = Ports::default();
     ports.knows_tenant(&t);
-    let stored = g.clone();
-    ports
-        .grants
-        .expect_grant()
-        .returning(move |_| Ok(stored.clone()));
+    ports.locates_grant(&g);
     ports
         .grants
         .expect_update_grant()
         .times(1)
-        .returning(|id, _, _| Err(StoreError::GrantsOutsideCountries(vec![*id])));
+        .returning(|_, id, _, _| Err(StoreError::GrantsOutsideCountries(vec![*id])));
     let failure = ports
         .service()
         .update_grant(&g.id.to_string(), None, Some(countries("LT")))
@@ -518,6 +523,7 @@ async fn an_update_refused_by_the_store_for_its_countries_names_the_grant() {
 #[tokio::test]
 async fn a_malformed_grant_id_is_not_found() {
     let mut ports = Ports::default();
+    ports.grants.expect_grant_tenant().never();
     ports.grants.expect_revoke_grant().never();
     ports.grants.expect_rotate_secret().never();
     let service = ports.service();
@@ -536,17 +542,31 @@ async fn a_malformed_grant_id_is_not_found() {
 }
 
 #[tokio::test]
+async fn a_grant_the_directory_does_not_know_is_not_found() {
+    let mut ports = Ports::default();
+    ports.grants.expect_grant_tenant().returning(|_| Ok(None));
+    ports.grants.expect_revoke_grant().never();
+    let failure = ports
+        .service()
+        .revoke_grant(&GrantId::generate().to_string())
+        .await
+        .unwrap_err();
+    assert_eq!(failure.code, ErrorCode::NotFound);
+}
+
+#[tokio::test]
 async fn a_grant_is_revoked_at_the_clock_time() {
     let t = tenant("SE");
     let g = grant(&t, "kyb:read", "SE");
     let mut ports = Ports::default();
-    let answer = g.clone();
+    ports.locates_grant(&g);
+    let (tenant_id, answer) = (t.id, g.clone());
     ports
         .grants
         .expect_revoke_grant()
-        .withf(|_, at| *at == now())
+        .withf(move |tenant, _, at| *tenant == tenant_id && *at == now())
         .times(1)
-        .returning(move |_, _| Ok(answer.clone()));
+        .returning(move |_, _, _| Ok(answer.clone()));
     ports
         .service()
         .revoke_grant(&g.id.to_string())
@@ -560,13 +580,14 @@ async fn a_rotation_stores_the_hash_of_the_new_secret_it_shows() {
     let g = grant(&t, "kyb:read", "SE");
     let mut ports = Ports::default();
     ports.hashes_one_secret();
+    ports.locates_grant(&g);
     let (id, answer) = (g.id, g.clone());
     ports
         .grants
         .expect_rotate_secret()
-        .withf(move |asked, hash| *asked == id && hash.0 == "$argon2id$fresh")
+        .withf(move |_, asked, hash| *asked == id && hash.0 == "$argon2id$fresh")
         .times(1)
-        .returning(move |_, _| Ok(answer.clone()));
+        .returning(move |_, _, _| Ok(answer.clone()));
     let rotated = ports
         .service()
         .rotate_secret(&g.id.to_string())

@@ -2,7 +2,7 @@
 
 use super::{access, caller, claims, clock, ctx, grant, now, scopes, tenant};
 use crate::access::{Caller, Gate};
-use crate::audit::{Outcome, RequestContext, SecurityReason};
+use crate::audit::{AccessRecord, AuditTrail, Outcome, RequestContext, SecurityReason};
 use crate::error::{ErrorCode, Failure};
 use crate::operation::{Operation, Surface};
 use crate::ports::{MockAuditSink, MockGrantStore, MockTokenAuthority, StoreError};
@@ -198,7 +198,8 @@ async fn refused_with(
     audit.expect_record_security().never();
     audit
         .expect_record_access()
-        .withf(move |r| {
+        .withf(move |rows: &[AccessRecord]| {
+            let [r] = rows else { return false };
             r.tenant_id == tenant_id
                 && r.grant_id == grant_id
                 && r.request_id == request_id
@@ -425,7 +426,20 @@ async fn a_failed_access_record_write_turns_the_refusal_into_an_internal_error()
     assert_eq!(failure.code, ErrorCode::InternalError);
 }
 
-// --- conclude: one audit row per admitted request ---
+// --- run and commit: one audit row per admitted request, written before it answers ---
+
+/// Runs `result` as the use case of an admitted request and commits its trail, as
+/// `Gate::call` does after admission.
+async fn conclude<T: Clone>(
+    gate: &Gate,
+    c: &Caller,
+    result: &Result<T, Failure>,
+) -> Result<(), Failure> {
+    let trail = AuditTrail::new();
+    let answer = result.clone();
+    let _ = gate.run(&trail, c, OP, |_| async move { answer }).await;
+    gate.commit(&trail).await
+}
 
 /// A gate whose only expected port call is the audit sink given.
 fn concluding_gate(audit: MockAuditSink) -> Gate {
@@ -450,7 +464,8 @@ fn expect_one_access(
     audit.expect_record_security().never();
     audit
         .expect_record_access()
-        .withf(move |r| {
+        .withf(move |rows: &[AccessRecord]| {
+            let [r] = rows else { return false };
             r.tenant_id == tenant_id
                 && r.grant_id == grant_id
                 && r.request_id == request_id
@@ -474,7 +489,7 @@ async fn a_successful_request_is_recorded_as_allowed() {
     let c = caller("SE", "kyb:read", "SE");
     let gate = concluding_gate(expect_one_access(&c, 200, Outcome::Allowed, None));
     let result: Result<u8, Failure> = Ok(1);
-    assert_eq!(gate.conclude(&c, OP, &result).await, Ok(()));
+    assert_eq!(conclude(&gate, &c, &result).await, Ok(()));
 }
 
 #[tokio::test]
@@ -489,7 +504,7 @@ async fn a_validation_failure_is_not_recorded() {
         Failure::invalid_identifier("bad check digit"),
     ] {
         let result: Result<(), Failure> = Err(failure);
-        assert_eq!(gate.conclude(&c, OP, &result).await, Ok(()));
+        assert_eq!(conclude(&gate, &c, &result).await, Ok(()));
     }
 }
 
@@ -503,7 +518,7 @@ async fn a_403_is_recorded_as_refused() {
         Some(ErrorCode::CountryNotGranted),
     ));
     let result: Result<(), Failure> = Err(Failure::new(ErrorCode::CountryNotGranted, "no"));
-    assert_eq!(gate.conclude(&c, OP, &result).await, Ok(()));
+    assert_eq!(conclude(&gate, &c, &result).await, Ok(()));
 }
 
 #[tokio::test]
@@ -516,7 +531,7 @@ async fn a_404_is_recorded_as_failed() {
         Some(ErrorCode::NotFound),
     ));
     let result: Result<(), Failure> = Err(Failure::not_found("subject"));
-    assert_eq!(gate.conclude(&c, OP, &result).await, Ok(()));
+    assert_eq!(conclude(&gate, &c, &result).await, Ok(()));
 }
 
 #[tokio::test]
@@ -529,7 +544,7 @@ async fn a_conflict_is_recorded_as_failed() {
         Some(ErrorCode::RefConflict),
     ));
     let result: Result<(), Failure> = Err(Failure::new(ErrorCode::RefConflict, "taken"));
-    assert_eq!(gate.conclude(&c, OP, &result).await, Ok(()));
+    assert_eq!(conclude(&gate, &c, &result).await, Ok(()));
 }
 
 #[tokio::test]
@@ -540,20 +555,33 @@ async fn a_failed_audit_write_turns_the_answer_into_an_internal_error() {
         .expect_record_access()
         .times(1)
         .returning(|_| Err(StoreError::Backend("disk full".into())));
-    let gate = concluding_gate(audit);
+    let concluding = concluding_gate(audit);
     let result: Result<u8, Failure> = Ok(1);
-    let failure = gate.conclude(&c, OP, &result).await.unwrap_err();
+    let failure = conclude(&concluding, &c, &result).await.unwrap_err();
     assert_eq!(failure.code, ErrorCode::InternalError);
     assert_eq!(failure.status(), 500);
 
-    // Through `run`, the use case's data is withheld when its audit row is not durable.
+    // Through `call`, the use case's data is withheld when its audit row is not durable.
+    let ctx = ctx();
+    let t = tenant("SE");
+    let g = grant(&t, "kyb:read", "SE");
+    let token_claims = claims(&g);
+    let grant_access = access(&g, &t);
+    let mut grants = MockGrantStore::new();
+    grants
+        .expect_grant_access()
+        .return_once(move |_, _| Ok(Some(grant_access)));
     let mut audit = MockAuditSink::new();
     audit
         .expect_record_access()
         .times(1)
         .returning(|_| Err(StoreError::Backend("disk full".into())));
-    let gate = concluding_gate(audit);
-    let answered = gate.run(&c, OP, |_| async { Ok::<_, Failure>(42) }).await;
+    let gate = gate(authority(Ok(token_claims)), grants, audit);
+    let answered = gate
+        .call(Some("tok"), OP, Surface::Rest, &ctx, |_| async {
+            Ok::<_, Failure>(42)
+        })
+        .await;
     assert_eq!(answered.unwrap_err().code, ErrorCode::InternalError);
 }
 
@@ -564,7 +592,8 @@ async fn an_mcp_tool_call_is_recorded_even_when_it_fails_validation() {
     let mut audit = MockAuditSink::new();
     audit
         .expect_record_access()
-        .withf(|r| {
+        .withf(|rows: &[AccessRecord]| {
+            let [r] = rows else { return false };
             r.action == "mcp.tool_call"
                 && r.tool.as_deref() == Some("resolve_subject")
                 && r.surface == Surface::Mcp
@@ -575,15 +604,61 @@ async fn an_mcp_tool_call_is_recorded_even_when_it_fails_validation() {
         .times(1)
         .returning(|_| Ok(()));
     let gate = concluding_gate(audit);
-    let concluded = gate
-        .conclude_with(
-            &c,
-            Operation::McpToolCall,
-            Err(ErrorCode::BadRequest),
-            Some("resolve_subject"),
-        )
+    let trail = AuditTrail::new();
+    gate.note(
+        &trail,
+        &c,
+        Operation::McpToolCall,
+        Err(ErrorCode::BadRequest),
+        Some("resolve_subject"),
+    );
+    assert_eq!(gate.commit(&trail).await, Ok(()));
+}
+
+#[tokio::test]
+async fn a_tool_call_writes_its_row_and_its_route_rows_in_one_write() {
+    let mut c = caller("SE", "kyb:read", "SE");
+    c.surface = Surface::Mcp;
+    let mut audit = MockAuditSink::new();
+    audit
+        .expect_record_access()
+        .withf(|rows: &[AccessRecord]| {
+            let [route, tool] = rows else { return false };
+            route.action == "GET /v1/subjects/{id}"
+                && route.surface == Surface::Mcp
+                && route.status == 404
+                && route.tool.is_none()
+                && tool.action == "mcp.tool_call"
+                && tool.tool.as_deref() == Some("get_subject")
+                && tool.status == 404
+                && tool.request_id == route.request_id
+        })
+        .times(1)
+        .returning(|_| Ok(()));
+    let gate = concluding_gate(audit);
+    let trail = AuditTrail::new();
+    let answered = gate
+        .run(&trail, &c, OP, |_| async {
+            Err::<(), _>(Failure::not_found("subject"))
+        })
         .await;
-    assert_eq!(concluded, Ok(()));
+    let code = answered.unwrap_err().code;
+    gate.note(
+        &trail,
+        &c,
+        Operation::McpToolCall,
+        Err(code),
+        Some("get_subject"),
+    );
+    assert_eq!(gate.commit(&trail).await, Ok(()));
+}
+
+#[tokio::test]
+async fn an_empty_trail_writes_nothing() {
+    let mut audit = MockAuditSink::new();
+    audit.expect_record_access().never();
+    let gate = concluding_gate(audit);
+    assert_eq!(gate.commit(&AuditTrail::new()).await, Ok(()));
 }
 
 #[tokio::test]

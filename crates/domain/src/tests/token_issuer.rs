@@ -2,6 +2,7 @@
 //! scope narrowing and the lifetime cap.
 
 use super::{access, clock, ctx, grant, now, scopes, tenant};
+use crate::audit::AccessRecord;
 use crate::audit::{Outcome, SecurityReason};
 use crate::error::{ErrorCode, Failure};
 use crate::grant::{Grant, SecretHash};
@@ -81,7 +82,8 @@ fn expect_refusal(g: &Grant, detail: &'static str) -> MockAuditSink {
     audit.expect_record_security().never();
     audit
         .expect_record_access()
-        .withf(move |r| {
+        .withf(move |rows: &[AccessRecord]| {
+            let [r] = rows else { return false };
             r.tenant_id == tenant_id
                 && r.grant_id == grant_id
                 && r.route == "/oauth/token"
@@ -114,7 +116,8 @@ async fn issue_for(g: Grant, scope: Option<&str>) -> (IssuedToken, crate::token:
     audit.expect_record_security().never();
     audit
         .expect_record_access()
-        .withf(move |r| {
+        .withf(move |rows: &[AccessRecord]| {
+            let [r] = rows else { return false };
             r.tenant_id == tenant_id
                 && r.grant_id == grant_id
                 && r.route == "/oauth/token"

@@ -4,8 +4,6 @@
 //! Every type here redacts itself in `Debug`, and no error message repeats any part of the
 //! input it refused (a key file's content is key material even when it is malformed).
 
-use crate::token::BiscuitTokens;
-use crate::vault::AesVault;
 use biscuit_auth::{Algorithm, KeyPair, PrivateKey};
 use rand::rngs::OsRng;
 use rand::RngCore;
@@ -224,16 +222,6 @@ impl KeyMaterial {
 
     pub fn master_key(&self) -> &MasterKey {
         &self.master
-    }
-
-    /// The token authority signing with this material's key.
-    pub fn token_authority(&self) -> BiscuitTokens {
-        BiscuitTokens::new(self.signing.clone())
-    }
-
-    /// The identifier vault under this material's master key.
-    pub fn vault(&self) -> AesVault {
-        AesVault::from_master_key(&self.master)
     }
 }
 

@@ -14,6 +14,7 @@
 //! checks run) but can never add to what it grants.
 
 use crate::keys::SigningKey;
+use crate::verified_tokens::VerifiedTokens;
 use biscuit_auth::builder::Term;
 use biscuit_auth::error::{self as berr, FailedCheck, Logic};
 use biscuit_auth::{AuthorizerBuilder, AuthorizerLimits, Biscuit, PublicKey};
@@ -53,6 +54,7 @@ pub struct BiscuitTokens {
     key: SigningKey,
     public: PublicKey,
     limits: AuthorizerLimits,
+    verified: VerifiedTokens,
 }
 
 impl BiscuitTokens {
@@ -68,6 +70,7 @@ impl BiscuitTokens {
                 max_iterations: 100,
                 max_time: Duration::from_millis(100),
             },
+            verified: VerifiedTokens::default(),
         }
     }
 
@@ -159,6 +162,9 @@ impl TokenAuthority for BiscuitTokens {
         if token.is_empty() || token.len() > MAX_TOKEN_LEN {
             return Err(Malformed);
         }
+        if let Some(verdict) = self.verified.verdict(token, now) {
+            return verdict;
+        }
         let biscuit = Biscuit::from_base64(token, self.public).map_err(parse_rejection)?;
         let now_term = date_term(now).ok_or(Malformed)?;
         let mut authorizer = AuthorizerBuilder::new()
@@ -194,8 +200,21 @@ impl TokenAuthority for BiscuitTokens {
         if now.timestamp() >= claims.expires_at.timestamp() {
             return Err(TokenRejection::Expired(Box::new(claims)));
         }
+        if is_as_minted(&biscuit) {
+            self.verified.remember(token, &claims, now);
+        }
         Ok(claims)
     }
+}
+
+/// Whether the token is exactly what this service mints: the authority block alone, whose
+/// only check is the expiry. Only such a token's verdict can be remembered (see
+/// `verified_tokens`).
+fn is_as_minted(biscuit: &Biscuit) -> bool {
+    biscuit.block_count() == 1
+        && biscuit
+            .print_block_source(0)
+            .is_ok_and(|source| source.matches("check if").count() == 1)
 }
 
 /// Maps a parse failure: a signature that does not verify is `BadSignature`; everything else
@@ -495,6 +514,67 @@ mod tests {
             a.verify(&attenuated, c.expires_at + CDuration::hours(1)),
             Err(TokenRejection::Expired(Box::new(c)))
         );
+    }
+
+    #[test]
+    fn a_verified_token_is_remembered_and_still_expires() {
+        let a = authority();
+        let c = claims();
+        let token = a.mint(&c).unwrap();
+        assert_eq!(a.verify(&token, t0()).unwrap(), c);
+        assert_eq!(a.verified.len(), 1);
+        // Remembered: the same answer, and the expiry still decides at second precision.
+        assert_eq!(a.verify(&token, t0() + CDuration::minutes(1)).unwrap(), c);
+        assert_eq!(
+            a.verify(&token, c.expires_at - CDuration::milliseconds(1))
+                .unwrap(),
+            c
+        );
+        assert_eq!(
+            a.verify(&token, c.expires_at),
+            Err(TokenRejection::Expired(Box::new(c.clone())))
+        );
+        // A token never verified is not answered from memory, however close its bytes.
+        let mut other = token.clone();
+        other.push('A');
+        assert!(a.verify(&other, t0()).is_err());
+        assert_eq!(a.verified.len(), 1);
+    }
+
+    #[test]
+    fn attenuated_and_forged_shapes_are_never_remembered() {
+        let a = authority();
+        let c = claims();
+        let token = a.mint(&c).unwrap();
+        let earlier = BlockBuilder::new()
+            .code("check if time($t), $t < 2025-03-01T10:05:00Z;")
+            .unwrap();
+        let attenuated = biscuit_of(&a, &token)
+            .append(earlier)
+            .unwrap()
+            .to_base64()
+            .unwrap();
+        assert!(a.verify(&attenuated, t0()).is_ok());
+        assert_eq!(a.verified.len(), 0);
+        // Its own check still binds on the next request.
+        assert_eq!(
+            a.verify(&attenuated, t0() + CDuration::minutes(6)),
+            Err(TokenRejection::Malformed)
+        );
+        // An authority block with a check beyond the expiry is verified in full every time.
+        let extra = forge(
+            &a,
+            &format!(
+                r#"tenant("{}"); grant("{}"); generation(3);
+                issued_at(2025-03-01T10:00:00Z); expires_at(2025-03-01T10:15:00Z);
+                check if time($t), $t < 2025-03-01T10:15:00Z;
+                check if time($t), $t < 2025-03-01T10:02:00Z;"#,
+                c.tenant_id, c.grant_id
+            ),
+        );
+        assert!(a.verify(&extra, t0()).is_ok());
+        assert_eq!(a.verified.len(), 0);
+        assert!(a.verify(&extra, t0() + CDuration::minutes(3)).is_err());
     }
 
     #[test]

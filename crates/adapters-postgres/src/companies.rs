@@ -3,20 +3,25 @@
 
 use crate::convert::{backend, corrupt, parse_id, TxError};
 use crate::schema::{call_records, company_documents, company_profiles};
+use crate::statements::{CachedCompany, RawJsonb};
+use crate::subjects::handle_of;
 use crate::Database;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
+use diesel::sql_types::{Array, Jsonb, Nullable, Text, Timestamptz};
 use diesel::upsert::excluded;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::company::{
-    Address, AnnualReportRef, CompanyRegisterData, CompanyStatus, TaxRegistration, UpstreamCall,
+    Address, AnnualReportRef, CompanyRegisterData, CompanyStatus, OptionalGroup, TaxRegistration,
+    UpstreamCall,
 };
-use domain::company_service::{CompanyProfile, CompanyStore};
+use domain::company_service::{CachedProfile, CompanyProfile, CompanyStore};
 use domain::country::Country;
 use domain::evidence::{Evidence, EvidenceSource};
 use domain::ids::{CallRef, SubjectId, TenantId};
 use domain::ports::StoreError;
+use domain::subject::SubjectHandle;
 use serde::{Deserialize, Serialize};
 
 /// The cached register data as stored in `company_profiles.data`. Private to storage: the
@@ -39,10 +44,18 @@ struct StoredProfile {
     f_skatt: bool,
     vat: bool,
     employer: bool,
+    /// Optional groups the fetch could not check; rows written before it existed read as
+    /// all checked, which they were (a failed optional source failed the whole fetch then).
+    #[serde(default)]
+    unchecked: Vec<String>,
 }
 
 impl StoredProfile {
-    fn from_domain(data: &CompanyRegisterData, tax: &TaxRegistration) -> Self {
+    fn from_domain(
+        data: &CompanyRegisterData,
+        tax: &TaxRegistration,
+        unchecked: &[OptionalGroup],
+    ) -> Self {
         StoredProfile {
             orgnr: data.orgnr.clone(),
             name: data.name.clone(),
@@ -63,10 +76,18 @@ impl StoredProfile {
             f_skatt: tax.f_skatt,
             vat: tax.vat,
             employer: tax.employer,
+            unchecked: unchecked.iter().map(|g| g.as_str().to_owned()).collect(),
         }
     }
 
-    fn into_domain(self) -> Result<(CompanyRegisterData, TaxRegistration), StoreError> {
+    fn into_domain(
+        self,
+    ) -> Result<(CompanyRegisterData, TaxRegistration, Vec<OptionalGroup>), StoreError> {
+        let unchecked = self
+            .unchecked
+            .iter()
+            .map(|g| OptionalGroup::parse(g).ok_or_else(|| corrupt("unchecked group")))
+            .collect::<Result<_, _>>()?;
         let latest_annual_report = match (self.report_year, self.report_document_id) {
             (Some(year), Some(document_id)) => Some(AnnualReportRef { year, document_id }),
             _ => None,
@@ -94,48 +115,9 @@ impl StoredProfile {
                 vat: self.vat,
                 employer: self.employer,
             },
+            unchecked,
         ))
     }
-}
-
-type CallRow = (
-    String,
-    String,
-    DateTime<Utc>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    DateTime<Utc>,
-);
-
-async fn evidence_of(
-    conn: &mut AsyncPgConnection,
-    tenant: &str,
-    call_ref: &str,
-) -> Result<Evidence, StoreError> {
-    let row: CallRow = call_records::table
-        .find((tenant, call_ref))
-        .select((
-            call_records::call_ref,
-            call_records::source,
-            call_records::source_timestamp,
-            call_records::upstream_ref,
-            call_records::digest,
-            call_records::schema_version,
-            call_records::retrieved_at,
-        ))
-        .first(conn)
-        .await
-        .map_err(backend)?;
-    Ok(Evidence {
-        call_ref: parse_id(&row.0, "call ref")?,
-        source: EvidenceSource::parse(&row.1).ok_or_else(|| corrupt("evidence source"))?,
-        source_timestamp: row.2,
-        upstream_ref: row.3,
-        digest: row.4,
-        schema_version: row.5,
-        retrieved_at: row.6,
-    })
 }
 
 #[async_trait]
@@ -195,36 +177,19 @@ impl CompanyStore for Database {
         tenant: &TenantId,
         country: Country,
         orgnr: &str,
-    ) -> Result<Option<CompanyProfile>, StoreError> {
+    ) -> Result<Option<CachedProfile>, StoreError> {
         let mut conn = self.conn().await?;
         let tenant_id = tenant.to_string();
-        let row: Option<(serde_json::Value, String, String, DateTime<Utc>)> =
-            company_profiles::table
-                .find((&tenant_id, country.code(), orgnr))
-                .select((
-                    company_profiles::data,
-                    company_profiles::main_call_ref,
-                    company_profiles::tax_call_ref,
-                    company_profiles::fetched_at,
-                ))
-                .first(&mut conn)
-                .await
-                .optional()
-                .map_err(backend)?;
-        let Some((data, main_ref, tax_ref, fetched_at)) = row else {
-            return Ok(None);
-        };
-        let stored: StoredProfile =
-            serde_json::from_value(data).map_err(|_| corrupt("cached profile"))?;
-        let (data, tax) = stored.into_domain()?;
-        Ok(Some(CompanyProfile {
-            country,
-            data,
-            tax,
-            evidence: evidence_of(&mut conn, &tenant_id, &main_ref).await?,
-            tax_evidence: evidence_of(&mut conn, &tenant_id, &tax_ref).await?,
-            fetched_at,
-        }))
+        let row: Option<CachedRow> = CachedCompany {
+            tenant_id: &tenant_id,
+            country: country.code(),
+            orgnr,
+        }
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(backend)?;
+        row.map(|row| row.into_domain(country)).transpose()
     }
 
     async fn save_profile(
@@ -236,8 +201,12 @@ impl CompanyStore for Database {
         let mut conn = self.conn().await?;
         let tenant_id = tenant.to_string();
         let subject_id = subject.to_string();
-        let data = serde_json::to_value(StoredProfile::from_domain(&profile.data, &profile.tax))
-            .map_err(|e| StoreError::Backend(e.to_string()))?;
+        let data = serde_json::to_value(StoredProfile::from_domain(
+            &profile.data,
+            &profile.tax,
+            &profile.unchecked,
+        ))
+        .map_err(|e| StoreError::Backend(e.to_string()))?;
         conn.transaction(async |conn| -> Result<(), TxError> {
             diesel::insert_into(company_profiles::table)
                 .values((
@@ -288,21 +257,122 @@ impl CompanyStore for Database {
         &self,
         tenant: &TenantId,
         document_id: &str,
-    ) -> Result<Option<(SubjectId, Country)>, StoreError> {
+    ) -> Result<Option<(SubjectHandle, Country)>, StoreError> {
         let mut conn = self.conn().await?;
+        let tenant_id = tenant.to_string();
         let row: Option<(String, String)> = company_documents::table
-            .find((tenant.to_string(), document_id))
+            .find((&tenant_id, document_id))
             .select((company_documents::subject_id, company_documents::country))
             .first(&mut conn)
             .await
             .optional()
             .map_err(backend)?;
-        row.map(|(s, c)| {
-            Ok((
-                parse_id(&s, "subject id")?,
-                Country::from_code(&c).ok_or_else(|| corrupt("country"))?,
-            ))
+        let Some((subject_id, country)) = row else {
+            return Ok(None);
+        };
+        let country = Country::from_code(&country).ok_or_else(|| corrupt("country"))?;
+        let subject = handle_of(&mut conn, &tenant_id, &subject_id).await?;
+        Ok(Some((subject, country)))
+    }
+}
+
+/// One row of the cached read: the profile, the evidence of its two calls, its subject.
+#[derive(QueryableByName)]
+struct CachedRow {
+    #[diesel(sql_type = Jsonb)]
+    data: RawJsonb,
+    #[diesel(sql_type = Timestamptz)]
+    fetched_at: DateTime<Utc>,
+    #[diesel(sql_type = Text)]
+    main_call_ref: String,
+    #[diesel(sql_type = Text)]
+    main_source: String,
+    #[diesel(sql_type = Timestamptz)]
+    main_source_timestamp: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Text>)]
+    main_upstream_ref: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    main_digest: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    main_schema_version: Option<String>,
+    #[diesel(sql_type = Timestamptz)]
+    main_retrieved_at: DateTime<Utc>,
+    #[diesel(sql_type = Text)]
+    tax_call_ref: String,
+    #[diesel(sql_type = Text)]
+    tax_source: String,
+    #[diesel(sql_type = Timestamptz)]
+    tax_source_timestamp: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Text>)]
+    tax_upstream_ref: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    tax_digest: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    tax_schema_version: Option<String>,
+    #[diesel(sql_type = Timestamptz)]
+    tax_retrieved_at: DateTime<Utc>,
+    #[diesel(sql_type = Text)]
+    canonical_id: String,
+    #[diesel(sql_type = Array<Text>)]
+    aliases: Vec<String>,
+}
+
+impl CachedRow {
+    fn into_domain(self, country: Country) -> Result<CachedProfile, StoreError> {
+        let stored: StoredProfile =
+            serde_json::from_slice(&self.data.0).map_err(|_| corrupt("cached profile"))?;
+        let (data, tax, unchecked) = stored.into_domain()?;
+        let evidence = |call_ref: &str,
+                        source: &str,
+                        source_timestamp,
+                        upstream_ref,
+                        digest,
+                        schema_version,
+                        retrieved_at| {
+            Ok::<_, StoreError>(Evidence {
+                call_ref: parse_id(call_ref, "call ref")?,
+                source: EvidenceSource::parse(source).ok_or_else(|| corrupt("evidence source"))?,
+                source_timestamp,
+                upstream_ref,
+                digest,
+                schema_version,
+                retrieved_at,
+            })
+        };
+        Ok(CachedProfile {
+            profile: CompanyProfile {
+                country,
+                data,
+                tax,
+                unchecked,
+                evidence: evidence(
+                    &self.main_call_ref,
+                    &self.main_source,
+                    self.main_source_timestamp,
+                    self.main_upstream_ref,
+                    self.main_digest,
+                    self.main_schema_version,
+                    self.main_retrieved_at,
+                )?,
+                tax_evidence: evidence(
+                    &self.tax_call_ref,
+                    &self.tax_source,
+                    self.tax_source_timestamp,
+                    self.tax_upstream_ref,
+                    self.tax_digest,
+                    self.tax_schema_version,
+                    self.tax_retrieved_at,
+                )?,
+                fetched_at: self.fetched_at,
+            },
+            subject: SubjectHandle {
+                subject_id: parse_id(&self.canonical_id, "subject id")?,
+                aliases: self
+                    .aliases
+                    .iter()
+                    .map(|a| parse_id(a, "subject id"))
+                    .collect::<Result<_, _>>()?,
+            },
         })
-        .transpose()
     }
 }

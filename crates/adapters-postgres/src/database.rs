@@ -1,10 +1,14 @@
 //! The connection pool, database creation and migrations.
 
-use diesel::ConnectionError;
 use diesel_async::pooled_connection::deadpool::{Object, Pool};
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::pooled_connection::{
+    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The SQL migrations of `migrations/`, compiled in.
@@ -22,50 +26,90 @@ pub enum DatabaseError {
     Query(String),
 }
 
-/// The PostgreSQL storage adapter: one pool, implementing every storage port.
+/// The PostgreSQL storage adapter, implementing every storage port.
+///
+/// Connections are pooled per runtime thread. actix-web runs each worker on its own
+/// single-threaded Tokio runtime, and a diesel-async connection's driver task lives on the
+/// runtime that established it: a pool shared by all workers hands a worker connections whose
+/// I/O another worker drives, so every query pays two cross-thread wake-ups (and stalls while
+/// that worker is busy). So a single-threaded runtime (an actix worker) gets its own pool,
+/// created on first use on that thread and dropped with it; a multi-thread runtime (the main
+/// one: the operator commands, background work, tests) shares one pool.
+///
+/// Checkouts do not verify the connection with a query (deadpool's `Fast` recycling): a
+/// checkout must not cost a round trip. A connection that broke is discarded after the
+/// query that found out.
 #[derive(Clone)]
 pub struct Database {
-    pub(crate) pool: Pool<AsyncPgConnection>,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// Tells this database's per-thread pools apart from another's in the same process.
+    id: u64,
+    url: String,
+    pool_size: usize,
+    shared: Pool<AsyncPgConnection>,
+}
+
+thread_local! {
+    /// The pools of the current thread when it runs a single-threaded runtime, by database.
+    static THREAD_POOLS: RefCell<Vec<(u64, Pool<AsyncPgConnection>)>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Database {
-    /// Opens a pool of at most `max_size` connections.
-    ///
-    /// Must be called from within the process's main multi-thread Tokio runtime: each
-    /// connection's driver task is spawned there. actix-web runs every worker on its own
-    /// single-threaded runtime; a connection whose driver lived on one worker's runtime would
-    /// stall while that worker is busy and break when it stops, and the pool hands
-    /// connections to every worker.
-    pub fn connect(url: &str, max_size: usize) -> Result<Database, DatabaseError> {
-        let runtime = tokio::runtime::Handle::try_current()
-            .map_err(|_| DatabaseError::Connect("no Tokio runtime to run connections on".into()))?;
-        let mut config = ManagerConfig::<AsyncPgConnection>::default();
-        config.custom_setup = Box::new(move |url: &str| {
-            let url = url.to_owned();
-            let runtime = runtime.clone();
-            Box::pin(async move {
-                runtime
-                    .spawn(async move { AsyncPgConnection::establish(&url).await })
-                    .await
-                    .map_err(|e| ConnectionError::BadConnection(e.to_string()))?
-            })
-        });
-        let manager =
-            AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config);
-        let pool = Pool::builder(manager)
-            .max_size(max_size)
-            .runtime(deadpool::Runtime::Tokio1)
-            .wait_timeout(Some(Duration::from_secs(10)))
-            .create_timeout(Some(Duration::from_secs(10)))
-            .build()
-            .map_err(|e| DatabaseError::Connect(e.to_string()))?;
-        Ok(Database { pool })
+    /// Opens the pools: at most `pool_size` connections per worker thread, and as many for
+    /// the shared pool of the multi-thread runtime. Connections open on first use.
+    pub fn connect(url: &str, pool_size: usize) -> Result<Database, DatabaseError> {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        if pool_size == 0 {
+            return Err(DatabaseError::Connect(
+                "the pool size must be at least 1".into(),
+            ));
+        }
+        Ok(Database {
+            inner: Arc::new(Inner {
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                url: url.to_owned(),
+                pool_size,
+                shared: build_pool(url, pool_size)?,
+            }),
+        })
+    }
+
+    /// Tells this database apart from others in the process (for per-thread state).
+    pub(crate) fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    /// Whether the caller runs on a single-threaded runtime (an actix worker), whose thread
+    /// keeps its own pool and audit writer.
+    pub(crate) fn on_worker_thread(&self) -> bool {
+        tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread)
+    }
+
+    /// The pool for the runtime the caller runs on.
+    fn pool(&self) -> Result<Pool<AsyncPgConnection>, domain::ports::StoreError> {
+        if !self.on_worker_thread() {
+            return Ok(self.inner.shared.clone());
+        }
+        THREAD_POOLS.with(|pools| {
+            let mut pools = pools.borrow_mut();
+            if let Some((_, pool)) = pools.iter().find(|(id, _)| *id == self.inner.id) {
+                return Ok(pool.clone());
+            }
+            let pool = build_pool(&self.inner.url, self.inner.pool_size)
+                .map_err(|e| domain::ports::StoreError::Backend(e.to_string()))?;
+            pools.push((self.inner.id, pool.clone()));
+            Ok(pool)
+        })
     }
 
     pub(crate) async fn conn(
         &self,
     ) -> Result<Object<AsyncPgConnection>, domain::ports::StoreError> {
-        self.pool
+        self.pool()?
             .get()
             .await
             .map_err(|e| domain::ports::StoreError::Backend(format!("pool: {e}")))
@@ -74,8 +118,7 @@ impl Database {
     /// Checks that the database answers.
     pub async fn ping(&self) -> Result<(), DatabaseError> {
         let mut conn = self
-            .pool
-            .get()
+            .conn()
             .await
             .map_err(|e| DatabaseError::Connect(e.to_string()))?;
         diesel::sql_query("SELECT 1")
@@ -84,6 +127,33 @@ impl Database {
             .map_err(|e| DatabaseError::Query(e.to_string()))?;
         Ok(())
     }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Pools this database left on the current thread go with it (other threads' pools go
+        // when those threads end).
+        let _ = THREAD_POOLS.try_with(|pools| {
+            if let Ok(mut pools) = pools.try_borrow_mut() {
+                pools.retain(|(id, _)| *id != self.id);
+            }
+        });
+    }
+}
+
+/// A pool whose connections are established by (and driven on) the runtime that first asks
+/// for them, checked out without a verifying query.
+fn build_pool(url: &str, size: usize) -> Result<Pool<AsyncPgConnection>, DatabaseError> {
+    let mut config = ManagerConfig::<AsyncPgConnection>::default();
+    config.recycling_method = RecyclingMethod::Fast;
+    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config);
+    Pool::builder(manager)
+        .max_size(size)
+        .runtime(deadpool::Runtime::Tokio1)
+        .wait_timeout(Some(Duration::from_secs(10)))
+        .create_timeout(Some(Duration::from_secs(10)))
+        .build()
+        .map_err(|e| DatabaseError::Connect(e.to_string()))
 }
 
 /// Splits `postgres://.../name?opts` into the URL of the `postgres` maintenance database and

@@ -1,15 +1,17 @@
 //! `GrantStore` on PostgreSQL.
 
 use crate::convert::{
-    backend, countries_from_row, countries_to_row, parse_id, scopes_from_row, scopes_to_row,
-    TxError,
+    backend, corrupt, countries_from_row, countries_to_row, parse_id, scopes_from_row,
+    scopes_to_row, TxError,
 };
 use crate::schema::{client_credentials, grants, tenants};
-use crate::tenants::load_tenant;
+use crate::statements::{AccessByClient, AccessByGrant};
+use crate::tenants::{PermitRow, TenantRow};
 use crate::Database;
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Bytea, Date, Double, Integer, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::country::CountrySet;
 use domain::grant::{Grant, SecretHash};
@@ -49,12 +51,13 @@ impl GrantRow {
     }
 }
 
-async fn load_grant_by_id(
+async fn load_grant(
     conn: &mut AsyncPgConnection,
+    tenant_id: &str,
     id: &str,
 ) -> Result<(Grant, SecretHash), StoreError> {
     grants::table
-        .filter(grants::grant_id.eq(id))
+        .find((tenant_id, id))
         .select(GrantRow::as_select())
         .first(conn)
         .await
@@ -125,22 +128,37 @@ impl GrantStore for Database {
         .map_err(StoreError::from)
     }
 
-    async fn grant(&self, id: &GrantId) -> Result<Grant, StoreError> {
+    async fn grant_tenant(&self, id: &GrantId) -> Result<Option<TenantId>, StoreError> {
         let mut conn = self.conn().await?;
-        Ok(load_grant_by_id(&mut conn, &id.to_string()).await?.0)
+        // The credential directory is the one global table that names grants.
+        let tenant: Option<String> = client_credentials::table
+            .filter(client_credentials::grant_id.eq(id.to_string()))
+            .select(client_credentials::tenant_id)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+        tenant.map(|t| parse_id(&t, "tenant id")).transpose()
+    }
+
+    async fn grant(&self, tenant: &TenantId, id: &GrantId) -> Result<Grant, StoreError> {
+        let mut conn = self.conn().await?;
+        Ok(load_grant(&mut conn, &tenant.to_string(), &id.to_string())
+            .await?
+            .0)
     }
 
     async fn update_grant<'a>(
         &self,
+        tenant: &TenantId,
         id: &GrantId,
         scopes: Option<&'a ScopeSet>,
         countries: Option<&'a CountrySet>,
     ) -> Result<Grant, StoreError> {
         let mut conn = self.conn().await?;
-        let grant_id = id.to_string();
+        let (tenant_id, grant_id) = (tenant.to_string(), id.to_string());
         conn.transaction(async |conn| -> Result<Grant, TxError> {
-            let (current, _) = load_grant_by_id(conn, &grant_id).await?;
-            let tenant_id = current.tenant_id.to_string();
+            let (current, _) = load_grant(conn, &tenant_id, &grant_id).await?;
             if let Some(countries) = countries {
                 lock_tenant_and_check(conn, &tenant_id, id, countries).await?;
             }
@@ -154,36 +172,42 @@ impl GrantStore for Database {
                 ))
                 .execute(conn)
                 .await?;
-            Ok(load_grant_by_id(conn, &grant_id).await?.0)
+            Ok(load_grant(conn, &tenant_id, &grant_id).await?.0)
         })
         .await
         .map_err(StoreError::from)
     }
 
-    async fn revoke_grant(&self, id: &GrantId, at: DateTime<Utc>) -> Result<Grant, StoreError> {
+    async fn revoke_grant(
+        &self,
+        tenant: &TenantId,
+        id: &GrantId,
+        at: DateTime<Utc>,
+    ) -> Result<Grant, StoreError> {
         let mut conn = self.conn().await?;
-        let grant_id = id.to_string();
+        let (tenant_id, grant_id) = (tenant.to_string(), id.to_string());
         // Revoking twice keeps the first revocation time.
         diesel::update(
             grants::table
-                .filter(grants::grant_id.eq(&grant_id))
+                .find((&tenant_id, &grant_id))
                 .filter(grants::revoked_at.is_null()),
         )
         .set((grants::revoked_at.eq(at), grants::updated_at.eq(at)))
         .execute(&mut conn)
         .await
         .map_err(backend)?;
-        Ok(load_grant_by_id(&mut conn, &grant_id).await?.0)
+        Ok(load_grant(&mut conn, &tenant_id, &grant_id).await?.0)
     }
 
     async fn rotate_secret(
         &self,
+        tenant: &TenantId,
         id: &GrantId,
         new_hash: &SecretHash,
     ) -> Result<Grant, StoreError> {
         let mut conn = self.conn().await?;
-        let grant_id = id.to_string();
-        let n = diesel::update(grants::table.filter(grants::grant_id.eq(&grant_id)))
+        let (tenant_id, grant_id) = (tenant.to_string(), id.to_string());
+        let n = diesel::update(grants::table.find((&tenant_id, &grant_id)))
             .set((
                 grants::secret_hash.eq(&new_hash.0),
                 grants::credential_generation.eq(grants::credential_generation + 1),
@@ -195,7 +219,7 @@ impl GrantStore for Database {
         if n == 0 {
             return Err(StoreError::NotFound);
         }
-        Ok(load_grant_by_id(&mut conn, &grant_id).await?.0)
+        Ok(load_grant(&mut conn, &tenant_id, &grant_id).await?.0)
     }
 
     async fn credentials(
@@ -203,17 +227,14 @@ impl GrantStore for Database {
         client_id: &ClientId,
     ) -> Result<Option<(GrantAccess, SecretHash)>, StoreError> {
         let mut conn = self.conn().await?;
-        let owner: Option<(String, String)> = client_credentials::table
-            .find(client_id.as_str())
-            .select((client_credentials::tenant_id, client_credentials::grant_id))
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(backend)?;
-        let Some((tenant_id, grant_id)) = owner else {
-            return Ok(None);
-        };
-        load_access(&mut conn, &tenant_id, &grant_id).await
+        let row: Option<AccessRow> = AccessByClient {
+            client_id: client_id.as_str(),
+        }
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(backend)?;
+        row.map(AccessRow::into_domain).transpose()
     }
 
     async fn grant_access(
@@ -222,35 +243,125 @@ impl GrantStore for Database {
         grant: &GrantId,
     ) -> Result<Option<GrantAccess>, StoreError> {
         let mut conn = self.conn().await?;
-        Ok(
-            load_access(&mut conn, &tenant.to_string(), &grant.to_string())
-                .await?
-                .map(|(access, _)| access),
-        )
-    }
-}
-
-async fn load_access(
-    conn: &mut AsyncPgConnection,
-    tenant_id: &str,
-    grant_id: &str,
-) -> Result<Option<(GrantAccess, SecretHash)>, StoreError> {
-    let row: Option<GrantRow> = grants::table
-        .find((tenant_id, grant_id))
-        .select(GrantRow::as_select())
-        .first(conn)
+        let (tenant_id, grant_id) = (tenant.to_string(), grant.to_string());
+        let row: Option<AccessRow> = AccessByGrant {
+            tenant_id: &tenant_id,
+            grant_id: &grant_id,
+        }
+        .get_result(&mut conn)
         .await
         .optional()
         .map_err(backend)?;
-    let Some(row) = row else { return Ok(None) };
-    let (grant, hash) = row.into_domain()?;
-    let (tenant, data_key) = load_tenant(conn, tenant_id).await?;
-    Ok(Some((
-        GrantAccess {
-            grant,
-            tenant,
-            data_key,
-        },
-        hash,
-    )))
+        Ok(row
+            .map(AccessRow::into_domain)
+            .transpose()?
+            .map(|(access, _)| access))
+    }
+}
+
+/// One row of the guard's read: a grant, its tenant and the tenant's current permit.
+#[derive(QueryableByName)]
+struct AccessRow {
+    #[diesel(sql_type = Text)]
+    tenant_id: String,
+    #[diesel(sql_type = Text)]
+    grant_id: String,
+    #[diesel(sql_type = Text)]
+    client_id: String,
+    #[diesel(sql_type = Array<Text>)]
+    scopes: Vec<String>,
+    #[diesel(sql_type = Array<Text>)]
+    countries: Vec<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    expires_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    revoked_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Text)]
+    secret_hash: String,
+    #[diesel(sql_type = Integer)]
+    credential_generation: i32,
+    #[diesel(sql_type = Timestamptz)]
+    created_at: DateTime<Utc>,
+    #[diesel(sql_type = Text)]
+    tenant_name: String,
+    #[diesel(sql_type = Text)]
+    own_country: String,
+    #[diesel(sql_type = Array<Text>)]
+    provisioned_countries: Vec<String>,
+    #[diesel(sql_type = Text)]
+    tenant_status: String,
+    #[diesel(sql_type = Bytea)]
+    data_key: Vec<u8>,
+    #[diesel(sql_type = BigInt)]
+    daily_paid_calls: i64,
+    #[diesel(sql_type = Double)]
+    monitoring_share: f64,
+    #[diesel(sql_type = BigInt)]
+    person_lookup_ceiling: i64,
+    #[diesel(sql_type = Timestamptz)]
+    tenant_created_at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Date>)]
+    permit_valid_from: Option<NaiveDate>,
+    #[diesel(sql_type = Nullable<Date>)]
+    permit_valid_to: Option<NaiveDate>,
+    #[diesel(sql_type = Nullable<Text>)]
+    permit_status: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    permit_recorded_at: Option<DateTime<Utc>>,
+}
+
+impl AccessRow {
+    fn into_domain(self) -> Result<(GrantAccess, SecretHash), StoreError> {
+        let permit = match (
+            self.permit_valid_from,
+            self.permit_valid_to,
+            self.permit_status,
+            self.permit_recorded_at,
+        ) {
+            (Some(valid_from), Some(valid_to), Some(status), Some(recorded_at)) => {
+                Some(PermitRow {
+                    valid_from,
+                    valid_to,
+                    status,
+                    recorded_at,
+                })
+            }
+            (None, None, None, None) => None,
+            _ => return Err(corrupt("permit")),
+        };
+        let tenant = TenantRow {
+            tenant_id: self.tenant_id.clone(),
+            name: self.tenant_name,
+            own_country: self.own_country,
+            provisioned_countries: self.provisioned_countries,
+            status: self.tenant_status,
+            data_key: self.data_key,
+            daily_paid_calls: self.daily_paid_calls,
+            monitoring_share: self.monitoring_share,
+            person_lookup_ceiling: self.person_lookup_ceiling,
+            created_at: self.tenant_created_at,
+        };
+        let (tenant, data_key) = tenant.into_domain(permit)?;
+        let (grant, hash) = GrantRow {
+            tenant_id: self.tenant_id,
+            grant_id: self.grant_id,
+            client_id: self.client_id,
+            scopes: self.scopes,
+            countries: self.countries,
+            expires_at: self.expires_at,
+            revoked_at: self.revoked_at,
+            secret_hash: self.secret_hash,
+            credential_generation: self.credential_generation,
+            created_at: self.created_at,
+        }
+        .into_domain()?;
+        Ok((
+            GrantAccess {
+                grant,
+                tenant,
+                data_key,
+            },
+            hash,
+        ))
+    }
 }

@@ -6,6 +6,7 @@ mod convert;
 mod database;
 mod grants;
 pub mod schema;
+mod statements;
 mod subjects;
 mod tenants;
 

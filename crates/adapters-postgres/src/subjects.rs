@@ -14,8 +14,8 @@ use domain::identifier::IdentifierType;
 use domain::ids::{SubjectId, TenantId};
 use domain::ports::{StoreError, SubjectStore};
 use domain::subject::{
-    CustomerRef, FreshSubject, ProtectedIdentifier, Resolution, SubjectIdentifier, SubjectKind,
-    SubjectRecord,
+    CustomerRef, FirstSighting, FreshSubject, ProtectedIdentifier, Resolution, SubjectHandle,
+    SubjectIdentifier, SubjectKind, SubjectRecord,
 };
 
 /// A lock key for one identifier of one tenant: resolvers of the same identifier queue up,
@@ -61,6 +61,19 @@ async fn aliases_of(
     ids.iter().map(|i| parse_id(i, "subject id")).collect()
 }
 
+/// The canonical id of a subject (one merge hop followed) and its aliases.
+pub(crate) async fn handle_of(
+    conn: &mut AsyncPgConnection,
+    tenant: &str,
+    subject_id: &str,
+) -> Result<SubjectHandle, StoreError> {
+    let canonical = canonical_of(conn, tenant, subject_id).await?;
+    Ok(SubjectHandle {
+        aliases: aliases_of(conn, tenant, &canonical).await?,
+        subject_id: parse_id(&canonical, "subject id")?,
+    })
+}
+
 #[async_trait]
 impl SubjectStore for Database {
     async fn resolve_or_create_subject<'a>(
@@ -97,19 +110,22 @@ impl SubjectStore for Database {
                 None => {
                     let subject_id = fresh.subject_id.to_string();
                     let identifier_ref = fresh.identifier_ref.to_string();
-                    let call_ref = fresh.call_ref.to_string();
-                    diesel::insert_into(call_records::table)
-                        .values((
-                            call_records::tenant_id.eq(&tenant_id),
-                            call_records::call_ref.eq(&call_ref),
-                            call_records::source.eq(EvidenceSource::CustomerIdentityEvent.as_str()),
-                            call_records::route.eq("/v1/subjects/resolve"),
-                            call_records::schema_version.eq(domain::evidence::SCHEMA_VERSION),
-                            call_records::source_timestamp.eq(fresh.at),
-                            call_records::retrieved_at.eq(fresh.at),
-                        ))
-                        .execute(conn)
-                        .await?;
+                    let call_ref = fresh.sighting.call_ref().to_string();
+                    if let FirstSighting::ConsumerIdentity { route, .. } = &fresh.sighting {
+                        diesel::insert_into(call_records::table)
+                            .values((
+                                call_records::tenant_id.eq(&tenant_id),
+                                call_records::call_ref.eq(&call_ref),
+                                call_records::source
+                                    .eq(EvidenceSource::CustomerIdentityEvent.as_str()),
+                                call_records::route.eq(*route),
+                                call_records::schema_version.eq(domain::evidence::SCHEMA_VERSION),
+                                call_records::source_timestamp.eq(fresh.at),
+                                call_records::retrieved_at.eq(fresh.at),
+                            ))
+                            .execute(conn)
+                            .await?;
+                    }
                     diesel::insert_into(subjects::table)
                         .values((
                             subjects::tenant_id.eq(&tenant_id),

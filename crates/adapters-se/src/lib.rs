@@ -20,20 +20,15 @@ pub use vdm::valid_document_id;
 mod samples {
     use std::path::PathBuf;
 
-    /// The shared upstream reference folder (recorded answers), relative to this crate.
+    /// The recorded upstream answers (`testdata/`, see its PROVENANCE.md).
     pub fn dir() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/upstreams")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata")
     }
 
-    /// A recorded sample; fails loudly when the reference material is not there.
+    /// A recorded sample (`vdm/...` or `ssbt/...`).
     pub fn read(rel: &str) -> Vec<u8> {
         let p = dir().join(rel);
-        std::fs::read(&p).unwrap_or_else(|e| {
-            panic!(
-                "recorded sample {} is missing ({e}); the mapping tests need the shared \
-                 upstream reference material",
-                p.display()
-            )
-        })
+        std::fs::read(&p)
+            .unwrap_or_else(|e| panic!("recorded sample {} is unreadable: {e}", p.display()))
     }
 }

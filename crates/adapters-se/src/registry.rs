@@ -9,7 +9,7 @@ use crate::vdm::{valid_document_id, VdmClient};
 use async_trait::async_trait;
 use domain::company::{
     CompanyRegisterData, CompanyRegistry, DocumentFetch, FetchedDocument, FetchedProfile,
-    ProfileFetch, RegistryFailure, UpstreamCall,
+    OptionalGroup, ProfileFetch, RegistryFailure, UpstreamCall,
 };
 use domain::country::Country;
 use domain::identifier::{Identifier, IdentifierType};
@@ -17,7 +17,8 @@ use domain::identifier::{Identifier, IdentifierType};
 /// The Swedish company registry (free tiers only: every call costs 0).
 ///
 /// A profile takes `POST /organisationer` first (it decides whether the company exists);
-/// when that succeeds, `POST /dokumentlista`, SSBTGU and SCB run concurrently. Calls are
+/// when that succeeds, `POST /dokumentlista`, SSBTGU and SCB run concurrently. The register
+/// data and the tax registrations are required; the document list and SCB are optional. Calls are
 /// listed in that order (plus a refused VDM call before its retry, if a token was
 /// refused).
 pub struct SwedishCompanyRegistry {
@@ -109,10 +110,22 @@ impl CompanyRegistry for SwedishCompanyRegistry {
         let (_, band) = take(&mut calls, scb);
 
         let outcome = (|| {
-            let latest_annual_report = docs?;
+            // The tax registrations are required (the profile's `tax` flags are not
+            // nullable); the document list and the size class are optional: a failure there
+            // leaves the group empty and names it as unchecked, never as "none".
             let tax = tax?;
-            let employees_band = band?;
             let tax_call = tax_call.filter(|i| *i >= before_tax).ok_or_else(no_call)?;
+            let mut unchecked = Vec::new();
+            let latest_annual_report = docs.unwrap_or_else(|failure| {
+                tracing::warn!(source = "vdm", %failure, "the document list failed; served as unchecked");
+                unchecked.push(OptionalGroup::LatestAnnualReport);
+                None
+            });
+            let employees_band = band.unwrap_or_else(|failure| {
+                tracing::warn!(source = "scb", %failure, "the size class failed; served as unchecked");
+                unchecked.push(OptionalGroup::EmployeesBand);
+                None
+            });
             Ok(FetchedProfile {
                 data: CompanyRegisterData {
                     orgnr: id.to_owned(),
@@ -126,6 +139,7 @@ impl CompanyRegistry for SwedishCompanyRegistry {
                     latest_annual_report,
                 },
                 tax,
+                unchecked,
                 main_call,
                 tax_call,
             })

@@ -367,7 +367,7 @@ mod tests {
     use super::*;
     use crate::samples;
 
-    const SAMPLE: &str = "bolagsverket.ssbt/samples/ssbtgu-response-5560000003.xml";
+    const SAMPLE: &str = "ssbt/ssbtgu-response-5560000003.xml";
 
     fn answer(status: u16, body: Vec<u8>) -> Answer {
         Answer {
@@ -504,10 +504,8 @@ mod tests {
 
     #[test]
     fn soap_faults() {
-        let fault = String::from_utf8(samples::read(
-            "bolagsverket.ssbt/samples/ssbten-soapfault-servicefel.xml",
-        ))
-        .unwrap();
+        let fault =
+            String::from_utf8(samples::read("ssbt/ssbten-soapfault-servicefel.xml")).unwrap();
         let (r, meta) = read_text(500, &fault);
         assert!(matches!(r, Err(RegistryFailure::Unavailable(_))), "{r:?}");
         assert_eq!(

@@ -1024,7 +1024,7 @@ mod tests {
     use crate::samples;
     use serde_json::{json, Value};
 
-    const VDM: &str = "companyreg.vardefulla-datamangder/samples";
+    const VDM: &str = "vdm";
 
     fn sample(name: &str) -> Vec<u8> {
         samples::read(&format!("{VDM}/{name}"))

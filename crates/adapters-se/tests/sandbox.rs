@@ -6,8 +6,8 @@ use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use adapters_se::{SeConfig, SeEndpoints, SwedishCompanyRegistry, Timeouts};
 use chrono::NaiveDate;
 use domain::company::{
-    Address, CompanyRegistry, CompanyStatus, ProfileFetch, RegistryFailure, TaxRegistration,
-    UpstreamCall,
+    Address, CompanyRegistry, CompanyStatus, OptionalGroup, ProfileFetch, RegistryFailure,
+    TaxRegistration, UpstreamCall,
 };
 use domain::evidence::EvidenceSource;
 use domain::identifier::{Identifier, IdentifierType};
@@ -46,7 +46,7 @@ fn start(sandbox: SandboxConfig) -> (RunningSandbox, SwedishCompanyRegistry) {
 }
 
 fn orgnr(s: &str) -> Identifier {
-    Identifier::parse(IdentifierType::Orgnr, s).expect("valid orgnr")
+    Identifier::parse_company(s).expect("valid orgnr")
 }
 
 fn sha256(bytes: &[u8]) -> String {
@@ -338,7 +338,7 @@ async fn unknown_company_is_not_found_after_one_call() {
 #[tokio::test]
 async fn a_personal_number_is_refused_without_a_call() {
     let (sb, reg) = start(SandboxConfig::default());
-    let pnr = Identifier::parse(IdentifierType::Personnummer, testnr::SOLE_TRADER_THREE).unwrap();
+    let pnr = Identifier::restore(IdentifierType::Personnummer, testnr::SOLE_TRADER_THREE).unwrap();
     let f = reg.fetch_profile(&pnr).await;
     assert_eq!(f.outcome.err(), Some(RegistryFailure::NotFound));
     assert!(f.calls.is_empty());
@@ -452,16 +452,45 @@ async fn server_errors_are_unavailable() {
     assert!(!call(&f, SOAP).usable);
     assert!(call(&f, ORG).usable && call(&f, SCB).usable && call(&f, DOKLISTA).usable);
 
+    // SCB is optional: the profile is served with its size class unchecked.
     let (f, _) = with_fault(Source::Scb, FaultSpec::http_5xx(503)).await;
-    assert!(unavailable(&f), "{:?}", f.outcome);
+    assert_unchecked(&f, &[OptionalGroup::EmployeesBand]);
     assert_eq!(call(&f, SCB).status, Some(503));
     assert!(!call(&f, SCB).usable);
+}
+
+/// The fetch succeeded with exactly these optional groups unchecked, their values empty.
+fn assert_unchecked(f: &ProfileFetch, groups: &[OptionalGroup]) {
+    let profile = f
+        .outcome
+        .as_ref()
+        .expect("served without the optional groups");
+    assert_eq!(profile.unchecked, groups);
+    if groups.contains(&OptionalGroup::EmployeesBand) {
+        assert_eq!(profile.data.employees_band, None);
+    }
+    if groups.contains(&OptionalGroup::LatestAnnualReport) {
+        assert_eq!(profile.data.latest_annual_report, None);
+    }
+}
+
+#[tokio::test]
+async fn a_failed_document_list_leaves_the_annual_report_unchecked() {
+    let fault = FaultSpec::http_5xx(503).on_path("/dokumentlista");
+    let (f, _) = with_fault(Source::Bolagsverket, fault).await;
+    assert_unchecked(&f, &[OptionalGroup::LatestAnnualReport]);
+    assert!(call(&f, ORG).usable);
+    assert_eq!(call(&f, DOKLISTA).status, Some(503));
+    assert!(!call(&f, DOKLISTA).usable);
+    // Nothing failed: every group checked.
+    let (f, _) = with_fault(Source::Scb, FaultSpec::slow(1)).await;
+    assert_unchecked(&f, &[]);
 }
 
 #[tokio::test]
 async fn timeouts_are_unavailable_within_the_limit() {
     let (f, took) = with_fault(Source::Scb, FaultSpec::timeout()).await;
-    assert!(unavailable(&f), "{:?}", f.outcome);
+    assert_unchecked(&f, &[OptionalGroup::EmployeesBand]);
     assert!(took < Duration::from_secs(5), "{took:?}");
     let scb = call(&f, SCB);
     assert_eq!(
@@ -490,7 +519,11 @@ async fn a_slow_answer_within_the_limit_is_fine() {
 async fn malformed_bodies_are_garbled() {
     for source in [Source::Bolagsverket, Source::Ssbtgu, Source::Scb] {
         let (f, _) = with_fault(source, FaultSpec::malformed().times(1)).await;
-        assert!(garbled(&f), "{source}: {:?}", f.outcome);
+        if source == Source::Scb {
+            assert_unchecked(&f, &[OptionalGroup::EmployeesBand]);
+        } else {
+            assert!(garbled(&f), "{source}: {:?}", f.outcome);
+        }
         let bad: Vec<&UpstreamCall> = f.calls.iter().filter(|c| !c.usable).collect();
         assert_eq!(bad.len(), 1, "{source}");
         assert_eq!(bad[0].status, Some(200));

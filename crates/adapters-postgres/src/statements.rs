@@ -1,0 +1,219 @@
+//! The statements of the request path, hand-written and prepared once per connection.
+//!
+//! Every request reads its grant and tenant, most read one cached row, and every one writes its
+//! audit rows, so these few statements decide what a request costs. Each is a single round
+//! trip: one statement that joins what the request needs, instead of one query per table.
+//!
+//! diesel's `sql_query` is never kept in a connection's statement cache (each use costs a
+//! Parse round trip before the Execute), so each statement here is its own type with a static
+//! query id: diesel-async prepares it on first use and reuses the prepared statement after.
+//! Values enter only as bind parameters.
+
+use diesel::deserialize::{self, FromSql, FromSqlRow};
+use diesel::pg::{Pg, PgValue};
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::{Array, Int4, Jsonb, Nullable, Text, Timestamptz, Untyped};
+use diesel::QueryResult;
+
+/// Implements what makes a statement type cacheable and runnable: a static query id (one per
+/// type, so the cache never confuses two statements) and untyped rows (read by column name).
+macro_rules! cacheable {
+    ($name:ident<'a>) => {
+        impl QueryId for $name<'_> {
+            type QueryId = $name<'static>;
+            const HAS_STATIC_QUERY_ID: bool = true;
+        }
+        impl Query for $name<'_> {
+            type SqlType = Untyped;
+        }
+    };
+    ($name:ident) => {
+        impl QueryId for $name {
+            type QueryId = $name;
+            const HAS_STATIC_QUERY_ID: bool = true;
+        }
+    };
+}
+
+/// A `jsonb` value as the server sends it in binary form: a version byte (1) and the JSON
+/// text. Read without building a `serde_json::Value` tree first.
+#[derive(Debug, FromSqlRow)]
+pub(crate) struct RawJsonb(pub Vec<u8>);
+
+impl FromSql<Jsonb, Pg> for RawJsonb {
+    fn from_sql(value: PgValue<'_>) -> deserialize::Result<Self> {
+        match value.as_bytes().split_first() {
+            Some((1, text)) => Ok(RawJsonb(text.to_vec())),
+            Some(_) => Err("unsupported jsonb format version".into()),
+            None => Err("empty jsonb value".into()),
+        }
+    }
+}
+
+/// The columns of a grant, its tenant and the tenant's current permit (the newest recorded):
+/// everything the guard and the token endpoint need, in one row.
+const ACCESS_COLUMNS: &str = "\
+SELECT g.tenant_id, g.grant_id, g.client_id, g.scopes, g.countries, g.expires_at, g.revoked_at, \
+       g.secret_hash, g.credential_generation, g.created_at, \
+       t.name AS tenant_name, t.own_country, t.provisioned_countries, t.status AS tenant_status, \
+       t.data_key, t.daily_paid_calls, t.monitoring_share, t.person_lookup_ceiling, \
+       t.created_at AS tenant_created_at, \
+       p.valid_from AS permit_valid_from, p.valid_to AS permit_valid_to, \
+       p.status AS permit_status, p.recorded_at AS permit_recorded_at \
+FROM grants g \
+JOIN tenants t ON t.tenant_id = g.tenant_id \
+LEFT JOIN LATERAL ( \
+    SELECT valid_from, valid_to, status, recorded_at FROM permits \
+    WHERE permits.tenant_id = g.tenant_id \
+    ORDER BY recorded_at DESC, permit_id DESC LIMIT 1 \
+) p ON true ";
+
+/// The grant a token names, with its tenant and permit.
+pub(crate) struct AccessByGrant<'a> {
+    pub tenant_id: &'a str,
+    pub grant_id: &'a str,
+}
+
+impl QueryFragment<Pg> for AccessByGrant<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(ACCESS_COLUMNS);
+        out.push_sql("WHERE g.tenant_id = ");
+        out.push_bind_param::<Text, _>(self.tenant_id)?;
+        out.push_sql(" AND g.grant_id = ");
+        out.push_bind_param::<Text, _>(self.grant_id)?;
+        Ok(())
+    }
+}
+cacheable!(AccessByGrant<'a>);
+
+/// The grant a client id belongs to (through the credential directory), with its tenant and
+/// permit.
+pub(crate) struct AccessByClient<'a> {
+    pub client_id: &'a str,
+}
+
+impl QueryFragment<Pg> for AccessByClient<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(ACCESS_COLUMNS);
+        out.push_sql(
+            "JOIN client_credentials c ON c.tenant_id = g.tenant_id AND c.grant_id = g.grant_id \
+             WHERE c.client_id = ",
+        );
+        out.push_bind_param::<Text, _>(self.client_id)?;
+        Ok(())
+    }
+}
+cacheable!(AccessByClient<'a>);
+
+/// A tenant's cached company profile with the evidence of both its calls and its subject
+/// (canonical id, one merge hop followed, and the aliases merged into it).
+pub(crate) struct CachedCompany<'a> {
+    pub tenant_id: &'a str,
+    pub country: &'a str,
+    pub orgnr: &'a str,
+}
+
+impl QueryFragment<Pg> for CachedCompany<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(
+            "SELECT p.data, p.fetched_at, \
+               m.call_ref AS main_call_ref, m.source AS main_source, \
+               m.source_timestamp AS main_source_timestamp, m.upstream_ref AS main_upstream_ref, \
+               m.digest AS main_digest, m.schema_version AS main_schema_version, \
+               m.retrieved_at AS main_retrieved_at, \
+               x.call_ref AS tax_call_ref, x.source AS tax_source, \
+               x.source_timestamp AS tax_source_timestamp, x.upstream_ref AS tax_upstream_ref, \
+               x.digest AS tax_digest, x.schema_version AS tax_schema_version, \
+               x.retrieved_at AS tax_retrieved_at, \
+               s.canonical_id, \
+               ARRAY(SELECT a.subject_id FROM subjects a \
+                     WHERE a.tenant_id = p.tenant_id AND a.merged_into = s.canonical_id \
+                     ORDER BY a.subject_id) AS aliases \
+             FROM company_profiles p \
+             JOIN call_records m ON m.tenant_id = p.tenant_id AND m.call_ref = p.main_call_ref \
+             JOIN call_records x ON x.tenant_id = p.tenant_id AND x.call_ref = p.tax_call_ref \
+             JOIN LATERAL ( \
+                 SELECT COALESCE(merged_into, subject_id) AS canonical_id FROM subjects \
+                 WHERE subjects.tenant_id = p.tenant_id AND subjects.subject_id = p.subject_id \
+             ) s ON true \
+             WHERE p.tenant_id = ",
+        );
+        out.push_bind_param::<Text, _>(self.tenant_id)?;
+        out.push_sql(" AND p.country = ");
+        out.push_bind_param::<Text, _>(self.country)?;
+        out.push_sql(" AND p.orgnr = ");
+        out.push_bind_param::<Text, _>(self.orgnr)?;
+        Ok(())
+    }
+}
+cacheable!(CachedCompany<'a>);
+
+/// The audit rows of one or more requests: each record is a row of the tenant's audit log and
+/// a row of its grant's access log (with the same id), written by one statement, so they
+/// commit together and cost one round trip whatever their number.
+#[derive(Default)]
+pub(crate) struct AuditInsert {
+    pub tenant_id: Vec<String>,
+    pub audit_id: Vec<String>,
+    pub grant_id: Vec<String>,
+    pub request_id: Vec<String>,
+    pub occurred_at: Vec<chrono::DateTime<chrono::Utc>>,
+    pub surface: Vec<&'static str>,
+    pub action: Vec<String>,
+    pub method: Vec<&'static str>,
+    pub route: Vec<&'static str>,
+    pub tool: Vec<Option<String>>,
+    pub status: Vec<i32>,
+    pub outcome: Vec<&'static str>,
+    pub error_code: Vec<Option<&'static str>>,
+    pub detail: Vec<Option<&'static str>>,
+}
+
+impl QueryFragment<Pg> for AuditInsert {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(
+            "WITH audit AS ( \
+               INSERT INTO audit_log (tenant_id, audit_id, grant_id, request_id, occurred_at, \
+                 surface, action, method, route, tool, status, outcome, error_code, detail) \
+               SELECT * FROM unnest(",
+        );
+        out.push_bind_param::<Array<Text>, _>(&self.tenant_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.audit_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.grant_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.request_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Timestamptz>, _>(&self.occurred_at)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.surface)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.action)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.method)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.route)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Nullable<Text>>, _>(&self.tool)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Int4>, _>(&self.status)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.outcome)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Nullable<Text>>, _>(&self.error_code)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Nullable<Text>>, _>(&self.detail)?;
+        out.push_sql(
+            ") \
+               RETURNING tenant_id, grant_id, audit_id, request_id, occurred_at, surface, method, \
+                 route, tool, status, outcome, error_code \
+             ) \
+             INSERT INTO access_log (tenant_id, grant_id, access_id, request_id, occurred_at, \
+               surface, method, route, tool, status, outcome, error_code) \
+             SELECT * FROM audit",
+        );
+        Ok(())
+    }
+}
+cacheable!(AuditInsert);

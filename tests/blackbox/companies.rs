@@ -171,7 +171,7 @@ async fn with_nothing_cached_an_unavailable_upstream_is_503() {
     assert_eq!(a.error_code(), "upstream_unavailable");
     app.sandbox().clear_fault(Source::Bolagsverket);
     app.sandbox()
-        .inject_fault(Source::Scb, FaultSpec::timeout())
+        .inject_fault(Source::Ssbtgu, FaultSpec::timeout())
         .unwrap();
     let started = std::time::Instant::now();
     let timed_out = app.get(&company(TEST_AB), Some(&token)).await;
@@ -180,6 +180,80 @@ async fn with_nothing_cached_an_unavailable_upstream_is_503() {
         started.elapsed() < std::time::Duration::from_secs(10),
         "bounded by the upstream time limit"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_optional_source_failing_leaves_its_group_unchecked_not_empty() {
+    let (app, _c, token) = setup().await;
+    let unchecked = |a: &blackbox::Answer| a.body["data"]["unchecked"].clone();
+
+    let all = app.get(&company(WITH_REPORTS), Some(&token)).await;
+    assert_eq!(all.status, 200, "{}", all.text);
+    assert_eq!(unchecked(&all), serde_json::json!([]));
+    assert!(all.body["data"]["employees_band"].is_string());
+    assert!(all.body["data"]["latest_annual_report"].is_object());
+
+    // A timeout at the statistics office: the register and the tax source answered.
+    let other = app.provision("kyb:read", "SE", "SE").await;
+    let token = app.token(&other).await;
+    app.sandbox()
+        .inject_fault(Source::Scb, FaultSpec::timeout())
+        .unwrap();
+    let started = std::time::Instant::now();
+    let a = app.get(&company(WITH_REPORTS), Some(&token)).await;
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(a.status, 200, "{}", a.text);
+    assert_eq!(a.body["stale"], false);
+    assert!(a.body["data"]["employees_band"].is_null());
+    assert_eq!(unchecked(&a), serde_json::json!(["employees_band"]));
+    assert_eq!(
+        a.body["data"]["latest_annual_report"],
+        all.body["data"]["latest_annual_report"]
+    );
+    app.sandbox().clear_faults();
+
+    // The document list failing, for a third tenant; then both at once for a fourth.
+    let third = app.provision("kyb:read", "SE", "SE").await;
+    let token = app.token(&third).await;
+    app.sandbox()
+        .inject_fault(
+            Source::Bolagsverket,
+            FaultSpec::http_5xx(503).on_path("/dokumentlista"),
+        )
+        .unwrap();
+    let a = app.get(&company(WITH_REPORTS), Some(&token)).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    assert!(a.body["data"]["latest_annual_report"].is_null());
+    assert_eq!(unchecked(&a), serde_json::json!(["latest_annual_report"]));
+    assert_eq!(
+        a.body["data"]["employees_band"],
+        all.body["data"]["employees_band"]
+    );
+
+    let fourth = app.provision("kyb:read", "SE", "SE").await;
+    let token = app.token(&fourth).await;
+    app.sandbox()
+        .inject_fault(Source::Scb, FaultSpec::http_5xx(500))
+        .unwrap();
+    let a = app.get(&company(WITH_REPORTS), Some(&token)).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    assert_eq!(
+        unchecked(&a),
+        serde_json::json!(["latest_annual_report", "employees_band"])
+    );
+    // Served again from the cache within the window, it still says what was not checked.
+    app.sandbox().clear_faults();
+    let cached = app.get(&company(WITH_REPORTS), Some(&token)).await;
+    assert_eq!(cached.body["data"], a.body["data"]);
+    // The failed calls are on record, unusable.
+    let failed = app
+        .db
+        .count(
+            "call_records",
+            &format!("tenant_id = '{}' AND NOT usable", fourth.tenant_id),
+        )
+        .await;
+    assert_eq!(failed, 2);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -369,4 +443,153 @@ async fn documents_come_from_the_profiles_ref_and_stay_with_the_tenant() {
         (down.status, down.error_code()),
         (503, "upstream_unavailable")
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_subject_first_seen_in_a_company_read_is_evidenced_by_that_registry_call() {
+    let (app, _c, token) = setup().await;
+    let a = app.get(&company(TEST_AB), Some(&token)).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    let d = &a.body["data"];
+    let subject_id = d["subject_id"].as_str().unwrap();
+    let subject = app
+        .get(&format!("/v1/subjects/{subject_id}"), Some(&token))
+        .await;
+    assert_eq!(subject.status, 200, "{}", subject.text);
+    // Not an identity event the consumer never sent: the register read that found it.
+    let e = &subject.body["evidence"];
+    assert_eq!(e["source"], "companyreg.vardefulla-datamangder");
+    assert_eq!(e["call_ref"], d["evidence"]["call_ref"]);
+    assert_eq!(e["digest"], d["evidence"]["digest"]);
+    assert_eq!(
+        app.db
+            .count("call_records", "source = 'customer.identity_event'")
+            .await,
+        0
+    );
+
+    // A subject the consumer resolved first keeps its identity event.
+    let resolved = app
+        .resolve(&token, "orgnr", WITH_REPORTS, Some("c-9"))
+        .await;
+    let id = resolved.body["subject_id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        app.get(&company(WITH_REPORTS), Some(&token)).await.body["data"]["subject_id"],
+        id.as_str()
+    );
+    let subject = app.get(&format!("/v1/subjects/{id}"), Some(&token)).await;
+    assert_eq!(
+        subject.body["evidence"]["source"],
+        "customer.identity_event"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn company_and_document_answers_carry_the_canonical_subject_and_its_aliases() {
+    let (app, _c, token) = setup().await;
+    let first = app.get(&company(WITH_REPORTS), Some(&token)).await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    assert_eq!(first.body["data"]["aliases"], serde_json::json!([]));
+    let old_id = first.body["data"]["subject_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let doc_ref = first.body["data"]["latest_annual_report"]["ref"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let document = app
+        .get(&format!("/v1/documents/{doc_ref}"), Some(&token))
+        .await;
+    assert_eq!(document.status, 200, "{}", document.text);
+    assert_eq!(document.body["data"]["subject_id"], old_id.as_str());
+    assert_eq!(document.body["data"]["aliases"], serde_json::json!([]));
+
+    // Merge the company's subject into another one (merges arrive with monitoring; here the
+    // row is set as a merge will set it): answers name the canonical id, the old one as alias.
+    let other = app.resolve(&token, "orgnr", TEST_AB, None).await;
+    let canonical = other.body["subject_id"].as_str().unwrap().to_owned();
+    app.db
+        .execute(&format!(
+            "UPDATE subjects SET merged_into = '{canonical}' WHERE subject_id = '{old_id}'"
+        ))
+        .await;
+    let cached = app.get(&company(WITH_REPORTS), Some(&token)).await;
+    assert_eq!(cached.status, 200, "{}", cached.text);
+    assert_eq!(cached.body["stale"], false);
+    assert_eq!(cached.body["data"]["subject_id"], canonical.as_str());
+    assert_eq!(cached.body["data"]["aliases"], serde_json::json!([old_id]));
+    let document = app
+        .get(&format!("/v1/documents/{doc_ref}"), Some(&token))
+        .await;
+    assert_eq!(document.body["data"]["subject_id"], canonical.as_str());
+    assert_eq!(
+        document.body["data"]["aliases"],
+        serde_json::json!([old_id])
+    );
+}
+
+/// Every field the spec lists for an evidence object is present; nullable ones are `null`
+/// when the source gave nothing.
+fn assert_complete_evidence(e: &serde_json::Value) {
+    let fields = [
+        "source",
+        "source_timestamp",
+        "call_ref",
+        "transaction_ref",
+        "upstream_ref",
+        "digest",
+        "schema_version",
+        "retrieved_at",
+    ];
+    for field in fields {
+        assert!(e.get(field).is_some(), "evidence lacks `{field}`: {e}");
+    }
+    for field in [
+        "source",
+        "source_timestamp",
+        "call_ref",
+        "transaction_ref",
+        "retrieved_at",
+    ] {
+        assert!(e[field].is_string(), "`{field}` must be a string: {e}");
+    }
+    for field in ["upstream_ref", "digest", "schema_version"] {
+        assert!(
+            e[field].is_string() || e[field].is_null(),
+            "`{field}` is a string or null: {e}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn nullable_fields_are_present_as_null() {
+    let (app, _c, token) = setup().await;
+    // A company the statistics office does not know: no employee band.
+    let a = app.get(&company(MISSING_AT_SCB), Some(&token)).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    let d = &a.body["data"];
+    assert_complete_evidence(&d["evidence"]);
+    assert_complete_evidence(&d["tax"]["evidence"]);
+    assert!(d["employees_band"].is_null(), "{d}");
+    for field in ["registered_at", "latest_annual_report"] {
+        assert!(d.get(field).is_some(), "`{field}` missing");
+    }
+    for field in ["street", "postal_code", "city", "country"] {
+        assert!(
+            d["address"].get(field).is_some(),
+            "`address.{field}` missing"
+        );
+    }
+    // A subject the consumer resolved: its evidence is an identity event, with no upstream
+    // reference and no digest, shown as null.
+    let resolved = app.resolve(&token, "orgnr", TEST_AB, Some("n-1")).await;
+    let id = resolved.body["subject_id"].as_str().unwrap();
+    let subject = app.get(&format!("/v1/subjects/{id}"), Some(&token)).await;
+    let e = &subject.body["evidence"];
+    assert_complete_evidence(e);
+    assert!(e["upstream_ref"].is_null(), "{e}");
+    assert!(e["digest"].is_null(), "{e}");
+    let identifier = &subject.body["identifiers"][0];
+    assert!(identifier.get("valid_to").is_some() && identifier["valid_to"].is_null());
 }

@@ -12,10 +12,41 @@ async fn unknown_routes_are_a_json_404_that_does_not_echo_the_path() {
         assert!(a.body["message"].is_string());
         assert!(!a.text.contains("5560021361"));
     }
-    // A known path with another method is no route either.
-    let a = app.get("/v1/subjects/resolve", None).await;
-    assert_eq!(a.status, 404, "{}", a.text);
-    assert_eq!(a.error_code(), "not_found");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_known_path_with_a_method_it_does_not_serve_is_405_naming_the_one_it_does() {
+    let app = TestApp::spawn().await;
+    let cases = [
+        (reqwest::Method::GET, "/v1/subjects/resolve", "POST"),
+        (reqwest::Method::GET, "/oauth/token", "POST"),
+        (
+            reqwest::Method::DELETE,
+            "/v1/subjects/01ARZ3NDEKTSV4RRFFQ69G5FAV",
+            "GET",
+        ),
+        (reqwest::Method::POST, "/v1/companies/5560021361", "GET"),
+        (reqwest::Method::PUT, "/v1/documents/x", "GET"),
+        (reqwest::Method::PATCH, "/openapi.json", "GET"),
+        (reqwest::Method::GET, "/mcp", "POST"),
+    ];
+    for (method, path, allow) in cases {
+        let a = blackbox::answer(
+            app.http
+                .request(method.clone(), app.url(path))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(a.status, 405, "{method} {path}: {}", a.text);
+        assert_eq!(a.error_code(), "method_not_allowed", "{method} {path}");
+        assert_eq!(a.headers["allow"], allow, "{method} {path}");
+        assert!(!a.text.contains("5560021361"), "the path is not echoed");
+    }
+    // Nothing reached a route: no audit row, no security row.
+    assert_eq!(app.db.count("audit_log", "true").await, 0);
+    assert_eq!(app.db.count("security_log", "true").await, 0);
 }
 
 #[tokio::test(flavor = "multi_thread")]

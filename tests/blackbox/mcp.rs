@@ -210,6 +210,125 @@ async fn accept_must_list_both_json_and_event_stream() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_tool_call_refused_at_the_transport_still_writes_its_tool_call_row() {
+    let app = TestApp::spawn().await;
+    let (c, token) = consumer(&app, "kyb:read").await;
+    let call = rpc(
+        9,
+        "tools/call",
+        json!({"name": "get_company_profile", "arguments": {"orgnr": TEST_COMPANY}}),
+    )
+    .to_string();
+    let refused = post_mcp(&app, Some(&token), Some("application/json"), &[], &call).await;
+    assert_eq!(refused.status, 406, "{}", refused.text);
+    let old = post_mcp(
+        &app,
+        Some(&token),
+        Some(BOTH),
+        &[("mcp-protocol-version", "1999-01-01")],
+        &call,
+    )
+    .await;
+    assert_eq!(old.status, 400, "{}", old.text);
+    // A tool we do not serve is never named in a row.
+    let unknown = rpc(10, "tools/call", json!({"name": "rm -rf", "arguments": {}})).to_string();
+    let refused = post_mcp(&app, Some(&token), Some("text/event-stream"), &[], &unknown).await;
+    assert_eq!(refused.status, 406);
+    // A message other than a tool call refused with 406 is recorded as a message.
+    let ping = rpc(11, "ping", json!({})).to_string();
+    assert_eq!(
+        post_mcp(&app, Some(&token), None, &[], &ping).await.status,
+        406
+    );
+
+    let rows = app
+        .db
+        .rows(&format!(
+            "SELECT action, tool, status, outcome, error_code FROM audit_log \
+             WHERE grant_id = '{}' AND route = '/mcp' ORDER BY occurred_at, audit_id",
+            c.grant_id
+        ))
+        .await;
+    let row = |action: &str, tool: Value, status: u16, code: &str| json!({"action": action, "tool": tool, "status": status, "outcome": "failed", "error_code": code});
+    assert_eq!(
+        rows,
+        vec![
+            row(
+                "mcp.tool_call",
+                json!("get_company_profile"),
+                406,
+                "not_acceptable"
+            ),
+            row(
+                "mcp.tool_call",
+                json!("get_company_profile"),
+                400,
+                "bad_request"
+            ),
+            row("mcp.tool_call", Value::Null, 406, "not_acceptable"),
+            row("POST /mcp", Value::Null, 406, "not_acceptable"),
+        ]
+    );
+    // The access log holds the same rows, each under its audit row's id.
+    assert_eq!(
+        app.db
+            .count(
+                "access_log a JOIN audit_log l ON l.tenant_id = a.tenant_id AND l.audit_id = a.access_id",
+                "a.route = '/mcp'"
+            )
+            .await,
+        4
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_orgnr_sent_as_a_json_number_is_read_as_its_digits() {
+    let app = TestApp::spawn().await;
+    let (_, token) = consumer(&app, "kyb:read").await;
+    // As the MCP Inspector CLI sends `--tool-arg orgnr=5560021361`.
+    let number: u64 = TEST_COMPANY.parse().unwrap();
+    let as_number = call_tool(
+        &app,
+        &token,
+        "get_company_profile",
+        json!({"orgnr": number}),
+    )
+    .await;
+    assert_eq!(as_number["isError"], false, "{as_number}");
+    let as_text = call_tool(
+        &app,
+        &token,
+        "get_company_profile",
+        json!({"orgnr": TEST_COMPANY}),
+    )
+    .await;
+    assert_eq!(as_number["content"][1], as_text["content"][1]);
+    // A number that cannot be an organisation number as sent fails as the number it is.
+    let short = call_tool(
+        &app,
+        &token,
+        "get_company_profile",
+        json!({"orgnr": number / 10}),
+    )
+    .await;
+    let error_of = |result: &Value| -> Value {
+        serde_json::from_str::<Value>(result["content"][1]["text"].as_str().unwrap()).unwrap()
+            ["error"]
+            .clone()
+    };
+    assert_eq!(short["isError"], true);
+    assert_eq!(error_of(&short), "invalid_identifier", "{short}");
+    let fraction = call_tool(
+        &app,
+        &token,
+        "get_company_profile",
+        json!({"orgnr": 5560021361.5}),
+    )
+    .await;
+    assert_eq!(error_of(&fraction), "bad_request", "{fraction}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn initialize_negotiates_the_protocol_version_and_keeps_no_session() {
     let app = TestApp::spawn().await;
     let (_, token) = consumer(&app, "kyb:read").await;
@@ -332,7 +451,16 @@ async fn ping_notifications_unknown_methods_and_malformed_messages() {
     )
     .await;
     assert_eq!(foreign.status, 403);
-    assert_eq!(foreign.error_code(), "forbidden");
+    // Its own code: `forbidden` means a missing scope, and this token has every scope it needs.
+    assert_eq!(foreign.error_code(), "origin_not_allowed");
+    let refused = app
+        .db
+        .rows("SELECT status, outcome, error_code FROM audit_log WHERE route = '/mcp' AND status = 403")
+        .await;
+    assert_eq!(
+        refused,
+        vec![json!({"status": 403, "outcome": "refused", "error_code": "origin_not_allowed"})]
+    );
     let own = post_mcp(
         &app,
         Some(&token),

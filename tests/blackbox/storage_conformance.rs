@@ -21,7 +21,7 @@ use domain::ids::{CallRef, ClientId, GrantId, IdentifierRef, RequestId, SubjectI
 use domain::operation::{Operation, Surface};
 use domain::ports::{AuditSink, GrantStore, StoreError, SubjectStore, TenantStore};
 use domain::scope::ScopeSet;
-use domain::subject::{BlindIndex, FreshSubject, ProtectedIdentifier, SubjectKind};
+use domain::subject::{BlindIndex, FirstSighting, FreshSubject, ProtectedIdentifier, SubjectKind};
 use domain::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus, WrappedDataKey};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -236,7 +236,10 @@ fn fresh(kind: SubjectKind, at: DateTime<Utc>) -> FreshSubject {
         subject_id: SubjectId::generate(),
         identifier_ref: IdentifierRef::generate(),
         kind,
-        call_ref: CallRef::generate(),
+        sighting: FirstSighting::ConsumerIdentity {
+            call_ref: CallRef::generate(),
+            route: "/v1/subjects/resolve",
+        },
         at,
     }
 }
@@ -456,7 +459,7 @@ async fn check_narrowing_under_live_grants_is_refused_naming_them_and_changes_no
         "nothing changed"
     );
     for g in [&lt_only, &both, &se_only] {
-        assert_eq!(&stores.grants.grant(&g.id).await.unwrap(), g);
+        assert_eq!(&stores.grants.grant(&g.tenant_id, &g.id).await.unwrap(), g);
     }
 }
 
@@ -465,7 +468,7 @@ async fn check_a_revoked_grant_does_not_block_narrowing(stores: &Stores) {
     let (lt, _) = grant(stores, &t, "SE,LT").await;
     stores
         .grants
-        .revoke_grant(&lt.id, t0() + Duration::hours(1))
+        .revoke_grant(&lt.tenant_id, &lt.id, t0() + Duration::hours(1))
         .await
         .unwrap();
     let narrowed = stores
@@ -531,7 +534,7 @@ async fn check_a_grant_write_racing_a_narrowing_never_leaves_a_grant_outside(sto
             other => panic!("round {round}: exactly one write may win, got {other:?}"),
         }
         let provisioned = stores.tenants.tenant(&t.id).await.unwrap().provisioned;
-        if let Ok(stored) = stores.grants.grant(&g.id).await {
+        if let Ok(stored) = stores.grants.grant(&g.tenant_id, &g.id).await {
             assert!(stored.countries.is_subset(&provisioned), "round {round}");
         }
     }
@@ -543,7 +546,7 @@ async fn check_a_grant_round_trips_every_field(stores: &Stores) {
     let (t, _) = tenant(stores, "SE,LT").await;
     let g = new_grant(&t, "kyb:read monitoring:read events:read", "SE,LT");
     stores.grants.insert_grant(&g, &hash()).await.unwrap();
-    assert_eq!(stores.grants.grant(&g.id).await.unwrap(), g);
+    assert_eq!(stores.grants.grant(&g.tenant_id, &g.id).await.unwrap(), g);
 
     let open_ended = Grant {
         expires_at: None,
@@ -555,13 +558,53 @@ async fn check_a_grant_round_trips_every_field(stores: &Stores) {
         .await
         .unwrap();
     assert_eq!(
-        stores.grants.grant(&open_ended.id).await.unwrap(),
+        stores
+            .grants
+            .grant(&open_ended.tenant_id, &open_ended.id)
+            .await
+            .unwrap(),
         open_ended
     );
     assert_eq!(
-        stores.grants.grant(&GrantId::generate()).await,
+        stores.grants.grant(&t.id, &GrantId::generate()).await,
         Err(StoreError::NotFound)
     );
+}
+
+async fn check_grants_are_found_only_under_their_own_tenant(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    let (other, _) = tenant(stores, "SE").await;
+    let (g, _) = grant(stores, &t, "SE").await;
+    // The credential directory names the tenant of a grant known by id alone.
+    assert_eq!(stores.grants.grant_tenant(&g.id).await, Ok(Some(t.id)));
+    assert_eq!(
+        stores.grants.grant_tenant(&GrantId::generate()).await,
+        Ok(None)
+    );
+    // Under another tenant the grant does not exist, for reads and writes alike.
+    assert_eq!(
+        stores.grants.grant(&other.id, &g.id).await,
+        Err(StoreError::NotFound)
+    );
+    assert_eq!(
+        stores
+            .grants
+            .revoke_grant(&other.id, &g.id, t0() + Duration::hours(1))
+            .await,
+        Err(StoreError::NotFound)
+    );
+    assert_eq!(
+        stores.grants.rotate_secret(&other.id, &g.id, &hash()).await,
+        Err(StoreError::NotFound)
+    );
+    assert_eq!(
+        stores
+            .grants
+            .update_grant(&other.id, &g.id, Some(&scopes("kyc:read")), None)
+            .await,
+        Err(StoreError::NotFound)
+    );
+    assert_eq!(stores.grants.grant(&t.id, &g.id).await.unwrap(), g);
 }
 
 async fn check_a_grant_outside_the_tenant_countries_is_refused_and_not_written(stores: &Stores) {
@@ -571,7 +614,10 @@ async fn check_a_grant_outside_the_tenant_countries_is_refused_and_not_written(s
         stores.grants.insert_grant(&g, &hash()).await,
         Err(StoreError::GrantsOutsideCountries(vec![g.id]))
     );
-    assert_eq!(stores.grants.grant(&g.id).await, Err(StoreError::NotFound));
+    assert_eq!(
+        stores.grants.grant(&g.tenant_id, &g.id).await,
+        Err(StoreError::NotFound)
+    );
     assert!(stores
         .grants
         .credentials(&g.client_id)
@@ -674,7 +720,7 @@ async fn check_a_grant_update_replaces_scopes_or_countries_only(stores: &Stores)
     let narrowed_scopes = scopes("kyc:read");
     let after = stores
         .grants
-        .update_grant(&g.id, Some(&narrowed_scopes), None)
+        .update_grant(&g.tenant_id, &g.id, Some(&narrowed_scopes), None)
         .await
         .unwrap();
     let expected = Grant {
@@ -686,7 +732,7 @@ async fn check_a_grant_update_replaces_scopes_or_countries_only(stores: &Stores)
     let widened = countries("SE,LT");
     let after = stores
         .grants
-        .update_grant(&g.id, None, Some(&widened))
+        .update_grant(&g.tenant_id, &g.id, None, Some(&widened))
         .await
         .unwrap();
     let expected = Grant {
@@ -698,7 +744,12 @@ async fn check_a_grant_update_replaces_scopes_or_countries_only(stores: &Stores)
     let (both_scopes, both_countries) = (scopes("kyb:read events:read"), countries("LT"));
     let after = stores
         .grants
-        .update_grant(&g.id, Some(&both_scopes), Some(&both_countries))
+        .update_grant(
+            &g.tenant_id,
+            &g.id,
+            Some(&both_scopes),
+            Some(&both_countries),
+        )
         .await
         .unwrap();
     let expected = Grant {
@@ -707,7 +758,10 @@ async fn check_a_grant_update_replaces_scopes_or_countries_only(stores: &Stores)
         ..expected
     };
     assert_eq!(after, expected);
-    assert_eq!(stores.grants.grant(&g.id).await.unwrap(), expected);
+    assert_eq!(
+        stores.grants.grant(&g.tenant_id, &g.id).await.unwrap(),
+        expected
+    );
 
     // The credentials are untouched by an update.
     let (access, stored_hash) = stores
@@ -727,19 +781,19 @@ async fn check_a_grant_update_outside_the_tenant_countries_is_refused(stores: &S
     assert_eq!(
         stores
             .grants
-            .update_grant(&g.id, Some(&new_scopes), Some(&outside))
+            .update_grant(&g.tenant_id, &g.id, Some(&new_scopes), Some(&outside))
             .await,
         Err(StoreError::GrantsOutsideCountries(vec![g.id]))
     );
     assert_eq!(
-        stores.grants.grant(&g.id).await.unwrap(),
+        stores.grants.grant(&g.tenant_id, &g.id).await.unwrap(),
         g,
         "nothing changed"
     );
     assert_eq!(
         stores
             .grants
-            .update_grant(&GrantId::generate(), Some(&new_scopes), None)
+            .update_grant(&t.id, &GrantId::generate(), Some(&new_scopes), None)
             .await,
         Err(StoreError::NotFound)
     );
@@ -749,7 +803,11 @@ async fn check_revoking_twice_keeps_the_first_revocation(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (g, _) = grant(stores, &t, "SE").await;
     let first = t0() + Duration::hours(2) + Duration::microseconds(7);
-    let revoked = stores.grants.revoke_grant(&g.id, first).await.unwrap();
+    let revoked = stores
+        .grants
+        .revoke_grant(&g.tenant_id, &g.id, first)
+        .await
+        .unwrap();
     let expected = Grant {
         revoked_at: Some(first),
         ..g.clone()
@@ -757,15 +815,18 @@ async fn check_revoking_twice_keeps_the_first_revocation(stores: &Stores) {
     assert_eq!(revoked, expected);
     let again = stores
         .grants
-        .revoke_grant(&g.id, first + Duration::hours(5))
+        .revoke_grant(&g.tenant_id, &g.id, first + Duration::hours(5))
         .await
         .unwrap();
     assert_eq!(again.revoked_at, Some(first));
-    assert_eq!(stores.grants.grant(&g.id).await.unwrap(), expected);
+    assert_eq!(
+        stores.grants.grant(&g.tenant_id, &g.id).await.unwrap(),
+        expected
+    );
     assert_eq!(
         stores
             .grants
-            .revoke_grant(&GrantId::generate(), first)
+            .revoke_grant(&t.id, &GrantId::generate(), first)
             .await,
         Err(StoreError::NotFound)
     );
@@ -775,7 +836,11 @@ async fn check_rotation_bumps_the_generation_and_replaces_the_hash(stores: &Stor
     let (t, _) = tenant(stores, "SE").await;
     let (g, old) = grant(stores, &t, "SE").await;
     let new = hash();
-    let rotated = stores.grants.rotate_secret(&g.id, &new).await.unwrap();
+    let rotated = stores
+        .grants
+        .rotate_secret(&g.tenant_id, &g.id, &new)
+        .await
+        .unwrap();
     assert_eq!(
         rotated,
         Grant {
@@ -794,7 +859,11 @@ async fn check_rotation_bumps_the_generation_and_replaces_the_hash(stores: &Stor
     assert_ne!(stored, old);
 
     let newer = hash();
-    let again = stores.grants.rotate_secret(&g.id, &newer).await.unwrap();
+    let again = stores
+        .grants
+        .rotate_secret(&g.tenant_id, &g.id, &newer)
+        .await
+        .unwrap();
     assert_eq!(again.credential_generation, 3);
     assert_eq!(
         stores
@@ -810,7 +879,7 @@ async fn check_rotation_bumps_the_generation_and_replaces_the_hash(stores: &Stor
     assert_eq!(
         stores
             .grants
-            .rotate_secret(&GrantId::generate(), &newer)
+            .rotate_secret(&t.id, &GrantId::generate(), &newer)
             .await,
         Err(StoreError::NotFound)
     );
@@ -857,7 +926,11 @@ async fn check_an_access_record_writes_one_audit_row_and_one_access_row(stores: 
     .with_error(ErrorCode::TenantPending)
     .with_detail("tenant_pending")
     .with_tool("resolve_subject");
-    stores.audit.record_access(&record).await.unwrap();
+    stores
+        .audit
+        .record_access(std::slice::from_ref(&record))
+        .await
+        .unwrap();
 
     let mut audit = stores.backing.audit_rows(ctx.request_id).await;
     assert_eq!(audit.len(), 1, "{audit:?}");
@@ -911,7 +984,11 @@ async fn check_an_access_record_writes_one_audit_row_and_one_access_row(stores: 
         200,
         Outcome::Allowed,
     );
-    stores.audit.record_access(&allowed).await.unwrap();
+    stores
+        .audit
+        .record_access(std::slice::from_ref(&allowed))
+        .await
+        .unwrap();
     let mut audit = stores.backing.audit_rows(ctx.request_id).await;
     assert_eq!(audit.len(), 1, "{audit:?}");
     take_ids(&mut audit, "audit_id");
@@ -1299,7 +1376,7 @@ async fn check_a_subject_reads_back_with_identifiers_refs_and_evidence(stores: &
     // Evidence: the consumer's own identity event, pointing at the call record.
     assert_eq!(
         record.evidence,
-        Evidence::identity_event(fresh.call_ref, at)
+        Evidence::identity_event(fresh.sighting.call_ref(), at)
     );
     assert_eq!(record.evidence.source.as_str(), "customer.identity_event");
 
@@ -1409,6 +1486,8 @@ mod postgres {
         a_grant_round_trips_every_field => check_a_grant_round_trips_every_field,
         a_grant_outside_the_tenant_countries_is_refused_and_not_written =>
             check_a_grant_outside_the_tenant_countries_is_refused_and_not_written,
+        grants_are_found_only_under_their_own_tenant =>
+            check_grants_are_found_only_under_their_own_tenant,
         a_grant_of_an_unknown_tenant_is_not_found => check_a_grant_of_an_unknown_tenant_is_not_found,
         credentials_find_grant_tenant_key_and_hash => check_credentials_find_grant_tenant_key_and_hash,
         grant_access_is_scoped_by_tenant => check_grant_access_is_scoped_by_tenant,

@@ -198,6 +198,15 @@ impl TestDatabase {
         rows[0].n
     }
 
+    /// Runs a test-written statement (to set up a state no route creates yet).
+    pub async fn execute(&self, statement: &str) -> usize {
+        let mut conn = self.connect().await;
+        diesel::sql_query(statement)
+            .execute(&mut conn)
+            .await
+            .expect("test statement")
+    }
+
     /// The rows of a query, each as a JSON object (`SELECT row_to_json(t) FROM (...) t`).
     pub async fn rows(&self, query: &str) -> Vec<serde_json::Value> {
         #[derive(QueryableByName)]

@@ -15,15 +15,42 @@ pub fn parse<T: DeserializeOwned>(
     schema: &Map<String, Value>,
     arguments: Value,
 ) -> Result<T, Failure> {
-    let arguments = match arguments {
+    let mut arguments = match arguments {
         Value::Null => Map::new(),
         Value::Object(map) => map,
         _ => return Err(Failure::bad_request("arguments", "must be an object")),
     };
+    digits_as_text(schema, &mut arguments);
     check_object(schema, &arguments, "")?;
     // Nulls stand for absent optional fields (serde's `Option` reads both as `None`).
     serde_json::from_value(Value::Object(arguments))
         .map_err(|_| Failure::bad_request("arguments", "do not match the tool's input schema"))
+}
+
+/// The string arguments that carry an identifier written in digits (an organisation number,
+/// a personal number): a whole number given for one of them is read as its digits.
+pub const DIGIT_IDENTIFIERS: [&str; 2] = ["orgnr", "identifier"];
+
+/// A non-negative JSON integer given for a digit-string identifier becomes its decimal digits.
+/// Some clients send a number typed on a command line as a JSON number (the MCP Inspector
+/// CLI's `--tool-arg orgnr=5560021361` does), and for such an identifier the conversion loses
+/// nothing. What it cannot restore fails validation as it is: a number that lost a leading
+/// zero is too short for its scheme, and a fraction, an exponent, a negative or an integer
+/// beyond 64 bits is still not a string. Other string arguments (opaque ids) take strings only.
+fn digits_as_text(schema: &Map<String, Value>, arguments: &mut Map<String, Value>) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (name, value) in arguments.iter_mut() {
+        let is_string = properties
+            .get(name)
+            .and_then(|p| p.get("type"))
+            .is_some_and(|t| t == "string");
+        let digits = DIGIT_IDENTIFIERS.contains(&name.as_str());
+        if let (true, true, Some(n)) = (is_string, digits, value.as_u64()) {
+            *value = Value::String(n.to_string());
+        }
+    }
 }
 
 fn check_object(
@@ -178,9 +205,15 @@ mod tests {
             run(Value::Null).unwrap_err().message,
             "`orgnr`: is required"
         );
-        let wrong = run(json!({"orgnr": 198111309285u64})).unwrap_err();
+        let wrong = run(json!({"orgnr": -198111309285i64})).unwrap_err();
         assert_eq!(wrong.message, "`orgnr`: must be a string");
         assert!(!wrong.message.contains("1981"));
+        for not_digits in [json!(5560021361.5), json!(5.560021361e9), json!(true)] {
+            assert_eq!(
+                run(json!({"orgnr": not_digits})).unwrap_err().message,
+                "`orgnr`: must be a string"
+            );
+        }
         assert_eq!(
             run(json!({"orgnr": "x", "limit": "ten"}))
                 .unwrap_err()
@@ -201,6 +234,27 @@ mod tests {
             run(json!("orgnr")).unwrap_err().message,
             "`arguments`: must be an object"
         );
+    }
+
+    #[test]
+    fn a_whole_number_for_a_string_argument_is_read_as_its_digits() {
+        let ok = run(json!({"orgnr": 5560021361u64})).unwrap();
+        assert_eq!(ok.orgnr, "5560021361");
+        // A leading zero the number lost stays lost (`0501011234` sent as a number arrives
+        // as 501011234): the value is shorter, and the use case judges it as it is.
+        let short = run(json!({"orgnr": 501011234u64})).unwrap();
+        assert_eq!(short.orgnr, "501011234");
+        // Numbers stay numbers where the schema asks for one.
+        let limited = run(json!({"orgnr": 7, "limit": 10})).unwrap();
+        assert_eq!((limited.orgnr.as_str(), limited.limit), ("7", Some(10)));
+        // An opaque id is no digit string: a number there is still not a string.
+        #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
+        struct Opaque {
+            #[allow(dead_code)]
+            id: String,
+        }
+        let opaque = parse::<Opaque>(&crate::schema::input::<Opaque>(), json!({"id": 42}));
+        assert_eq!(opaque.unwrap_err().message, "`id`: must be a string");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::{args, schema, summary};
 use api_rest::bodies::{self, Body};
 use api_rest::dto::{CompanyProfileDto, Envelope, JsonBody, SubjectResponse};
 use domain::access::Caller;
+use domain::audit::AuditTrail;
 use domain::identifier::Identifier;
 use domain::operation::Operation;
 use domain::scope::ScopeSet;
@@ -30,11 +31,13 @@ pub type Fut<'a> = Pin<Box<dyn Future<Output = Result<Body, Failure>> + 'a>>;
 
 type Handler = Box<dyn for<'a> Fn(Ctx<'a>, Value) -> Fut<'a> + Send + Sync>;
 
-/// What a tool handler works with: the use cases and the admitted caller.
+/// What a tool handler works with: the use cases, the admitted caller, and the request's
+/// audit trail (where each route invocation notes its row).
 #[derive(Clone, Copy)]
 pub struct Ctx<'a> {
     pub services: &'a Services,
     pub caller: &'a Caller,
+    pub trail: &'a AuditTrail,
 }
 
 impl<'a> Ctx<'a> {
@@ -48,7 +51,9 @@ impl<'a> Ctx<'a> {
         let services = self.services;
         services
             .gate
-            .run(self.caller, op, move |caller| use_case(services, caller))
+            .run(self.trail, self.caller, op, move |caller| {
+                use_case(services, caller)
+            })
             .await
     }
 }

@@ -3,8 +3,9 @@
 //! The order of the checks (README, "Transport rules"):
 //! 1. a method other than POST: 405 (no token needed, nothing read);
 //! 2. the bearer token: 401 (or 403 `tenant_pending`) before any byte of the body is read;
-//! 3. a present `Origin` that is not this server's own: 403 `forbidden`;
-//! 4. `Accept` lacking `application/json` or `text/event-stream`: 406;
+//! 3. a present `Origin` that is not this server's own: 403 `origin_not_allowed`;
+//! 4. `Accept` lacking `application/json` or `text/event-stream`: 406 (judged after the body
+//!    is read, so that a tool call refused here still writes its `mcp.tool_call` row);
 //! 5. the body: JSON-RPC -32700 / -32600 at HTTP 400 when it is no single JSON-RPC message;
 //! 6. `MCP-Protocol-Version`, when sent with a request for a method we serve (other than
 //!    `initialize`), must name a revision we speak: else -32600 at HTTP 400;
@@ -17,6 +18,7 @@ use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use api_rest::{bearer_token, read_body, request_context, ApiError};
 use domain::access::Caller;
+use domain::audit::AuditTrail;
 use domain::operation::{Operation, Surface};
 use domain::services::Services;
 use domain::{ErrorCode, Failure};
@@ -65,110 +67,196 @@ pub async fn post(
         Ok(caller) => caller,
         Err(failure) => return ApiError(failure).error_response(),
     };
-    if !origin_is_ours(&req) {
-        let failure = Failure::new(
-            ErrorCode::Forbidden,
-            "cross-origin requests to /mcp are not accepted",
-        );
-        return match audit(
-            services,
-            &caller,
-            Operation::McpRequest,
-            Err(failure.code),
-            None,
-        )
-        .await
-        {
-            Ok(()) => ApiError(failure).error_response(),
-            Err(response) => response,
-        };
-    }
-    if !accepts_json_and_event_stream(&req) {
-        return not_acceptable();
-    }
-    let body = match read_body(payload).await {
-        Ok(body) => body,
-        Err(failure) => {
-            return rejection(Rejection {
-                id: Value::Null,
-                error: RpcError::new(
-                    jsonrpc::INVALID_REQUEST,
-                    format!("Invalid Request: {}", failure.message),
-                ),
-            })
-        }
+    let exchange = Exchange {
+        services,
+        caller: &caller,
+        trail: &AuditTrail::new(),
     };
-    match jsonrpc::read(&body) {
-        Err(rejected) => rejection(rejected),
-        Ok(Message::Notification | Message::Response) => {
-            let accepted = services
-                .gate
-                .conclude_with_status(&caller, Operation::McpRequest, Ok(()), None, 202)
-                .await;
-            match accepted {
-                Ok(()) => HttpResponse::Accepted().finish(),
-                Err(failure) => ApiError(failure).error_response(),
+    let response = exchange.answer(&req, payload).await;
+    // Every row the exchange noted is written together, durably, before it answers; if the
+    // write fails, the request fails.
+    match services.gate.commit(exchange.trail).await {
+        Ok(()) => response,
+        Err(failure) => ApiError(failure).error_response(),
+    }
+}
+
+/// One admitted message exchange. Each way it can end notes its audit row in `trail` (the
+/// gate's audit policy decides what is recorded).
+#[derive(Clone, Copy)]
+struct Exchange<'a> {
+    services: &'a Services,
+    caller: &'a Caller,
+    trail: &'a AuditTrail,
+}
+
+impl Exchange<'_> {
+    fn note(self, op: Operation, outcome: Result<u16, ErrorCode>, tool: Option<&str>) {
+        self.services
+            .gate
+            .note(self.trail, self.caller, op, outcome, tool);
+    }
+
+    /// Notes a refusal at the transport: a tool call's `mcp.tool_call` row (every tool call
+    /// writes one, whatever its outcome), or the message's row.
+    fn note_refusal(self, message: &Result<Message, Rejection>, code: ErrorCode) {
+        match tool_call_of(message) {
+            Some(tool) => self.note(Operation::McpToolCall, Err(code), tool),
+            None => self.note(Operation::McpRequest, Err(code), None),
+        }
+    }
+
+    async fn answer(self, req: &HttpRequest, payload: web::Payload) -> HttpResponse {
+        if !origin_is_ours(req) {
+            let failure = Failure::new(
+                ErrorCode::OriginNotAllowed,
+                "requests to /mcp from a web page of another origin are not accepted",
+            );
+            self.note(Operation::McpRequest, Err(failure.code), None);
+            return ApiError(failure).error_response();
+        }
+        // The body is read before `Accept` is judged, so that a tool call refused there still
+        // writes its row. (The caller is known by now: nothing was read for a stranger.)
+        let body = match read_body(payload).await {
+            Ok(body) => body,
+            Err(failure) => {
+                return rejection(Rejection {
+                    id: Value::Null,
+                    error: RpcError::new(
+                        jsonrpc::INVALID_REQUEST,
+                        format!("Invalid Request: {}", failure.message),
+                    ),
+                })
+            }
+        };
+        let message = jsonrpc::read(&body);
+        if !accepts_json_and_event_stream(req) {
+            self.note_refusal(&message, ErrorCode::NotAcceptable);
+            return not_acceptable();
+        }
+        match message {
+            Err(rejected) => rejection(rejected),
+            Ok(Message::Notification | Message::Response) => {
+                self.note(Operation::McpRequest, Ok(202), None);
+                HttpResponse::Accepted().finish()
+            }
+            Ok(Message::Request { id, method, params }) => {
+                // Methods we serve (other than `initialize`) must speak a revision we know;
+                // an unknown method is answered -32601 whatever the header says.
+                if matches!(method.as_str(), "ping" | "tools/list" | "tools/call") {
+                    if let Some(response) = check_protocol_version(req, &id) {
+                        let message = Ok(Message::Request { id, method, params });
+                        self.note_refusal(&message, ErrorCode::BadRequest);
+                        return response;
+                    }
+                }
+                self.request(&id, &method, params).await
             }
         }
-        Ok(Message::Request { id, method, params }) => {
-            request(services, &caller, &req, &id, &method, params).await
+    }
+
+    async fn request(self, id: &Value, method: &str, params: Value) -> HttpResponse {
+        let outcome = match method {
+            "tools/call" => return self.tools_call(id, params).await,
+            "initialize" => initialize(params),
+            "ping" => Ok(json!({})),
+            "tools/list" => Ok(json!({ "tools": tools::listed_for(&self.caller.scopes) })),
+            _ => {
+                // Quickly and at HTTP 200: the SDKs probe newer methods (`server/discover`)
+                // and fall back on -32601. Recorded as a message that found nothing to serve.
+                self.note(Operation::McpRequest, Err(ErrorCode::NotFound), None);
+                return rpc_error(
+                    StatusCode::OK,
+                    id,
+                    RpcError::new(jsonrpc::METHOD_NOT_FOUND, "Method not found"),
+                );
+            }
+        };
+        match outcome {
+            Ok(result) => {
+                self.note(Operation::McpRequest, Ok(200), None);
+                rpc_result(id, result)
+            }
+            // A -32602 is a validation failure (not recorded, as every 400).
+            Err(error) => {
+                self.note(Operation::McpRequest, Err(ErrorCode::BadRequest), None);
+                rpc_error(StatusCode::OK, id, error)
+            }
+        }
+    }
+
+    /// `tools/call`: one `mcp.tool_call` row whatever the outcome, beside the rows of the
+    /// route invocations the tool makes.
+    async fn tools_call(self, id: &Value, params: Value) -> HttpResponse {
+        let invalid = |message: &str| {
+            RpcError::new(
+                jsonrpc::INVALID_PARAMS,
+                format!("Invalid params: {message}"),
+            )
+        };
+        // jsonrpc::read admits object or absent params only.
+        let mut params = match params {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        let tool = match params.get("name") {
+            Some(Value::String(name)) => tools::find(name).ok_or_else(|| invalid("unknown tool")),
+            _ => Err(invalid("`name` is required and must be a string")),
+        };
+        let arguments = params.remove("arguments").unwrap_or(Value::Null);
+        let tool = tool.and_then(|tool| match arguments {
+            Value::Null | Value::Object(_) => Ok(tool),
+            _ => Err(invalid("`arguments` must be an object")),
+        });
+        let tool = match tool {
+            Ok(tool) => tool,
+            Err(error) => {
+                // The row never names what was asked for: a name we do not serve may be
+                // anything.
+                let known = params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .and_then(tools::find)
+                    .map(|t| t.name());
+                self.note(Operation::McpToolCall, Err(ErrorCode::BadRequest), known);
+                return rpc_error(StatusCode::OK, id, error);
+            }
+        };
+        let cx = Ctx {
+            services: self.services,
+            caller: self.caller,
+            trail: self.trail,
+        };
+        let result = tool.call(cx, arguments).await;
+        let outcome = match &result {
+            Ok(_) => Ok(200),
+            Err(failure) => Err(failure.code),
+        };
+        self.note(Operation::McpToolCall, outcome, Some(tool.name()));
+        match result {
+            Ok(result) => rpc_result(id, result),
+            Err(failure) => {
+                if let Some(cause) = &failure.internal {
+                    tracing::error!(cause = %cause, tool = tool.name(), "internal error in a tool call");
+                }
+                rpc_result(id, tools::error_result(&failure))
+            }
         }
     }
 }
 
-async fn request(
-    services: &Services,
-    caller: &Caller,
-    req: &HttpRequest,
-    id: &Value,
-    method: &str,
-    params: Value,
-) -> HttpResponse {
-    let served = matches!(method, "initialize" | "ping" | "tools/list" | "tools/call");
-    if !served {
-        // Quickly and at HTTP 200: the SDKs probe newer methods (`server/discover`) and fall
-        // back on -32601. Audited as a message that found nothing to serve.
-        return match audit(
-            services,
-            caller,
-            Operation::McpRequest,
-            Err(ErrorCode::NotFound),
-            None,
-        )
-        .await
-        {
-            Ok(()) => rpc_error(
-                StatusCode::OK,
-                id,
-                RpcError::new(jsonrpc::METHOD_NOT_FOUND, "Method not found"),
-            ),
-            Err(response) => response,
-        };
-    }
-    if method != "initialize" {
-        if let Some(response) = check_protocol_version(req, id) {
-            return response;
-        }
-    }
-    if method == "tools/call" {
-        return tools_call(services, caller, id, params).await;
-    }
-    let outcome = match method {
-        "initialize" => initialize(params),
-        "ping" => Ok(json!({})),
-        _ => Ok(json!({ "tools": tools::listed_for(&caller.scopes) })),
-    };
-    // A -32602 is a validation failure: the gate does not log those.
-    let audited = match &outcome {
-        Ok(_) => Ok(()),
-        Err(_) => Err(ErrorCode::BadRequest),
-    };
-    if let Err(response) = audit(services, caller, Operation::McpRequest, audited, None).await {
-        return response;
-    }
-    match outcome {
-        Ok(result) => rpc_result(id, result),
-        Err(error) => rpc_error(StatusCode::OK, id, error),
+/// When the message is a `tools/call` request: `Some` with the tool's name if it is one we
+/// serve (a name we do not serve is never recorded: it may be anything).
+fn tool_call_of(message: &Result<Message, Rejection>) -> Option<Option<&'static str>> {
+    match message {
+        Ok(Message::Request { method, params, .. }) if method == "tools/call" => Some(
+            params
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(tools::find)
+                .map(|t| t.name()),
+        ),
+        _ => None,
     }
 }
 
@@ -201,97 +289,6 @@ pub fn negotiate(requested: &str) -> &'static str {
         .find(|v| **v == requested)
         .copied()
         .unwrap_or(PROTOCOL_VERSIONS[0])
-}
-
-/// `tools/call`: one `mcp.tool_call` audit row whatever the outcome, beside the rows of
-/// the route invocations the tool makes.
-async fn tools_call(
-    services: &Services,
-    caller: &Caller,
-    id: &Value,
-    params: Value,
-) -> HttpResponse {
-    let invalid = |message: &str| {
-        RpcError::new(
-            jsonrpc::INVALID_PARAMS,
-            format!("Invalid params: {message}"),
-        )
-    };
-    // jsonrpc::read admits object or absent params only.
-    let mut params = match params {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    let tool = match params.get("name") {
-        Some(Value::String(name)) => tools::find(name).ok_or_else(|| invalid("unknown tool")),
-        _ => Err(invalid("`name` is required and must be a string")),
-    };
-    let arguments = params.remove("arguments").unwrap_or(Value::Null);
-    let tool = tool.and_then(|tool| match arguments {
-        Value::Null | Value::Object(_) => Ok(tool),
-        _ => Err(invalid("`arguments` must be an object")),
-    });
-    let tool = match tool {
-        Ok(tool) => tool,
-        Err(error) => {
-            // The row never names what was asked for: a name we do not serve may be anything.
-            let tool_name = params
-                .get("name")
-                .and_then(Value::as_str)
-                .and_then(tools::find)
-                .map(|t| t.name());
-            return match audit(
-                services,
-                caller,
-                Operation::McpToolCall,
-                Err(ErrorCode::BadRequest),
-                tool_name,
-            )
-            .await
-            {
-                Ok(()) => rpc_error(StatusCode::OK, id, error),
-                Err(response) => response,
-            };
-        }
-    };
-    let result = tool.call(Ctx { services, caller }, arguments).await;
-    let outcome = result.as_ref().map(|_| ()).map_err(|f| f.code);
-    if let Err(response) = audit(
-        services,
-        caller,
-        Operation::McpToolCall,
-        outcome,
-        Some(tool.name()),
-    )
-    .await
-    {
-        return response;
-    }
-    match result {
-        Ok(result) => rpc_result(id, result),
-        Err(failure) => {
-            if let Some(cause) = &failure.internal {
-                tracing::error!(cause = %cause, tool = tool.name(), "internal error in a tool call");
-            }
-            rpc_result(id, tools::error_result(&failure))
-        }
-    }
-}
-
-/// Writes the request's audit row (the gate decides what is logged); a failed write fails
-/// the request, as on REST.
-async fn audit(
-    services: &Services,
-    caller: &Caller,
-    op: Operation,
-    outcome: Result<(), ErrorCode>,
-    tool: Option<&str>,
-) -> Result<(), HttpResponse> {
-    services
-        .gate
-        .conclude_with(caller, op, outcome, tool)
-        .await
-        .map_err(|failure| ApiError(failure).error_response())
 }
 
 fn check_protocol_version(req: &HttpRequest, id: &Value) -> Option<HttpResponse> {

@@ -22,7 +22,7 @@ pub async fn request_context_middleware(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let ctx = RequestContext::new(req.peer_addr().map(|a| a.ip().to_string()));
+    let ctx = RequestContext::new(peer(req.peer_addr()), received_at(req.request()));
     let request_id = ctx.request_id.to_string();
     let route = req
         .match_pattern()
@@ -54,7 +54,19 @@ pub fn request_context(req: &HttpRequest) -> RequestContext {
     req.extensions()
         .get::<RequestContext>()
         .cloned()
-        .unwrap_or_else(|| RequestContext::new(req.peer_addr().map(|a| a.ip().to_string())))
+        .unwrap_or_else(|| RequestContext::new(peer(req.peer_addr()), received_at(req)))
+}
+
+fn peer(addr: Option<std::net::SocketAddr>) -> Option<String> {
+    addr.map(|a| a.ip().to_string())
+}
+
+/// Now, on the service's clock (the wall clock only where no services are mounted).
+fn received_at(req: &HttpRequest) -> chrono::DateTime<chrono::Utc> {
+    match req.app_data::<crate::AppServices>() {
+        Some(services) => services.clock.now(),
+        None => chrono::Utc::now(),
+    }
 }
 
 /// The bearer token of the `Authorization` header, if the header has the Bearer scheme.

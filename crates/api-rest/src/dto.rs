@@ -18,26 +18,26 @@ pub fn timestamp(t: DateTime<Utc>) -> String {
 pub struct TokenResponse {
     pub access_token: String,
     /// Always `Bearer`.
-    #[schema(schema_with = crate::openapi::token_type)]
+    #[schema(schema_with = crate::schema::token_type)]
     pub token_type: &'static str,
     pub expires_in: i64,
     /// The token's scopes, space-separated.
     pub scope: String,
     /// Country codes the token carries.
-    #[schema(schema_with = crate::openapi::country_codes)]
+    #[schema(schema_with = crate::schema::country_codes)]
     pub countries: Vec<&'static str>,
 }
 
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct EvidenceDto {
-    #[schema(schema_with = crate::openapi::evidence_source)]
+    #[schema(schema_with = crate::schema::evidence_source)]
     pub source: &'static str,
     pub source_timestamp: String,
     pub call_ref: String,
     /// Deprecated alias of `call_ref`; removed in v2.
     pub transaction_ref: String,
-    /// Present only when the upstream supplied one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The upstream's own reference for the call; `null` when it supplied none.
+    #[schema(required = true)]
     pub upstream_ref: Option<String>,
     #[schema(required = true)]
     pub digest: Option<String>,
@@ -82,9 +82,9 @@ impl From<&Resolution> for ResolveResponse {
 pub struct SubjectIdentifierDto {
     pub identifier_ref: String,
     #[serde(rename = "type")]
-    #[schema(schema_with = crate::openapi::identifier_type)]
+    #[schema(schema_with = crate::schema::identifier_type)]
     pub id_type: &'static str,
-    #[schema(schema_with = crate::openapi::country_code)]
+    #[schema(schema_with = crate::schema::country_code)]
     pub country: &'static str,
     pub valid_from: String,
     #[schema(required = true)]
@@ -103,7 +103,7 @@ pub struct SubjectResponse {
     pub schema_version: &'static str,
     pub tenant_id: String,
     pub subject_id: String,
-    #[schema(schema_with = crate::openapi::subject_kind)]
+    #[schema(schema_with = crate::schema::subject_kind)]
     pub kind: &'static str,
     pub created_at: String,
     pub identifiers: Vec<SubjectIdentifierDto>,
@@ -242,12 +242,20 @@ pub struct CompanyProfileDto {
     pub tax: TaxDto,
     #[schema(required = true)]
     pub latest_annual_report: Option<AnnualReportDto>,
+    /// The optional field groups (`employees_band`, `latest_annual_report`) whose source could
+    /// not be reached when the profile was fetched: their values are `null` because nothing
+    /// checked them. A `null` group not listed here was checked and is empty. `[]` when every
+    /// group was checked.
+    #[schema(schema_with = crate::schema::unchecked_groups)]
+    pub unchecked: Vec<&'static str>,
     pub evidence: EvidenceDto,
-    #[schema(schema_with = crate::openapi::country_code)]
+    #[schema(schema_with = crate::schema::country_code)]
     pub country: &'static str,
     pub schema_version: &'static str,
     pub tenant_id: String,
     pub subject_id: String,
+    /// Older subject ids merged into `subject_id`; each stays a valid alias.
+    pub aliases: Vec<String>,
 }
 
 impl CompanyProfileDto {
@@ -278,11 +286,13 @@ impl CompanyProfileDto {
                 year: r.year,
                 reference: r.document_id.clone(),
             }),
+            unchecked: p.unchecked.iter().map(|g| g.as_str()).collect(),
             evidence: EvidenceDto::from(&p.evidence),
             country: p.country.code(),
             schema_version: domain::evidence::SCHEMA_VERSION,
             tenant_id: tenant.id.to_string(),
-            subject_id: served.subject_id.to_string(),
+            subject_id: served.subject.subject_id.to_string(),
+            aliases: aliases(&served.subject),
         }
     }
 }
@@ -295,11 +305,13 @@ pub struct DocumentDto {
     /// The archive (a zip of the annual-report filing), base64.
     pub content_base64: String,
     pub evidence: EvidenceDto,
-    #[schema(schema_with = crate::openapi::country_code)]
+    #[schema(schema_with = crate::schema::country_code)]
     pub country: &'static str,
     pub schema_version: &'static str,
     pub tenant_id: String,
     pub subject_id: String,
+    /// Older subject ids merged into `subject_id`; each stays a valid alias.
+    pub aliases: Vec<String>,
 }
 
 impl DocumentDto {
@@ -314,7 +326,47 @@ impl DocumentDto {
             country: d.country.code(),
             schema_version: domain::evidence::SCHEMA_VERSION,
             tenant_id: tenant.id.to_string(),
-            subject_id: d.subject_id.to_string(),
+            subject_id: d.subject.subject_id.to_string(),
+            aliases: aliases(&d.subject),
         }
     }
+}
+
+fn aliases(subject: &domain::subject::SubjectHandle) -> Vec<String> {
+    subject.aliases.iter().map(ToString::to_string).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request bodies that the handlers read field by field (they have no DTO of their own).
+
+/// Body of `POST /oauth/token`, JSON or form-encoded. `client_id` and `client_secret` are
+/// required unless the client authenticates with HTTP Basic (then `client_secret` must be
+/// absent, and a `client_id` given must equal the Basic one). A form field must not repeat.
+#[derive(utoipa::ToSchema)]
+#[schema(as = TokenRequest)]
+#[allow(dead_code)] // a schema only
+pub struct TokenRequestBody {
+    #[schema(schema_with = crate::schema::grant_type)]
+    grant_type: String,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    /// Space-separated scopes, a subset of the grant's; omitted means all of them.
+    scope: Option<String>,
+}
+
+/// Body of `POST /v1/subjects/resolve`.
+#[derive(utoipa::ToSchema)]
+#[schema(as = ResolveRequest)]
+#[allow(dead_code)] // a schema only
+pub struct ResolveRequestBody {
+    #[schema(rename = "type", schema_with = crate::schema::identifier_type)]
+    id_type: String,
+    /// The identifier in wire form `[<cc>:]<value>` (`se:` when unprefixed; the prefix must be
+    /// lower case and of the type's country). A value that breaks its type's rules (shape,
+    /// date, check digit) is 400 `invalid_identifier`.
+    #[schema(pattern = r"\S", example = "556002-1361")]
+    value: String,
+    /// A customer reference to attach (immutable once set; at most 200 characters, not blank).
+    #[schema(rename = "ref", max_length = 200, pattern = r"\S")]
+    reference: Option<String>,
 }

@@ -6,6 +6,7 @@ pub mod dto;
 mod error;
 pub mod openapi;
 mod routes;
+pub mod schema;
 
 pub use context::{
     bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader,
@@ -22,16 +23,60 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Shared state of every handler.
 pub type AppServices = web::Data<Arc<Services>>;
 
-/// Registers every REST route. Unknown routes answer a JSON 404 through [`not_found`].
+/// Registers every REST route. Unknown paths answer a JSON 404 through [`not_found`]; a
+/// known path asked with a method it does not serve answers 405 naming the one it does.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    // A method a path does not serve is no route either: the same JSON 404 (decisions.md).
-    let resource = |path: &str| web::resource(path).default_service(web::to(not_found));
-    cfg.service(resource("/oauth/token").route(web::post().to(routes::token::issue)))
-        .service(resource("/v1/subjects/resolve").route(web::post().to(routes::subjects::resolve)))
-        .service(resource("/v1/subjects/{id}").route(web::get().to(routes::subjects::get)))
-        .service(resource("/v1/companies/{orgnr}").route(web::get().to(routes::companies::profile)))
-        .service(resource("/v1/documents/{id}").route(web::get().to(routes::companies::document)))
-        .service(resource("/openapi.json").route(web::get().to(openapi::serve)));
+    use actix_web::http::Method;
+    cfg.service(serve("/oauth/token", Method::POST, routes::token::issue))
+        .service(serve(
+            "/v1/subjects/resolve",
+            Method::POST,
+            routes::subjects::resolve,
+        ))
+        .service(serve(
+            "/v1/subjects/{id}",
+            Method::GET,
+            routes::subjects::get,
+        ))
+        .service(serve(
+            "/v1/companies/{orgnr}",
+            Method::GET,
+            routes::companies::profile,
+        ))
+        .service(serve(
+            "/v1/documents/{id}",
+            Method::GET,
+            routes::companies::document,
+        ))
+        .service(serve("/openapi.json", Method::GET, openapi::serve));
+}
+
+/// A path served for one method; every other method is 405 with `Allow` naming it.
+fn serve<F, Args>(path: &str, method: actix_web::http::Method, handler: F) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    let allow = method.clone();
+    web::resource(path)
+        .route(web::method(method).to(handler))
+        .default_service(web::to(move || {
+            let allow = allow.clone();
+            async move { method_not_allowed(&allow) }
+        }))
+}
+
+/// 405 in the API's error shape, with the `Allow` header (RFC 9110): the path exists, the
+/// method does not. Not audited: no route ran. The path is never echoed.
+pub fn method_not_allowed(allow: &actix_web::http::Method) -> actix_web::HttpResponse {
+    let failure = domain::Failure::new(
+        domain::ErrorCode::MethodNotAllowed,
+        format!("this path answers {allow} only"),
+    );
+    actix_web::HttpResponse::MethodNotAllowed()
+        .insert_header((actix_web::http::header::ALLOW, allow.as_str()))
+        .json(ErrorBody::of(&failure))
 }
 
 /// The default service: a JSON 404 that does not echo the path (it may hold identifiers).

@@ -7,7 +7,7 @@
 //! the gate checked.
 //!
 //! What is not in a route attribute is derived here from the domain, in one place each:
-//! - the error responses of every operation, from [`route_errors`] and
+//! - the error responses of every operation, from [`Operation::errors`] and
 //!   [`domain::ErrorCode::status`] (one response per status, its `error` enum the codes);
 //! - the OAuth 2.0 security scheme and its scopes, from [`domain::scope::Scope::CONSUMER`];
 //! - the enums of countries, identifier types and evidence sources, from the domain's lists.
@@ -17,17 +17,11 @@
 //! `docs/decisions.md`, "Contract and versioning").
 
 use crate::error::ErrorBody;
-use domain::country::Country;
-use domain::evidence::EvidenceSource;
-use domain::identifier::IdentifierType;
 use domain::operation::Operation;
 use domain::scope::Scope;
-use domain::subject::SubjectKind;
 use domain::ErrorCode;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
-use utoipa::openapi::extensions::ExtensionsBuilder;
-use utoipa::openapi::schema::{ArrayBuilder, Object, ObjectBuilder, Type};
 use utoipa::OpenApi;
 
 /// The interface version the server was built with (`contract/VERSION`).
@@ -132,58 +126,6 @@ pub fn normalise(value: Value) -> Value {
 // ---------------------------------------------------------------------------------------------
 // Errors.
 
-/// The operations the document describes, each with the error codes it may answer. A new
-/// operation does not compile until its errors are listed here.
-pub fn route_errors(op: Operation) -> &'static [ErrorCode] {
-    use ErrorCode::*;
-    match op {
-        Operation::IssueToken => &[BadRequest, InvalidClient, InternalError],
-        Operation::ResolveSubject => &[
-            BadRequest,
-            InvalidIdentifier,
-            Unauthorized,
-            Forbidden,
-            CountryNotGranted,
-            CountryNotProvisioned,
-            TenantPending,
-            RefConflict,
-            InternalError,
-        ],
-        Operation::GetSubject => &[
-            Unauthorized,
-            Forbidden,
-            TenantPending,
-            NotFound,
-            InternalError,
-        ],
-        Operation::GetCompany => &[
-            InvalidIdentifier,
-            Unauthorized,
-            Forbidden,
-            CountryNotGranted,
-            CountryNotProvisioned,
-            TenantPending,
-            NotFound,
-            InternalError,
-            CountryNotSupported,
-            UpstreamUnavailable,
-        ],
-        Operation::GetDocument => &[
-            Unauthorized,
-            Forbidden,
-            CountryNotGranted,
-            CountryNotProvisioned,
-            TenantPending,
-            NotFound,
-            InternalError,
-            CountryNotSupported,
-            UpstreamUnavailable,
-        ],
-        // MCP is described by the tool list (`contract/mcp-tools.json`), not by OpenAPI.
-        Operation::McpRequest | Operation::McpToolCall => &[],
-    }
-}
-
 /// The REST operations of the document (those with a route template of their own).
 pub const REST_OPERATIONS: [Operation; 5] = [
     Operation::IssueToken,
@@ -226,8 +168,9 @@ pub fn condition(code: ErrorCode) -> &'static str {
         CountryNotSupported => "The country is granted and provisioned but the resource is not served there; do not retry.",
         UpstreamUnavailable => "The upstream is unavailable and no fresh cached value exists; on paths that allow stale data a later call may succeed with `stale: true`.",
         ScreeningUnavailable => "The screening matcher is unavailable or no screening policy version is active; nothing is performed or stored.",
-        MethodNotAllowed => "`/mcp` only: a method other than POST (the endpoint keeps no session and opens no event stream).",
+        MethodNotAllowed => "A known path asked with a method it does not serve; `Allow` names the one it does (`/mcp`: POST only, it keeps no session and opens no event stream).",
         NotAcceptable => "`/mcp` only: the `Accept` header lacks `application/json` or `text/event-stream`.",
+        OriginNotAllowed => "`/mcp` only: the request carries a browser `Origin` other than this server's own (a defence against DNS rebinding); requests without `Origin` pass.",
     }
 }
 
@@ -276,8 +219,8 @@ fn add_error_responses(doc: &mut Value) {
             "ErrorBody"
         };
         let mut by_status: std::collections::BTreeMap<u16, Vec<ErrorCode>> = Default::default();
-        for code in route_errors(op) {
-            by_status.entry(code.status()).or_default().push(*code);
+        for code in op.errors() {
+            by_status.entry(code.status()).or_default().push(code);
         }
         for (status, codes) in by_status {
             let description = codes
@@ -379,200 +322,19 @@ fn add_security_schemes(doc: &mut Value) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Request bodies that the handlers read field by field (they have no DTO of their own).
-
-/// Body of `POST /oauth/token`, JSON or form-encoded. `client_id` and `client_secret` are
-/// required unless the client authenticates with HTTP Basic (then `client_secret` must be
-/// absent, and a `client_id` given must equal the Basic one). A form field must not repeat.
-#[derive(utoipa::ToSchema)]
-#[schema(as = TokenRequest)]
-#[allow(dead_code)] // a schema only
-pub struct TokenRequestBody {
-    #[schema(schema_with = grant_type)]
-    grant_type: String,
-    client_id: Option<String>,
-    client_secret: Option<String>,
-    /// Space-separated scopes, a subset of the grant's; omitted means all of them.
-    scope: Option<String>,
-}
-
-/// Body of `POST /v1/subjects/resolve`.
-#[derive(utoipa::ToSchema)]
-#[schema(as = ResolveRequest)]
-#[allow(dead_code)] // a schema only
-pub struct ResolveRequestBody {
-    #[schema(rename = "type", schema_with = identifier_type)]
-    id_type: String,
-    /// The identifier in wire form `[<cc>:]<value>` (`se:` when unprefixed; the prefix must be
-    /// lower case and of the type's country). A value that breaks its type's rules (shape,
-    /// date, check digit) is 400 `invalid_identifier`.
-    #[schema(pattern = r"\S", example = "556002-1361")]
-    value: String,
-    /// A customer reference to attach (immutable once set; at most 200 characters, not blank).
-    #[schema(rename = "ref", max_length = 200, pattern = r"\S")]
-    reference: Option<String>,
-}
-
-// ---------------------------------------------------------------------------------------------
-// Enum schemas from the domain's lists, for `#[schema(schema_with = ...)]` on DTO fields.
-
-fn string_enum<I: IntoIterator<Item = &'static str>>(
-    values: I,
-    open: bool,
-    description: &str,
-) -> Object {
-    let builder = ObjectBuilder::new()
-        .schema_type(Type::String)
-        .enum_values(Some(values))
-        .description(Some(description));
-    if open {
-        builder
-            .extensions(Some(
-                ExtensionsBuilder::new().add("x-open-enum", true).build(),
-            ))
-            .build()
-    } else {
-        builder.build()
-    }
-}
-
-/// A country code (`SE`, `LT`); open: countries are added in minor versions.
-pub fn country_code() -> Object {
-    string_enum(
-        Country::ALL.map(Country::code),
-        true,
-        "Country code (ISO 3166-1 alpha-2)",
-    )
-}
-
-/// The country codes a token carries.
-pub fn country_codes() -> utoipa::openapi::schema::Array {
-    ArrayBuilder::new()
-        .items(country_code())
-        .description(Some("Country codes the token's grant allows"))
-        .build()
-}
-
-/// An identifier type; open: a new country brings its schemes.
-pub fn identifier_type() -> Object {
-    string_enum(
-        IdentifierType::ALL.map(IdentifierType::as_str),
-        true,
-        "The identifier scheme",
-    )
-}
-
-/// An evidence source; open: a new upstream brings its source.
-pub fn evidence_source() -> Object {
-    string_enum(
-        EvidenceSource::ALL.map(EvidenceSource::as_str),
-        true,
-        "Where the value came from",
-    )
-}
-
-/// `person` or `company` (closed).
-pub fn subject_kind() -> Object {
-    const KINDS: [SubjectKind; 2] = [SubjectKind::Person, SubjectKind::Company];
-    // A new kind must be added to KINDS: this match stops compiling until it is considered.
-    let _exhaustive = |k: SubjectKind| match k {
-        SubjectKind::Person | SubjectKind::Company => (),
-    };
-    string_enum(KINDS.map(SubjectKind::as_str), false, "What the subject is")
-}
-
-/// `Bearer` (closed).
-pub fn token_type() -> Object {
-    string_enum(["Bearer"], false, "The token type")
-}
-
-/// `client_credentials` (the only grant type).
-pub fn grant_type() -> Object {
-    string_enum(["client_credentials"], false, "The OAuth 2.0 grant type")
-}
-
-// ---------------------------------------------------------------------------------------------
-// Events (not built yet; the table is the spec's Events part).
-
-/// One consumer event type of the event log.
-#[derive(Clone, Copy, Debug)]
-pub struct EventType {
-    pub name: &'static str,
-    pub emitted_by: &'static str,
-    /// False for a type that is declared but not yet emitted.
-    pub emitted: bool,
-    pub notes: &'static str,
-}
-
-/// The event types of the interface (spec, Events part 5).
-pub const EVENT_TYPES: &[EventType] = &[
-    EventType {
-        name: "company.changed",
-        emitted_by: "scheduled monitoring, or POST /v1/companies/{orgnr}/refresh under an active subscription",
-        emitted: true,
-        notes: "field diff with values",
-    },
-    EventType {
-        name: "company.status.changed",
-        emitted_by: "scheduled monitoring, or POST /v1/companies/{orgnr}/refresh under an active subscription",
-        emitted: true,
-        notes: "",
-    },
-    EventType {
-        name: "signatory.changed",
-        emitted_by: "scheduled monitoring, or POST /v1/companies/{orgnr}/refresh under an active subscription",
-        emitted: true,
-        notes: "",
-    },
-    EventType {
-        name: "ubo.changed",
-        emitted_by: "scheduled monitoring, or POST /v1/companies/{orgnr}/refresh under an active subscription",
-        emitted: true,
-        notes: "",
-    },
-    EventType {
-        name: "person.changed",
-        emitted_by: "declared, not yet emitted",
-        emitted: false,
-        notes: "the scheduled person source does not exist; paths and new values, or the marker alone under identity protection",
-    },
-    EventType {
-        name: "refresh.completed",
-        emitted_by: "a refresh",
-        emitted: true,
-        notes: "",
-    },
-    EventType {
-        name: "refresh.deferred",
-        emitted_by: "scheduled work reaching the tenant's monitoring share of the daily budget",
-        emitted: true,
-        notes: "work resumes in the next window",
-    },
-    EventType {
-        name: "subscription.suspended",
-        emitted_by: "subscription lifecycle",
-        emitted: true,
-        notes: "reason `country_deprovisioned` or `permit_lapsed`",
-    },
-    EventType {
-        name: "subscription.*",
-        emitted_by: "subscription lifecycle",
-        emitted: true,
-        notes: "further lifecycle events; their names are not fixed by the specification yet",
-    },
-];
+// Events: the declared types, and whether this build emits each (`domain::event`).
 
 /// `contract/event-types.json`.
 pub fn event_types() -> Value {
     Value::Array(
-        EVENT_TYPES
+        domain::event::EventType::ALL
             .iter()
             .map(|e| {
                 json!({
-                    "type": e.name,
-                    "emitted_by": e.emitted_by,
-                    "emitted": e.emitted,
-                    "notes": e.notes,
+                    "type": e.name(),
+                    "emitted_by": e.declared_emitter(),
+                    "emitted": e.emitted(),
+                    "notes": e.notes(),
                 })
             })
             .collect(),
@@ -594,7 +356,7 @@ mod tests {
                 op.method(),
                 op.route_template()
             );
-            for code in route_errors(op) {
+            for code in op.errors() {
                 let listed = &operation["responses"][code.status().to_string()]["content"]
                     ["application/json"]["schema"]["allOf"][1]["properties"]["error"]["enum"];
                 assert!(

@@ -14,7 +14,7 @@ use domain::operation::Operation;
     path = "/v1/subjects/resolve",
     operation_id = "resolve_subject",
     tag = "subjects",
-    request_body(content = crate::openapi::ResolveRequestBody, content_type = "application/json"),
+    request_body(content = crate::dto::ResolveRequestBody, content_type = "application/json"),
     security(("oauth2" = ["kyb:read"]), ("oauth2" = ["kyc:read"])),
     responses(
         (status = 200, description = "The subject holding the identifier", body = crate::dto::ResolveResponse),

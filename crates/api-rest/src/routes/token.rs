@@ -198,8 +198,8 @@ fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool),
     request_body(
         description = "The token request",
         content(
-            (crate::openapi::TokenRequestBody = "application/x-www-form-urlencoded"),
-            (crate::openapi::TokenRequestBody = "application/json"),
+            (crate::dto::TokenRequestBody = "application/x-www-form-urlencoded"),
+            (crate::dto::TokenRequestBody = "application/json"),
         )
     ),
     security((), ("client_basic" = [])),

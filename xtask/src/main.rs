@@ -8,7 +8,11 @@
 //!   the package registry. Ends with one summary line.
 //! - `contract check|bless`: the interface snapshot under `contract/` and its version gate
 //!   (see [`contract`]).
+//! - `bench`: the request path under load (cached company read, an MCP tool call, the token
+//!   endpoint) against the release binary: req/s, p50, p99, database transactions per
+//!   request, server memory (see [`bench`]).
 
+mod bench;
 mod contract;
 
 use anyhow::{bail, Context, Result};
@@ -21,8 +25,11 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
         Some("contract") => contract::main(&args[1..]),
+        Some("bench") => bench::main(&root(), &args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask test [-- <cargo test args>] | contract check|bless");
+            eprintln!(
+                "usage: cargo xtask test [-- <cargo test args>] | contract check|bless | bench [options]"
+            );
             std::process::exit(2);
         }
     }

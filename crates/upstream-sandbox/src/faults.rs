@@ -111,6 +111,10 @@ pub struct FaultSpec {
     /// How many requests it affects; absent = until cleared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub times: Option<u32>,
+    /// Only requests whose path ends with this (`/dokumentlista`); the source's other
+    /// requests pass untouched and do not use the fault up. Absent = every request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
 }
 
 impl FaultSpec {
@@ -123,6 +127,7 @@ impl FaultSpec {
             fel_beskrivning: None,
             field: None,
             times: None,
+            path: None,
         }
     }
 
@@ -158,6 +163,12 @@ impl FaultSpec {
     }
 
     /// Limits the fault to the next `n` requests.
+    /// Limits the fault to the source's requests whose path ends with `suffix`.
+    pub fn on_path(mut self, suffix: &str) -> Self {
+        self.path = Some(suffix.to_owned());
+        self
+    }
+
     pub fn times(mut self, n: u32) -> Self {
         self.times = Some(n);
         self
@@ -246,10 +257,18 @@ impl SandboxState {
         Ok(())
     }
 
-    /// Takes one use of the fault armed for `source`.
-    pub(crate) fn take_fault(&self, source: Source) -> Option<FaultSpec> {
+    /// Takes one use of the fault armed for `source`, if it applies to a request to `path`.
+    pub(crate) fn take_fault(&self, source: Source, path: &str) -> Option<FaultSpec> {
         let mut faults = lock(&self.faults);
         let armed = faults.get_mut(&source)?;
+        if armed
+            .spec
+            .path
+            .as_deref()
+            .is_some_and(|suffix| !path.ends_with(suffix))
+        {
+            return None;
+        }
         armed.hits += 1;
         let spec = armed.spec.clone();
         if let Some(n) = armed.remaining.as_mut() {
@@ -327,7 +346,7 @@ where
     F: FnOnce(Option<FieldFel>) -> Fut,
     Fut: Future<Output = HttpResponse>,
 {
-    let fault = state.take_fault(source);
+    let fault = state.take_fault(source, req.path());
     let seq = state.log_call(source, req, fault.as_ref().map(|f| f.kind));
     if let Some(f) = &fault {
         tracing::debug!(source = %source, kind = ?f.kind, path = req.path(), "injecting fault");

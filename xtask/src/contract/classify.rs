@@ -1000,8 +1000,11 @@ pub fn error_codes(old: &Value, new: &Value) -> Vec<Change> {
     )
 }
 
-/// `event-types.json`, keyed by type.
-pub fn event_types(old: &Value, new: &Value) -> Vec<Change> {
+/// `event-types.json`, keyed by type. `unreleased`: the committed snapshot's version is not
+/// released yet, so `emitted` still tracks how far its build has come (a type the snapshot
+/// called emitted that the build does not emit was never emitted by any released version):
+/// either way a minor change. Once released, a type that stops being emitted is major.
+pub fn event_types(old: &Value, new: &Value, unreleased: bool) -> Vec<Change> {
     keyed_table(
         old,
         new,
@@ -1011,6 +1014,11 @@ pub fn event_types(old: &Value, new: &Value) -> Vec<Change> {
             "emitted" if y == &Value::Bool(true) => {
                 out.push(change(Level::Minor, at, "now emitted"))
             }
+            "emitted" if unreleased => out.push(change(
+                Level::Minor,
+                at,
+                "not emitted by this build of an unreleased version",
+            )),
             "emitted" => out.push(change(
                 Level::Major,
                 at,
@@ -1562,13 +1570,31 @@ mod tests {
         let old = json!([{"type": "a.changed", "emitted": false, "emitted_by": "x", "notes": ""}]);
         let mut new = old.clone();
         new[0]["emitted"] = json!(true);
-        assert_eq!(required(&event_types(&old, &new)), Some(Level::Minor));
-        assert_eq!(required(&event_types(&new, &old)), Some(Level::Major));
+        assert_eq!(
+            required(&event_types(&old, &new, false)),
+            Some(Level::Minor)
+        );
+        assert_eq!(
+            required(&event_types(&new, &old, false)),
+            Some(Level::Major)
+        );
+        // Within an unreleased version `emitted` follows the build both ways.
+        assert_eq!(required(&event_types(&new, &old, true)), Some(Level::Minor));
         let mut more = old.clone();
         more.as_array_mut()
             .unwrap()
             .push(json!({"type": "b.changed", "emitted": true}));
-        assert_eq!(required(&event_types(&old, &more)), Some(Level::Minor));
-        assert_eq!(required(&event_types(&more, &old)), Some(Level::Major));
+        assert_eq!(
+            required(&event_types(&old, &more, false)),
+            Some(Level::Minor)
+        );
+        assert_eq!(
+            required(&event_types(&more, &old, false)),
+            Some(Level::Major)
+        );
+        assert_eq!(
+            required(&event_types(&more, &old, true)),
+            Some(Level::Major)
+        );
     }
 }

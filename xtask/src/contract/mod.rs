@@ -147,6 +147,11 @@ pub fn analyse(dir: &Path) -> Result<Analysis> {
         .and_then(|doc| doc["info"]["version"].as_str())
         .and_then(Version::parse);
 
+    let changelog = read_optional(&dir.join("CHANGELOG.md"))?.unwrap_or_default();
+    let entries = version::changelog_entries(&changelog);
+    let base = snapshot.map(|snapshot| version::base(snapshot, &entries));
+    let unreleased = base.is_some_and(|(_, unreleased)| unreleased);
+
     let mut changes = Vec::new();
     if snapshot.is_some() {
         for ((name, text), old) in generated.iter().zip(&committed) {
@@ -163,29 +168,24 @@ pub fn analyse(dir: &Path) -> Result<Analysis> {
                 "openapi.json" => classify::openapi(old, &new),
                 "mcp-tools.json" => classify::mcp_tools(old, &new),
                 "error-codes.json" => classify::error_codes(old, &new),
-                "event-types.json" => classify::event_types(old, &new),
+                "event-types.json" => classify::event_types(old, &new, unreleased),
                 other => unreachable!("no classifier for {other}"),
             });
         }
     }
 
-    let changelog = read_optional(&dir.join("CHANGELOG.md"))?.unwrap_or_default();
-    let entries = version::changelog_entries(&changelog);
     if !entries.iter().any(|e| e.version == version) {
         problems.push(format!(
             "CHANGELOG.md has no entry for {version}: add a `## {version}` section naming the changes"
         ));
     }
 
-    let mut base = None;
-    if let Some(snapshot) = snapshot {
+    if let (Some(snapshot), Some((from, unreleased))) = (snapshot, base) {
         if version < snapshot {
             problems.push(format!(
                 "VERSION {version} is lower than the snapshot's version {snapshot}"
             ));
         }
-        let (from, unreleased) = version::base(snapshot, &entries);
-        base = Some((from, unreleased));
         if let Some(level) = classify::required(&changes) {
             let least = from.least_after(level);
             if version < least {

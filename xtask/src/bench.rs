@@ -1,0 +1,548 @@
+//! `cargo xtask bench`: what one request costs on the shared request path, measured.
+//!
+//! Builds the release binary, starts it against the in-process upstream sandbox and a fresh
+//! database, provisions a tenant and a grant with the operator command line, primes the
+//! company cache, and then puts each scenario under load with `wrk` (installed from the
+//! distribution's packages when missing):
+//!
+//! - `company`: a cached `GET /v1/companies/{orgnr}`;
+//! - `mcp`: a `tools/call` of `get_company_profile` on the same cached companies;
+//! - `token`: `POST /oauth/token` (Argon2id-bound by design, so under fewer connections).
+//!
+//! For each it reports requests per second, p50 and p99 latency, database transactions per
+//! request (from `pg_stat_database`, after the statistics are flushed) and the server's
+//! resident memory. Options: `--duration S` (default 15), `--connections N` (default 64),
+//! `--threads N` (default 2), `--companies N` (default 200), `--only company|mcp|token`,
+//! `--hold` (after the runs, keep the server up and print what an external load script needs:
+//! its URL, a token, a file of primed orgnrs and its pid; stop it with Ctrl-C).
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const DATABASE: &str = "idreg_bench";
+const SERVER: &str = "postgres://postgres@127.0.0.1:5432";
+
+struct Options {
+    duration: u32,
+    connections: u32,
+    threads: u32,
+    companies: usize,
+    only: Option<String>,
+    hold: bool,
+}
+
+impl Options {
+    fn parse(args: &[String]) -> Result<Options> {
+        let mut o = Options {
+            duration: 15,
+            connections: 64,
+            threads: 2,
+            companies: 200,
+            only: None,
+            hold: false,
+        };
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            let mut value = || it.next().context(format!("{arg} needs a value"));
+            match arg.as_str() {
+                "--duration" => o.duration = value()?.parse()?,
+                "--connections" => o.connections = value()?.parse()?,
+                "--threads" => o.threads = value()?.parse()?,
+                "--companies" => o.companies = value()?.parse()?,
+                "--only" => o.only = Some(value()?.clone()),
+                "--hold" => o.hold = true,
+                other => bail!("unknown option {other}"),
+            }
+        }
+        Ok(o)
+    }
+
+    fn runs(&self, scenario: &str) -> bool {
+        self.only.as_deref().is_none_or(|only| only == scenario)
+    }
+}
+
+/// The server under test; killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+    /// The in-process sandbox's control API (lists the companies it knows).
+    sandbox_control: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One scenario's figures.
+struct Figures {
+    name: &'static str,
+    connections: u32,
+    requests_per_second: f64,
+    p50: String,
+    p99: String,
+    errors: u64,
+    transactions_per_request: f64,
+    rss_kib: u64,
+}
+
+pub fn main(root: &Path, args: &[String]) -> Result<()> {
+    let options = Options::parse(args)?;
+    ensure_wrk()?;
+    let status = Command::new("cargo")
+        .args(["build", "--release", "--quiet", "-p", "idreg"])
+        .current_dir(root)
+        .status()?;
+    if !status.success() {
+        bail!("the release build failed");
+    }
+    let binary = crate::target_dir().join("release/idreg");
+    let work = std::env::temp_dir().join(format!("idreg-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    psql(&format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"))?;
+
+    let env = [
+        ("DATABASE_URL", format!("{SERVER}/{DATABASE}")),
+        ("IDREG_STATE_DIR", work.join("state").display().to_string()),
+        ("IDREG_WORKERS", options.threads.to_string()),
+        ("IDREG_LOG", "info".to_owned()),
+    ];
+    let server = start(&binary, &env, &work)?;
+    eprintln!("bench: idreg at {} (pid {})", server.url, server.child.id());
+
+    let tenant = admin(
+        &binary,
+        &env,
+        &[
+            "tenant",
+            "create",
+            "--name",
+            "Bench AB",
+            "--country",
+            "SE",
+            "--activate",
+        ],
+    )?;
+    let tenant_id = text(&tenant, "tenant_id")?;
+    let grant = admin(
+        &binary,
+        &env,
+        &[
+            "grant",
+            "create",
+            "--tenant",
+            &tenant_id,
+            "--scopes",
+            "kyb:read",
+            "--countries",
+            "SE",
+        ],
+    )?;
+    let client_id = text(&grant, "client_id")?;
+    let client_secret = text(&grant, "client_secret")?;
+    let token = request_token(&server.url, &client_id, &client_secret)?;
+
+    let orgnrs = prime(&server, &token, options.companies)?;
+    let orgnrs_file = work.join("orgnrs.txt");
+    std::fs::write(&orgnrs_file, orgnrs.join("\n") + "\n")?;
+    eprintln!("bench: {} companies primed in the cache", orgnrs.len());
+
+    let scripts = work.join("wrk");
+    std::fs::create_dir_all(&scripts)?;
+    for (name, body) in SCRIPTS {
+        std::fs::write(scripts.join(name), body)?;
+    }
+    let wrk_env = [
+        ("TOKEN", token.clone()),
+        ("ORGNRS_FILE", orgnrs_file.display().to_string()),
+        ("CLIENT_ID", client_id.clone()),
+        ("CLIENT_SECRET", client_secret.clone()),
+    ];
+    let mut results = Vec::new();
+    let scenarios: [(&'static str, &str, u32); 3] = [
+        ("company", "company.lua", options.connections),
+        ("mcp", "mcp.lua", options.connections),
+        // Each token costs an Argon2id verification (about 19 MiB and tens of milliseconds of
+        // CPU) by design; more connections only queue.
+        ("token", "token.lua", options.connections.min(8)),
+    ];
+    for (name, script, connections) in scenarios {
+        if !options.runs(name) {
+            continue;
+        }
+        let script = scripts.join(script);
+        // Warm-up, then the measured run between two reads of the transaction counters.
+        wrk(
+            &server.url,
+            &script,
+            &wrk_env,
+            options.threads,
+            connections,
+            5,
+        )?;
+        settle_statistics();
+        let before = transactions()?;
+        let out = wrk(
+            &server.url,
+            &script,
+            &wrk_env,
+            options.threads,
+            connections,
+            options.duration,
+        )?;
+        settle_statistics();
+        let after = transactions()?;
+        let parsed = WrkOutput::parse(&out)?;
+        results.push(Figures {
+            name,
+            connections,
+            requests_per_second: parsed.requests_per_second,
+            p50: parsed.p50,
+            p99: parsed.p99,
+            errors: parsed.errors,
+            transactions_per_request: (after - before) as f64 / parsed.requests.max(1) as f64,
+            rss_kib: rss_kib(server.child.id())?,
+        });
+    }
+
+    println!(
+        "{:<8} {:>5} {:>10} {:>9} {:>9} {:>7} {:>8} {:>9}",
+        "scenario", "conns", "req/s", "p50", "p99", "errors", "tx/req", "rss MiB"
+    );
+    for f in &results {
+        println!(
+            "{:<8} {:>5} {:>10.0} {:>9} {:>9} {:>7} {:>8.2} {:>9.1}",
+            f.name,
+            f.connections,
+            f.requests_per_second,
+            f.p50,
+            f.p99,
+            f.errors,
+            f.transactions_per_request,
+            f.rss_kib as f64 / 1024.0
+        );
+    }
+
+    if options.hold {
+        println!();
+        println!("IDREG_URL={}", server.url);
+        println!("TOKEN={token}");
+        println!("ORGNRS_FILE={}", orgnrs_file.display());
+        println!("IDREG_PID={}", server.child.id());
+        println!("(the server stays up; Ctrl-C stops it)");
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+    }
+    Ok(())
+}
+
+/// The wrk scripts: each prebuilds its requests once per thread, so per-request Lua work is
+/// a table lookup.
+const SCRIPTS: [(&str, &str); 3] = [
+    (
+        "company.lua",
+        r#"
+local token, file = os.getenv("TOKEN"), os.getenv("ORGNRS_FILE")
+local reqs, n, i = {}, 0, 0
+function init(args)
+  for line in io.lines(file) do
+    n = n + 1
+    reqs[n] = wrk.format("GET", "/v1/companies/" .. line,
+      { ["Authorization"] = "Bearer " .. token, ["Accept"] = "application/json" })
+  end
+  i = math.random(1, n)
+end
+function request()
+  i = i + 1
+  if i > n then i = 1 end
+  return reqs[i]
+end
+"#,
+    ),
+    (
+        "mcp.lua",
+        r#"
+local token, file = os.getenv("TOKEN"), os.getenv("ORGNRS_FILE")
+local reqs, n, i = {}, 0, 0
+function init(args)
+  for line in io.lines(file) do
+    n = n + 1
+    local body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/call","params":'
+      .. '{"name":"get_company_profile","arguments":{"orgnr":"' .. line .. '"}}}'
+    reqs[n] = wrk.format("POST", "/mcp", {
+      ["Authorization"] = "Bearer " .. token,
+      ["Accept"] = "application/json, text/event-stream",
+      ["Content-Type"] = "application/json",
+      ["MCP-Protocol-Version"] = "2025-06-18" }, body)
+  end
+  i = math.random(1, n)
+end
+function request()
+  i = i + 1
+  if i > n then i = 1 end
+  return reqs[i]
+end
+"#,
+    ),
+    (
+        "token.lua",
+        r#"
+local body = "grant_type=client_credentials&client_id=" .. os.getenv("CLIENT_ID")
+  .. "&client_secret=" .. os.getenv("CLIENT_SECRET")
+local req
+function init(args)
+  req = wrk.format("POST", "/oauth/token",
+    { ["Content-Type"] = "application/x-www-form-urlencoded" }, body)
+end
+function request()
+  return req
+end
+"#,
+    ),
+];
+
+fn ensure_wrk() -> Result<()> {
+    if Command::new("wrk").arg("--version").output().is_ok() {
+        return Ok(());
+    }
+    eprintln!("bench: installing wrk");
+    let ok = Command::new("sh")
+        .args(["-c", "apt-get update -qq && apt-get install -y -qq wrk"])
+        .status()?
+        .success();
+    if !ok {
+        bail!("wrk is needed: install it (apt-get install wrk)");
+    }
+    Ok(())
+}
+
+fn psql(sql: &str) -> Result<String> {
+    let out = Command::new("psql")
+        .args([
+            "-X",
+            "-q",
+            "-A",
+            "-t",
+            "-h",
+            "127.0.0.1",
+            "-U",
+            "postgres",
+            "-d",
+            "postgres",
+        ])
+        .args(["-c", sql])
+        .output()
+        .context("psql")?;
+    if !out.status.success() {
+        bail!("psql: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// Committed and rolled-back transactions of the bench database so far.
+fn transactions() -> Result<u64> {
+    let n = psql(&format!(
+        "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '{DATABASE}'"
+    ))?;
+    n.parse().context("reading pg_stat_database")
+}
+
+/// Backends publish their counters when idle, at most every ten seconds: wait for that.
+fn settle_statistics() {
+    std::thread::sleep(Duration::from_secs(11));
+}
+
+fn start(binary: &Path, env: &[(&str, String)], work: &Path) -> Result<Server> {
+    let log = std::fs::File::create(work.join("server.log"))?;
+    let mut child = Command::new(binary)
+        .args(["serve", "--sandbox", "--listen", "127.0.0.1:0"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .context("starting idreg")?;
+    let stdout = child.stdout.take().context("idreg's stdout")?;
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let started: Value = serde_json::from_str(&line)
+        .with_context(|| format!("idreg did not start (see {})", work.display()))?;
+    let server = Server {
+        url: text(&started, "idreg")?,
+        sandbox_control: text(&started, "sandbox_control")?,
+        child,
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while curl(&[
+        "-s",
+        "-o",
+        "/dev/null",
+        &format!("{}/openapi.json", server.url),
+    ])
+    .is_err()
+    {
+        if Instant::now() > deadline {
+            bail!("idreg does not answer at {}", server.url);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    Ok(server)
+}
+
+fn admin(binary: &Path, env: &[(&str, String)], args: &[&str]) -> Result<Value> {
+    let out = Command::new(binary)
+        .arg("admin")
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stderr(Stdio::null())
+        .output()?;
+    let value: Value = serde_json::from_slice(&out.stdout).context("admin output")?;
+    if !out.status.success() {
+        bail!("idreg admin {}: {value}", args.join(" "));
+    }
+    Ok(value)
+}
+
+fn text(v: &Value, key: &str) -> Result<String> {
+    v[key]
+        .as_str()
+        .map(str::to_owned)
+        .with_context(|| format!("no `{key}` in {v}"))
+}
+
+fn curl(args: &[&str]) -> Result<String> {
+    let out = Command::new("curl")
+        .args(["-f", "-sS"])
+        .args(args)
+        .output()?;
+    if !out.status.success() {
+        bail!(
+            "curl {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn request_token(url: &str, client_id: &str, secret: &str) -> Result<String> {
+    let body = curl(&[
+        &format!("{url}/oauth/token"),
+        "-d",
+        "grant_type=client_credentials",
+        "-d",
+        &format!("client_id={client_id}"),
+        "-d",
+        &format!("client_secret={secret}"),
+    ])?;
+    text(&serde_json::from_str(&body)?, "access_token")
+}
+
+/// Fetches `n` companies the sandbox knows through idreg, so that they are in the cache.
+fn prime(server: &Server, token: &str, n: usize) -> Result<Vec<String>> {
+    let list: Value = serde_json::from_str(&curl(&[&format!(
+        "{}/companies?at_bolagsverket=true&at_scb=true&limit={n}",
+        server.sandbox_control
+    )])?)?;
+    let mut primed = Vec::new();
+    for company in list["companies"].as_array().context("a company list")? {
+        let Some(orgnr) = company["id"].as_str() else {
+            continue;
+        };
+        let answer = curl(&[
+            "-H",
+            &format!("Authorization: Bearer {token}"),
+            &format!("{}/v1/companies/{orgnr}", server.url),
+        ]);
+        if answer.is_ok() {
+            primed.push(orgnr.to_owned());
+        }
+    }
+    if primed.is_empty() {
+        bail!("no company could be primed");
+    }
+    Ok(primed)
+}
+
+fn wrk(
+    url: &str,
+    script: &Path,
+    env: &[(&str, String)],
+    threads: u32,
+    connections: u32,
+    seconds: u32,
+) -> Result<String> {
+    let out = Command::new("wrk")
+        .args([
+            format!("-t{threads}"),
+            format!("-c{connections}"),
+            format!("-d{seconds}s"),
+            "--latency".to_owned(),
+            "-s".to_owned(),
+            script.display().to_string(),
+            url.to_owned(),
+        ])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .context("running wrk")?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+struct WrkOutput {
+    requests: u64,
+    requests_per_second: f64,
+    p50: String,
+    p99: String,
+    errors: u64,
+}
+
+impl WrkOutput {
+    fn parse(out: &str) -> Result<WrkOutput> {
+        let field = |prefix: &str| {
+            out.lines()
+                .map(str::trim)
+                .find_map(|l| l.strip_prefix(prefix).map(|r| r.trim().to_owned()))
+        };
+        let requests = out
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .split_once(" requests in ")
+                    .and_then(|(n, _)| n.trim().parse().ok())
+            })
+            .with_context(|| format!("no request count in wrk's output:\n{out}"))?;
+        let errors = field("Non-2xx or 3xx responses:")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+            + field("Socket errors:").map_or(0, |s| {
+                s.split(',')
+                    .filter_map(|p| p.split_whitespace().last()?.parse::<u64>().ok())
+                    .sum()
+            });
+        Ok(WrkOutput {
+            requests,
+            requests_per_second: field("Requests/sec:")
+                .and_then(|v| v.parse().ok())
+                .context("no Requests/sec")?,
+            p50: field("50%").context("no p50 (wrk --latency)")?,
+            p99: field("99%").context("no p99 (wrk --latency)")?,
+            errors,
+        })
+    }
+}
+
+fn rss_kib(pid: u32) -> Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .context("VmRSS")
+}

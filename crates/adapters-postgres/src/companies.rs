@@ -16,11 +16,11 @@ use domain::company::{
     Address, AnnualReportRef, CompanyRegisterData, CompanyStatus, OptionalGroup, TaxRegistration,
     UpstreamCall,
 };
-use domain::company_service::{CachedProfile, CompanyProfile, CompanyStore};
+use domain::company::{CachedProfile, CompanyProfile};
 use domain::country::Country;
 use domain::evidence::{Evidence, EvidenceSource};
 use domain::ids::{CallRef, SubjectId, TenantId};
-use domain::ports::StoreError;
+use domain::ports::{CompanyStore, StoreError};
 use domain::subject::SubjectHandle;
 use serde::{Deserialize, Serialize};
 

@@ -10,12 +10,12 @@ use diesel::sql_types::BigInt;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::country::Country;
 use domain::evidence::{Evidence, EvidenceSource};
-use domain::identifier::IdentifierType;
+use domain::identifier::{IdentifierType, SubjectKind};
 use domain::ids::{SubjectId, TenantId};
 use domain::ports::{StoreError, SubjectStore};
 use domain::subject::{
     CustomerRef, FirstSighting, FreshSubject, ProtectedIdentifier, Resolution, SubjectHandle,
-    SubjectIdentifier, SubjectKind, SubjectRecord,
+    SubjectIdentifier, SubjectRecord,
 };
 
 /// A lock key for one identifier of one tenant: resolvers of the same identifier queue up,

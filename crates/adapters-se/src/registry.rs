@@ -8,11 +8,12 @@ use crate::ssbtgu::SsbtguClient;
 use crate::vdm::{valid_document_id, VdmClient};
 use async_trait::async_trait;
 use domain::company::{
-    CompanyRegisterData, CompanyRegistry, DocumentFetch, FetchedDocument, FetchedProfile,
-    OptionalGroup, ProfileFetch, RegistryFailure, UpstreamCall,
+    CompanyRegisterData, DocumentFetch, FetchedDocument, FetchedProfile, OptionalGroup,
+    ProfileFetch, RegistryFailure, UpstreamCall,
 };
 use domain::country::Country;
 use domain::identifier::{Identifier, IdentifierType};
+use domain::ports::CompanyRegistry;
 
 /// The Swedish company registry (free tiers only: every call costs 0).
 ///

@@ -6,11 +6,12 @@ use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use adapters_se::{SeConfig, SeEndpoints, SwedishCompanyRegistry, Timeouts};
 use chrono::NaiveDate;
 use domain::company::{
-    Address, CompanyRegistry, CompanyStatus, OptionalGroup, ProfileFetch, RegistryFailure,
-    TaxRegistration, UpstreamCall,
+    Address, CompanyStatus, OptionalGroup, ProfileFetch, RegistryFailure, TaxRegistration,
+    UpstreamCall,
 };
 use domain::evidence::EvidenceSource;
 use domain::identifier::{Identifier, IdentifierType};
+use domain::ports::CompanyRegistry;
 use sha2::{Digest, Sha256};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

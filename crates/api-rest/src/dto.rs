@@ -259,7 +259,7 @@ pub struct CompanyProfileDto {
 }
 
 impl CompanyProfileDto {
-    pub fn new(tenant: &Tenant, served: &domain::company_service::ServedProfile) -> Self {
+    pub fn new(tenant: &Tenant, served: &domain::company::ServedProfile) -> Self {
         let p = &served.profile;
         let d = &p.data;
         CompanyProfileDto {
@@ -315,7 +315,7 @@ pub struct DocumentDto {
 }
 
 impl DocumentDto {
-    pub fn new(tenant: &Tenant, d: &domain::company_service::ServedDocument) -> Self {
+    pub fn new(tenant: &Tenant, d: &domain::company::ServedDocument) -> Self {
         use base64::Engine;
         DocumentDto {
             document_id: d.document_id.clone(),

@@ -7,7 +7,7 @@
 use domain::country::Country;
 use domain::evidence::EvidenceSource;
 use domain::identifier::IdentifierType;
-use domain::subject::SubjectKind;
+use domain::identifier::SubjectKind;
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::schema::{ArrayBuilder, Object, ObjectBuilder, Type};
 

@@ -6,9 +6,8 @@
 //! call before using its data, keeps the per-tenant cache and decides what is served.
 
 use crate::country::Country;
-use crate::evidence::EvidenceSource;
-use crate::identifier::Identifier;
-use async_trait::async_trait;
+use crate::evidence::{Evidence, EvidenceSource, SCHEMA_VERSION};
+use crate::subject::SubjectHandle;
 use chrono::{DateTime, NaiveDate, Utc};
 
 /// A postal address as registries give it.
@@ -201,21 +200,46 @@ pub struct DocumentFetch {
     pub outcome: Result<FetchedDocument, RegistryFailure>,
 }
 
-/// A country's company registry (its free tier). Implemented by `adapters-<cc>` crates.
-///
-/// Implementations MUST report every upstream call they made in the returned `calls`
-/// (including failed ones, with `usable: false`), MUST NOT put identifiers into `operation`,
-/// and MUST answer a failure (`Unavailable` or `Garbled`) when a required source (the
-/// register data, the tax registrations) fails; when an optional source fails, they leave
-/// its group's value empty and name the group in `unchecked`.
-#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
-#[async_trait]
-pub trait CompanyRegistry: Send + Sync {
-    fn country(&self) -> Country;
+/// A profile as the tenant's cache holds it, with its evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompanyProfile {
+    pub country: Country,
+    pub data: CompanyRegisterData,
+    pub tax: TaxRegistration,
+    /// Optional groups the fetch could not check (their values are empty).
+    pub unchecked: Vec<OptionalGroup>,
+    pub evidence: Evidence,
+    pub tax_evidence: Evidence,
+    pub fetched_at: DateTime<Utc>,
+}
 
-    /// Fetches the profile of the company with this (validated) company code.
-    async fn fetch_profile(&self, orgnr: &Identifier) -> ProfileFetch;
+/// A tenant's cached profile and the subject it belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CachedProfile {
+    pub profile: CompanyProfile,
+    pub subject: SubjectHandle,
+}
 
-    /// Fetches an annual-report archive by the upstream's document id.
-    async fn fetch_document(&self, document_id: &str) -> DocumentFetch;
+/// A served profile.
+#[derive(Clone, Debug)]
+pub struct ServedProfile {
+    pub stale: bool,
+    pub subject: SubjectHandle,
+    pub profile: CompanyProfile,
+}
+
+/// A served document.
+#[derive(Clone, Debug)]
+pub struct ServedDocument {
+    pub country: Country,
+    pub subject: SubjectHandle,
+    pub document_id: String,
+    pub filename: String,
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+    pub evidence: Evidence,
+}
+
+impl CompanyProfile {
+    pub const SCHEMA_VERSION: &'static str = SCHEMA_VERSION;
 }

@@ -9,99 +9,19 @@
 use crate::access::Caller;
 use crate::clock::Clock;
 use crate::company::{
-    CompanyRegisterData, CompanyRegistry, OptionalGroup, RegistryFailure, TaxRegistration,
-    UpstreamCall,
+    CompanyProfile, RegistryFailure, ServedDocument, ServedProfile, UpstreamCall,
 };
 use crate::country::Country;
 use crate::error::{ErrorCode, Failure};
-use crate::evidence::{Evidence, SCHEMA_VERSION};
+use crate::evidence::Evidence;
 use crate::identifier::Identifier;
-use crate::ids::{CallRef, SubjectId, TenantId};
+use crate::ids::CallRef;
 use crate::operation::Operation;
-use crate::ports::StoreError;
-use crate::subject::{FirstSighting, SubjectHandle, SubjectService};
-use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
+use crate::ports::{CompanyRegistry, CompanyStore};
+use crate::subject::FirstSighting;
+use crate::subject_service::SubjectService;
+use chrono::Duration;
 use std::sync::Arc;
-
-/// A profile as the tenant's cache holds it, with its evidence.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompanyProfile {
-    pub country: Country,
-    pub data: CompanyRegisterData,
-    pub tax: TaxRegistration,
-    /// Optional groups the fetch could not check (their values are empty).
-    pub unchecked: Vec<OptionalGroup>,
-    pub evidence: Evidence,
-    pub tax_evidence: Evidence,
-    pub fetched_at: DateTime<Utc>,
-}
-
-/// A tenant's cached profile and the subject it belongs to.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CachedProfile {
-    pub profile: CompanyProfile,
-    pub subject: SubjectHandle,
-}
-
-/// A served profile.
-#[derive(Clone, Debug)]
-pub struct ServedProfile {
-    pub stale: bool,
-    pub subject: SubjectHandle,
-    pub profile: CompanyProfile,
-}
-
-/// A served document.
-#[derive(Clone, Debug)]
-pub struct ServedDocument {
-    pub country: Country,
-    pub subject: SubjectHandle,
-    pub document_id: String,
-    pub filename: String,
-    pub content_type: String,
-    pub bytes: Vec<u8>,
-    pub evidence: Evidence,
-}
-
-/// Storage of call records and of the per-tenant company cache.
-#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
-#[async_trait]
-pub trait CompanyStore: Send + Sync {
-    /// Writes one call record per call, durably, and returns their evidence. `route` is the
-    /// interface route the calls served (never an identifier).
-    async fn record_calls(
-        &self,
-        tenant: &TenantId,
-        route: &str,
-        calls: &[(CallRef, UpstreamCall)],
-    ) -> Result<Vec<Evidence>, StoreError>;
-
-    /// The tenant's cached profile of the company, if any, with its subject (canonical id
-    /// and aliases): the one read a cached answer needs.
-    async fn cached_profile(
-        &self,
-        tenant: &TenantId,
-        country: Country,
-        orgnr: &str,
-    ) -> Result<Option<CachedProfile>, StoreError>;
-
-    /// Stores (replaces) the tenant's cached profile, and notes the annual report's document
-    /// id as one this tenant's subject owns.
-    async fn save_profile(
-        &self,
-        tenant: &TenantId,
-        subject: &SubjectId,
-        profile: &CompanyProfile,
-    ) -> Result<(), StoreError>;
-
-    /// The subject (and country) whose profile handed this tenant the document id.
-    async fn document_owner(
-        &self,
-        tenant: &TenantId,
-        document_id: &str,
-    ) -> Result<Option<(SubjectHandle, Country)>, StoreError>;
-}
 
 pub struct CompanyService {
     pub registries: Vec<Arc<dyn CompanyRegistry>>,
@@ -279,8 +199,4 @@ impl CompanyService {
             )),
         }
     }
-}
-
-impl CompanyProfile {
-    pub const SCHEMA_VERSION: &'static str = SCHEMA_VERSION;
 }

@@ -67,3 +67,18 @@ pub struct Evidence {
     pub schema_version: Option<String>,
     pub retrieved_at: DateTime<Utc>,
 }
+
+impl Evidence {
+    /// Evidence of a subject created from the consumer's own resolve.
+    pub fn identity_event(call_ref: CallRef, at: DateTime<Utc>) -> Evidence {
+        Evidence {
+            source: EvidenceSource::CustomerIdentityEvent,
+            source_timestamp: at,
+            call_ref,
+            upstream_ref: None,
+            digest: None,
+            schema_version: Some(SCHEMA_VERSION.to_owned()),
+            retrieved_at: at,
+        }
+    }
+}

@@ -18,8 +18,10 @@ pub mod ports;
 pub mod scope;
 pub mod services;
 pub mod subject;
+pub mod subject_service;
 pub mod tenant;
 pub mod token;
+pub mod token_issuer;
 
 pub use error::{ErrorCode, Failure};
 #[cfg(test)]

@@ -8,12 +8,14 @@
 //! by it.
 
 use crate::audit::{AccessRecord, SecurityRecord};
-use crate::country::CountrySet;
+use crate::company::{CachedProfile, CompanyProfile, DocumentFetch, ProfileFetch, UpstreamCall};
+use crate::country::{Country, CountrySet};
+use crate::evidence::Evidence;
 use crate::grant::{ClientSecret, Grant, SecretHash};
 use crate::identifier::{Identifier, IdentifierType};
-use crate::ids::{ClientId, GrantId, SubjectId, TenantId};
+use crate::ids::{CallRef, ClientId, GrantId, SubjectId, TenantId};
 use crate::scope::ScopeSet;
-use crate::subject::{FreshSubject, ProtectedIdentifier, Resolution, SubjectRecord};
+use crate::subject::{FreshSubject, ProtectedIdentifier, Resolution, SubjectHandle, SubjectRecord};
 use crate::tenant::{Budget, Permit, Tenant, TenantStatus, WrappedDataKey};
 use crate::token::{TokenClaims, TokenRejection};
 use async_trait::async_trait;
@@ -231,4 +233,62 @@ pub trait IdentifierVault: Send + Sync {
         id_type: IdentifierType,
         sealed: &[u8],
     ) -> Result<Identifier, CryptoError>;
+}
+
+/// A country's company registry (its free tier). Implemented by `adapters-<cc>` crates.
+///
+/// Implementations MUST report every upstream call they made in the returned `calls`
+/// (including failed ones, with `usable: false`), MUST NOT put identifiers into `operation`,
+/// and MUST answer a failure (`Unavailable` or `Garbled`) when a required source (the
+/// register data, the tax registrations) fails; when an optional source fails, they leave
+/// its group's value empty and name the group in `unchecked`.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait CompanyRegistry: Send + Sync {
+    fn country(&self) -> Country;
+
+    /// Fetches the profile of the company with this (validated) company code.
+    async fn fetch_profile(&self, orgnr: &Identifier) -> ProfileFetch;
+
+    /// Fetches an annual-report archive by the upstream's document id.
+    async fn fetch_document(&self, document_id: &str) -> DocumentFetch;
+}
+
+/// Storage of call records and of the per-tenant company cache.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait CompanyStore: Send + Sync {
+    /// Writes one call record per call, durably, and returns their evidence. `route` is the
+    /// interface route the calls served (never an identifier).
+    async fn record_calls(
+        &self,
+        tenant: &TenantId,
+        route: &str,
+        calls: &[(CallRef, UpstreamCall)],
+    ) -> Result<Vec<Evidence>, StoreError>;
+
+    /// The tenant's cached profile of the company, if any, with its subject (canonical id
+    /// and aliases): the one read a cached answer needs.
+    async fn cached_profile(
+        &self,
+        tenant: &TenantId,
+        country: Country,
+        orgnr: &str,
+    ) -> Result<Option<CachedProfile>, StoreError>;
+
+    /// Stores (replaces) the tenant's cached profile, and notes the annual report's document
+    /// id as one this tenant's subject owns.
+    async fn save_profile(
+        &self,
+        tenant: &TenantId,
+        subject: &SubjectId,
+        profile: &CompanyProfile,
+    ) -> Result<(), StoreError>;
+
+    /// The subject (and country) whose profile handed this tenant the document id.
+    async fn document_owner(
+        &self,
+        tenant: &TenantId,
+        document_id: &str,
+    ) -> Result<Option<(SubjectHandle, Country)>, StoreError>;
 }

@@ -4,14 +4,13 @@
 use crate::access::Gate;
 use crate::admin::AdminService;
 use crate::clock::Clock;
-use crate::company::CompanyRegistry;
-use crate::company_service::{CompanyService, CompanyStore};
+use crate::company_service::CompanyService;
 use crate::ports::{
-    AuditSink, CredentialHasher, GrantStore, IdentifierVault, SubjectStore, TenantStore,
-    TokenAuthority,
+    AuditSink, CompanyRegistry, CompanyStore, CredentialHasher, GrantStore, IdentifierVault,
+    SubjectStore, TenantStore, TokenAuthority,
 };
-use crate::subject::SubjectService;
-use crate::token::TokenIssuer;
+use crate::subject_service::SubjectService;
+use crate::token_issuer::TokenIssuer;
 use chrono::Duration;
 use std::sync::Arc;
 

@@ -17,7 +17,7 @@
 use crate::config::Config;
 use adapters_se::{SeConfig, SeEndpoints, SsbtParty, SwedishCompanyRegistry, Timeouts};
 use anyhow::{bail, Context};
-use domain::company::CompanyRegistry;
+use domain::ports::CompanyRegistry;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;

@@ -33,9 +33,31 @@ pub mod orgnr;
 pub mod personnummer;
 
 use crate::country::Country;
-use crate::subject::SubjectKind;
 use chrono::NaiveDate;
 use std::fmt;
+
+/// What an identifier designates: a natural person or a company.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SubjectKind {
+    Person,
+    Company,
+}
+
+impl SubjectKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubjectKind::Person => "person",
+            SubjectKind::Company => "company",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "person" => Some(SubjectKind::Person),
+            "company" => Some(SubjectKind::Company),
+            _ => None,
+        }
+    }
+}
 
 /// The identifier types of the spec.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -6,13 +6,13 @@ use crate::access::Caller;
 use crate::country::Country;
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::Evidence;
-use crate::identifier::IdentifierType;
+use crate::identifier::{IdentifierType, SubjectKind};
 use crate::ids::{CallRef, IdentifierRef, SubjectId};
 use crate::ports::{MockIdentifierVault, MockSubjectStore, StoreError};
 use crate::subject::{
-    BlindIndex, ProtectedIdentifier, Resolution, ResolveRequest, SubjectIdentifier, SubjectKind,
-    SubjectRecord, SubjectService,
+    BlindIndex, ProtectedIdentifier, Resolution, ResolveRequest, SubjectIdentifier, SubjectRecord,
 };
+use crate::subject_service::SubjectService;
 use chrono::Duration;
 use std::sync::Arc;
 

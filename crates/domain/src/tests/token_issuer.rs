@@ -12,7 +12,8 @@ use crate::ports::{
     GrantAccess, MockAuditSink, MockCredentialHasher, MockGrantStore, MockTokenAuthority,
     StoreError,
 };
-use crate::token::{IssuedToken, TokenIssuer, TokenRequest};
+use crate::token::{IssuedToken, TokenRequest};
+use crate::token_issuer::TokenIssuer;
 use chrono::Duration;
 use std::sync::Arc;
 

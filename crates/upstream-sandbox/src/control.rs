@@ -6,7 +6,7 @@ use crate::data::{
     LegalForm, LtCompany, NameEntry, Postadress, ScbRecord, TaxRecord, LT_STATUSES, SCB_INFORT,
 };
 use crate::faults::{ArmedFault, CallRecord, FaultSpec, Source};
-use crate::state::{lock, SandboxState};
+use crate::state::SandboxState;
 use crate::CONTROL_PREFIX;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
@@ -374,23 +374,22 @@ impl SandboxControl {
     /// Arms a fault for a source (replacing any armed one).
     pub fn inject_fault(&self, source: Source, spec: FaultSpec) -> Result<(), ControlError> {
         self.state
-            .arm_fault(source, spec)
+            .faults
+            .arm(crate::upstream(source), spec)
             .map_err(ControlError::Invalid)
     }
 
     pub fn clear_fault(&self, source: Source) {
-        lock(&self.state.faults).remove(&source);
+        self.state.faults.disarm(source);
     }
 
     pub fn clear_faults(&self) {
-        lock(&self.state.faults).clear();
+        self.state.faults.disarm_all();
     }
 
     /// The armed faults.
     pub fn faults(&self) -> Vec<ArmedFault> {
-        let mut v: Vec<ArmedFault> = lock(&self.state.faults).values().cloned().collect();
-        v.sort_by_key(|f| f.source);
-        v
+        self.state.faults.armed()
     }
 
     /// Applies a scripted change; returns the company as it now is.
@@ -433,25 +432,20 @@ impl SandboxControl {
 
     /// Every logged call, oldest first.
     pub fn calls(&self) -> Vec<CallRecord> {
-        lock(&self.state.calls).records.clone()
+        self.state.faults.calls(None)
     }
 
     pub fn calls_for(&self, source: Source) -> Vec<CallRecord> {
-        lock(&self.state.calls)
-            .records
-            .iter()
-            .filter(|c| c.source == source)
-            .cloned()
-            .collect()
+        self.state.faults.calls(Some(source))
     }
 
     pub fn clear_calls(&self) {
-        lock(&self.state.calls).records.clear();
+        self.state.faults.clear_calls();
     }
 
     /// Invalidates every issued VDM access token.
     pub fn revoke_tokens(&self) {
-        lock(&self.state.tokens).clear();
+        self.state.revoke_tokens();
     }
 }
 

@@ -1,7 +1,7 @@
 //! Fault injection and the call log.
 //!
-//! Every upstream route runs through [`guarded`]: it logs the call, takes the fault armed
-//! for its [`Source`] (if any, counting down `times`), and applies it:
+//! Every upstream route runs through [`FaultInjector::guarded`]: it logs the call, takes the
+//! fault armed for its [`Source`] (if any, counting down `times`), and applies it:
 //!
 //! | kind | effect |
 //! |---|---|
@@ -11,12 +11,20 @@
 //! | `malformed` | answers 200 with the normal body cut in half (invalid JSON/XML/zip) |
 //! | `field_fel` | answers 200 with a `fel` on one field group (`bolagsverket`) or one item (`ssbtgu`) |
 
-use crate::state::{lock, SandboxState};
+//!
+//! This module knows no upstream's formats: each source module describes itself as an
+//! [`Upstream`] (its error shape and its `field_fel` rules), and the routes and the control
+//! API hand that description in. So the sources depend on this module, never the reverse.
+
+use crate::util::lock;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::future::Future;
+use std::sync::Mutex;
 use std::time::Duration;
+use tokio::sync::watch;
 
 /// An upstream the sandbox imitates (fault and call-log key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -162,20 +170,20 @@ impl FaultSpec {
         }
     }
 
-    /// Limits the fault to the next `n` requests.
     /// Limits the fault to the source's requests whose path ends with `suffix`.
     pub fn on_path(mut self, suffix: &str) -> Self {
         self.path = Some(suffix.to_owned());
         self
     }
 
+    /// Limits the fault to the next `n` requests.
     pub fn times(mut self, n: u32) -> Self {
         self.times = Some(n);
         self
     }
 
-    /// Checks the spec against the source it is armed for.
-    pub fn validate(&self, source: Source) -> Result<(), String> {
+    /// Checks the spec against the upstream it is armed for.
+    pub(crate) fn validate(&self, upstream: &Upstream) -> Result<(), String> {
         if let Some(s) = self.status {
             if !(500..=599).contains(&s) {
                 return Err(format!("status must be 500..=599, not {s}"));
@@ -185,22 +193,28 @@ impl FaultSpec {
             return Err("times must be at least 1 (omit it for until-cleared)".into());
         }
         if self.kind == FaultKind::FieldFel {
-            match source {
-                Source::Bolagsverket => {
-                    crate::vdm::validate_field_fel(self)?;
-                }
-                Source::Ssbtgu => {
-                    crate::ssbtgu::validate_field_fel(self)?;
-                }
-                _ => {
+            match upstream.field_fel {
+                Some(rules) => rules(self)?,
+                None => {
                     return Err(format!(
-                        "field_fel applies to bolagsverket and ssbtgu only, not {source}"
+                        "field_fel applies to bolagsverket and ssbtgu only, not {}",
+                        upstream.source
                     ))
                 }
             }
         }
         Ok(())
     }
+}
+
+/// What the fault injector needs to know of an upstream: which it is, how it answers when it
+/// fails, and which `field_fel` faults it can carry (none when it has no per-field errors).
+pub(crate) struct Upstream {
+    pub source: Source,
+    /// The upstream's own error answer for a status (503, 504, ...).
+    pub error: fn(StatusCode, &HttpRequest) -> HttpResponse,
+    /// Checks a `field_fel` spec against the upstream's fel types and fields.
+    pub field_fel: Option<fn(&FaultSpec) -> Result<(), String>>,
 }
 
 /// A fault armed for a source, as `GET /control/faults` shows it.
@@ -235,16 +249,37 @@ pub struct CallRecord {
 
 /// The call log (bounded).
 #[derive(Debug, Default)]
-pub(crate) struct CallLog {
-    pub next_seq: u64,
-    pub records: Vec<CallRecord>,
+struct CallLog {
+    next_seq: u64,
+    records: Vec<CallRecord>,
 }
 
 const CALL_LOG_MAX: usize = 20_000;
 
-impl SandboxState {
-    pub(crate) fn arm_fault(&self, source: Source, spec: FaultSpec) -> Result<(), String> {
-        spec.validate(source)?;
+/// The armed faults and the call log of one running sandbox.
+pub(crate) struct FaultInjector {
+    faults: Mutex<HashMap<Source, ArmedFault>>,
+    calls: Mutex<CallLog>,
+    /// How long a `timeout` fault holds a request by default.
+    timeout_hold: Duration,
+    /// Turns true when the sandbox stops: held requests end early.
+    shutdown: watch::Receiver<bool>,
+}
+
+impl FaultInjector {
+    pub fn new(timeout_hold: Duration, shutdown: watch::Receiver<bool>) -> Self {
+        FaultInjector {
+            faults: Mutex::new(HashMap::new()),
+            calls: Mutex::new(CallLog::default()),
+            timeout_hold,
+            shutdown,
+        }
+    }
+
+    /// Arms a fault for an upstream, replacing any armed one.
+    pub fn arm(&self, upstream: &Upstream, spec: FaultSpec) -> Result<(), String> {
+        spec.validate(upstream)?;
+        let source = upstream.source;
         lock(&self.faults).insert(
             source,
             ArmedFault {
@@ -257,8 +292,37 @@ impl SandboxState {
         Ok(())
     }
 
+    pub fn disarm(&self, source: Source) {
+        lock(&self.faults).remove(&source);
+    }
+
+    pub fn disarm_all(&self) {
+        lock(&self.faults).clear();
+    }
+
+    /// The armed faults, by source.
+    pub fn armed(&self) -> Vec<ArmedFault> {
+        let mut v: Vec<ArmedFault> = lock(&self.faults).values().cloned().collect();
+        v.sort_by_key(|f| f.source);
+        v
+    }
+
+    /// The logged calls (of one source, or all), oldest first.
+    pub fn calls(&self, source: Option<Source>) -> Vec<CallRecord> {
+        lock(&self.calls)
+            .records
+            .iter()
+            .filter(|c| source.is_none_or(|s| c.source == s))
+            .cloned()
+            .collect()
+    }
+
+    pub fn clear_calls(&self) {
+        lock(&self.calls).records.clear();
+    }
+
     /// Takes one use of the fault armed for `source`, if it applies to a request to `path`.
-    pub(crate) fn take_fault(&self, source: Source, path: &str) -> Option<FaultSpec> {
+    fn take_fault(&self, source: Source, path: &str) -> Option<FaultSpec> {
         let mut faults = lock(&self.faults);
         let armed = faults.get_mut(&source)?;
         if armed
@@ -315,7 +379,7 @@ impl SandboxState {
     }
 
     /// Sleeps `d`, or less when the sandbox stops. Returns false when cut short.
-    pub(crate) async fn sleep_unless_stopped(&self, d: Duration) -> bool {
+    async fn sleep_unless_stopped(&self, d: Duration) -> bool {
         let mut rx = self.shutdown.clone();
         if *rx.borrow() {
             return false;
@@ -335,59 +399,64 @@ pub(crate) struct FieldFel {
     pub field: Option<String>,
 }
 
-/// Runs an upstream route under fault injection and call logging.
-pub(crate) async fn guarded<F, Fut>(
-    state: &SandboxState,
-    source: Source,
-    req: &HttpRequest,
-    route: F,
-) -> HttpResponse
-where
-    F: FnOnce(Option<FieldFel>) -> Fut,
-    Fut: Future<Output = HttpResponse>,
-{
-    let fault = state.take_fault(source, req.path());
-    let seq = state.log_call(source, req, fault.as_ref().map(|f| f.kind));
-    if let Some(f) = &fault {
-        tracing::debug!(source = %source, kind = ?f.kind, path = req.path(), "injecting fault");
-    }
-    let resp = match fault {
-        None => route(None).await,
-        Some(spec) => match spec.kind {
-            FaultKind::Http5xx => {
-                let status = StatusCode::from_u16(spec.status.unwrap_or(503))
-                    .unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
-                error_response(source, status, req)
-            }
-            FaultKind::Timeout => {
-                let hold = spec
-                    .delay_ms
-                    .map(Duration::from_millis)
-                    .unwrap_or(state.timeout_hold);
-                if state.sleep_unless_stopped(hold).await {
-                    error_response(source, StatusCode::GATEWAY_TIMEOUT, req)
-                } else {
-                    error_response(source, StatusCode::SERVICE_UNAVAILABLE, req)
+impl FaultInjector {
+    /// Runs an upstream route under fault injection and call logging.
+    pub async fn guarded<F, Fut>(
+        &self,
+        upstream: &Upstream,
+        req: &HttpRequest,
+        route: F,
+    ) -> HttpResponse
+    where
+        F: FnOnce(Option<FieldFel>) -> Fut,
+        Fut: Future<Output = HttpResponse>,
+    {
+        let state = self;
+        let source = upstream.source;
+        let error_response = |status: StatusCode| (upstream.error)(status, req);
+        let fault = state.take_fault(source, req.path());
+        let seq = state.log_call(source, req, fault.as_ref().map(|f| f.kind));
+        if let Some(f) = &fault {
+            tracing::debug!(source = %source, kind = ?f.kind, path = req.path(), "injecting fault");
+        }
+        let resp = match fault {
+            None => route(None).await,
+            Some(spec) => match spec.kind {
+                FaultKind::Http5xx => {
+                    let status = StatusCode::from_u16(spec.status.unwrap_or(503))
+                        .unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+                    error_response(status)
                 }
-            }
-            FaultKind::Slow => {
-                let d = Duration::from_millis(spec.delay_ms.unwrap_or(2000));
-                state.sleep_unless_stopped(d).await;
-                route(None).await
-            }
-            FaultKind::Malformed => truncate(route(None).await).await,
-            FaultKind::FieldFel => {
-                route(Some(FieldFel {
-                    typ: spec.fel_typ,
-                    beskrivning: spec.fel_beskrivning,
-                    field: spec.field,
-                }))
-                .await
-            }
-        },
-    };
-    state.finish_call(seq, resp.status());
-    resp
+                FaultKind::Timeout => {
+                    let hold = spec
+                        .delay_ms
+                        .map(Duration::from_millis)
+                        .unwrap_or(state.timeout_hold);
+                    if state.sleep_unless_stopped(hold).await {
+                        error_response(StatusCode::GATEWAY_TIMEOUT)
+                    } else {
+                        error_response(StatusCode::SERVICE_UNAVAILABLE)
+                    }
+                }
+                FaultKind::Slow => {
+                    let d = Duration::from_millis(spec.delay_ms.unwrap_or(2000));
+                    state.sleep_unless_stopped(d).await;
+                    route(None).await
+                }
+                FaultKind::Malformed => truncate(route(None).await).await,
+                FaultKind::FieldFel => {
+                    route(Some(FieldFel {
+                        typ: spec.fel_typ,
+                        beskrivning: spec.fel_beskrivning,
+                        field: spec.field,
+                    }))
+                    .await
+                }
+            },
+        };
+        state.finish_call(seq, resp.status());
+        resp
+    }
 }
 
 /// The response with its body cut in half, as 200.
@@ -407,26 +476,6 @@ async fn truncate(resp: HttpResponse) -> HttpResponse {
     b.body(cut)
 }
 
-/// An error response in the shape the given upstream uses.
-pub(crate) fn error_response(
-    source: Source,
-    status: StatusCode,
-    req: &HttpRequest,
-) -> HttpResponse {
-    match source {
-        Source::Bolagsverket => crate::vdm::server_error(status, req),
-        Source::BolagsverketToken => HttpResponse::build(status).json(serde_json::json!({
-            "error": "temporarily_unavailable",
-            "error_description": "The authorization server is currently unable to handle the request."
-        })),
-        Source::Ssbtgu => crate::ssbtgu::server_error(status),
-        Source::Scb => HttpResponse::build(status)
-            .content_type("text/plain; charset=utf-8")
-            .body(status.canonical_reason().unwrap_or("Service Unavailable")),
-        Source::Lt => crate::lt::server_error(status),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,23 +493,36 @@ mod tests {
         assert!(serde_json::from_str::<FaultSpec>(r#"{"kind":"nope"}"#).is_err());
     }
 
+    fn refuse(status: StatusCode, _: &HttpRequest) -> HttpResponse {
+        HttpResponse::build(status).finish()
+    }
+
+    fn only_x(spec: &FaultSpec) -> Result<(), String> {
+        match spec.fel_typ.as_deref() {
+            Some("X") | None => Ok(()),
+            Some(_) => Err("fel_typ must be X".into()),
+        }
+    }
+
     #[test]
     fn validation() {
-        assert!(FaultSpec::http_5xx(404).validate(Source::Scb).is_err());
-        assert!(FaultSpec::field_fel("OTILLGANGLIG_UPPGIFTSKALLA", None)
-            .validate(Source::Scb)
-            .is_err());
-        assert!(
-            FaultSpec::field_fel("OTILLGANGLIG_UPPGIFTSKALLA", Some("organisationsnamn"))
-                .validate(Source::Bolagsverket)
-                .is_ok()
-        );
+        let plain = Upstream {
+            source: Source::Scb,
+            error: refuse,
+            field_fel: None,
+        };
+        let per_field = Upstream {
+            source: Source::Bolagsverket,
+            error: refuse,
+            field_fel: Some(only_x),
+        };
+        assert!(FaultSpec::http_5xx(404).validate(&plain).is_err());
+        assert!(FaultSpec::http_5xx(503).validate(&plain).is_ok());
+        assert!(FaultSpec::field_fel("X", None).validate(&plain).is_err());
+        assert!(FaultSpec::field_fel("X", None).validate(&per_field).is_ok());
         assert!(FaultSpec::field_fel("NOPE", None)
-            .validate(Source::Bolagsverket)
+            .validate(&per_field)
             .is_err());
-        assert!(FaultSpec::malformed()
-            .times(0)
-            .validate(Source::Lt)
-            .is_err());
+        assert!(FaultSpec::malformed().times(0).validate(&plain).is_err());
     }
 }

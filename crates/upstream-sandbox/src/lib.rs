@@ -194,6 +194,17 @@ fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(root));
 }
 
+/// What the fault injector knows of each source (its error shape and `field_fel` rules).
+pub(crate) fn upstream(source: Source) -> &'static faults::Upstream {
+    match source {
+        Source::Bolagsverket => &vdm::DATA,
+        Source::BolagsverketToken => &vdm::TOKEN,
+        Source::Ssbtgu => &ssbtgu::UPSTREAM,
+        Source::Scb => &scb::UPSTREAM,
+        Source::Lt => &lt::UPSTREAM,
+    }
+}
+
 async fn root(req: actix_web::HttpRequest) -> HttpResponse {
     let base = format!(
         "{}://{}",

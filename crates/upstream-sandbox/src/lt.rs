@@ -9,7 +9,7 @@
 //!   (the classifiers that `forma._id` / `statusas._id` point to).
 
 use crate::data::{lt_form_id, lt_status_id, LtCompany, LT_FORMS, LT_STATUSES};
-use crate::faults::{guarded, Source};
+use crate::faults::{Source, Upstream};
 use crate::state::SandboxState;
 use crate::util::{uuid_from_seed, OrderedObject};
 use crate::LT_PREFIX;
@@ -39,8 +39,15 @@ fn spinta_error(status: StatusCode, code: &str, message: &str) -> HttpResponse {
     }))
 }
 
+/// The open-data service as the fault injector sees it.
+pub(crate) const UPSTREAM: Upstream = Upstream {
+    source: Source::Lt,
+    error: server_error,
+    field_fel: None,
+};
+
 /// The 5xx answer for fault injection.
-pub(crate) fn server_error(status: StatusCode) -> HttpResponse {
+fn server_error(status: StatusCode, _: &HttpRequest) -> HttpResponse {
     spinta_error(
         status,
         if status == StatusCode::GATEWAY_TIMEOUT {
@@ -234,13 +241,10 @@ fn project(c: &LtCompany, select: &[String]) -> Value {
 async fn dispatch(state: web::Data<SandboxState>, req: HttpRequest) -> HttpResponse {
     let st = state.clone();
     let r = req.clone();
-    guarded(
-        &state,
-        Source::Lt,
-        &req,
-        move |_| async move { answer(&st, &r) },
-    )
-    .await
+    state
+        .faults
+        .guarded(&UPSTREAM, &req, move |_| async move { answer(&st, &r) })
+        .await
 }
 
 fn answer(state: &SandboxState, req: &HttpRequest) -> HttpResponse {

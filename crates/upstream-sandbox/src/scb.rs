@@ -9,11 +9,11 @@
 //! `APIId`) header and no certificate.
 
 use crate::data::{employees_class_text, Company, Dataset};
-use crate::faults::{guarded, Source};
+use crate::faults::{Source, Upstream};
 use crate::state::SandboxState;
 use crate::util::OrderedObject;
 use crate::SCB_PREFIX;
-use actix_web::http::Method;
+use actix_web::http::{Method, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde_json::Value;
 
@@ -52,34 +52,37 @@ async fn dispatch(
     }
     let st = state.clone();
     let r = req.clone();
-    guarded(&state, Source::Scb, &req, move |_| async move {
-        if st.require_scb_api_id && !has_api_id(&r) {
-            return HttpResponse::Unauthorized()
-                .content_type("text/plain; charset=utf-8")
-                .body("Unauthorized: api-id header missing");
-        }
-        let query = match parse_query(&body) {
-            Ok(q) => q,
-            Err(msg) => {
-                return HttpResponse::BadRequest().json(serde_json::json!({ "Message": msg }))
+    state
+        .faults
+        .guarded(&UPSTREAM, &req, move |_| async move {
+            if st.require_scb_api_id && !has_api_id(&r) {
+                return HttpResponse::Unauthorized()
+                    .content_type("text/plain; charset=utf-8")
+                    .body("Unauthorized: api-id header missing");
             }
-        };
-        let ds = st.read();
-        let hits = match select(&ds, &query) {
-            Ok(h) => h,
-            Err(msg) => {
-                return HttpResponse::BadRequest().json(serde_json::json!({ "Message": msg }))
+            let query = match parse_query(&body) {
+                Ok(q) => q,
+                Err(msg) => {
+                    return HttpResponse::BadRequest().json(serde_json::json!({ "Message": msg }))
+                }
+            };
+            let ds = st.read();
+            let hits = match select(&ds, &query) {
+                Ok(h) => h,
+                Err(msg) => {
+                    return HttpResponse::BadRequest().json(serde_json::json!({ "Message": msg }))
+                }
+            };
+            match op {
+                Op::Rakna => HttpResponse::Ok().json(hits.len()),
+                Op::Hamta => {
+                    let rows: Vec<OrderedObject> =
+                        hits.iter().take(MAX_ROWS).map(|c| row(c)).collect();
+                    HttpResponse::Ok().json(rows)
+                }
             }
-        };
-        match op {
-            Op::Rakna => HttpResponse::Ok().json(hits.len()),
-            Op::Hamta => {
-                let rows: Vec<OrderedObject> = hits.iter().take(MAX_ROWS).map(|c| row(c)).collect();
-                HttpResponse::Ok().json(rows)
-            }
-        }
-    })
-    .await
+        })
+        .await
 }
 
 fn has_api_id(req: &HttpRequest) -> bool {
@@ -302,6 +305,19 @@ pub fn row(c: &Company) -> OrderedObject {
         },
     );
     r
+}
+
+/// SCB's företagsregister as the fault injector sees it: it fails in plain text.
+pub(crate) const UPSTREAM: Upstream = Upstream {
+    source: Source::Scb,
+    error: server_error,
+    field_fel: None,
+};
+
+fn server_error(status: StatusCode, _: &HttpRequest) -> HttpResponse {
+    HttpResponse::build(status)
+        .content_type("text/plain; charset=utf-8")
+        .body(status.canonical_reason().unwrap_or("Service Unavailable"))
 }
 
 #[cfg(test)]

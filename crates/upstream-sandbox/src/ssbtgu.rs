@@ -11,7 +11,7 @@
 //! service uses mutual TLS).
 
 use crate::data::{BvRegistration, Company, LegalForm};
-use crate::faults::{guarded, FaultSpec, FieldFel, Source};
+use crate::faults::{FaultSpec, FieldFel, Source, Upstream};
 use crate::state::SandboxState;
 use crate::util::{now_xml_datetime, random_uuid, uuid_from_seed, xml_escape};
 use crate::SSBTGU_PATH;
@@ -318,7 +318,14 @@ fn soap_fault(
 }
 
 /// The SOAP Fault for an injected 5xx (or the end of a `timeout` hold).
-pub(crate) fn server_error(status: StatusCode) -> HttpResponse {
+/// SSBTGU as the fault injector sees it.
+pub(crate) const UPSTREAM: Upstream = Upstream {
+    source: Source::Ssbtgu,
+    error: server_error,
+    field_fel: Some(validate_field_fel),
+};
+
+fn server_error(status: StatusCode, _: &HttpRequest) -> HttpResponse {
     let (typ, text) = if status == StatusCode::GATEWAY_TIMEOUT {
         ("Timeout", "Tidsgränsen för anropet överskreds.")
     } else {
@@ -341,7 +348,7 @@ fn ssbt_fel_typ(t: &str) -> Option<&'static str> {
     FEL_TYPER.iter().copied().find(|x| *x == mapped)
 }
 
-pub(crate) fn validate_field_fel(spec: &FaultSpec) -> Result<(), String> {
+fn validate_field_fel(spec: &FaultSpec) -> Result<(), String> {
     if let Some(t) = &spec.fel_typ {
         if ssbt_fel_typ(t).is_none() {
             return Err(format!("fel_typ must be one of {FEL_TYPER:?}"));
@@ -821,63 +828,65 @@ async fn handle(
 ) -> HttpResponse {
     let st = state.clone();
     let r = req.clone();
-    guarded(&state, Source::Ssbtgu, &req, move |ff| async move {
-        if let Some(action) = r.headers().get("soapaction").and_then(|v| v.to_str().ok()) {
-            let a = action.trim().trim_matches('"');
-            if !a.is_empty() && a != "urn:GetForetagsuppgifter" {
-                return soap_fault(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "soap:Client",
-                    "Okänd SOAPAction",
-                    "OgiltigBegaran",
-                    "Formedlare",
-                    &format!("Okänd SOAPAction {a}"),
-                    None,
-                );
+    state
+        .faults
+        .guarded(&UPSTREAM, &req, move |ff| async move {
+            if let Some(action) = r.headers().get("soapaction").and_then(|v| v.to_str().ok()) {
+                let a = action.trim().trim_matches('"');
+                if !a.is_empty() && a != "urn:GetForetagsuppgifter" {
+                    return soap_fault(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "soap:Client",
+                        "Okänd SOAPAction",
+                        "OgiltigBegaran",
+                        "Formedlare",
+                        &format!("Okänd SOAPAction {a}"),
+                        None,
+                    );
+                }
             }
-        }
-        let text = match std::str::from_utf8(&body) {
-            Ok(t) => t,
-            Err(_) => {
-                return soap_fault(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "soap:Client",
-                    "Ogiltig begäran",
-                    "OgiltigBegaran",
-                    "Formedlare",
-                    "Begäran är inte UTF-8.",
-                    None,
-                )
-            }
-        };
-        let begaran = match parse(text).and_then(|b| validate(&b).map(|_| b)) {
-            Ok(b) => b,
-            Err(e) => {
-                return soap_fault(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "soap:Client",
-                    "Ogiltig begäran",
-                    "OgiltigBegaran",
-                    "Formedlare",
-                    &e,
-                    None,
-                )
-            }
-        };
-        let xml = {
-            let ds = st.read();
-            let id = begaran
-                .foretag_id
-                .as_ref()
-                .map(|x| x.1.as_str())
-                .unwrap_or("");
-            svar(&begaran, ds.company(id), ff.as_ref())
-        };
-        HttpResponse::Ok()
-            .content_type("text/xml; charset=utf-8")
-            .body(xml)
-    })
-    .await
+            let text = match std::str::from_utf8(&body) {
+                Ok(t) => t,
+                Err(_) => {
+                    return soap_fault(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "soap:Client",
+                        "Ogiltig begäran",
+                        "OgiltigBegaran",
+                        "Formedlare",
+                        "Begäran är inte UTF-8.",
+                        None,
+                    )
+                }
+            };
+            let begaran = match parse(text).and_then(|b| validate(&b).map(|_| b)) {
+                Ok(b) => b,
+                Err(e) => {
+                    return soap_fault(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "soap:Client",
+                        "Ogiltig begäran",
+                        "OgiltigBegaran",
+                        "Formedlare",
+                        &e,
+                        None,
+                    )
+                }
+            };
+            let xml = {
+                let ds = st.read();
+                let id = begaran
+                    .foretag_id
+                    .as_ref()
+                    .map(|x| x.1.as_str())
+                    .unwrap_or("");
+                svar(&begaran, ds.company(id), ff.as_ref())
+            };
+            HttpResponse::Ok()
+                .content_type("text/xml; charset=utf-8")
+                .body(xml)
+        })
+        .await
 }
 
 /// A minimal valid `GetForetagsuppgifter` request (for tests and examples).

@@ -1,9 +1,15 @@
 //! Small helpers shared by the upstream modules: check digits, identifiers, time stamps,
-//! XML escaping and an insertion-ordered JSON object.
+//! XML escaping, an insertion-ordered JSON object and a poison-tolerant lock.
 
 use rand::RngCore;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use sha2::{Digest, Sha256};
+use std::sync::{Mutex, MutexGuard};
+
+/// Locks a mutex, ignoring poisoning (a panicking handler must not wedge the sandbox).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Luhn check over the last ten digits of a Swedish organisation or personal number.
 /// Returns false for anything that is not 10 or 12 ASCII digits.

@@ -7,8 +7,9 @@
 //! lists to five entries.
 
 use crate::data::{Company, Dataset, KodKlartext, Postadress, ScbRecord};
-use crate::faults::{guarded, FieldFel, Source};
-use crate::state::{lock, SandboxState};
+use crate::faults::{FaultSpec, FieldFel, Source, Upstream};
+use crate::state::{IssuedToken, SandboxState};
+use crate::util::lock;
 use crate::util::{luhn_valid, now_utc_seconds, random_uuid};
 use crate::{CLIENT_ID, CLIENT_SECRET, VDM_PREFIX};
 use actix_web::http::header::{self, HeaderValue};
@@ -60,12 +61,19 @@ pub const SCB_GROUPS: [&str; 4] = [
     "reklamsparr",
 ];
 
-/// A token issued by `/oauth2/token`.
-#[derive(Clone, Debug)]
-pub struct IssuedToken {
-    pub expires_at: Instant,
-    pub scopes: Vec<String>,
-}
+/// VDM's data routes as the fault injector sees them.
+pub(crate) const DATA: Upstream = Upstream {
+    source: Source::Bolagsverket,
+    error: server_error,
+    field_fel: Some(validate_field_fel),
+};
+
+/// VDM's token endpoint as the fault injector sees it.
+pub(crate) const TOKEN: Upstream = Upstream {
+    source: Source::BolagsverketToken,
+    error: token_error,
+    field_fel: None,
+};
 
 pub(crate) fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -139,6 +147,14 @@ fn bad_request(detail: &str, req: &HttpRequest) -> HttpResponse {
 }
 
 /// The 5xx answer of the gateway (used by fault injection).
+/// The token endpoint's answer when it fails (RFC 6749 error shape).
+fn token_error(status: StatusCode, _: &HttpRequest) -> HttpResponse {
+    HttpResponse::build(status).json(serde_json::json!({
+        "error": "temporarily_unavailable",
+        "error_description": "The authorization server is currently unable to handle the request."
+    }))
+}
+
 pub(crate) fn server_error(status: StatusCode, req: &HttpRequest) -> HttpResponse {
     match status.as_u16() {
         504 => api_error(
@@ -226,13 +242,14 @@ fn basic_credentials(req: &HttpRequest) -> Option<(String, String)> {
 async fn token(state: web::Data<SandboxState>, req: HttpRequest, body: web::Bytes) -> HttpResponse {
     let st = state.clone();
     let r = req.clone();
-    guarded(
-        &state,
-        Source::BolagsverketToken,
-        &req,
-        move |_| async move { issue_token(&st, &r, &body) },
-    )
-    .await
+    state
+        .faults
+        .guarded(
+            &TOKEN,
+            &req,
+            move |_| async move { issue_token(&st, &r, &body) },
+        )
+        .await
 }
 
 fn issue_token(state: &SandboxState, req: &HttpRequest, body: &[u8]) -> HttpResponse {
@@ -341,13 +358,15 @@ fn authorize(
 async fn isalive(state: web::Data<SandboxState>, req: HttpRequest) -> HttpResponse {
     let st = state.clone();
     let r = req.clone();
-    guarded(&state, Source::Bolagsverket, &req, move |_| async move {
-        if let Err(resp) = authorize(&st, &r, SCOPE_PING) {
-            return *resp;
-        }
-        HttpResponse::Ok().content_type("text/plain").body("OK")
-    })
-    .await
+    state
+        .faults
+        .guarded(&DATA, &req, move |_| async move {
+            if let Err(resp) = authorize(&st, &r, SCOPE_PING) {
+                return *resp;
+            }
+            HttpResponse::Ok().content_type("text/plain").body("OK")
+        })
+        .await
 }
 
 /// Validates an identitetsbeteckning as the service does: the spec pattern, then the
@@ -403,21 +422,23 @@ async fn organisationer(
 ) -> HttpResponse {
     let st = state.clone();
     let r = req.clone();
-    guarded(&state, Source::Bolagsverket, &req, move |ff| async move {
-        if let Err(resp) = authorize(&st, &r, SCOPE_READ) {
-            return *resp;
-        }
-        let id = match read_identitetsbeteckning(&body, &r) {
-            Ok(id) => id,
-            Err(resp) => return *resp,
-        };
-        let mut svar = organisationer_svar(&st.read(), &id);
-        if let Some(ff) = ff {
-            apply_field_fel(&mut svar, &ff);
-        }
-        with_request_id(HttpResponse::Ok().json(svar), &r)
-    })
-    .await
+    state
+        .faults
+        .guarded(&DATA, &req, move |ff| async move {
+            if let Err(resp) = authorize(&st, &r, SCOPE_READ) {
+                return *resp;
+            }
+            let id = match read_identitetsbeteckning(&body, &r) {
+                Ok(id) => id,
+                Err(resp) => return *resp,
+            };
+            let mut svar = organisationer_svar(&st.read(), &id);
+            if let Some(ff) = ff {
+                apply_field_fel(&mut svar, &ff);
+            }
+            with_request_id(HttpResponse::Ok().json(svar), &r)
+        })
+        .await
 }
 
 async fn dokumentlista(
@@ -427,18 +448,20 @@ async fn dokumentlista(
 ) -> HttpResponse {
     let st = state.clone();
     let r = req.clone();
-    guarded(&state, Source::Bolagsverket, &req, move |_| async move {
-        if let Err(resp) = authorize(&st, &r, SCOPE_READ) {
-            return *resp;
-        }
-        let id = match read_identitetsbeteckning(&body, &r) {
-            Ok(id) => id,
-            Err(resp) => return *resp,
-        };
-        let svar = dokumentlista_svar(st.read().company(&id));
-        with_request_id(HttpResponse::Ok().json(svar), &r)
-    })
-    .await
+    state
+        .faults
+        .guarded(&DATA, &req, move |_| async move {
+            if let Err(resp) = authorize(&st, &r, SCOPE_READ) {
+                return *resp;
+            }
+            let id = match read_identitetsbeteckning(&body, &r) {
+                Ok(id) => id,
+                Err(resp) => return *resp,
+            };
+            let svar = dokumentlista_svar(st.read().company(&id));
+            with_request_id(HttpResponse::Ok().json(svar), &r)
+        })
+        .await
 }
 
 async fn dokument(
@@ -449,41 +472,43 @@ async fn dokument(
     let st = state.clone();
     let r = req.clone();
     let id = path.into_inner();
-    guarded(&state, Source::Bolagsverket, &req, move |_| async move {
-        if let Err(resp) = authorize(&st, &r, SCOPE_READ) {
-            return *resp;
-        }
-        let zip = {
-            let ds = st.read();
-            ds.document(&id)
-                .map(|(c, rep)| crate::annual_report::package(c, rep))
-        };
-        match zip {
-            Some(Ok(bytes)) => with_request_id(
-                HttpResponse::Ok()
-                    .content_type("application/zip")
-                    .insert_header((
-                        header::CONTENT_DISPOSITION,
-                        HeaderValue::from_str(&format!("attachment; filename=\"{id}.zip\""))
-                            .unwrap_or(HeaderValue::from_static("attachment")),
-                    ))
-                    .body(bytes),
-                &r,
-            ),
-            Some(Err(e)) => {
-                tracing::error!(error = %e, "building the annual report package failed");
-                server_error(StatusCode::INTERNAL_SERVER_ERROR, &r)
+    state
+        .faults
+        .guarded(&DATA, &req, move |_| async move {
+            if let Err(resp) = authorize(&st, &r, SCOPE_READ) {
+                return *resp;
             }
-            None => api_error(
-                StatusCode::NOT_FOUND,
-                "about:blank",
-                "client.error",
-                "Dokument kunde inte hittas.",
-                &r,
-            ),
-        }
-    })
-    .await
+            let zip = {
+                let ds = st.read();
+                ds.document(&id)
+                    .map(|(c, rep)| crate::annual_report::package(c, rep))
+            };
+            match zip {
+                Some(Ok(bytes)) => with_request_id(
+                    HttpResponse::Ok()
+                        .content_type("application/zip")
+                        .insert_header((
+                            header::CONTENT_DISPOSITION,
+                            HeaderValue::from_str(&format!("attachment; filename=\"{id}.zip\""))
+                                .unwrap_or(HeaderValue::from_static("attachment")),
+                        ))
+                        .body(bytes),
+                    &r,
+                ),
+                Some(Err(e)) => {
+                    tracing::error!(error = %e, "building the annual report package failed");
+                    server_error(StatusCode::INTERNAL_SERVER_ERROR, &r)
+                }
+                None => api_error(
+                    StatusCode::NOT_FOUND,
+                    "about:blank",
+                    "client.error",
+                    "Dokument kunde inte hittas.",
+                    &r,
+                ),
+            }
+        })
+        .await
 }
 
 // ---------------------------------------------------------------------------------------
@@ -940,7 +965,7 @@ pub fn dokumentlista_svar(company: Option<&Company>) -> DokumentlistaSvar {
 // field_fel
 // ---------------------------------------------------------------------------------------
 
-pub(crate) fn validate_field_fel(spec: &crate::faults::FaultSpec) -> Result<(), String> {
+fn validate_field_fel(spec: &FaultSpec) -> Result<(), String> {
     if let Some(t) = &spec.fel_typ {
         if !FEL_TYPER.contains(&t.as_str()) {
             return Err(format!("fel_typ must be one of {FEL_TYPER:?}"));

@@ -1,4 +1,5 @@
 use crate::common::*;
+use serde_json::json;
 use std::time::{Duration, Instant};
 use upstream_sandbox::ssbtgu::example_request;
 use upstream_sandbox::{testnr, FaultKind, FaultSpec, SandboxConfig, Source};
@@ -355,4 +356,74 @@ async fn field_fel_on_ssbtgu_items() {
         .contains("<ns5:FelKod>14</ns5:FelKod>"));
     assert!(item(&body, "UD0001").unwrap().contains("<ns3:ForetagNamn>"));
     sb.stop().await;
+}
+
+#[tokio::test]
+async fn field_fel_is_checked_against_the_source_it_is_armed_for() {
+    let sb = start();
+    let c = client();
+    let cases = [
+        (
+            "bolagsverket",
+            json!({"kind": "field_fel", "fel_typ": "TIMEOUT", "field": "SCB"}),
+            200,
+        ),
+        (
+            "bolagsverket",
+            json!({"kind": "field_fel", "fel_typ": "NOPE"}),
+            400,
+        ),
+        (
+            "bolagsverket",
+            json!({"kind": "field_fel", "field": "UD0029"}),
+            400,
+        ),
+        (
+            "ssbtgu",
+            json!({"kind": "field_fel", "fel_typ": "TIMEOUT", "field": "UD0029"}),
+            200,
+        ),
+        (
+            "ssbtgu",
+            json!({"kind": "field_fel", "field": "organisationsnamn"}),
+            400,
+        ),
+        ("scb", json!({"kind": "field_fel"}), 400),
+        ("lt", json!({"kind": "field_fel"}), 400),
+        ("bolagsverket-token", json!({"kind": "field_fel"}), 400),
+        ("scb", json!({"kind": "http_5xx", "status": 404}), 400),
+    ];
+    for (source, spec, want) in cases {
+        let resp = arm(&sb, &c, source, spec.clone()).await;
+        assert_eq!(resp.status(), want, "{source} {spec}");
+    }
+    // Only the two accepted specs are armed.
+    let armed: Vec<Source> = sb.control().faults().iter().map(|f| f.source).collect();
+    assert_eq!(armed, vec![Source::Bolagsverket, Source::Ssbtgu]);
+}
+
+#[tokio::test]
+async fn each_source_fails_in_its_own_error_shape() {
+    let sb = start();
+    let c = client();
+    for source in ["scb", "bolagsverket-token"] {
+        let resp = arm(&sb, &c, source, json!({"kind": "http_5xx", "status": 503})).await;
+        assert_eq!(resp.status(), 200);
+    }
+    let scb = scb_hamta(&sb, &c, testnr::EK).await;
+    assert_eq!(scb.status(), 503);
+    assert!(scb.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
+    let token = c
+        .post(sb.vdm_token_url())
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("grant_type=client_credentials")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(token.status(), 503);
+    let body: serde_json::Value = token.json().await.unwrap();
+    assert_eq!(body["error"], "temporarily_unavailable");
 }

@@ -214,8 +214,11 @@ pub(crate) struct Upstream {
     /// The upstream's own error answer for a status (503, 504, ...).
     pub error: fn(StatusCode, &HttpRequest) -> HttpResponse,
     /// Checks a `field_fel` spec against the upstream's fel types and fields.
-    pub field_fel: Option<fn(&FaultSpec) -> Result<(), String>>,
+    pub field_fel: Option<FieldFelRules>,
 }
+
+/// Accepts a `field_fel` spec or says what the upstream allows.
+pub(crate) type FieldFelRules = fn(&FaultSpec) -> Result<(), String>;
 
 /// A fault armed for a source, as `GET /control/faults` shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

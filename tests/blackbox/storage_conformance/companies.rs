@@ -1,0 +1,318 @@
+//! The company store: call records and the evidence they give, the per-tenant profile cache
+//! (one read returns the profile, both evidence groups and the subject), and the document ids
+//! a tenant was handed.
+
+use super::*;
+use domain::company::{
+    Address, AnnualReportRef, CachedProfile, CompanyProfile, CompanyRegisterData, CompanyStatus,
+    OptionalGroup, TaxRegistration, UpstreamCall,
+};
+use domain::evidence::EvidenceSource;
+use domain::subject::SubjectHandle;
+
+const ORGNR: &str = "5560021361";
+const ROUTE: &str = "/v1/companies/{orgnr}";
+
+fn call(source: EvidenceSource, operation: &str, at: DateTime<Utc>) -> UpstreamCall {
+    UpstreamCall {
+        source,
+        operation: operation.to_owned(),
+        status: Some(200),
+        digest: Some(format!("sha256:{}", hex(&random_bytes(32)))),
+        upstream_ref: Some(CallRef::generate().to_string()),
+        source_timestamp: at - Duration::seconds(2),
+        retrieved_at: at,
+        schema_version: Some("vdm-v1".to_owned()),
+        usable: true,
+        cost: 0,
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Records the two calls a profile rests on (register and tax) and returns their evidence.
+async fn record_profile_calls(stores: &Stores, t: &Tenant, at: DateTime<Utc>) -> Vec<Evidence> {
+    let calls = [
+        (
+            CallRef::generate(),
+            call(
+                EvidenceSource::CompanyregVardefullaDatamangder,
+                "POST /organisationer",
+                at,
+            ),
+        ),
+        (
+            CallRef::generate(),
+            call(EvidenceSource::TaxauthUppgifter, "GetForetagsuppgifter", at),
+        ),
+    ];
+    stores
+        .companies
+        .record_calls(&t.id, ROUTE, &calls)
+        .await
+        .expect("record_calls")
+}
+
+fn profile(
+    name: &str,
+    document_id: &str,
+    evidence: &[Evidence],
+    at: DateTime<Utc>,
+) -> CompanyProfile {
+    CompanyProfile {
+        country: Country::Se,
+        data: CompanyRegisterData {
+            orgnr: ORGNR.to_owned(),
+            name: name.to_owned(),
+            legal_form: "AB".to_owned(),
+            status: CompanyStatus::Active,
+            registered_at: NaiveDate::from_ymd_opt(1999, 4, 1),
+            address: Address {
+                street: Some("Testgatan 1".to_owned()),
+                postal_code: Some("85102".to_owned()),
+                city: Some("Sundsvall".to_owned()),
+                country: "SE".to_owned(),
+            },
+            sni: vec!["62010".to_owned(), "62020".to_owned()],
+            employees_band: None,
+            latest_annual_report: Some(AnnualReportRef {
+                year: 2025,
+                document_id: document_id.to_owned(),
+            }),
+        },
+        tax: TaxRegistration {
+            f_skatt: true,
+            vat: true,
+            employer: false,
+        },
+        unchecked: vec![OptionalGroup::EmployeesBand],
+        evidence: evidence[0].clone(),
+        tax_evidence: evidence[1].clone(),
+        fetched_at: at,
+    }
+}
+
+async fn company_subject(stores: &Stores, t: &Tenant) -> SubjectId {
+    stores
+        .subjects
+        .resolve_or_create_subject(
+            &t.id,
+            &identifier(IdentifierType::Orgnr),
+            None,
+            &company(t0()),
+        )
+        .await
+        .expect("resolve")
+        .subject_id
+}
+
+fn handle(subject_id: SubjectId) -> SubjectHandle {
+    SubjectHandle {
+        subject_id,
+        aliases: Vec::new(),
+    }
+}
+
+pub(super) async fn check_recorded_calls_come_back_as_their_evidence(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    let at = t0();
+    let calls = [
+        (
+            CallRef::generate(),
+            call(
+                EvidenceSource::CompanyregVardefullaDatamangder,
+                "POST /organisationer",
+                at,
+            ),
+        ),
+        (
+            CallRef::generate(),
+            UpstreamCall {
+                status: None,
+                digest: None,
+                upstream_ref: None,
+                usable: false,
+                ..call(
+                    EvidenceSource::StatsofficeForetagsregister,
+                    "POST /hamtaforetag",
+                    at,
+                )
+            },
+        ),
+    ];
+    let evidence = stores
+        .companies
+        .record_calls(&t.id, ROUTE, &calls)
+        .await
+        .unwrap();
+    assert_eq!(evidence.len(), 2);
+    for ((call_ref, c), e) in calls.iter().zip(&evidence) {
+        assert_eq!(
+            e,
+            &Evidence {
+                source: c.source,
+                source_timestamp: c.source_timestamp,
+                call_ref: *call_ref,
+                upstream_ref: c.upstream_ref.clone(),
+                digest: c.digest.clone(),
+                schema_version: c.schema_version.clone(),
+                retrieved_at: c.retrieved_at,
+            }
+        );
+    }
+    assert_eq!(stores.backing.call_record_count(t.id).await, 2);
+    // Nothing to record writes nothing.
+    assert!(stores
+        .companies
+        .record_calls(&t.id, ROUTE, &[])
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(stores.backing.call_record_count(t.id).await, 2);
+}
+
+pub(super) async fn check_a_saved_profile_reads_back_whole_with_its_subject(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    let subject = company_subject(stores, &t).await;
+    assert_eq!(
+        stores
+            .companies
+            .cached_profile(&t.id, Country::Se, ORGNR)
+            .await
+            .unwrap(),
+        None
+    );
+    let evidence = record_profile_calls(stores, &t, t0()).await;
+    let saved = profile("Testbolaget AB", "doc-1_paket", &evidence, t0());
+    stores
+        .companies
+        .save_profile(&t.id, &subject, &saved)
+        .await
+        .unwrap();
+    let read = stores
+        .companies
+        .cached_profile(&t.id, Country::Se, ORGNR)
+        .await
+        .unwrap();
+    assert_eq!(
+        read,
+        Some(CachedProfile {
+            profile: saved,
+            subject: handle(subject),
+        })
+    );
+}
+
+pub(super) async fn check_saving_again_replaces_the_profile_and_its_evidence(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    let subject = company_subject(stores, &t).await;
+    let first = record_profile_calls(stores, &t, t0()).await;
+    let old = profile("Gamla Namnet AB", "doc-old_paket", &first, t0());
+    stores
+        .companies
+        .save_profile(&t.id, &subject, &old)
+        .await
+        .unwrap();
+
+    let later = t0() + Duration::hours(25);
+    let second = record_profile_calls(stores, &t, later).await;
+    let new = CompanyProfile {
+        unchecked: Vec::new(),
+        ..profile("Nya Namnet AB", "doc-new_paket", &second, later)
+    };
+    stores
+        .companies
+        .save_profile(&t.id, &subject, &new)
+        .await
+        .unwrap();
+
+    let read = stores
+        .companies
+        .cached_profile(&t.id, Country::Se, ORGNR)
+        .await
+        .unwrap()
+        .expect("cached");
+    assert_eq!(read.profile, new);
+    // Both document ids stay the subject's: an answer handed the old one out earlier.
+    for doc in ["doc-old_paket", "doc-new_paket"] {
+        assert_eq!(
+            stores.companies.document_owner(&t.id, doc).await.unwrap(),
+            Some((handle(subject), Country::Se)),
+            "{doc}"
+        );
+    }
+}
+
+pub(super) async fn check_the_company_cache_and_documents_are_per_tenant(stores: &Stores) {
+    let (a, _) = tenant(stores, "SE").await;
+    let (b, _) = tenant(stores, "SE").await;
+    let subject = company_subject(stores, &a).await;
+    let evidence = record_profile_calls(stores, &a, t0()).await;
+    let saved = profile("Testbolaget AB", "doc-a_paket", &evidence, t0());
+    stores
+        .companies
+        .save_profile(&a.id, &subject, &saved)
+        .await
+        .unwrap();
+
+    assert_eq!(
+        stores
+            .companies
+            .cached_profile(&b.id, Country::Se, ORGNR)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        stores
+            .companies
+            .document_owner(&b.id, "doc-a_paket")
+            .await
+            .unwrap(),
+        None
+    );
+    // The country is part of the key: the same digits in another country are another company.
+    assert_eq!(
+        stores
+            .companies
+            .cached_profile(&a.id, Country::Lt, ORGNR)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        stores
+            .companies
+            .document_owner(&a.id, "doc-unknown")
+            .await
+            .unwrap(),
+        None
+    );
+}
+
+pub(super) async fn check_a_subject_first_seen_by_a_registry_read_is_evidenced_by_that_call(
+    stores: &Stores,
+) {
+    let (t, _) = tenant(stores, "SE").await;
+    let evidence = record_profile_calls(stores, &t, t0()).await;
+    let fresh = FreshSubject {
+        sighting: FirstSighting::RegistryRead(evidence[0].call_ref),
+        ..company(t0())
+    };
+    let created = stores
+        .subjects
+        .resolve_or_create_subject(&t.id, &identifier(IdentifierType::Orgnr), None, &fresh)
+        .await
+        .unwrap();
+    assert!(created.created);
+    let record = stores
+        .subjects
+        .subject(&t.id, &created.subject_id)
+        .await
+        .unwrap();
+    assert_eq!(record.evidence, evidence[0]);
+    // No identity event was invented: the registry call is the only record.
+    assert_eq!(stores.backing.call_record_count(t.id).await, 2);
+}

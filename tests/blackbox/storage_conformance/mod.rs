@@ -1,0 +1,382 @@
+//! Storage conformance: every "MUST" of the storage ports (`domain::ports`) and the invariants
+//! the use cases rely on, written once against the port traits.
+//!
+//! Each rule is an `async fn check_*(stores: &Stores)` that sees only the ports, plus, where a
+//! rule is about what was written (audit rows, row counts), a [`Backing`] that looks beneath
+//! them. Each adapter runs every check from its own module of tests (`mod postgres` below): a
+//! second adapter adds a `Backing` variant, a constructor and one `conformance_tests!` list.
+//!
+//! The checks live in one file per port (`tenants`, `grants`, `audit`, `subjects`,
+//! `companies`); this file
+//! holds what they share: the ports under test, the view beneath them, and the fixtures.
+//!
+//! The storage layer never sees a plaintext identifier: the checks fabricate
+//! `ProtectedIdentifier`s from random bytes.
+
+use blackbox::db::TestDatabase;
+use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
+use domain::audit::{AccessRecord, Outcome, RequestContext, SecurityReason, SecurityRecord};
+use domain::country::{Country, CountrySet};
+use domain::error::ErrorCode;
+use domain::evidence::Evidence;
+use domain::grant::{Grant, SecretHash};
+use domain::identifier::IdentifierType;
+use domain::identifier::SubjectKind;
+use domain::ids::{CallRef, ClientId, GrantId, IdentifierRef, RequestId, SubjectId, TenantId};
+use domain::operation::{Operation, Surface};
+use domain::ports::{AuditSink, CompanyStore, GrantStore, StoreError, SubjectStore, TenantStore};
+use domain::scope::ScopeSet;
+use domain::subject::{BlindIndex, FirstSighting, FreshSubject, ProtectedIdentifier};
+use domain::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus, WrappedDataKey};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The storage adapter under test: its ports, and what lies beneath them.
+pub struct Stores {
+    pub tenants: Arc<dyn TenantStore>,
+    pub grants: Arc<dyn GrantStore>,
+    pub audit: Arc<dyn AuditSink>,
+    pub subjects: Arc<dyn SubjectStore>,
+    pub companies: Arc<dyn CompanyStore>,
+    pub backing: Backing,
+}
+
+/// Beneath the ports: how a check sees what an adapter wrote. Each view answers in one
+/// adapter-neutral shape (JSON objects with the port's field names, times as UTC
+/// `YYYY-MM-DDTHH:MM:SS.ffffff`).
+pub enum Backing {
+    Postgres(TestDatabase),
+}
+
+impl Backing {
+    /// The tenant audit rows of one request.
+    async fn audit_rows(&self, request: RequestId) -> Vec<Value> {
+        match self {
+            Backing::Postgres(db) => {
+                db.rows(&format!(
+                    "SELECT tenant_id, audit_id, grant_id, request_id, {}, surface, action, method, \
+                     route, tool, status, outcome, error_code, detail \
+                     FROM audit_log WHERE request_id = '{request}'",
+                    utc_text("occurred_at")
+                ))
+                .await
+            }
+        }
+    }
+
+    /// The grant access rows of one request.
+    async fn access_rows(&self, request: RequestId) -> Vec<Value> {
+        match self {
+            Backing::Postgres(db) => {
+                db.rows(&format!(
+                    "SELECT tenant_id, grant_id, access_id, request_id, {}, surface, method, route, \
+                     tool, status, outcome, error_code \
+                     FROM access_log WHERE request_id = '{request}'",
+                    utc_text("occurred_at")
+                ))
+                .await
+            }
+        }
+    }
+
+    /// The security-log rows of one request.
+    async fn security_rows(&self, request: RequestId) -> Vec<Value> {
+        match self {
+            Backing::Postgres(db) => {
+                db.rows(&format!(
+                    "SELECT event_id, request_id, {}, method, route, status, reason, client_id, peer \
+                     FROM security_log WHERE request_id = '{request}'",
+                    utc_text("occurred_at")
+                ))
+                .await
+            }
+        }
+    }
+
+    /// How many subjects the tenant has (merged or not).
+    async fn subject_count(&self, tenant: TenantId) -> i64 {
+        match self {
+            Backing::Postgres(db) => {
+                db.count("subjects", &format!("tenant_id = '{tenant}'"))
+                    .await
+            }
+        }
+    }
+
+    /// How many identifiers the tenant has stored.
+    async fn identifier_count(&self, tenant: TenantId) -> i64 {
+        match self {
+            Backing::Postgres(db) => {
+                db.count("subject_identifiers", &format!("tenant_id = '{tenant}'"))
+                    .await
+            }
+        }
+    }
+
+    /// How many upstream call records the tenant has.
+    async fn call_record_count(&self, tenant: TenantId) -> i64 {
+        match self {
+            Backing::Postgres(db) => {
+                db.count("call_records", &format!("tenant_id = '{tenant}'"))
+                    .await
+            }
+        }
+    }
+
+    /// How many permits were ever recorded for the tenant.
+    async fn permit_count(&self, tenant: TenantId) -> i64 {
+        match self {
+            Backing::Postgres(db) => {
+                db.count("permits", &format!("tenant_id = '{tenant}'"))
+                    .await
+            }
+        }
+    }
+}
+
+/// SQL rendering a timestamptz column as UTC text with microseconds, named as the column.
+fn utc_text(column: &str) -> String {
+    format!("to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') AS {column}")
+}
+
+/// The same rendering of a time on this side.
+fn utc(at: DateTime<Utc>) -> String {
+    at.format("%Y-%m-%dT%H:%M:%S%.6f").to_string()
+}
+
+// --- fixtures ---
+
+/// A fixed instant with a non-zero microsecond part (storage keeps microseconds).
+fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 21, 10, 30, 15).unwrap() + Duration::microseconds(123_457)
+}
+
+fn countries(list: &str) -> CountrySet {
+    CountrySet::parse_list(list).unwrap()
+}
+
+fn scopes(list: &str) -> ScopeSet {
+    ScopeSet::parse_list(list).unwrap()
+}
+
+/// `n` random bytes.
+fn random_bytes(n: usize) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(n + 10);
+    while bytes.len() < n {
+        // The low 80 bits of a ULID are random.
+        bytes.extend_from_slice(&ulid::Ulid::generate().0.to_le_bytes()[..10]);
+    }
+    bytes.truncate(n);
+    bytes
+}
+
+fn data_key() -> WrappedDataKey {
+    WrappedDataKey(random_bytes(60))
+}
+
+/// A pending Swedish tenant provisioned for `provisioned`, with a non-default budget.
+fn new_tenant(provisioned: &str) -> Tenant {
+    Tenant {
+        id: TenantId::generate(),
+        name: "Acme Ünïcode AB".into(),
+        own_country: Country::Se,
+        provisioned: countries(provisioned),
+        status: TenantStatus::Pending,
+        permit: None,
+        budget: Budget {
+            daily_paid_calls: 1234,
+            monitoring_share: 0.25,
+            person_lookup_ceiling: 77,
+        },
+        created_at: t0(),
+    }
+}
+
+/// Inserts a tenant provisioned for `provisioned` and returns it with its data key.
+async fn tenant(stores: &Stores, provisioned: &str) -> (Tenant, WrappedDataKey) {
+    let t = new_tenant(provisioned);
+    let key = data_key();
+    stores
+        .tenants
+        .insert_tenant(&t, &key)
+        .await
+        .expect("insert_tenant");
+    (t, key)
+}
+
+fn new_grant(t: &Tenant, scope_list: &str, country_list: &str) -> Grant {
+    Grant {
+        id: GrantId::generate(),
+        tenant_id: t.id,
+        client_id: ClientId::generate(),
+        scopes: scopes(scope_list),
+        countries: countries(country_list),
+        expires_at: Some(t0() + Duration::days(90)),
+        revoked_at: None,
+        credential_generation: 1,
+        created_at: t0() + Duration::microseconds(1),
+    }
+}
+
+fn hash() -> SecretHash {
+    SecretHash(format!(
+        "$argon2id$v=19$m=19456,t=2,p=1${}",
+        ulid::Ulid::generate()
+    ))
+}
+
+/// Inserts a grant of `t` and returns it with its secret hash.
+async fn grant(stores: &Stores, t: &Tenant, country_list: &str) -> (Grant, SecretHash) {
+    let g = new_grant(t, "kyb:read kyc:read", country_list);
+    let h = hash();
+    stores
+        .grants
+        .insert_grant(&g, &h)
+        .await
+        .expect("insert_grant");
+    (g, h)
+}
+
+/// A fabricated protected identifier: random blind index and ciphertext.
+fn identifier(id_type: IdentifierType) -> ProtectedIdentifier {
+    ProtectedIdentifier {
+        id_type,
+        country: id_type.country(),
+        blind_index: BlindIndex(random_bytes(32)),
+        sealed: random_bytes(48),
+    }
+}
+
+fn fresh(kind: SubjectKind, at: DateTime<Utc>) -> FreshSubject {
+    FreshSubject {
+        subject_id: SubjectId::generate(),
+        identifier_ref: IdentifierRef::generate(),
+        kind,
+        sighting: FirstSighting::ConsumerIdentity {
+            call_ref: CallRef::generate(),
+            route: "/v1/subjects/resolve",
+        },
+        at,
+    }
+}
+
+fn company(at: DateTime<Utc>) -> FreshSubject {
+    fresh(SubjectKind::Company, at)
+}
+
+fn sorted(mut ids: Vec<GrantId>) -> Vec<GrantId> {
+    ids.sort();
+    ids
+}
+
+mod audit;
+mod companies;
+mod grants;
+mod subjects;
+mod tenants;
+
+// --- the adapters ---
+
+/// One test per check for an adapter: `conformance_tests!(constructor; test => check, ...)`.
+macro_rules! conformance_tests {
+    ($stores:path; $($(#[$attr:meta])* $test:ident => $check:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread")]
+            $(#[$attr])*
+            async fn $test() {
+                let stores = $stores().await;
+                $check(&stores).await;
+            }
+        )*
+    };
+}
+
+mod postgres {
+    use super::audit::*;
+    use super::companies::*;
+    use super::grants::*;
+    use super::subjects::*;
+    use super::tenants::*;
+    use super::{Backing, Stores};
+    use blackbox::db::TestDatabase;
+    use std::sync::Arc;
+
+    /// The PostgreSQL adapter on a fresh migrated database.
+    async fn stores() -> Stores {
+        let db = TestDatabase::create().await;
+        let database = Arc::new(
+            adapters_postgres::Database::connect(&db.url, 4)
+                .expect("connecting to the test database"),
+        );
+        Stores {
+            tenants: database.clone(),
+            grants: database.clone(),
+            audit: database.clone(),
+            subjects: database.clone(),
+            companies: database,
+            backing: Backing::Postgres(db),
+        }
+    }
+
+    conformance_tests!(stores;
+        tenant_round_trips_every_field => check_tenant_round_trips_every_field,
+        a_tenant_inserted_with_a_permit_keeps_it => check_a_tenant_inserted_with_a_permit_keeps_it,
+        unknown_tenant_is_not_found => check_unknown_tenant_is_not_found,
+        tenant_status_changes => check_tenant_status_changes,
+        the_newest_permit_is_current_and_reinstating_adds_a_row =>
+            check_the_newest_permit_is_current_and_reinstating_adds_a_row,
+        a_permit_recorded_in_the_same_instant_still_becomes_current =>
+            check_a_permit_recorded_in_the_same_instant_still_becomes_current,
+        the_budget_is_set => check_the_budget_is_set,
+        narrowing_under_live_grants_is_refused_naming_them_and_changes_nothing =>
+            check_narrowing_under_live_grants_is_refused_naming_them_and_changes_nothing,
+        a_revoked_grant_does_not_block_narrowing => check_a_revoked_grant_does_not_block_narrowing,
+        narrowing_and_widening_succeed_when_the_grants_fit =>
+            check_narrowing_and_widening_succeed_when_the_grants_fit,
+        a_grant_write_racing_a_narrowing_never_leaves_a_grant_outside =>
+            check_a_grant_write_racing_a_narrowing_never_leaves_a_grant_outside,
+        a_grant_round_trips_every_field => check_a_grant_round_trips_every_field,
+        a_grant_outside_the_tenant_countries_is_refused_and_not_written =>
+            check_a_grant_outside_the_tenant_countries_is_refused_and_not_written,
+        grants_are_found_only_under_their_own_tenant =>
+            check_grants_are_found_only_under_their_own_tenant,
+        a_grant_of_an_unknown_tenant_is_not_found => check_a_grant_of_an_unknown_tenant_is_not_found,
+        credentials_find_grant_tenant_key_and_hash => check_credentials_find_grant_tenant_key_and_hash,
+        grant_access_is_scoped_by_tenant => check_grant_access_is_scoped_by_tenant,
+        a_grant_update_replaces_scopes_or_countries_only =>
+            check_a_grant_update_replaces_scopes_or_countries_only,
+        a_grant_update_outside_the_tenant_countries_is_refused =>
+            check_a_grant_update_outside_the_tenant_countries_is_refused,
+        revoking_twice_keeps_the_first_revocation => check_revoking_twice_keeps_the_first_revocation,
+        rotation_bumps_the_generation_and_replaces_the_hash =>
+            check_rotation_bumps_the_generation_and_replaces_the_hash,
+        an_access_record_writes_one_audit_row_and_one_access_row =>
+            check_an_access_record_writes_one_audit_row_and_one_access_row,
+        a_security_record_writes_one_security_row => check_a_security_record_writes_one_security_row,
+        resolve_creates_on_first_sight_and_finds_on_the_second =>
+            check_resolve_creates_on_first_sight_and_finds_on_the_second,
+        concurrent_first_sightings_make_one_subject => check_concurrent_first_sightings_make_one_subject,
+        one_blind_index_at_two_tenants_is_two_unrelated_subjects =>
+            check_one_blind_index_at_two_tenants_is_two_unrelated_subjects,
+        a_customer_ref_attaches_and_reattaching_it_is_fine =>
+            check_a_customer_ref_attaches_and_reattaching_it_is_fine,
+        a_ref_of_another_subject_conflicts_and_creates_nothing =>
+            check_a_ref_of_another_subject_conflicts_and_creates_nothing,
+        resolves_racing_for_one_new_ref_attach_it_once =>
+            check_resolves_racing_for_one_new_ref_attach_it_once,
+        customer_refs_are_per_tenant => check_customer_refs_are_per_tenant,
+        a_subject_reads_back_with_identifiers_refs_and_evidence =>
+            check_a_subject_reads_back_with_identifiers_refs_and_evidence,
+        another_tenants_subject_is_not_found => check_another_tenants_subject_is_not_found,
+        recorded_calls_come_back_as_their_evidence =>
+            check_recorded_calls_come_back_as_their_evidence,
+        a_saved_profile_reads_back_whole_with_its_subject =>
+            check_a_saved_profile_reads_back_whole_with_its_subject,
+        saving_again_replaces_the_profile_and_its_evidence =>
+            check_saving_again_replaces_the_profile_and_its_evidence,
+        the_company_cache_and_documents_are_per_tenant =>
+            check_the_company_cache_and_documents_are_per_tenant,
+        a_subject_first_seen_by_a_registry_read_is_evidenced_by_that_call =>
+            check_a_subject_first_seen_by_a_registry_read_is_evidenced_by_that_call,
+    );
+}

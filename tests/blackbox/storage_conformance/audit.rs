@@ -1,4 +1,5 @@
-//! The audit sink: one access record writes one audit row and one access row; a security record one security row.
+//! The audit sink: one access record writes one audit row and one access row; a security record one
+//! security row.
 
 use super::*;
 

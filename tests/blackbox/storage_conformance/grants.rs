@@ -1,4 +1,5 @@
-//! Grants and the countries provisioned above them: round trips, tenant scoping, narrowing under live grants, updates, revocation and rotation.
+//! Grants and the countries provisioned above them: round trips, tenant scoping, narrowing under
+//! live grants, updates, revocation and rotation.
 
 use super::*;
 

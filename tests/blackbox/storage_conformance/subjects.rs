@@ -1,4 +1,5 @@
-//! Subjects: resolve on first and second sight, concurrent first sightings, customer references, reads, and tenant isolation.
+//! Subjects: resolve on first and second sight, concurrent first sightings, customer references,
+//! reads, and tenant isolation.
 
 use super::*;
 

@@ -2,9 +2,15 @@
 //!
 //! Hashing is deliberately slow, so it runs on tokio's blocking pool and at most
 //! `max_concurrent` hashes run at once (each holds `memory_kib` of RAM while it runs).
+//!
+//! That working memory is allocated once per concurrent hash and reused, not allocated for
+//! every hash: the blocking pool runs hashes on ever different threads, and the allocator keeps
+//! the freed 19 MiB of each in that thread's arena, so a burst of token requests used to leave
+//! the process hundreds of MiB larger. Reused, the memory is bounded by `max_concurrent`
+//! workspaces (wiped after each use, as they hold values derived from the secret).
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
+use argon2::password_hash::{Output, PasswordHash, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
 use async_trait::async_trait;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -13,7 +19,7 @@ use domain::ports::{CredentialHasher, CryptoError};
 use rand::rngs::OsRng;
 use rand::RngCore;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
 use zeroize::Zeroizing;
 
@@ -69,6 +75,9 @@ impl Default for Argon2Config {
 
 struct Inner {
     argon: Argon2<'static>,
+    /// Idle Argon2 working memory, one per hash that may run at once.
+    workspaces: Mutex<Vec<Vec<Block>>>,
+    max_workspaces: usize,
     /// A real hash (same parameters) of a secret nobody holds; unknown clients are checked
     /// against it so that they cost what a known client costs.
     dummy: String,
@@ -78,26 +87,88 @@ struct Inner {
 
 impl Inner {
     /// The one verification routine: every answer `verify_secret` gives passes through here
-    /// exactly once.
+    /// exactly once. The hash is recomputed with the stored hash's own parameters and salt and
+    /// compared in constant time (`Output`'s equality).
     fn verify(&self, presented: &[u8], phc: &str) -> bool {
         #[cfg(test)]
         self.verifications
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        match PasswordHash::new(phc) {
-            // Argon2's verifier compares the digests in constant time.
-            Ok(hash) => self.argon.verify_password(presented, &hash).is_ok(),
-            Err(_) => false,
-        }
+        let Ok(hash) = PasswordHash::new(phc) else {
+            return false;
+        };
+        let (Some(salt), Some(expected)) = (hash.salt, hash.hash) else {
+            return false;
+        };
+        let Ok(params) = Params::try_from(&hash) else {
+            return false;
+        };
+        let Ok(algorithm) = Algorithm::try_from(hash.algorithm) else {
+            return false;
+        };
+        let version = match hash.version.map(Version::try_from) {
+            None => Version::V0x13,
+            Some(Ok(v)) => v,
+            Some(Err(_)) => return false,
+        };
+        let mut salt_buf = [0u8; 64];
+        let Ok(salt) = salt.decode_b64(&mut salt_buf) else {
+            return false;
+        };
+        let argon = Argon2::new(algorithm, version, params);
+        let mut out = Zeroizing::new(vec![0u8; expected.len()]);
+        self.compute(&argon, presented, salt, &mut out).is_ok()
+            && Output::new(&out).is_ok_and(|computed| computed == expected)
     }
 
     fn hash(&self, secret: &[u8]) -> Result<String, CryptoError> {
         let mut salt = [0u8; 16];
         OsRng.fill_bytes(&mut salt);
-        let salt = SaltString::encode_b64(&salt).map_err(|_| failed())?;
-        self.argon
-            .hash_password(secret, &salt)
-            .map(|h| h.to_string())
-            .map_err(|_| failed())
+        let encoded = SaltString::encode_b64(&salt).map_err(|_| failed())?;
+        let len = self
+            .argon
+            .params()
+            .output_len()
+            .unwrap_or(Params::DEFAULT_OUTPUT_LEN);
+        let mut out = vec![0u8; len];
+        self.compute(&self.argon, secret, &salt, &mut out)?;
+        let output = Output::new(&out).map_err(|_| failed())?;
+        let params = argon2::password_hash::ParamsString::try_from(self.argon.params())
+            .map_err(|_| failed())?;
+        Ok(PasswordHash {
+            algorithm: Algorithm::Argon2id.ident(),
+            version: Some(Version::V0x13.into()),
+            params,
+            salt: Some(encoded.as_salt()),
+            hash: Some(output),
+        }
+        .to_string())
+    }
+
+    /// Runs Argon2 in a reused workspace, wiping it afterwards.
+    fn compute(
+        &self,
+        argon: &Argon2<'_>,
+        secret: &[u8],
+        salt: &[u8],
+        out: &mut [u8],
+    ) -> Result<(), CryptoError> {
+        let needed = argon.params().block_count();
+        let mut memory = self
+            .workspaces
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .filter(|m| m.len() >= needed)
+            .unwrap_or_else(|| vec![Block::default(); needed]);
+        let result = argon
+            .hash_password_into_with_memory(secret, salt, out, &mut memory[..])
+            .map_err(|_| failed());
+        memory.fill(Block::default());
+        let mut idle = self.workspaces.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < self.max_workspaces {
+            idle.push(memory);
+        }
+        result
     }
 }
 
@@ -134,6 +205,8 @@ impl Argon2Hasher {
         OsRng.fill_bytes(&mut nobody[..]);
         let mut inner = Inner {
             argon,
+            workspaces: Mutex::new(Vec::new()),
+            max_workspaces: config.max_concurrent,
             dummy: String::new(),
             #[cfg(test)]
             verifications: std::sync::atomic::AtomicUsize::new(0),
@@ -245,6 +318,61 @@ mod tests {
                 .unwrap(),
             32
         );
+    }
+
+    #[tokio::test]
+    async fn hashes_are_standard_phc_strings_both_ways() {
+        use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+        let h = Argon2Hasher::for_tests();
+        let s = h.generate_secret();
+        // Ours, checked by the reference verifier.
+        let ours = h.hash_secret(&s).await.unwrap();
+        let reference = Argon2::new(
+            Algorithm::Argon2id,
+            Version::V0x13,
+            Params::new(256, 1, 1, None).unwrap(),
+        );
+        let parsed = PasswordHash::new(&ours.0).unwrap();
+        assert!(reference
+            .verify_password(s.expose().as_bytes(), &parsed)
+            .is_ok());
+        // The reference's (a hash stored before workspaces were reused), checked by ours, even
+        // with other parameters than the hasher's own.
+        let other = Argon2::new(
+            Algorithm::Argon2id,
+            Version::V0x13,
+            Params::new(512, 2, 1, None).unwrap(),
+        );
+        let salt = SaltString::encode_b64(b"sixteen byte salt").unwrap();
+        let theirs = other
+            .hash_password(s.expose().as_bytes(), &salt)
+            .unwrap()
+            .to_string();
+        assert!(
+            h.verify_secret(s.expose(), Some(&SecretHash(theirs.clone())))
+                .await
+        );
+        assert!(!h.verify_secret("cs_other", Some(&SecretHash(theirs))).await);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn working_memory_is_reused_and_bounded() {
+        let h = Argon2Hasher::for_tests();
+        let s = h.generate_secret();
+        let hash = h.hash_secret(&s).await.unwrap();
+        let checks = (0..32).map(|_| {
+            let (h, s, hash) = (h.clone(), s.expose().to_owned(), hash.clone());
+            tokio::spawn(async move { h.verify_secret(&s, Some(&hash)).await })
+        });
+        for check in checks {
+            assert!(check.await.unwrap());
+        }
+        let idle = h.inner.workspaces.lock().unwrap();
+        assert!(!idle.is_empty() && idle.len() <= h.config.max_concurrent);
+        // Wiped after use: nothing derived from the secret stays behind.
+        assert!(idle
+            .iter()
+            .all(|m| m.iter().all(|b| b.as_ref().iter().all(|w| *w == 0))));
     }
 
     #[tokio::test]

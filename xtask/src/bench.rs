@@ -157,7 +157,13 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let scripts = work.join("wrk");
     std::fs::create_dir_all(&scripts)?;
     for (name, body) in SCRIPTS {
-        std::fs::write(scripts.join(name), body)?;
+        let rotates = body.contains("reqs[n]");
+        let script = if rotates {
+            format!("{body}{ROUND_ROBIN}")
+        } else {
+            body.to_owned()
+        };
+        std::fs::write(scripts.join(name), script)?;
     }
     let wrk_env = [
         ("TOKEN", token.clone()),
@@ -245,7 +251,16 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
 }
 
 /// The wrk scripts: each prebuilds its requests once per thread, so per-request Lua work is
-/// a table lookup.
+/// a table lookup. The company and MCP scripts end with [`ROUND_ROBIN`].
+/// Hands out a prebuilt table `reqs` of `n` requests in turn, from a random start `i`.
+const ROUND_ROBIN: &str = "
+function request()
+  i = i + 1
+  if i > n then i = 1 end
+  return reqs[i]
+end
+";
+
 const SCRIPTS: [(&str, &str); 3] = [
     (
         "company.lua",
@@ -259,11 +274,6 @@ function init(args)
       { ["Authorization"] = "Bearer " .. token, ["Accept"] = "application/json" })
   end
   i = math.random(1, n)
-end
-function request()
-  i = i + 1
-  if i > n then i = 1 end
-  return reqs[i]
 end
 "#,
     ),
@@ -284,11 +294,6 @@ function init(args)
       ["MCP-Protocol-Version"] = "2025-06-18" }, body)
   end
   i = math.random(1, n)
-end
-function request()
-  i = i + 1
-  if i > n then i = 1 end
-  return reqs[i]
 end
 "#,
     ),

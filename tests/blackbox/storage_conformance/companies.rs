@@ -32,9 +32,9 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Records the two calls a profile rests on (register and tax) and returns their evidence.
-async fn record_profile_calls(stores: &Stores, t: &Tenant, at: DateTime<Utc>) -> Vec<Evidence> {
-    let calls = [
+/// The register call and the tax call a profile rests on, under fresh call refs.
+fn profile_calls(at: DateTime<Utc>) -> [(CallRef, UpstreamCall); 2] {
+    [
         (
             CallRef::generate(),
             call(
@@ -47,10 +47,14 @@ async fn record_profile_calls(stores: &Stores, t: &Tenant, at: DateTime<Utc>) ->
             CallRef::generate(),
             call(EvidenceSource::TaxauthUppgifter, "GetForetagsuppgifter", at),
         ),
-    ];
+    ]
+}
+
+/// Records the calls a profile rests on and returns their evidence.
+async fn record_profile_calls(stores: &Stores, t: &Tenant, at: DateTime<Utc>) -> Vec<Evidence> {
     stores
         .companies
-        .record_calls(&t.id, ROUTE, &calls)
+        .record_calls(&t.id, ROUTE, &profile_calls(at))
         .await
         .expect("record_calls")
 }
@@ -117,31 +121,20 @@ fn handle(subject_id: SubjectId) -> SubjectHandle {
 
 pub(super) async fn check_recorded_calls_come_back_as_their_evidence(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
-    let at = t0();
-    let calls = [
-        (
-            CallRef::generate(),
-            call(
-                EvidenceSource::CompanyregVardefullaDatamangder,
-                "POST /organisationer",
-                at,
-            ),
-        ),
-        (
-            CallRef::generate(),
-            UpstreamCall {
-                status: None,
-                digest: None,
-                upstream_ref: None,
-                usable: false,
-                ..call(
-                    EvidenceSource::StatsofficeForetagsregister,
-                    "POST /hamtaforetag",
-                    at,
-                )
-            },
-        ),
-    ];
+    // A usable call, and a failed one that still is recorded.
+    let [register, _] = profile_calls(t0());
+    let failed = UpstreamCall {
+        status: None,
+        digest: None,
+        upstream_ref: None,
+        usable: false,
+        ..call(
+            EvidenceSource::StatsofficeForetagsregister,
+            "POST /hamtaforetag",
+            t0(),
+        )
+    };
+    let calls = [register, (CallRef::generate(), failed)];
     let evidence = stores
         .companies
         .record_calls(&t.id, ROUTE, &calls)

@@ -165,14 +165,18 @@ fn run_counted(
 fn python_venv(packages: &[&str]) -> Result<PathBuf> {
     let venv = root().join(".venv-test");
     let python = venv.join("bin/python");
-    if !python.exists() {
-        let status = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()
-            .context("python3 -m venv")?;
-        if !status.success() {
-            bail!("could not create {}", venv.display());
+    // A venv made without pip (Debian's python3 lacks `ensurepip` until python3-venv is
+    // installed) leaves bin/python behind: judge by pip, and make it again.
+    if !venv.join("bin/pip").exists() && !make_venv(&venv)? {
+        eprintln!("xtask: python3 -m venv failed; installing python3-venv");
+        let _ = Command::new("sh")
+            .args([
+                "-c",
+                "apt-get update -qq && apt-get install -y -qq python3-venv",
+            ])
+            .status();
+        if !make_venv(&venv)? {
+            bail!("could not create {} (python3 -m venv)", venv.display());
         }
     }
     let marker = venv.join(format!(
@@ -197,6 +201,16 @@ fn python_venv(packages: &[&str]) -> Result<PathBuf> {
         std::fs::write(&marker, "")?;
     }
     Ok(python)
+}
+
+fn make_venv(venv: &Path) -> Result<bool> {
+    Ok(Command::new("python3")
+        .args(["-m", "venv", "--clear"])
+        .arg(venv)
+        .status()
+        .context("python3 -m venv")?
+        .success()
+        && venv.join("bin/pip").exists())
 }
 
 /// Checks that PostgreSQL answers at the test URL; starts the local cluster when it does not.

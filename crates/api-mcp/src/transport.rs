@@ -29,13 +29,10 @@ const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// 405 for every method but POST, with `Allow: POST` and the API's error shape.
 pub async fn method_not_allowed() -> HttpResponse {
-    let failure = Failure::new(
-        ErrorCode::MethodNotAllowed,
-        "/mcp answers POST only: this server keeps no session and opens no event stream",
-    );
-    HttpResponse::MethodNotAllowed()
-        .insert_header((header::ALLOW, "POST"))
-        .json(ErrorBody::of(&failure))
+    api_rest::method_not_allowed(
+        &actix_web::http::Method::POST,
+        "/mcp answers POST only: this server keeps no session and opens no event stream".into(),
+    )
 }
 
 fn not_acceptable() -> HttpResponse {
@@ -211,13 +208,7 @@ impl Exchange<'_> {
         let tool = match tool {
             Ok(tool) => tool,
             Err(error) => {
-                // The row never names what was asked for: a name we do not serve may be
-                // anything.
-                let known = params
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .and_then(tools::find)
-                    .map(|t| t.name());
+                let known = served_tool(&params);
                 self.note(Operation::McpToolCall, Err(ErrorCode::BadRequest), known);
                 return rpc_error(StatusCode::OK, id, error);
             }
@@ -249,15 +240,21 @@ impl Exchange<'_> {
 /// serve (a name we do not serve is never recorded: it may be anything).
 fn tool_call_of(message: &Result<Message, Rejection>) -> Option<Option<&'static str>> {
     match message {
-        Ok(Message::Request { method, params, .. }) if method == "tools/call" => Some(
-            params
-                .get("name")
-                .and_then(Value::as_str)
-                .and_then(tools::find)
-                .map(|t| t.name()),
-        ),
+        Ok(Message::Request { method, params, .. }) if method == "tools/call" => {
+            Some(params.as_object().and_then(served_tool))
+        }
         _ => None,
     }
+}
+
+/// The name of the tool a `tools/call` asks for, if it is one we serve. A row never names
+/// what was asked for otherwise: a name we do not serve may be anything.
+fn served_tool(params: &Map<String, Value>) -> Option<&'static str> {
+    params
+        .get("name")
+        .and_then(Value::as_str)
+        .and_then(tools::find)
+        .map(|t| t.name())
 }
 
 /// `initialize`: the client's revision when we speak it, else our newest.

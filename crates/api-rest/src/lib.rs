@@ -63,17 +63,18 @@ where
         .route(web::method(method).to(handler))
         .default_service(web::to(move || {
             let allow = allow.clone();
-            async move { method_not_allowed(&allow) }
+            async move { method_not_allowed(&allow, format!("this path answers {allow} only")) }
         }))
 }
 
 /// 405 in the API's error shape, with the `Allow` header (RFC 9110): the path exists, the
-/// method does not. Not audited: no route ran. The path is never echoed.
-pub fn method_not_allowed(allow: &actix_web::http::Method) -> actix_web::HttpResponse {
-    let failure = domain::Failure::new(
-        domain::ErrorCode::MethodNotAllowed,
-        format!("this path answers {allow} only"),
-    );
+/// method does not. Not audited: no route ran. The message never echoes the path. `/mcp`
+/// answers its 405 through this too.
+pub fn method_not_allowed(
+    allow: &actix_web::http::Method,
+    message: String,
+) -> actix_web::HttpResponse {
+    let failure = domain::Failure::new(domain::ErrorCode::MethodNotAllowed, message);
     actix_web::HttpResponse::MethodNotAllowed()
         .insert_header((actix_web::http::header::ALLOW, allow.as_str()))
         .json(ErrorBody::of(&failure))

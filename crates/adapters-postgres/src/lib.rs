@@ -5,6 +5,7 @@ mod companies;
 mod convert;
 mod database;
 mod grants;
+mod paid;
 pub mod schema;
 mod statements;
 mod subjects;

@@ -178,6 +178,28 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    paid_objects (tenant_id, kind, country, key) {
+        tenant_id -> Text,
+        kind -> Text,
+        country -> Text,
+        key -> Text,
+        subject_id -> Text,
+        data -> Jsonb,
+        call_ref -> Text,
+        fetched_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    paid_call_budget (tenant_id, day) {
+        tenant_id -> Text,
+        day -> Date,
+        used_on_demand -> Int8,
+        used_scheduled -> Int8,
+    }
+}
+
 diesel::joinable!(permits -> tenants (tenant_id));
 diesel::joinable!(grants -> tenants (tenant_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -194,4 +216,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     audit_log,
     access_log,
     security_log,
+    paid_objects,
+    paid_call_budget,
 );

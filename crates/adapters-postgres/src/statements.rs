@@ -12,7 +12,7 @@
 use diesel::deserialize::{self, FromSql, FromSqlRow};
 use diesel::pg::{Pg, PgValue};
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::{Array, Int4, Jsonb, Nullable, Text, Timestamptz, Untyped};
+use diesel::sql_types::{Array, Date, Int4, Int8, Jsonb, Nullable, Text, Timestamptz, Untyped};
 use diesel::QueryResult;
 
 /// Implements what makes a statement type cacheable and runnable: a static query id (one per
@@ -147,6 +147,108 @@ impl QueryFragment<Pg> for CachedCompany<'_> {
     }
 }
 cacheable!(CachedCompany<'a>);
+
+/// A tenant's cached paid object with the evidence of its call and its subject (canonical
+/// id, one merge hop followed, and the aliases merged into it).
+pub(crate) struct CachedPaidObject<'a> {
+    pub tenant_id: &'a str,
+    pub kind: &'a str,
+    pub country: &'a str,
+    pub key: &'a str,
+}
+
+impl QueryFragment<Pg> for CachedPaidObject<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(
+            "SELECT p.data, p.fetched_at, \
+               c.call_ref, c.source, c.source_timestamp, c.upstream_ref, c.digest, \
+               c.schema_version, c.retrieved_at, \
+               s.canonical_id, \
+               ARRAY(SELECT a.subject_id FROM subjects a \
+                     WHERE a.tenant_id = p.tenant_id AND a.merged_into = s.canonical_id \
+                     ORDER BY a.subject_id) AS aliases \
+             FROM paid_objects p \
+             JOIN call_records c ON c.tenant_id = p.tenant_id AND c.call_ref = p.call_ref \
+             JOIN LATERAL ( \
+                 SELECT COALESCE(merged_into, subject_id) AS canonical_id FROM subjects \
+                 WHERE subjects.tenant_id = p.tenant_id AND subjects.subject_id = p.subject_id \
+             ) s ON true \
+             WHERE p.tenant_id = ",
+        );
+        out.push_bind_param::<Text, _>(self.tenant_id)?;
+        out.push_sql(" AND p.kind = ");
+        out.push_bind_param::<Text, _>(self.kind)?;
+        out.push_sql(" AND p.country = ");
+        out.push_bind_param::<Text, _>(self.country)?;
+        out.push_sql(" AND p.key = ");
+        out.push_bind_param::<Text, _>(self.key)?;
+        Ok(())
+    }
+}
+cacheable!(CachedPaidObject<'a>);
+
+/// Spends `units` of one part (on-demand or scheduled) of a tenant's budget day, only if the
+/// part's use stays within `cap`: one statement, so the check and the write are atomic. The
+/// first spend of a day creates the row (through the same check); later ones update it under
+/// its row lock, which serialises concurrent spends and re-checks the cap against the
+/// committed count. Returns a row when the spend was made, none when it did not fit.
+///
+/// `SCHEDULED` picks the part; each part is its own prepared statement.
+pub(crate) struct SpendBudget<'a, const SCHEDULED: bool> {
+    pub tenant_id: &'a str,
+    pub day: chrono::NaiveDate,
+    pub units: i64,
+    pub cap: i64,
+}
+
+impl<const SCHEDULED: bool> QueryFragment<Pg> for SpendBudget<'_, SCHEDULED> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        // The part's column is chosen by the statement's type, never by a value.
+        let (col, other) = if SCHEDULED {
+            ("used_scheduled", "used_on_demand")
+        } else {
+            ("used_on_demand", "used_scheduled")
+        };
+        out.push_sql("INSERT INTO paid_call_budget AS b (tenant_id, day, ");
+        out.push_sql(col);
+        out.push_sql(", ");
+        out.push_sql(other);
+        out.push_sql(") SELECT ");
+        out.push_bind_param::<Text, _>(self.tenant_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Date, _>(&self.day)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Int8, _>(&self.units)?;
+        out.push_sql(", 0 WHERE ");
+        out.push_bind_param::<Int8, _>(&self.units)?;
+        out.push_sql(" <= ");
+        out.push_bind_param::<Int8, _>(&self.cap)?;
+        out.push_sql(" ON CONFLICT (tenant_id, day) DO UPDATE SET ");
+        out.push_sql(col);
+        out.push_sql(" = b.");
+        out.push_sql(col);
+        out.push_sql(" + EXCLUDED.");
+        out.push_sql(col);
+        out.push_sql(" WHERE b.");
+        out.push_sql(col);
+        out.push_sql(" + EXCLUDED.");
+        out.push_sql(col);
+        out.push_sql(" <= ");
+        out.push_bind_param::<Int8, _>(&self.cap)?;
+        out.push_sql(" RETURNING b.");
+        out.push_sql(col);
+        out.push_sql(" AS used");
+        Ok(())
+    }
+}
+
+impl<const SCHEDULED: bool> QueryId for SpendBudget<'_, SCHEDULED> {
+    type QueryId = SpendBudget<'static, SCHEDULED>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+impl<const SCHEDULED: bool> Query for SpendBudget<'_, SCHEDULED> {
+    type SqlType = Untyped;
+}
 
 /// The audit rows of one or more requests: each record is a row of the tenant's audit log and
 /// a row of its grant's access log (with the same id), written by one statement, so they

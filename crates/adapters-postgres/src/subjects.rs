@@ -11,11 +11,11 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::country::Country;
 use domain::evidence::{Evidence, EvidenceSource};
 use domain::identifier::{IdentifierType, SubjectKind};
-use domain::ids::{SubjectId, TenantId};
+use domain::ids::{IdentifierRef, SubjectId, TenantId};
 use domain::ports::{StoreError, SubjectStore};
 use domain::subject::{
-    CustomerRef, FirstSighting, FreshSubject, ProtectedIdentifier, Resolution, SubjectHandle,
-    SubjectIdentifier, SubjectRecord,
+    CustomerRef, FirstSighting, FreshSubject, IdentifierHolder, ProtectedIdentifier, Resolution,
+    SubjectHandle, SubjectIdentifier, SubjectRecord,
 };
 
 /// A lock key for one identifier of one tenant: resolvers of the same identifier queue up,
@@ -279,5 +279,43 @@ impl SubjectStore for Database {
                 retrieved_at: call.5,
             },
         })
+    }
+
+    async fn identifier_holder(
+        &self,
+        tenant: &TenantId,
+        identifier_ref: &IdentifierRef,
+    ) -> Result<Option<IdentifierHolder>, StoreError> {
+        let mut conn = self.conn().await?;
+        let tenant_id = tenant.to_string();
+        let row: Option<(String, String, String, Vec<u8>, String)> = subject_identifiers::table
+            .inner_join(
+                subjects::table.on(subjects::tenant_id
+                    .eq(subject_identifiers::tenant_id)
+                    .and(subjects::subject_id.eq(subject_identifiers::subject_id))),
+            )
+            .filter(subject_identifiers::tenant_id.eq(&tenant_id))
+            .filter(subject_identifiers::identifier_ref.eq(identifier_ref.to_string()))
+            .select((
+                subject_identifiers::subject_id,
+                subject_identifiers::id_type,
+                subject_identifiers::country,
+                subject_identifiers::sealed_value,
+                subjects::kind,
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+        let Some((subject_id, id_type, country, sealed, kind)) = row else {
+            return Ok(None);
+        };
+        Ok(Some(IdentifierHolder {
+            subject: handle_of(&mut conn, &tenant_id, &subject_id).await?,
+            kind: SubjectKind::parse(&kind).ok_or_else(|| corrupt("subject kind"))?,
+            id_type: IdentifierType::parse(&id_type).ok_or_else(|| corrupt("identifier type"))?,
+            country: Country::from_code(&country).ok_or_else(|| corrupt("country"))?,
+            sealed,
+        }))
     }
 }

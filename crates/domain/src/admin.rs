@@ -3,12 +3,15 @@
 //! The operator command line is a thin surface over these; every rule (a tenant keeps its
 //! own country, a grant's countries are a non-empty subset of the tenant's) lives here.
 
+use crate::budget::{budget_day, renews_at, BudgetStatement, BUDGET_TIME_ZONE};
 use crate::clock::Clock;
 use crate::country::{Country, CountrySet};
 use crate::error::{ErrorCode, Failure};
 use crate::grant::{ClientSecret, Grant};
 use crate::ids::{ClientId, GrantId, TenantId};
-use crate::ports::{CredentialHasher, GrantStore, IdentifierVault, StoreError, TenantStore};
+use crate::ports::{
+    CredentialHasher, GrantStore, IdentifierVault, PaidStore, StoreError, TenantStore,
+};
 use crate::scope::ScopeSet;
 use crate::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus};
 use chrono::{DateTime, NaiveDate, Utc};
@@ -40,6 +43,8 @@ pub struct AdminService {
     pub grants: Arc<dyn GrantStore>,
     pub hasher: Arc<dyn CredentialHasher>,
     pub vault: Arc<dyn IdentifierVault>,
+    /// The daily paid-call budget's counters.
+    pub paid: Arc<dyn PaidStore>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -170,6 +175,34 @@ impl AdminService {
             .set_budget(&id, &budget)
             .await
             .map_err(store_failure("tenant"))
+    }
+
+    /// The tenant's budget and its use on `day` (today, in the budget's time zone, when
+    /// `None`).
+    pub async fn budget_statement(
+        &self,
+        id: &str,
+        day: Option<NaiveDate>,
+    ) -> Result<BudgetStatement, Failure> {
+        let id = parse_tenant_id(id)?;
+        let tenant = self
+            .tenants
+            .tenant(&id)
+            .await
+            .map_err(store_failure("tenant"))?;
+        let day = day.unwrap_or_else(|| budget_day(self.clock.now()));
+        let usage = self
+            .paid
+            .budget_usage(&id, day)
+            .await
+            .map_err(Failure::internal)?;
+        Ok(BudgetStatement {
+            day,
+            time_zone: BUDGET_TIME_ZONE.name(),
+            renews_at: renews_at(day),
+            budget: tenant.budget,
+            usage,
+        })
     }
 
     pub async fn create_grant(&self, new: NewGrant) -> Result<IssuedGrant, Failure> {

@@ -3,6 +3,7 @@
 pub mod access;
 pub mod admin;
 pub mod audit;
+pub mod budget;
 pub mod clock;
 pub mod company;
 pub mod company_service;
@@ -14,6 +15,8 @@ pub mod grant;
 pub mod identifier;
 pub mod ids;
 pub mod operation;
+pub mod paid;
+pub mod paid_service;
 pub mod ports;
 pub mod scope;
 pub mod services;

@@ -30,6 +30,14 @@ pub enum Operation {
     GetSubject,
     GetCompany,
     GetDocument,
+    /// The paid tier: `GET /v1/companies/{orgnr}/beneficial-owners`.
+    GetBeneficialOwners,
+    /// The paid tier: `GET /v1/companies/{orgnr}/officers`.
+    GetOfficers,
+    /// The paid tier: `GET /v1/companies/{orgnr}/signatories` (the officers object).
+    GetSignatories,
+    /// The paid tier: `GET /v1/persons/{ref}/engagements`.
+    GetPersonEngagements,
     /// A `POST /mcp` message other than `tools/call` (`initialize`, `tools/list`, `ping`, ...).
     McpRequest,
     /// A call of `POST /mcp` `tools/call`; the tool's own route invocations are audited too.
@@ -43,7 +51,13 @@ impl Operation {
             | Operation::ResolveSubject
             | Operation::McpRequest
             | Operation::McpToolCall => "POST",
-            Operation::GetSubject | Operation::GetCompany | Operation::GetDocument => "GET",
+            Operation::GetSubject
+            | Operation::GetCompany
+            | Operation::GetDocument
+            | Operation::GetBeneficialOwners
+            | Operation::GetOfficers
+            | Operation::GetSignatories
+            | Operation::GetPersonEngagements => "GET",
         }
     }
 
@@ -54,6 +68,10 @@ impl Operation {
             Operation::GetSubject => "/v1/subjects/{id}",
             Operation::GetCompany => "/v1/companies/{orgnr}",
             Operation::GetDocument => "/v1/documents/{id}",
+            Operation::GetBeneficialOwners => "/v1/companies/{orgnr}/beneficial-owners",
+            Operation::GetOfficers => "/v1/companies/{orgnr}/officers",
+            Operation::GetSignatories => "/v1/companies/{orgnr}/signatories",
+            Operation::GetPersonEngagements => "/v1/persons/{ref}/engagements",
             Operation::McpRequest | Operation::McpToolCall => "/mcp",
         }
     }
@@ -71,12 +89,27 @@ impl Operation {
     pub fn scopes(self) -> &'static [Scope] {
         match self {
             Operation::ResolveSubject => &[Scope::KybRead, Scope::KycRead],
-            Operation::GetSubject | Operation::GetCompany | Operation::GetDocument => {
-                &[Scope::KybRead]
-            }
+            Operation::GetSubject
+            | Operation::GetCompany
+            | Operation::GetDocument
+            | Operation::GetBeneficialOwners
+            | Operation::GetOfficers
+            | Operation::GetSignatories
+            | Operation::GetPersonEngagements => &[Scope::KybRead],
             // Open to every admitted caller (the token endpoint authenticates by credentials).
             Operation::IssueToken | Operation::McpRequest | Operation::McpToolCall => &[],
         }
+    }
+
+    /// Whether the operation calls the paid company-registry tier (metered per tenant).
+    pub fn is_paid(self) -> bool {
+        matches!(
+            self,
+            Operation::GetBeneficialOwners
+                | Operation::GetOfficers
+                | Operation::GetSignatories
+                | Operation::GetPersonEngagements
+        )
     }
 
     /// The status of a successful answer.
@@ -100,7 +133,12 @@ impl Operation {
         }
         if matches!(
             self,
-            Operation::ResolveSubject | Operation::GetCompany | Operation::GetDocument
+            Operation::ResolveSubject
+                | Operation::GetCompany
+                | Operation::GetDocument
+                | Operation::GetBeneficialOwners
+                | Operation::GetOfficers
+                | Operation::GetSignatories
         ) {
             // The identifier or the route names a country.
             codes.extend([CountryNotGranted, CountryNotProvisioned]);
@@ -116,6 +154,26 @@ impl Operation {
                 UpstreamUnavailable,
             ],
             Operation::GetDocument => &[NotFound, CountryNotSupported, UpstreamUnavailable],
+            // The paid tier: metered against the daily budget; a disabled tier answers
+            // `country_not_supported` (the resource is not served by this deployment).
+            Operation::GetBeneficialOwners | Operation::GetOfficers | Operation::GetSignatories => {
+                &[
+                    InvalidIdentifier,
+                    NotFound,
+                    BudgetExceeded,
+                    CountryNotSupported,
+                    UpstreamUnavailable,
+                ]
+            }
+            // A ref is an opaque id: one outside the grant's countries is 404, like any read
+            // by id.
+            Operation::GetPersonEngagements => &[
+                InvalidIdentifier,
+                NotFound,
+                BudgetExceeded,
+                CountryNotSupported,
+                UpstreamUnavailable,
+            ],
             // Described by the tool list, whose tools answer their routes' errors.
             Operation::McpRequest | Operation::McpToolCall => &[],
         });
@@ -129,12 +187,16 @@ impl Operation {
 mod tests {
     use super::*;
 
-    const ALL: [Operation; 7] = [
+    const ALL: [Operation; 11] = [
         Operation::IssueToken,
         Operation::ResolveSubject,
         Operation::GetSubject,
         Operation::GetCompany,
         Operation::GetDocument,
+        Operation::GetBeneficialOwners,
+        Operation::GetOfficers,
+        Operation::GetSignatories,
+        Operation::GetPersonEngagements,
         Operation::McpRequest,
         Operation::McpToolCall,
     ];

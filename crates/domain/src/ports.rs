@@ -8,14 +8,20 @@
 //! by it.
 
 use crate::audit::{AccessRecord, SecurityRecord};
+use crate::budget::{BudgetUsage, Spend};
 use crate::company::{CachedProfile, CompanyProfile, DocumentFetch, ProfileFetch, UpstreamCall};
 use crate::country::{Country, CountrySet};
 use crate::evidence::Evidence;
 use crate::grant::{ClientSecret, Grant, SecretHash};
 use crate::identifier::{Identifier, IdentifierType};
-use crate::ids::{CallRef, ClientId, GrantId, SubjectId, TenantId};
+use crate::ids::{CallRef, ClientId, GrantId, IdentifierRef, SubjectId, TenantId};
+use crate::paid::{
+    CachedPaid, FetchedEngagements, FetchedOfficers, FetchedOwners, PaidFetch, PaidKey, PaidObject,
+};
 use crate::scope::ScopeSet;
-use crate::subject::{FreshSubject, ProtectedIdentifier, Resolution, SubjectHandle, SubjectRecord};
+use crate::subject::{
+    FreshSubject, IdentifierHolder, ProtectedIdentifier, Resolution, SubjectHandle, SubjectRecord,
+};
 use crate::tenant::{Budget, Permit, Tenant, TenantStatus, WrappedDataKey};
 use crate::token::{TokenClaims, TokenRejection};
 use async_trait::async_trait;
@@ -176,6 +182,14 @@ pub trait SubjectStore: Send + Sync {
     /// `NotFound` when the tenant has no such subject.
     async fn subject(&self, tenant: &TenantId, id: &SubjectId)
         -> Result<SubjectRecord, StoreError>;
+
+    /// The subject holding the identifier behind an `identifier_ref`, with the identifier as
+    /// stored (sealed); `None` when the tenant has no such ref.
+    async fn identifier_holder(
+        &self,
+        tenant: &TenantId,
+        identifier_ref: &IdentifierRef,
+    ) -> Result<Option<IdentifierHolder>, StoreError>;
 }
 
 /// Failures of the crypto ports. Details never include key material or plaintext.
@@ -291,4 +305,62 @@ pub trait CompanyStore: Send + Sync {
         tenant: &TenantId,
         document_id: &str,
     ) -> Result<Option<(SubjectHandle, Country)>, StoreError>;
+}
+
+/// A country's paid company-registry tier (officers and signatory rule, beneficial owners,
+/// a person's engagements). Implemented by `adapters-<cc>` crates; a deployment without the
+/// tier's credentials wires none, and the routes answer without calling anything.
+///
+/// Each fetch is one billable transaction, metered by the use case before it is called.
+/// Implementations MUST report every upstream call they made (failed ones with `usable:
+/// false`, billable ones with their `cost`), MUST NOT put identifiers into `operation`, and
+/// MUST answer `Garbled` rather than deliver an answer they could read only in part.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait PaidCompanyRegistry: Send + Sync {
+    fn country(&self) -> Country;
+
+    /// Officers and the signatory rule of the company with this (validated) company code.
+    async fn fetch_officers(&self, orgnr: &Identifier) -> PaidFetch<FetchedOfficers>;
+
+    /// The beneficial owners of the company.
+    async fn fetch_beneficial_owners(&self, orgnr: &Identifier) -> PaidFetch<FetchedOwners>;
+
+    /// The companies in which the person (a validated personal or coordination number)
+    /// holds a role.
+    async fn fetch_engagements(&self, person: &Identifier) -> PaidFetch<FetchedEngagements>;
+}
+
+/// The per-tenant cache of paid objects and the daily paid-call budget.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait PaidStore: Send + Sync {
+    /// The tenant's cached object under `key`, with its evidence and its subject (canonical
+    /// id and aliases), in one read.
+    async fn cached_paid(
+        &self,
+        tenant: &TenantId,
+        key: &PaidKey,
+    ) -> Result<Option<CachedPaid>, StoreError>;
+
+    /// Stores (replaces) the tenant's object under `key`. Its evidence's call is recorded.
+    async fn save_paid(
+        &self,
+        tenant: &TenantId,
+        key: &PaidKey,
+        subject: &SubjectId,
+        object: &PaidObject,
+    ) -> Result<(), StoreError>;
+
+    /// Spends `spend.units` of the spender's part of the day's budget if its use stays within
+    /// `spend.cap`, and answers whether it did. MUST be atomic with the check: concurrent
+    /// spends never take a part past its cap.
+    async fn spend_budget(&self, tenant: &TenantId, spend: &Spend) -> Result<bool, StoreError>;
+
+    /// The tenant's use of a day's budget (zero for a day without spending).
+    async fn budget_usage(
+        &self,
+        tenant: &TenantId,
+        day: chrono::NaiveDate,
+    ) -> Result<BudgetUsage, StoreError>;
 }

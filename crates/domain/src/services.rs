@@ -5,9 +5,10 @@ use crate::access::Gate;
 use crate::admin::AdminService;
 use crate::clock::Clock;
 use crate::company_service::CompanyService;
+use crate::paid_service::PaidCompanyService;
 use crate::ports::{
     AuditSink, CompanyRegistry, CompanyStore, CredentialHasher, GrantStore, IdentifierVault,
-    SubjectStore, TenantStore, TokenAuthority,
+    PaidCompanyRegistry, PaidStore, SubjectStore, TenantStore, TokenAuthority,
 };
 use crate::subject_service::SubjectService;
 use crate::token_issuer::TokenIssuer;
@@ -27,6 +28,10 @@ pub struct Ports {
     pub companies: Arc<dyn CompanyStore>,
     /// One company registry per served country.
     pub registries: Vec<Arc<dyn CompanyRegistry>>,
+    /// One paid registry per country with the paid tier; empty when it is disabled.
+    pub paid_registries: Vec<Arc<dyn PaidCompanyRegistry>>,
+    /// The paid objects' cache and the daily paid-call budget.
+    pub paid: Arc<dyn PaidStore>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -37,6 +42,9 @@ pub struct Settings {
     pub token_lifetime: Duration,
     /// How long a cached company profile is served without revalidating.
     pub company_revalidate_after: Duration,
+    /// How long a cached paid object (officers, owners, engagements) is served without
+    /// revalidating.
+    pub paid_revalidate_after: Duration,
 }
 
 impl Default for Settings {
@@ -44,6 +52,7 @@ impl Default for Settings {
         Settings {
             token_lifetime: Duration::minutes(15),
             company_revalidate_after: Duration::hours(24),
+            paid_revalidate_after: Duration::hours(24),
         }
     }
 }
@@ -55,6 +64,7 @@ pub struct Services {
     pub tokens: TokenIssuer,
     pub subjects: Arc<SubjectService>,
     pub companies: CompanyService,
+    pub paid: PaidCompanyService,
     pub admin: AdminService,
 }
 
@@ -82,6 +92,14 @@ impl Services {
                 lifetime: settings.token_lifetime,
             },
             subjects: subjects.clone(),
+            paid: PaidCompanyService {
+                registries: ports.paid_registries.clone(),
+                store: ports.paid.clone(),
+                calls: ports.companies.clone(),
+                subjects: subjects.clone(),
+                clock: ports.clock.clone(),
+                revalidate_after: settings.paid_revalidate_after,
+            },
             companies: CompanyService {
                 registries: ports.registries.clone(),
                 store: ports.companies.clone(),
@@ -94,6 +112,7 @@ impl Services {
                 grants: ports.grants,
                 hasher: ports.hasher,
                 vault: ports.vault,
+                paid: ports.paid,
                 clock: ports.clock,
             },
         }

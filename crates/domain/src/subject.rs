@@ -24,6 +24,17 @@ pub struct ProtectedIdentifier {
     pub sealed: Vec<u8>,
 }
 
+/// The subject an `identifier_ref` belongs to, with the identifier as stored (for an upstream
+/// call, after the vault reveals it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdentifierHolder {
+    pub subject: SubjectHandle,
+    pub kind: SubjectKind,
+    pub id_type: IdentifierType,
+    pub country: Country,
+    pub sealed: Vec<u8>,
+}
+
 /// Ids and evidence for a subject that may be created by a resolve.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FreshSubject {

@@ -9,7 +9,8 @@ use crate::ids::{CallRef, IdentifierRef, SubjectId};
 use crate::operation::Operation;
 use crate::ports::{IdentifierVault, StoreError, SubjectStore};
 use crate::subject::{
-    FirstSighting, FreshSubject, Resolution, ResolveRequest, SubjectRecord, MAX_REF_LEN,
+    FirstSighting, FreshSubject, IdentifierHolder, Resolution, ResolveRequest, SubjectRecord,
+    MAX_REF_LEN,
 };
 use std::sync::Arc;
 
@@ -88,6 +89,34 @@ impl SubjectService {
                 ),
                 other => Failure::internal(other),
             })
+    }
+
+    /// The subject an `identifier_ref` of this tenant belongs to, with its sealed identifier.
+    pub async fn holder(
+        &self,
+        caller: &Caller,
+        identifier_ref: &IdentifierRef,
+    ) -> Result<Option<IdentifierHolder>, Failure> {
+        self.store
+            .identifier_holder(&caller.tenant_id, identifier_ref)
+            .await
+            .map_err(Failure::internal)
+    }
+
+    /// The identifier a holder keeps sealed, for an upstream call (never for an answer).
+    pub fn reveal(
+        &self,
+        caller: &Caller,
+        holder: &IdentifierHolder,
+    ) -> Result<Identifier, Failure> {
+        self.vault
+            .reveal(
+                &caller.tenant_id,
+                &caller.data_key,
+                holder.id_type,
+                &holder.sealed,
+            )
+            .map_err(Failure::internal)
     }
 
     /// `GET /v1/subjects/{id}`: the subject with only the identifiers in the caller's

@@ -77,11 +77,14 @@ impl App {
             vault: Arc::new(keys.vault()),
             companies: Arc::new(database.clone()),
             registries: upstreams.registries,
+            paid_registries: upstreams.paid_registries,
+            paid: Arc::new(database.clone()),
             clock,
         };
         let settings = Settings {
             token_lifetime: chrono::Duration::seconds(config.token_ttl_seconds),
             company_revalidate_after: chrono::Duration::seconds(config.company_revalidate_seconds),
+            paid_revalidate_after: chrono::Duration::seconds(config.paid_revalidate_seconds),
         };
         let services = Arc::new(Services::new(ports, settings));
         Ok(App {

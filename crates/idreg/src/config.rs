@@ -11,6 +11,7 @@
 //! | `IDREG_MASTER_KEY`     | `master_key`         | generated and kept in the state dir |
 //! | `IDREG_TOKEN_TTL_SECONDS` | `token_ttl_seconds` | `900` |
 //! | `IDREG_COMPANY_REVALIDATE_SECONDS` | `company_revalidate_seconds` | `86400` |
+//! | `IDREG_PAID_REVALIDATE_SECONDS` | `paid_revalidate_seconds` | `86400` |
 //! | `IDREG_DB_POOL_SIZE`   | `db_pool_size`       | `16` |
 //! | `IDREG_WORKERS`        | `workers`            | the number of cores |
 //! | `IDREG_LOG`            | `log`                | `info` |
@@ -42,6 +43,7 @@ pub const DEFAULT_STATE_DIR: &str = ".idreg";
 pub const DEFAULT_TOKEN_TTL_SECONDS: i64 = 900;
 pub const DEFAULT_DB_POOL_SIZE: usize = 16;
 pub const DEFAULT_COMPANY_REVALIDATE_SECONDS: i64 = 86_400;
+pub const DEFAULT_PAID_REVALIDATE_SECONDS: i64 = 86_400;
 
 #[derive(Clone)]
 pub struct Config {
@@ -52,6 +54,8 @@ pub struct Config {
     pub master_key: Option<String>,
     pub token_ttl_seconds: i64,
     pub company_revalidate_seconds: i64,
+    /// How long a cached paid object is served before the paid tier is asked again.
+    pub paid_revalidate_seconds: i64,
     pub db_pool_size: usize,
     pub workers: Option<usize>,
     pub log: String,
@@ -92,6 +96,7 @@ impl Default for Config {
             master_key: None,
             token_ttl_seconds: DEFAULT_TOKEN_TTL_SECONDS,
             company_revalidate_seconds: DEFAULT_COMPANY_REVALIDATE_SECONDS,
+            paid_revalidate_seconds: DEFAULT_PAID_REVALIDATE_SECONDS,
             db_pool_size: DEFAULT_DB_POOL_SIZE,
             workers: None,
             log: "info".to_owned(),
@@ -113,6 +118,7 @@ struct FileConfig {
     master_key: Option<String>,
     token_ttl_seconds: Option<i64>,
     company_revalidate_seconds: Option<i64>,
+    paid_revalidate_seconds: Option<i64>,
     db_pool_size: Option<usize>,
     workers: Option<usize>,
     log: Option<String>,
@@ -161,6 +167,11 @@ impl Config {
                 .parse()
                 .context("IDREG_COMPANY_REVALIDATE_SECONDS must be a whole number")?;
         }
+        if let Some(v) = var("IDREG_PAID_REVALIDATE_SECONDS") {
+            config.paid_revalidate_seconds = v
+                .parse()
+                .context("IDREG_PAID_REVALIDATE_SECONDS must be a whole number")?;
+        }
         if let Some(v) = var("IDREG_DB_POOL_SIZE") {
             config.db_pool_size = v
                 .parse()
@@ -202,6 +213,9 @@ impl Config {
         if let Some(v) = file.company_revalidate_seconds {
             self.company_revalidate_seconds = v;
         }
+        if let Some(v) = file.paid_revalidate_seconds {
+            self.paid_revalidate_seconds = v;
+        }
         if let Some(v) = file.db_pool_size {
             self.db_pool_size = v;
         }
@@ -229,6 +243,9 @@ impl Config {
         }
         if self.company_revalidate_seconds < 0 {
             bail!("the company revalidation window must not be negative");
+        }
+        if self.paid_revalidate_seconds < 0 {
+            bail!("the paid-tier revalidation window must not be negative");
         }
         if self.db_pool_size == 0 {
             bail!("the database pool needs at least one connection");

@@ -17,7 +17,7 @@
 use crate::config::Config;
 use adapters_se::{SeConfig, SeEndpoints, SsbtParty, SwedishCompanyRegistry, Timeouts};
 use anyhow::{bail, Context};
-use domain::ports::CompanyRegistry;
+use domain::ports::{CompanyRegistry, PaidCompanyRegistry};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +26,8 @@ use upstream_sandbox::{RunningSandbox, Sandbox, SandboxConfig};
 /// The connectors in use, and the sandbox when it serves them.
 pub struct Upstreams {
     pub registries: Vec<Arc<dyn CompanyRegistry>>,
+    /// The paid tier's registries; empty when the tier is disabled.
+    pub paid_registries: Vec<Arc<dyn PaidCompanyRegistry>>,
     pub sandbox: Option<RunningSandbox>,
 }
 
@@ -34,6 +36,7 @@ impl Upstreams {
     pub fn none() -> Upstreams {
         Upstreams {
             registries: Vec::new(),
+            paid_registries: Vec::new(),
             sandbox: None,
         }
     }
@@ -63,6 +66,7 @@ pub fn start(config: &Config) -> anyhow::Result<Upstreams> {
         let registry = SwedishCompanyRegistry::new(&se).map_err(|e| anyhow::anyhow!("{e}"))?;
         return Ok(Upstreams {
             registries: vec![Arc::new(registry)],
+            paid_registries: Vec::new(),
             sandbox: Some(sandbox),
         });
     }
@@ -76,6 +80,7 @@ pub fn start(config: &Config) -> anyhow::Result<Upstreams> {
         .map_err(|e| anyhow::anyhow!("Swedish registry configuration: {e}"))?;
     Ok(Upstreams {
         registries: vec![Arc::new(registry)],
+        paid_registries: Vec::new(),
         sandbox: None,
     })
 }

@@ -7,7 +7,8 @@ use crate::error::{ErrorCode, Failure};
 use crate::grant::{ClientSecret, Grant, SecretHash};
 use crate::ids::GrantId;
 use crate::ports::{
-    MockCredentialHasher, MockGrantStore, MockIdentifierVault, MockTenantStore, StoreError,
+    MockCredentialHasher, MockGrantStore, MockIdentifierVault, MockPaidStore, MockTenantStore,
+    StoreError,
 };
 use crate::tenant::{Budget, PermitStatus, Tenant, TenantStatus};
 use chrono::{Duration, NaiveDate};
@@ -20,6 +21,7 @@ struct Ports {
     grants: MockGrantStore,
     hasher: MockCredentialHasher,
     vault: MockIdentifierVault,
+    paid: MockPaidStore,
 }
 
 impl Ports {
@@ -29,6 +31,7 @@ impl Ports {
             grants: Arc::new(self.grants),
             hasher: Arc::new(self.hasher),
             vault: Arc::new(self.vault),
+            paid: Arc::new(self.paid),
             clock: clock(),
         }
     }

@@ -1,0 +1,375 @@
+//! `PaidStore` on PostgreSQL: the per-tenant cache of paid objects (officers, beneficial
+//! owners, engagements) and the daily paid-call budget's counters.
+
+use crate::convert::{backend, corrupt, parse_id};
+use crate::schema::{paid_call_budget, paid_objects};
+use crate::statements::{CachedPaidObject, RawJsonb, SpendBudget};
+use crate::Database;
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, Int8, Jsonb, Nullable, Text, Timestamptz};
+use diesel::upsert::excluded;
+use diesel_async::RunQueryDsl;
+use domain::budget::{BudgetUsage, Spend, Spender};
+use domain::evidence::{Evidence, EvidenceSource};
+use domain::ids::{IdentifierRef, SubjectId, TenantId};
+use domain::paid::{
+    CachedPaid, Engagement, EngagementList, Officer, OfficerList, Owner, OwnerList, PaidData,
+    PaidKey, PaidObject, ShareBand,
+};
+use domain::ports::{PaidStore, StoreError};
+use domain::subject::SubjectHandle;
+use serde::{Deserialize, Serialize};
+
+/// A paid object's data as stored in `paid_objects.data`: the tenant's refs, never a
+/// personal number. Private to storage; the wire shape is api-rest's business.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum StoredPaid {
+    Officers {
+        orgnr: String,
+        officers: Vec<StoredOfficer>,
+        signatory_rule_text: Option<String>,
+    },
+    BeneficialOwners {
+        orgnr: String,
+        owners: Vec<StoredOwner>,
+        no_ubo_reported: bool,
+    },
+    Engagements {
+        person_ref: Option<String>,
+        engagements: Vec<StoredEngagement>,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredOfficer {
+    role: String,
+    name: String,
+    personal_number_ref: Option<String>,
+    appointed_at: Option<NaiveDate>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredOwner {
+    name: String,
+    personal_number_ref: Option<String>,
+    nature_of_control: String,
+    share_band: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredEngagement {
+    orgnr: String,
+    role: String,
+    since: Option<NaiveDate>,
+}
+
+fn ref_to_row(r: Option<&IdentifierRef>) -> Option<String> {
+    r.map(ToString::to_string)
+}
+
+fn ref_from_row(r: Option<&str>) -> Result<Option<IdentifierRef>, StoreError> {
+    r.map(|r| parse_id(r, "identifier ref")).transpose()
+}
+
+impl StoredPaid {
+    fn from_domain(data: &PaidData) -> StoredPaid {
+        match data {
+            PaidData::Officers(o) => StoredPaid::Officers {
+                orgnr: o.orgnr.clone(),
+                officers: o
+                    .officers
+                    .iter()
+                    .map(|x| StoredOfficer {
+                        role: x.role.clone(),
+                        name: x.name.clone(),
+                        personal_number_ref: ref_to_row(x.personal_number_ref.as_ref()),
+                        appointed_at: x.appointed_at,
+                    })
+                    .collect(),
+                signatory_rule_text: o.signatory_rule_text.clone(),
+            },
+            PaidData::BeneficialOwners(o) => StoredPaid::BeneficialOwners {
+                orgnr: o.orgnr.clone(),
+                owners: o
+                    .owners
+                    .iter()
+                    .map(|x| StoredOwner {
+                        name: x.name.clone(),
+                        personal_number_ref: ref_to_row(x.personal_number_ref.as_ref()),
+                        nature_of_control: x.nature_of_control.clone(),
+                        share_band: x.share_band.as_str().to_owned(),
+                    })
+                    .collect(),
+                no_ubo_reported: o.no_ubo_reported,
+            },
+            PaidData::Engagements(e) => StoredPaid::Engagements {
+                person_ref: ref_to_row(e.person_ref.as_ref()),
+                engagements: e
+                    .engagements
+                    .iter()
+                    .map(|x| StoredEngagement {
+                        orgnr: x.orgnr.clone(),
+                        role: x.role.clone(),
+                        since: x.since,
+                    })
+                    .collect(),
+            },
+        }
+    }
+
+    fn into_domain(self) -> Result<PaidData, StoreError> {
+        Ok(match self {
+            StoredPaid::Officers {
+                orgnr,
+                officers,
+                signatory_rule_text,
+            } => PaidData::Officers(OfficerList {
+                orgnr,
+                officers: officers
+                    .into_iter()
+                    .map(|x| {
+                        Ok(Officer {
+                            personal_number_ref: ref_from_row(x.personal_number_ref.as_deref())?,
+                            role: x.role,
+                            name: x.name,
+                            appointed_at: x.appointed_at,
+                        })
+                    })
+                    .collect::<Result<_, StoreError>>()?,
+                signatory_rule_text,
+            }),
+            StoredPaid::BeneficialOwners {
+                orgnr,
+                owners,
+                no_ubo_reported,
+            } => PaidData::BeneficialOwners(OwnerList {
+                orgnr,
+                owners: owners
+                    .into_iter()
+                    .map(|x| {
+                        Ok(Owner {
+                            personal_number_ref: ref_from_row(x.personal_number_ref.as_deref())?,
+                            share_band: ShareBand::parse(&x.share_band)
+                                .ok_or_else(|| corrupt("share band"))?,
+                            name: x.name,
+                            nature_of_control: x.nature_of_control,
+                        })
+                    })
+                    .collect::<Result<_, StoreError>>()?,
+                no_ubo_reported,
+            }),
+            StoredPaid::Engagements {
+                person_ref,
+                engagements,
+            } => PaidData::Engagements(EngagementList {
+                person_ref: ref_from_row(person_ref.as_deref())?,
+                engagements: engagements
+                    .into_iter()
+                    .map(|x| Engagement {
+                        orgnr: x.orgnr,
+                        role: x.role,
+                        since: x.since,
+                    })
+                    .collect(),
+            }),
+        })
+    }
+}
+
+#[async_trait]
+impl PaidStore for Database {
+    async fn cached_paid(
+        &self,
+        tenant: &TenantId,
+        key: &PaidKey,
+    ) -> Result<Option<CachedPaid>, StoreError> {
+        let mut conn = self.conn().await?;
+        let tenant_id = tenant.to_string();
+        let row: Option<CachedPaidRow> = CachedPaidObject {
+            tenant_id: &tenant_id,
+            kind: key.kind.as_str(),
+            country: key.country.code(),
+            key: &key.key,
+        }
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(backend)?;
+        row.map(|row| row.into_domain(key)).transpose()
+    }
+
+    async fn save_paid(
+        &self,
+        tenant: &TenantId,
+        key: &PaidKey,
+        subject: &SubjectId,
+        object: &PaidObject,
+    ) -> Result<(), StoreError> {
+        if object.data.kind() != key.kind {
+            return Err(StoreError::Backend(
+                "a paid object saved under another kind's key".into(),
+            ));
+        }
+        let mut conn = self.conn().await?;
+        let data = serde_json::to_value(StoredPaid::from_domain(&object.data))
+            .map_err(|e| StoreError::Backend(e.to_string()))?;
+        diesel::insert_into(paid_objects::table)
+            .values((
+                paid_objects::tenant_id.eq(tenant.to_string()),
+                paid_objects::kind.eq(key.kind.as_str()),
+                paid_objects::country.eq(key.country.code()),
+                paid_objects::key.eq(&key.key),
+                paid_objects::subject_id.eq(subject.to_string()),
+                paid_objects::data.eq(&data),
+                paid_objects::call_ref.eq(object.evidence.call_ref.to_string()),
+                paid_objects::fetched_at.eq(object.fetched_at),
+            ))
+            .on_conflict((
+                paid_objects::tenant_id,
+                paid_objects::kind,
+                paid_objects::country,
+                paid_objects::key,
+            ))
+            .do_update()
+            .set((
+                paid_objects::subject_id.eq(excluded(paid_objects::subject_id)),
+                paid_objects::data.eq(excluded(paid_objects::data)),
+                paid_objects::call_ref.eq(excluded(paid_objects::call_ref)),
+                paid_objects::fetched_at.eq(excluded(paid_objects::fetched_at)),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn spend_budget(&self, tenant: &TenantId, spend: &Spend) -> Result<bool, StoreError> {
+        if spend.units <= 0 {
+            return Ok(true);
+        }
+        let mut conn = self.conn().await?;
+        let tenant_id = tenant.to_string();
+        let spent: Option<SpentRow> = match spend.spender {
+            Spender::OnDemand => {
+                SpendBudget::<false> {
+                    tenant_id: &tenant_id,
+                    day: spend.day,
+                    units: spend.units,
+                    cap: spend.cap,
+                }
+                .get_result(&mut conn)
+                .await
+            }
+            Spender::Scheduled => {
+                SpendBudget::<true> {
+                    tenant_id: &tenant_id,
+                    day: spend.day,
+                    units: spend.units,
+                    cap: spend.cap,
+                }
+                .get_result(&mut conn)
+                .await
+            }
+        }
+        .optional()
+        .map_err(backend)?;
+        Ok(spent.is_some())
+    }
+
+    async fn budget_usage(
+        &self,
+        tenant: &TenantId,
+        day: NaiveDate,
+    ) -> Result<BudgetUsage, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<(i64, i64)> = paid_call_budget::table
+            .find((tenant.to_string(), day))
+            .select((
+                paid_call_budget::used_on_demand,
+                paid_call_budget::used_scheduled,
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+        Ok(row
+            .map(|(on_demand, scheduled)| BudgetUsage {
+                on_demand,
+                scheduled,
+            })
+            .unwrap_or_default())
+    }
+}
+
+#[derive(QueryableByName)]
+struct SpentRow {
+    #[diesel(sql_type = Int8)]
+    #[allow(dead_code)]
+    used: i64,
+}
+
+/// One row of the cached read: the object, the evidence of its call, its subject.
+#[derive(QueryableByName)]
+struct CachedPaidRow {
+    #[diesel(sql_type = Jsonb)]
+    data: RawJsonb,
+    #[diesel(sql_type = Timestamptz)]
+    fetched_at: DateTime<Utc>,
+    #[diesel(sql_type = Text)]
+    call_ref: String,
+    #[diesel(sql_type = Text)]
+    source: String,
+    #[diesel(sql_type = Timestamptz)]
+    source_timestamp: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Text>)]
+    upstream_ref: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    digest: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    schema_version: Option<String>,
+    #[diesel(sql_type = Timestamptz)]
+    retrieved_at: DateTime<Utc>,
+    #[diesel(sql_type = Text)]
+    canonical_id: String,
+    #[diesel(sql_type = Array<Text>)]
+    aliases: Vec<String>,
+}
+
+impl CachedPaidRow {
+    fn into_domain(self, key: &PaidKey) -> Result<CachedPaid, StoreError> {
+        let stored: StoredPaid =
+            serde_json::from_slice(&self.data.0).map_err(|_| corrupt("cached paid object"))?;
+        let data = stored.into_domain()?;
+        if data.kind() != key.kind {
+            return Err(corrupt("paid object kind"));
+        }
+        Ok(CachedPaid {
+            object: PaidObject {
+                country: key.country,
+                data,
+                evidence: Evidence {
+                    call_ref: parse_id(&self.call_ref, "call ref")?,
+                    source: EvidenceSource::parse(&self.source)
+                        .ok_or_else(|| corrupt("evidence source"))?,
+                    source_timestamp: self.source_timestamp,
+                    upstream_ref: self.upstream_ref,
+                    digest: self.digest,
+                    schema_version: self.schema_version,
+                    retrieved_at: self.retrieved_at,
+                },
+                fetched_at: self.fetched_at,
+            },
+            subject: SubjectHandle {
+                subject_id: parse_id(&self.canonical_id, "subject id")?,
+                aliases: self
+                    .aliases
+                    .iter()
+                    .map(|a| parse_id(a, "subject id"))
+                    .collect::<Result<_, _>>()?,
+            },
+        })
+    }
+}

@@ -1,0 +1,2 @@
+DROP TABLE paid_call_budget;
+DROP TABLE paid_objects;

@@ -44,15 +44,23 @@ pub enum Source {
     /// Lithuania's RC JAR open data.
     #[serde(rename = "lt")]
     Lt,
+    /// Bolagsverket's company information API (paid; officers, signatory rule, engagements).
+    #[serde(rename = "foretagsinformation")]
+    Foretagsinformation,
+    /// Bolagsverket's beneficial-owners API (mutual TLS).
+    #[serde(rename = "verkliga-huvudman")]
+    VerkligaHuvudman,
 }
 
 impl Source {
-    pub const ALL: [Source; 5] = [
+    pub const ALL: [Source; 7] = [
         Source::Bolagsverket,
         Source::BolagsverketToken,
         Source::Ssbtgu,
         Source::Scb,
         Source::Lt,
+        Source::Foretagsinformation,
+        Source::VerkligaHuvudman,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -62,6 +70,8 @@ impl Source {
             Source::Ssbtgu => "ssbtgu",
             Source::Scb => "scb",
             Source::Lt => "lt",
+            Source::Foretagsinformation => "foretagsinformation",
+            Source::VerkligaHuvudman => "verkliga-huvudman",
         }
     }
 

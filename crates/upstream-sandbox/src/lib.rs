@@ -4,10 +4,13 @@ pub mod annual_report;
 pub mod control;
 pub mod data;
 pub mod faults;
+pub mod foretagsinformation;
 pub mod lt;
 pub mod scb;
 pub mod ssbtgu;
+pub mod tls;
 pub mod vdm;
+pub mod verkliga_huvudman;
 
 mod state;
 mod util;
@@ -19,6 +22,7 @@ pub use data::{
     testnr, AnnualReport, Company, CompanyStatus, Dataset, IdKind, LegalForm, LtCompany,
 };
 pub use faults::{ArmedFault, CallRecord, FaultKind, FaultSpec, Source};
+pub use tls::SandboxTls;
 pub use util::{lt_code_valid, luhn_valid};
 
 use actix_web::dev::ServerHandle;
@@ -35,6 +39,8 @@ pub const CLIENT_ID: &str = "sandbox-client";
 pub const CLIENT_SECRET: &str = "sandbox-secret";
 /// The scopes to request (both, space-separated, as against the real service).
 pub const VDM_SCOPES: &str = "vardefulla-datamangder:read vardefulla-datamangder:ping";
+/// The scope to request for the company information API.
+pub const FI_SCOPES: &str = "foretagsinformation:read";
 /// An `api-id` header value for SCB (any non-empty value is accepted).
 pub const SCB_API_ID: &str = "A00000";
 
@@ -42,6 +48,10 @@ pub const SCB_API_ID: &str = "A00000";
 pub const VDM_PREFIX: &str = "/bolagsverket/vdm";
 /// Path of the SSBTGU SOAP endpoint.
 pub const SSBTGU_PATH: &str = "/bolagsverket/ssbtgu";
+/// Path prefix of Bolagsverket's company information API (paid).
+pub const FI_PREFIX: &str = "/bolagsverket/foretagsinformation/v4";
+/// Path prefix of Bolagsverket's beneficial-owners API (served on the TLS listener).
+pub const BO_PREFIX: &str = "/bolagsverket/verkliga-huvudman/v1";
 /// Path prefix of SCB's företagsregister API.
 pub const SCB_PREFIX: &str = "/scb";
 /// Path prefix of Lithuania's open-data API.
@@ -66,6 +76,9 @@ pub struct SandboxConfig {
     pub require_scb_api_id: bool,
     /// The data set served (default [`Dataset::standard`]).
     pub dataset: Dataset,
+    /// Also listen with mutual TLS (a throwaway CA; default true), for the sources that
+    /// demand a client certificate.
+    pub tls: bool,
 }
 
 impl Default for SandboxConfig {
@@ -78,6 +91,7 @@ impl Default for SandboxConfig {
             enforce_scopes: true,
             require_scb_api_id: true,
             dataset: Dataset::standard(),
+            tls: true,
         }
     }
 }
@@ -159,7 +173,7 @@ fn build(config: SandboxConfig) -> io::Result<(actix_web::dev::Server, RunningSa
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let state = web::Data::new(SandboxState::new(&config, shutdown_rx));
     let app_state = state.clone();
-    let server =
+    let mut server =
         HttpServer::new(move || App::new().app_data(app_state.clone()).configure(configure))
             .workers(config.workers.max(1))
             .disable_signals()
@@ -169,13 +183,29 @@ fn build(config: SandboxConfig) -> io::Result<(actix_web::dev::Server, RunningSa
         .addrs()
         .first()
         .ok_or_else(|| io::Error::other("bound to no address"))?;
-    let server = server.run();
-    let connect_addr = match addr.ip() {
+    let connect = |addr: SocketAddr| match addr.ip() {
         ip if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port()),
         _ => addr,
     };
+    let (tls, tls_base_url) = if config.tls {
+        let tls = SandboxTls::generate()?;
+        let tls_listen = SocketAddr::new(config.listen.ip(), 0);
+        server = server.bind_rustls_0_23(tls_listen, tls.server_config()?)?;
+        let tls_addr = server
+            .addrs()
+            .into_iter()
+            .find(|a| *a != addr)
+            .ok_or_else(|| io::Error::other("the TLS listener bound no address"))?;
+        (Some(tls), Some(format!("https://{}", connect(tls_addr))))
+    } else {
+        (None, None)
+    };
+    let server = server.run();
+    let connect_addr = connect(addr);
     let running = RunningSandbox {
         base_url: format!("http://{connect_addr}"),
+        tls_base_url,
+        tls,
         addr,
         handle: server.handle(),
         state,
@@ -187,6 +217,8 @@ fn build(config: SandboxConfig) -> io::Result<(actix_web::dev::Server, RunningSa
 /// Registers every route of the sandbox.
 fn configure(cfg: &mut web::ServiceConfig) {
     vdm::routes(cfg);
+    foretagsinformation::routes(cfg);
+    verkliga_huvudman::routes(cfg);
     ssbtgu::routes(cfg);
     scb::routes(cfg);
     lt::routes(cfg);
@@ -202,6 +234,8 @@ pub(crate) fn upstream(source: Source) -> &'static faults::Upstream {
         Source::Ssbtgu => &ssbtgu::UPSTREAM,
         Source::Scb => &scb::UPSTREAM,
         Source::Lt => &lt::UPSTREAM,
+        Source::Foretagsinformation => &foretagsinformation::UPSTREAM,
+        Source::VerkligaHuvudman => &verkliga_huvudman::UPSTREAM,
     }
 }
 
@@ -221,6 +255,7 @@ pub fn urls_json(base: &str) -> serde_json::Value {
         "bolagsverket_vdm": format!("{base}{VDM_PREFIX}"),
         "bolagsverket_vdm_token": format!("{base}{VDM_PREFIX}/oauth2/token"),
         "bolagsverket_ssbtgu": format!("{base}{SSBTGU_PATH}"),
+        "bolagsverket_foretagsinformation": format!("{base}{FI_PREFIX}"),
         "scb": format!("{base}{SCB_PREFIX}"),
         "lt": format!("{base}{LT_PREFIX}"),
         "control": format!("{base}{CONTROL_PREFIX}"),
@@ -234,6 +269,10 @@ pub fn urls_json(base: &str) -> serde_json::Value {
 pub struct RunningSandbox {
     /// `http://127.0.0.1:<port>`.
     pub base_url: String,
+    /// `https://127.0.0.1:<port>`: the mutual-TLS listener (when enabled).
+    pub tls_base_url: Option<String>,
+    /// The throwaway CA and client identity of the TLS listener (when enabled).
+    pub tls: Option<SandboxTls>,
     /// The bound address.
     pub addr: SocketAddr,
     /// The actix server handle (stop/pause).
@@ -251,6 +290,19 @@ impl RunningSandbox {
     /// VDM token endpoint (`…/bolagsverket/vdm/oauth2/token`).
     pub fn vdm_token_url(&self) -> String {
         format!("{}{VDM_PREFIX}/oauth2/token", self.base_url)
+    }
+
+    /// Base URL for the company information connector (`…/bolagsverket/foretagsinformation/v4`).
+    pub fn fi_base_url(&self) -> String {
+        format!("{}{FI_PREFIX}", self.base_url)
+    }
+
+    /// Base URL for the beneficial-owners connector, on the mutual-TLS listener
+    /// (`https://…/bolagsverket/verkliga-huvudman/v1`), when TLS is enabled.
+    pub fn bo_base_url(&self) -> Option<String> {
+        self.tls_base_url
+            .as_ref()
+            .map(|b| format!("{b}{BO_PREFIX}"))
     }
 
     /// SSBTGU SOAP endpoint (`…/bolagsverket/ssbtgu`).
@@ -289,6 +341,9 @@ impl RunningSandbox {
     pub async fn stop(self) {
         let _ = self.shutdown.send(true);
         self.handle.stop(true).await;
+        if let Some(tls) = &self.tls {
+            tls.remove_files();
+        }
     }
 
     /// [`RunningSandbox::stop`] for synchronous code (e.g. a sandbox from
@@ -299,6 +354,9 @@ impl RunningSandbox {
         match tokio::runtime::Builder::new_current_thread().build() {
             Ok(rt) => rt.block_on(stopping),
             Err(e) => tracing::error!(error = %e, "could not wait for the sandbox to stop"),
+        }
+        if let Some(tls) = &self.tls {
+            tls.remove_files();
         }
     }
 }

@@ -567,6 +567,11 @@ impl Generator<'_> {
         }
 
         Company {
+            officers: Vec::new(),
+
+            signatory: None,
+
+            ownership: None,
             id,
             id_kind: IdKind::Orgnr,
             legal_form: form,
@@ -670,6 +675,9 @@ impl Generator<'_> {
             }
         });
         Company {
+            officers: Vec::new(),
+            signatory: None,
+            ownership: None,
             id: pnr.to_owned(),
             id_kind: IdKind::Personnummer,
             legal_form: LegalForm::E,

@@ -20,10 +20,15 @@ mod generator;
 mod lithuania;
 mod model;
 mod recorded;
+mod roles;
 
 pub use codes::*;
 pub use lithuania::{lt_form_id, lt_status_id, LtCompany, LT_FORMS, LT_STATUSES};
 pub use model::*;
+pub use roles::{
+    BeneficialOwner, Officer, OwnershipRecord, PartyId, Role, Signatory, CONTROL_KINDS,
+    OFFICER_PERSONNUMMER, OFFICER_SAMORDNINGSNUMMER, ROLE_CODES, SHARE_BANDS,
+};
 
 use crate::util::luhn_check_digit;
 use serde::{Deserialize, Serialize};
@@ -57,8 +62,10 @@ impl Dataset {
 
     /// The recorded TEST companies plus synthetic ones generated from `seed`.
     pub fn generate(seed: u64) -> Dataset {
+        let mut companies = generator::swedish_companies(seed);
+        roles::assign(&mut companies, seed);
         Dataset {
-            companies: generator::swedish_companies(seed),
+            companies,
             lt_companies: lithuania::lt_companies(),
         }
     }

@@ -377,6 +377,15 @@ pub struct Company {
     pub annual_reports: Vec<AnnualReport>,
     /// Why this entry exists, for the recorded TEST numbers.
     pub note: Option<String>,
+    /// Officers (funktionärer), for the company information API.
+    #[serde(default)]
+    pub officers: Vec<super::roles::Officer>,
+    /// The signatory rule (firmateckning); `None` when the register holds none.
+    #[serde(default)]
+    pub signatory: Option<super::roles::Signatory>,
+    /// The register of beneficial owners' entry; `None` = not in that register.
+    #[serde(default)]
+    pub ownership: Option<super::roles::OwnershipRecord>,
 }
 
 impl Company {

@@ -101,6 +101,9 @@ pub(super) fn recorded_test_companies() -> Vec<Company> {
     // 5560021361: AB "Testbolag 4 bokat av SKV Aktiebolag" (no recording of its body:
     // synthesised in the style of the HB/EK recordings).
     out.push(Company {
+        officers: Vec::new(),
+        signatory: None,
+        ownership: None,
         id: testnr::AB_TESTBOLAG_4.into(),
         id_kind: IdKind::Orgnr,
         legal_form: LegalForm::Ab,
@@ -148,6 +151,9 @@ pub(super) fn recorded_test_companies() -> Vec<Company> {
 
     // 5567223705: AB known to Bolagsverket, missing at SCB (recorded).
     out.push(Company {
+        officers: Vec::new(),
+        signatory: None,
+        ownership: None,
         id: testnr::AB_MISSING_AT_SCB.into(),
         id_kind: IdKind::Orgnr,
         legal_form: LegalForm::Ab,
@@ -209,6 +215,9 @@ pub(super) fn recorded_test_companies() -> Vec<Company> {
 
     // 9124001992: HB (recorded; SCB says juridisk form 53 in TEST).
     out.push(Company {
+        officers: Vec::new(),
+        signatory: None,
+        ownership: None,
         id: testnr::HB.into(),
         id_kind: IdKind::Orgnr,
         legal_form: LegalForm::Hb,
@@ -236,6 +245,9 @@ pub(super) fn recorded_test_companies() -> Vec<Company> {
 
     // 7164099017: BRF (no recording of its body: synthesised).
     out.push(Company {
+        officers: Vec::new(),
+        signatory: None,
+        ownership: None,
         id: testnr::BRF.into(),
         id_kind: IdKind::Orgnr,
         legal_form: LegalForm::Brf,
@@ -263,6 +275,9 @@ pub(super) fn recorded_test_companies() -> Vec<Company> {
 
     // 7020008350: EK (recorded; SCB says juridisk form 49 in TEST).
     out.push(Company {
+        officers: Vec::new(),
+        signatory: None,
+        ownership: None,
         id: testnr::EK.into(),
         id_kind: IdKind::Orgnr,
         legal_form: LegalForm::Ek,
@@ -290,6 +305,9 @@ pub(super) fn recorded_test_companies() -> Vec<Company> {
 
     // 198101032384: not registered at Bolagsverket; SCB knows the person (recorded).
     out.push(Company {
+        officers: Vec::new(),
+        signatory: None,
+        ownership: None,
         id: testnr::NOT_REGISTERED.into(),
         id_kind: IdKind::Personnummer,
         legal_form: LegalForm::E,
@@ -344,6 +362,9 @@ pub(super) fn recorded_test_companies() -> Vec<Company> {
         proceedings: Vec::new(),
     };
     out.push(Company {
+        officers: Vec::new(),
+        signatory: None,
+        ownership: None,
         id: testnr::SOLE_TRADER_DEREGISTERED_TWO.into(),
         id_kind: IdKind::Personnummer,
         legal_form: LegalForm::E,
@@ -396,6 +417,9 @@ pub(super) fn recorded_test_companies() -> Vec<Company> {
         proceedings: Vec::new(),
     };
     out.push(Company {
+        officers: Vec::new(),
+        signatory: None,
+        ownership: None,
         id: testnr::SOLE_TRADER_THREE.into(),
         id_kind: IdKind::Personnummer,
         legal_form: LegalForm::E,
@@ -430,6 +454,9 @@ pub(super) fn recorded_test_companies() -> Vec<Company> {
     // the sandbox gives it a normal profile.
     let o = testnr::AB_THREE_REPORTS;
     out.push(Company {
+        officers: Vec::new(),
+        signatory: None,
+        ownership: None,
         id: o.into(),
         id_kind: IdKind::Orgnr,
         legal_form: LegalForm::Ab,

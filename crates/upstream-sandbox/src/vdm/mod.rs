@@ -73,14 +73,14 @@ struct ApiError {
     timestamp: Option<String>,
 }
 
-fn request_id_header(req: &HttpRequest) -> Option<String> {
+pub(crate) fn request_id_header(req: &HttpRequest) -> Option<String> {
     req.headers()
         .get("x-request-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
 }
 
-fn with_request_id(mut resp: HttpResponse, req: &HttpRequest) -> HttpResponse {
+pub(crate) fn with_request_id(mut resp: HttpResponse, req: &HttpRequest) -> HttpResponse {
     if let Some(v) = req.headers().get("x-request-id") {
         resp.headers_mut()
             .insert(header::HeaderName::from_static("x-request-id"), v.clone());
@@ -258,7 +258,11 @@ fn issue_token(state: &SandboxState, req: &HttpRequest, body: &[u8]) -> HttpResp
         .get("scope")
         .map(|s| {
             s.split_whitespace()
-                .filter(|x| *x == SCOPE_READ || *x == SCOPE_PING)
+                .filter(|x| {
+                    *x == SCOPE_READ
+                        || *x == SCOPE_PING
+                        || *x == crate::foretagsinformation::SCOPE_READ
+                })
                 .map(str::to_owned)
                 .collect()
         })
@@ -290,7 +294,7 @@ fn issue_token(state: &SandboxState, req: &HttpRequest, body: &[u8]) -> HttpResp
 }
 
 /// Checks the bearer token and its scope.
-fn authorize(
+pub(crate) fn authorize(
     state: &SandboxState,
     req: &HttpRequest,
     scope: &str,

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod config;
+mod gateway;
 mod http;
 mod registry;
 mod scb;

@@ -46,6 +46,8 @@ enum StoredPaid {
 #[derive(Serialize, Deserialize)]
 struct StoredOfficer {
     role: String,
+    #[serde(default)]
+    role_code: Option<String>,
     name: String,
     personal_number_ref: Option<String>,
     appointed_at: Option<NaiveDate>,
@@ -63,6 +65,8 @@ struct StoredOwner {
 struct StoredEngagement {
     orgnr: String,
     role: String,
+    #[serde(default)]
+    role_code: Option<String>,
     since: Option<NaiveDate>,
 }
 
@@ -84,6 +88,7 @@ impl StoredPaid {
                     .iter()
                     .map(|x| StoredOfficer {
                         role: x.role.clone(),
+                        role_code: x.role_code.clone(),
                         name: x.name.clone(),
                         personal_number_ref: ref_to_row(x.personal_number_ref.as_ref()),
                         appointed_at: x.appointed_at,
@@ -113,6 +118,7 @@ impl StoredPaid {
                     .map(|x| StoredEngagement {
                         orgnr: x.orgnr.clone(),
                         role: x.role.clone(),
+                        role_code: x.role_code.clone(),
                         since: x.since,
                     })
                     .collect(),
@@ -134,6 +140,7 @@ impl StoredPaid {
                         Ok(Officer {
                             personal_number_ref: ref_from_row(x.personal_number_ref.as_deref())?,
                             role: x.role,
+                            role_code: x.role_code,
                             name: x.name,
                             appointed_at: x.appointed_at,
                         })
@@ -171,6 +178,7 @@ impl StoredPaid {
                     .map(|x| Engagement {
                         orgnr: x.orgnr,
                         role: x.role,
+                        role_code: x.role_code,
                         since: x.since,
                     })
                     .collect(),

@@ -61,15 +61,40 @@ pub enum ClientAuth {
 }
 
 /// TLS material for a source that wants a client certificate.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct TlsConfig {
     /// A PEM file holding the client certificate (chain) and its private key (PKCS#8,
-    /// PKCS#1 or SEC1), for mutual TLS. Convert a `.pfx`/`.p12` keystore with
-    /// `openssl pkcs12 -in client.pfx -out client.pem -nodes`.
+    /// PKCS#1 or SEC1), for mutual TLS.
     pub client_identity_pem: Option<PathBuf>,
+    /// A PKCS#12 keystore (`.p12`/`.pfx`) holding the client certificate (chain) and its
+    /// private key, as Bolagsverket and SCB issue them; an alternative to the PEM file.
+    pub client_identity_pkcs12: Option<PathBuf>,
+    /// The PKCS#12 keystore's password (empty when none).
+    pub client_identity_password: Option<String>,
     /// A PEM bundle of extra root certificates to trust besides the platform's roots
     /// (for an upstream behind a private CA).
     pub extra_roots_pem: Option<PathBuf>,
+}
+
+impl fmt::Debug for TlsConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsConfig")
+            .field("client_identity_pem", &self.client_identity_pem)
+            .field("client_identity_pkcs12", &self.client_identity_pkcs12)
+            .field(
+                "client_identity_password",
+                &self.client_identity_password.as_ref().map(|_| "<redacted>"),
+            )
+            .field("extra_roots_pem", &self.extra_roots_pem)
+            .finish()
+    }
+}
+
+impl TlsConfig {
+    /// Whether a client certificate is configured (in either form).
+    pub fn has_client_identity(&self) -> bool {
+        self.client_identity_pem.is_some() || self.client_identity_pkcs12.is_some()
+    }
 }
 
 /// Bolagsverket "API för värdefulla datamängder" (free; OAuth2 client credentials).
@@ -160,6 +185,194 @@ impl fmt::Debug for ScbConfig {
             .field("timeouts", &self.timeouts)
             .field("tls", &self.tls)
             .finish()
+    }
+}
+
+/// Bolagsverket "API för att hämta företagsinformation" v4 (paid; OAuth2 client
+/// credentials at the same token endpoint as VDM): officers, signatory rule, a person's
+/// engagements. Paths are kept in configuration: they are inferred until onboarding
+/// confirms them (see the crate README).
+#[derive(Clone, PartialEq, Eq)]
+pub struct ForetagsinformationConfig {
+    /// API base, without a trailing slash: `.../foretagsinformation/v4`.
+    pub base_url: String,
+    /// Path of the organisation operation (officers and signatory rule).
+    pub organisationer_path: String,
+    /// Path of a person's engagements (paged).
+    pub engagemang_path: String,
+    pub token_url: String,
+    pub client_id: String,
+    pub client_secret: String,
+    pub scope: String,
+    pub client_auth: ClientAuth,
+    pub token_refresh_margin: Duration,
+    pub timeouts: Timeouts,
+    /// Engagements asked for per page (`antalPerSida`); each page is one billable call.
+    pub page_size: u32,
+    pub tls: TlsConfig,
+}
+
+impl fmt::Debug for ForetagsinformationConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ForetagsinformationConfig")
+            .field("base_url", &self.base_url)
+            .field("organisationer_path", &self.organisationer_path)
+            .field("engagemang_path", &self.engagemang_path)
+            .field("token_url", &self.token_url)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
+            .field("scope", &self.scope)
+            .field("timeouts", &self.timeouts)
+            .field("page_size", &self.page_size)
+            .field("tls", &self.tls)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Bolagsverket's beneficial-owners API (VerkligaHuvudmän v1; mutual TLS with the client
+/// certificate Bolagsverket issued).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerkligaHuvudmanConfig {
+    /// API base, without a trailing slash: `.../verkliga-huvudman/v1`.
+    pub base_url: String,
+    /// Path of an organisation's beneficial owners.
+    pub organisationer_path: String,
+    pub timeouts: Timeouts,
+    /// The client certificate is required.
+    pub tls: TlsConfig,
+}
+
+/// Everything the Swedish paid tier needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SePaidConfig {
+    pub foretagsinformation: ForetagsinformationConfig,
+    pub verkliga_huvudman: VerkligaHuvudmanConfig,
+}
+
+/// The company information API's production base (inferred; confirm at onboarding).
+pub const FI_PRODUCTION_BASE_URL: &str = "https://gw.api.bolagsverket.se/foretagsinformation/v4";
+/// The company information API's scope.
+pub const FI_DEFAULT_SCOPE: &str = "foretagsinformation:read";
+/// The beneficial-owners API's production base (inferred; confirm at onboarding).
+pub const BO_PRODUCTION_BASE_URL: &str = "https://gw.api.bolagsverket.se/verkliga-huvudman/v1";
+
+impl SePaidConfig {
+    /// Production defaults with these company-information credentials. Still to be set:
+    /// the beneficial-owners client certificate (`verkliga_huvudman.tls`).
+    pub fn production(client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
+        SePaidConfig {
+            foretagsinformation: ForetagsinformationConfig {
+                base_url: FI_PRODUCTION_BASE_URL.to_owned(),
+                organisationer_path: "/organisationer".to_owned(),
+                engagemang_path: "/organisationsengagemang".to_owned(),
+                token_url: VDM_PRODUCTION_TOKEN_URL.to_owned(),
+                client_id: client_id.into(),
+                client_secret: client_secret.into(),
+                scope: FI_DEFAULT_SCOPE.to_owned(),
+                client_auth: ClientAuth::Basic,
+                token_refresh_margin: Duration::from_secs(60),
+                timeouts: Timeouts::default(),
+                page_size: 100,
+                tls: TlsConfig::default(),
+            },
+            verkliga_huvudman: VerkligaHuvudmanConfig {
+                base_url: BO_PRODUCTION_BASE_URL.to_owned(),
+                organisationer_path: "/organisationer".to_owned(),
+                timeouts: Timeouts::default(),
+                tls: TlsConfig::default(),
+            },
+        }
+    }
+
+    /// Both APIs at a local stand-in: the company information API under `fi_base_url` (its
+    /// tokens from `token_url`), beneficial owners under `bo_base_url` with this client
+    /// identity and CA.
+    pub fn sandbox(
+        fi_base_url: String,
+        token_url: String,
+        bo_base_url: String,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+        bo_tls: TlsConfig,
+    ) -> Self {
+        let mut c = SePaidConfig::production(client_id, client_secret);
+        c.foretagsinformation.base_url = fi_base_url;
+        c.foretagsinformation.token_url = token_url;
+        c.verkliga_huvudman.base_url = bo_base_url;
+        c.verkliga_huvudman.tls = bo_tls;
+        c
+    }
+
+    /// The same limits for both APIs.
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.foretagsinformation.timeouts = timeouts;
+        self.verkliga_huvudman.timeouts = timeouts;
+        self
+    }
+
+    /// Checks the settings without touching the network (certificate files are read when
+    /// the registry is built, so an unreadable one fails at start-up).
+    pub fn validate(&self) -> Result<(), SeConfigError> {
+        let fi = &self.foretagsinformation;
+        check_url("foretagsinformation.base_url", &fi.base_url)?;
+        check_url("foretagsinformation.token_url", &fi.token_url)?;
+        check_path(
+            "foretagsinformation.organisationer_path",
+            &fi.organisationer_path,
+        )?;
+        check_path("foretagsinformation.engagemang_path", &fi.engagemang_path)?;
+        if fi.client_id.trim().is_empty() {
+            return Err(SeConfigError::Missing("foretagsinformation.client_id"));
+        }
+        if fi.client_secret.is_empty() {
+            return Err(SeConfigError::Missing("foretagsinformation.client_secret"));
+        }
+        if !(1..=1000).contains(&fi.page_size) {
+            return Err(SeConfigError::Invalid {
+                setting: "foretagsinformation.page_size",
+                reason: "must be between 1 and 1000".into(),
+            });
+        }
+        let bo = &self.verkliga_huvudman;
+        check_url("verkliga_huvudman.base_url", &bo.base_url)?;
+        check_path(
+            "verkliga_huvudman.organisationer_path",
+            &bo.organisationer_path,
+        )?;
+        if !bo.tls.has_client_identity() {
+            return Err(SeConfigError::Missing(
+                "verkliga_huvudman.client_identity (a PEM file or a PKCS#12 keystore)",
+            ));
+        }
+        if bo.tls.client_identity_pem.is_some() && bo.tls.client_identity_pkcs12.is_some() {
+            return Err(SeConfigError::Invalid {
+                setting: "verkliga_huvudman.client_identity",
+                reason: "give either a PEM file or a PKCS#12 keystore, not both".into(),
+            });
+        }
+        for (setting, t) in [
+            ("foretagsinformation.timeouts", fi.timeouts),
+            ("verkliga_huvudman.timeouts", bo.timeouts),
+        ] {
+            if t.total.is_zero() || t.connect.is_zero() {
+                return Err(SeConfigError::Invalid {
+                    setting,
+                    reason: "time limits must be positive".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_path(setting: &'static str, path: &str) -> Result<(), SeConfigError> {
+    if path.starts_with('/') && !path.contains("..") && !path.contains('?') {
+        Ok(())
+    } else {
+        Err(SeConfigError::Invalid {
+            setting,
+            reason: "must be an absolute path such as `/organisationer`".into(),
+        })
     }
 }
 

@@ -29,13 +29,24 @@ pub(crate) fn build_client(
     if let Some(path) = &tls.client_identity_pem {
         let pem = std::fs::read(path).map_err(|e| SeConfigError::Tls {
             setting,
-            reason: format!("cannot read the client identity file: {e}"),
+            reason: format!(
+                "cannot read the client identity file {}: {e}",
+                path.display()
+            ),
         })?;
-        let id = reqwest::Identity::from_pem(&pem).map_err(|e| SeConfigError::Tls {
+        b = b.identity(identity_from_pem(setting, &pem)?);
+    }
+    if let Some(path) = &tls.client_identity_pkcs12 {
+        let der = std::fs::read(path).map_err(|e| SeConfigError::Tls {
             setting,
-            reason: format!("the client identity is not a PEM certificate and key: {e}"),
+            reason: format!("cannot read the PKCS#12 keystore {}: {e}", path.display()),
         })?;
-        b = b.identity(id);
+        let pem = pkcs12_to_pem(
+            setting,
+            &der,
+            tls.client_identity_password.as_deref().unwrap_or(""),
+        )?;
+        b = b.identity(identity_from_pem(setting, &pem)?);
     }
     if let Some(path) = &tls.extra_roots_pem {
         let pem = std::fs::read(path).map_err(|e| SeConfigError::Tls {
@@ -53,6 +64,65 @@ pub(crate) fn build_client(
         setting,
         reason: e.to_string(),
     })
+}
+
+/// A client identity from PEM: at least one certificate and one private key are required
+/// (reqwest would otherwise fail only on the first handshake).
+fn identity_from_pem(
+    setting: &'static str,
+    pem: &[u8],
+) -> Result<reqwest::Identity, SeConfigError> {
+    let text = String::from_utf8_lossy(pem);
+    if !text.contains("-----BEGIN CERTIFICATE-----") || !text.contains("PRIVATE KEY-----") {
+        return Err(SeConfigError::Tls {
+            setting,
+            reason: "the client identity must hold a certificate and its private key (PEM)".into(),
+        });
+    }
+    reqwest::Identity::from_pem(pem).map_err(|e| SeConfigError::Tls {
+        setting,
+        reason: format!("the client identity is not a usable PEM certificate and key: {e}"),
+    })
+}
+
+/// The certificate chain and private key of a PKCS#12 keystore, as PEM.
+pub(crate) fn pkcs12_to_pem(
+    setting: &'static str,
+    der: &[u8],
+    password: &str,
+) -> Result<Vec<u8>, SeConfigError> {
+    use base64::Engine;
+    let store = p12_keystore::KeyStore::from_pkcs12(
+        der,
+        password,
+        p12_keystore::Pkcs12ImportPolicy::Strict,
+    )
+    .map_err(|e| SeConfigError::Tls {
+        setting,
+        reason: format!("the PKCS#12 keystore cannot be opened (wrong password?): {e}"),
+    })?;
+    let (_, chain) = store
+        .private_key_chain()
+        .ok_or_else(|| SeConfigError::Tls {
+            setting,
+            reason: "the PKCS#12 keystore holds no private key with its certificate".into(),
+        })?;
+    let block = |label: &str, der: &[u8]| {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+        let mut out = format!("-----BEGIN {label}-----\n");
+        for line in b64.as_bytes().chunks(64) {
+            out.push_str(&String::from_utf8_lossy(line));
+            out.push('\n');
+        }
+        out.push_str(&format!("-----END {label}-----\n"));
+        out
+    };
+    let mut pem = String::new();
+    for cert in chain.certs() {
+        pem.push_str(&block("CERTIFICATE", cert.as_der()));
+    }
+    pem.push_str(&block("PRIVATE KEY", chain.key().as_der()));
+    Ok(pem.into_bytes())
 }
 
 /// A fresh request id, formatted as a UUID (version 7 layout: a ULID's millisecond time

@@ -1,19 +1,24 @@
 #![doc = include_str!("../README.md")]
 
 mod config;
+mod foretagsinformation;
 mod gateway;
 mod http;
+mod paid_registry;
 mod registry;
 mod scb;
 mod ssbtgu;
 mod vdm;
+mod verkliga_huvudman;
 mod xml;
 
 pub use config::{
-    ClientAuth, ScbConfig, SeConfig, SeConfigError, SeEndpoints, SsbtParty, SsbtguConfig, Timeouts,
-    TlsConfig, VdmConfig, SCB_DEFAULT_API_ID_HEADER, SCB_PRODUCTION_BASE_URL, VDM_DEFAULT_SCOPE,
-    VDM_PRODUCTION_BASE_URL, VDM_PRODUCTION_TOKEN_URL,
+    ClientAuth, ForetagsinformationConfig, ScbConfig, SeConfig, SeConfigError, SeEndpoints,
+    SePaidConfig, SsbtParty, SsbtguConfig, Timeouts, TlsConfig, VdmConfig, VerkligaHuvudmanConfig,
+    BO_PRODUCTION_BASE_URL, FI_DEFAULT_SCOPE, FI_PRODUCTION_BASE_URL, SCB_DEFAULT_API_ID_HEADER,
+    SCB_PRODUCTION_BASE_URL, VDM_DEFAULT_SCOPE, VDM_PRODUCTION_BASE_URL, VDM_PRODUCTION_TOKEN_URL,
 };
+pub use paid_registry::SwedishPaidRegistry;
 pub use registry::SwedishCompanyRegistry;
 pub use vdm::valid_document_id;
 

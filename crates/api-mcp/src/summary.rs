@@ -38,6 +38,44 @@ pub fn company_profile(body: &Value) -> String {
     )
 }
 
+/// `GET /v1/companies/{orgnr}/officers` and `/signatories`.
+pub fn officers(body: &Value) -> String {
+    format!(
+        "{} officer roles of {} ({}); signatory rule: {}{}",
+        count(body, "/data/officers"),
+        text(body, "/data/orgnr"),
+        text(body, "/data/country"),
+        body.pointer("/data/signatory_rule_text")
+            .and_then(Value::as_str)
+            .unwrap_or("none registered"),
+        stale_note(body),
+    )
+}
+
+/// `GET /v1/companies/{orgnr}/beneficial-owners`.
+pub fn beneficial_owners(body: &Value) -> String {
+    let reported = body.pointer("/data/no_ubo_reported") == Some(&Value::Bool(true));
+    format!(
+        "{} beneficial owners of {} ({}){}{}",
+        count(body, "/data/owners"),
+        text(body, "/data/orgnr"),
+        text(body, "/data/country"),
+        if reported { "; none reported" } else { "" },
+        stale_note(body),
+    )
+}
+
+/// `GET /v1/persons/{ref}/engagements`.
+pub fn engagements(body: &Value) -> String {
+    format!(
+        "{} engagements of person {} ({}){}",
+        count(body, "/data/engagements"),
+        text(body, "/data/subject_id"),
+        text(body, "/data/country"),
+        stale_note(body),
+    )
+}
+
 /// `GET /v1/subjects/{id}`.
 pub fn subject(body: &Value) -> String {
     let mut countries: Vec<&str> = body

@@ -10,7 +10,10 @@
 
 use crate::{args, schema, summary};
 use api_rest::bodies::{self, Body};
-use api_rest::dto::{CompanyProfileDto, Envelope, JsonBody, SubjectResponse};
+use api_rest::dto::{
+    BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, JsonBody, OfficersDto,
+    SubjectResponse,
+};
 use domain::access::Caller;
 use domain::audit::AuditTrail;
 use domain::identifier::Identifier;
@@ -249,6 +252,16 @@ pub struct OrgnrArgs {
     pub orgnr: String,
 }
 
+/// Arguments of `get_person_engagements`.
+#[derive(Deserialize, JsonSchema)]
+pub struct PersonRefArgs {
+    /// An `identifier_ref` of a person subject of this tenant (`idr_` + 26 characters): from a
+    /// resolve, a `lookup_person`, or an officer's or owner's `personal_number_ref`. Never a
+    /// personal number.
+    #[serde(rename = "ref")]
+    pub person_ref: String,
+}
+
 /// Arguments of `get_subject`.
 #[derive(Deserialize, JsonSchema)]
 pub struct SubjectIdArgs {
@@ -276,6 +289,67 @@ fn build() -> Vec<Tool> {
             get_company_profile,
         )
         .with_output::<Envelope<CompanyProfileDto>>(),
+        Tool::new(
+            Spec {
+                name: "get_officers",
+                title: "Officers and signatory rule",
+                description: "The company's officers (one entry per role, each person as the tenant's \
+                    personal_number_ref, never a personal number) and its signatory rule as text. Paid \
+                    tier: metered against the tenant's daily budget; served stale or refused with \
+                    budget_exceeded when it is spent. The body of GET /v1/companies/{orgnr}/officers.",
+                operations: &[Operation::GetOfficers],
+                effect: Effect::Read,
+                open_world: true,
+                summary: summary::officers,
+            },
+            get_officers,
+        )
+        .with_output::<Envelope<OfficersDto>>(),
+        Tool::new(
+            Spec {
+                name: "get_signatories",
+                title: "Signatory rule",
+                description: "Who may sign for the company: the same object as get_officers (officers \
+                    and the signatory rule as text). Paid tier, metered. The body of \
+                    GET /v1/companies/{orgnr}/signatories.",
+                operations: &[Operation::GetSignatories],
+                effect: Effect::Read,
+                open_world: true,
+                summary: summary::officers,
+            },
+            get_signatories,
+        )
+        .with_output::<Envelope<OfficersDto>>(),
+        Tool::new(
+            Spec {
+                name: "get_beneficial_owners",
+                title: "Beneficial owners",
+                description: "The company's beneficial owners: each person as the tenant's \
+                    personal_number_ref, how control is held and the share band (25-50, 50-75, 75-100, \
+                    unknown); no_ubo_reported when none is reported. Paid tier, metered. The body of \
+                    GET /v1/companies/{orgnr}/beneficial-owners.",
+                operations: &[Operation::GetBeneficialOwners],
+                effect: Effect::Read,
+                open_world: true,
+                summary: summary::beneficial_owners,
+            },
+            get_beneficial_owners,
+        )
+        .with_output::<Envelope<BeneficialOwnersDto>>(),
+        Tool::new(
+            Spec {
+                name: "get_person_engagements",
+                title: "Person engagements",
+                description: "The companies in which a person holds a role, by the person's \
+                    identifier_ref. Paid tier, metered. The body of GET /v1/persons/{ref}/engagements.",
+                operations: &[Operation::GetPersonEngagements],
+                effect: Effect::Read,
+                open_world: true,
+                summary: summary::engagements,
+            },
+            get_person_engagements,
+        )
+        .with_output::<Envelope<EngagementsDto>>(),
         Tool::new(
             Spec {
                 name: "get_subject",
@@ -317,6 +391,34 @@ fn get_company_profile(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
     Box::pin(cx.route(Operation::GetCompany, move |s, c| async move {
         bodies::company_profile(s, &c, &args.orgnr).await
     }))
+}
+
+fn get_officers(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+    Box::pin(cx.route(Operation::GetOfficers, move |s, c| async move {
+        bodies::officers(s, &c, Operation::GetOfficers, &args.orgnr).await
+    }))
+}
+
+fn get_signatories(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+    Box::pin(cx.route(Operation::GetSignatories, move |s, c| async move {
+        bodies::officers(s, &c, Operation::GetSignatories, &args.orgnr).await
+    }))
+}
+
+fn get_beneficial_owners(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+    Box::pin(
+        cx.route(Operation::GetBeneficialOwners, move |s, c| async move {
+            bodies::beneficial_owners(s, &c, &args.orgnr).await
+        }),
+    )
+}
+
+fn get_person_engagements(cx: Ctx<'_>, args: PersonRefArgs) -> Fut<'_> {
+    Box::pin(
+        cx.route(Operation::GetPersonEngagements, move |s, c| async move {
+            bodies::person_engagements(s, &c, &args.person_ref).await
+        }),
+    )
 }
 
 fn get_subject(cx: Ctx<'_>, args: SubjectIdArgs) -> Fut<'_> {

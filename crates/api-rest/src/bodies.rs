@@ -3,9 +3,11 @@
 //! byte for byte alike.
 
 use crate::dto::{
-    CompanyProfileDto, DocumentDto, Envelope, JsonBody, ResolveResponse, SubjectResponse,
+    BeneficialOwnersDto, CompanyProfileDto, DocumentDto, EngagementsDto, Envelope, JsonBody,
+    OfficersDto, ResolveResponse, SubjectResponse,
 };
 use domain::access::Caller;
+use domain::operation::Operation;
 use domain::services::Services;
 use domain::subject::ResolveRequest;
 use domain::Failure;
@@ -63,5 +65,46 @@ pub async fn document(services: &Services, caller: &Caller, id: &str) -> Result<
     Body::of(&Envelope {
         stale: false,
         data: DocumentDto::new(&caller.tenant, &served),
+    })
+}
+
+/// `GET /v1/companies/{orgnr}/officers` and `/signatories` (the same object; `op` names the
+/// route for its audit row).
+pub async fn officers(
+    services: &Services,
+    caller: &Caller,
+    op: Operation,
+    orgnr: &str,
+) -> Result<Body, Failure> {
+    let served = services.paid.officers(caller, op, orgnr).await?;
+    Body::of(&Envelope {
+        stale: served.stale,
+        data: OfficersDto::new(&caller.tenant, &served)?,
+    })
+}
+
+/// `GET /v1/companies/{orgnr}/beneficial-owners`.
+pub async fn beneficial_owners(
+    services: &Services,
+    caller: &Caller,
+    orgnr: &str,
+) -> Result<Body, Failure> {
+    let served = services.paid.beneficial_owners(caller, orgnr).await?;
+    Body::of(&Envelope {
+        stale: served.stale,
+        data: BeneficialOwnersDto::new(&caller.tenant, &served)?,
+    })
+}
+
+/// `GET /v1/persons/{ref}/engagements`.
+pub async fn person_engagements(
+    services: &Services,
+    caller: &Caller,
+    person_ref: &str,
+) -> Result<Body, Failure> {
+    let served = services.paid.engagements(caller, person_ref).await?;
+    Body::of(&Envelope {
+        stale: served.stale,
+        data: EngagementsDto::new(&caller.tenant, &served)?,
     })
 }

@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use domain::evidence::Evidence;
+use domain::paid::{PaidData, ServedPaid};
 use domain::subject::{Resolution, SubjectRecord};
 use domain::tenant::Tenant;
 use domain::{ErrorCode, Failure};
@@ -294,6 +295,185 @@ impl CompanyProfileDto {
             subject_id: served.subject.subject_id.to_string(),
             aliases: aliases(&served.subject),
         }
+    }
+}
+
+/// The common tail of every paid-tier `data` object: evidence, country, versions, ids.
+fn paid_meta(tenant: &Tenant, served: &ServedPaid) -> PaidMeta {
+    PaidMeta {
+        evidence: EvidenceDto::from(&served.object.evidence),
+        country: served.object.country.code(),
+        schema_version: domain::evidence::SCHEMA_VERSION,
+        tenant_id: tenant.id.to_string(),
+        subject_id: served.subject.subject_id.to_string(),
+        aliases: aliases(&served.subject),
+    }
+}
+
+/// Evidence and identity of a paid-tier object (flattened into it).
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct PaidMeta {
+    /// Evidence of the one paid call the object rests on (source
+    /// `companyreg.foretagsinformation`).
+    pub evidence: EvidenceDto,
+    #[schema(schema_with = crate::schema::country_code)]
+    pub country: &'static str,
+    pub schema_version: &'static str,
+    pub tenant_id: String,
+    /// The subject the object describes (the company, or the person of engagements).
+    pub subject_id: String,
+    /// Older subject ids merged into `subject_id`; each stays a valid alias.
+    pub aliases: Vec<String>,
+}
+
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct OfficerDto {
+    /// The role as the register writes it (`Styrelseledamot`).
+    pub role: String,
+    /// The register's role code (`LE`, `OF`, `SU`, `VD`, ...), when it gives one. Additive,
+    /// provisional.
+    #[schema(required = true)]
+    pub role_code: Option<String>,
+    pub name: String,
+    /// The tenant's `identifier_ref` of the person (never the personal number); `null` for
+    /// an organisation or a person the register names without a Swedish number.
+    #[schema(required = true)]
+    pub personal_number_ref: Option<String>,
+    /// When the role was registered, if the register says.
+    #[schema(required = true)]
+    pub appointed_at: Option<String>,
+}
+
+/// Officers and the signatory rule (provisional: the paid tier's shapes may change
+/// additively).
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct OfficersDto {
+    pub orgnr: String,
+    /// One entry per role held (a person with two roles appears twice).
+    pub officers: Vec<OfficerDto>,
+    /// The signatory rule as the register writes it (text passthrough).
+    #[schema(required = true)]
+    pub signatory_rule_text: Option<String>,
+    #[serde(flatten)]
+    pub meta: PaidMeta,
+}
+
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct OwnerDto {
+    pub name: String,
+    /// The tenant's `identifier_ref` of the owner (never the personal number); `null` for an
+    /// owner without a Swedish number.
+    #[schema(required = true)]
+    pub personal_number_ref: Option<String>,
+    /// How control is held, as the register writes it.
+    pub nature_of_control: String,
+    #[schema(schema_with = crate::schema::share_band)]
+    pub share_band: &'static str,
+}
+
+/// Beneficial owners (provisional).
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct BeneficialOwnersDto {
+    pub orgnr: String,
+    pub owners: Vec<OwnerDto>,
+    /// The company has reported no beneficial owner.
+    pub no_ubo_reported: bool,
+    #[serde(flatten)]
+    pub meta: PaidMeta,
+}
+
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct EngagementDto {
+    pub orgnr: String,
+    pub role: String,
+    /// The register's role code, when it gives one. Additive, provisional.
+    #[schema(required = true)]
+    pub role_code: Option<String>,
+    #[schema(required = true)]
+    pub since: Option<String>,
+}
+
+/// A person's engagements (provisional).
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct EngagementsDto {
+    /// The `identifier_ref` the engagements were asked for.
+    #[schema(required = true)]
+    pub person_ref: Option<String>,
+    pub engagements: Vec<EngagementDto>,
+    #[serde(flatten)]
+    pub meta: PaidMeta,
+}
+
+fn opt_ref(r: Option<&domain::ids::IdentifierRef>) -> Option<String> {
+    r.map(ToString::to_string)
+}
+
+impl OfficersDto {
+    pub fn new(tenant: &Tenant, served: &ServedPaid) -> Result<Self, Failure> {
+        let PaidData::Officers(o) = &served.object.data else {
+            return Err(Failure::internal("a paid object of another kind"));
+        };
+        Ok(OfficersDto {
+            orgnr: o.orgnr.clone(),
+            officers: o
+                .officers
+                .iter()
+                .map(|x| OfficerDto {
+                    role: x.role.clone(),
+                    role_code: x.role_code.clone(),
+                    name: x.name.clone(),
+                    personal_number_ref: opt_ref(x.personal_number_ref.as_ref()),
+                    appointed_at: x.appointed_at.map(|d| d.to_string()),
+                })
+                .collect(),
+            signatory_rule_text: o.signatory_rule_text.clone(),
+            meta: paid_meta(tenant, served),
+        })
+    }
+}
+
+impl BeneficialOwnersDto {
+    pub fn new(tenant: &Tenant, served: &ServedPaid) -> Result<Self, Failure> {
+        let PaidData::BeneficialOwners(o) = &served.object.data else {
+            return Err(Failure::internal("a paid object of another kind"));
+        };
+        Ok(BeneficialOwnersDto {
+            orgnr: o.orgnr.clone(),
+            owners: o
+                .owners
+                .iter()
+                .map(|x| OwnerDto {
+                    name: x.name.clone(),
+                    personal_number_ref: opt_ref(x.personal_number_ref.as_ref()),
+                    nature_of_control: x.nature_of_control.clone(),
+                    share_band: x.share_band.as_str(),
+                })
+                .collect(),
+            no_ubo_reported: o.no_ubo_reported,
+            meta: paid_meta(tenant, served),
+        })
+    }
+}
+
+impl EngagementsDto {
+    pub fn new(tenant: &Tenant, served: &ServedPaid) -> Result<Self, Failure> {
+        let PaidData::Engagements(e) = &served.object.data else {
+            return Err(Failure::internal("a paid object of another kind"));
+        };
+        Ok(EngagementsDto {
+            person_ref: opt_ref(e.person_ref.as_ref()),
+            engagements: e
+                .engagements
+                .iter()
+                .map(|x| EngagementDto {
+                    orgnr: x.orgnr.clone(),
+                    role: x.role.clone(),
+                    role_code: x.role_code.clone(),
+                    since: x.since.map(|d| d.to_string()),
+                })
+                .collect(),
+            meta: paid_meta(tenant, served),
+        })
     }
 }
 

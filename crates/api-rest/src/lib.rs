@@ -44,6 +44,26 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             routes::companies::profile,
         ))
         .service(serve(
+            "/v1/companies/{orgnr}/beneficial-owners",
+            Method::GET,
+            routes::paid::beneficial_owners,
+        ))
+        .service(serve(
+            "/v1/companies/{orgnr}/officers",
+            Method::GET,
+            routes::paid::officers,
+        ))
+        .service(serve(
+            "/v1/companies/{orgnr}/signatories",
+            Method::GET,
+            routes::paid::signatories,
+        ))
+        .service(serve(
+            "/v1/persons/{ref}/engagements",
+            Method::GET,
+            routes::paid::person_engagements,
+        ))
+        .service(serve(
             "/v1/documents/{id}",
             Method::GET,
             routes::companies::document,

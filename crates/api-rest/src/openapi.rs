@@ -45,6 +45,10 @@ pub const CLIENT_BASIC: &str = "client_basic";
         crate::routes::subjects::get,
         crate::routes::companies::profile,
         crate::routes::companies::document,
+        crate::routes::paid::beneficial_owners,
+        crate::routes::paid::officers,
+        crate::routes::paid::signatories,
+        crate::routes::paid::person_engagements,
         serve,
     ),
     components(schemas(ErrorBody, TokenErrorBody)),
@@ -52,6 +56,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         (name = "token", description = "OAuth 2.0 client credentials"),
         (name = "subjects", description = "Opaque, tenant-scoped subject ids for identifiers"),
         (name = "companies", description = "Company data, each value with evidence"),
+        (name = "persons", description = "Person data, each value with evidence"),
         (name = "contract", description = "The machine-readable interface itself"),
     )
 )]
@@ -127,12 +132,16 @@ pub fn normalise(value: Value) -> Value {
 // Errors.
 
 /// The REST operations of the document (those with a route template of their own).
-pub const REST_OPERATIONS: [Operation; 5] = [
+pub const REST_OPERATIONS: [Operation; 9] = [
     Operation::IssueToken,
     Operation::ResolveSubject,
     Operation::GetSubject,
     Operation::GetCompany,
     Operation::GetDocument,
+    Operation::GetBeneficialOwners,
+    Operation::GetOfficers,
+    Operation::GetSignatories,
+    Operation::GetPersonEngagements,
 ];
 
 /// When the interface answers each error code (the Errors part of the spec).

@@ -97,3 +97,12 @@ pub fn token_type() -> Object {
 pub fn grant_type() -> Object {
     string_enum(["client_credentials"], false, "The OAuth 2.0 grant type")
 }
+
+/// A beneficial owner's share band (closed: the register's bands).
+pub fn share_band() -> Object {
+    string_enum(
+        domain::paid::ShareBand::ALL.map(domain::paid::ShareBand::as_str),
+        false,
+        "How much the owner controls: more than 25 up to 50, more than 50 up to 75, more than 75 up to 100 percent, or `unknown` (control by other means, or no share stated)",
+    )
+}

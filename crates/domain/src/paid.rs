@@ -99,8 +99,10 @@ pub struct NamedParty {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FetchedOfficer {
-    /// The register's role text (`Styrelseledamot`), with its code kept as given.
+    /// The register's role text (`Styrelseledamot`).
     pub role: String,
+    /// The register's role code (`LE`), when it gives one.
+    pub role_code: Option<String>,
     pub party: NamedParty,
     pub appointed_at: Option<NaiveDate>,
 }
@@ -133,13 +135,22 @@ pub struct FetchedOwners {
 pub struct Engagement {
     pub orgnr: String,
     pub role: String,
+    pub role_code: Option<String>,
     pub since: Option<NaiveDate>,
 }
 
+/// One page of a person's engagements (the registry pages them; each page is one billable
+/// call).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FetchedEngagements {
+pub struct EngagementPage {
     pub engagements: Vec<Engagement>,
+    /// Whether a further page exists.
+    pub more: bool,
 }
+
+/// The most pages one read fetches: a person with more engagements than that is answered as
+/// unusable rather than cut short silently.
+pub const MAX_ENGAGEMENT_PAGES: u32 = 20;
 
 /// A paid fetch: every call made (recorded whatever the outcome) and the result. The data
 /// rests on the last call in `calls`.
@@ -156,6 +167,7 @@ pub struct PaidFetch<T> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Officer {
     pub role: String,
+    pub role_code: Option<String>,
     pub name: String,
     pub personal_number_ref: Option<IdentifierRef>,
     pub appointed_at: Option<NaiveDate>,

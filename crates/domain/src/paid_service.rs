@@ -23,7 +23,7 @@ use crate::ids::{CallRef, IdentifierRef};
 use crate::operation::Operation;
 use crate::paid::{
     CachedPaid, EngagementList, NamedParty, Officer, OfficerList, Owner, OwnerList, PaidData,
-    PaidKey, PaidKind, PaidObject, ServedPaid,
+    PaidKey, PaidKind, PaidObject, ServedPaid, MAX_ENGAGEMENT_PAGES,
 };
 use crate::ports::{CompanyStore, PaidCompanyRegistry, PaidStore};
 use crate::subject::{FirstSighting, SubjectHandle};
@@ -113,7 +113,7 @@ impl PaidCompanyService {
             let evidence = self.record(caller, op, fetch.calls).await?;
             let fetched = match fetch.outcome {
                 Ok(f) => f,
-                Err(f) => return Ok(Err(f)),
+                Err(f) => return Ok(Err(Stop::Registry(f))),
             };
             let evidence = last_evidence(evidence)?;
             let sighting = FirstSighting::RegistryRead(evidence.call_ref);
@@ -122,6 +122,7 @@ impl PaidCompanyService {
             for o in fetched.officers {
                 officers.push(Officer {
                     role: o.role,
+                    role_code: o.role_code,
                     personal_number_ref: self.person_ref(caller, &o.party, &sighting).await?,
                     name: o.party.name,
                     appointed_at: o.appointed_at,
@@ -150,7 +151,7 @@ impl PaidCompanyService {
             let evidence = self.record(caller, op, fetch.calls).await?;
             let fetched = match fetch.outcome {
                 Ok(f) => f,
-                Err(f) => return Ok(Err(f)),
+                Err(f) => return Ok(Err(Stop::Registry(f))),
             };
             let evidence = last_evidence(evidence)?;
             let sighting = FirstSighting::RegistryRead(evidence.call_ref);
@@ -209,20 +210,49 @@ impl PaidCompanyService {
         let subject = holder.subject.clone();
         self.read(caller, op, &admitted, || async move {
             let person = self.subjects.reveal(caller, &holder)?;
-            let fetch = admitted.registry.fetch_engagements(&person).await;
-            let evidence = self.record(caller, op, fetch.calls).await?;
-            let fetched = match fetch.outcome {
-                Ok(f) => f,
-                Err(f) => return Ok(Err(f)),
-            };
-            let evidence = last_evidence(evidence)?;
-            let data = PaidData::Engagements(EngagementList {
-                person_ref: Some(person_ref),
-                engagements: fetched.engagements,
-            });
-            Ok(Ok((subject, data, evidence)))
+            let mut engagements = Vec::new();
+            // The evidence names the first page's call; every page's call is recorded.
+            let mut first_evidence = None;
+            for page in 1..=MAX_ENGAGEMENT_PAGES {
+                // The first page was metered by the read; each further page is its own
+                // billable call, metered before it is made.
+                if page > 1 && !self.spend(caller).await? {
+                    return Ok(Err(Stop::BudgetSpent));
+                }
+                let fetch = admitted.registry.fetch_engagements(&person, page).await;
+                let evidence = self.record(caller, op, fetch.calls).await?;
+                let fetched = match fetch.outcome {
+                    Ok(f) => f,
+                    Err(f) => return Ok(Err(Stop::Registry(f))),
+                };
+                if first_evidence.is_none() {
+                    first_evidence = Some(last_evidence(evidence)?);
+                }
+                engagements.extend(fetched.engagements);
+                if !fetched.more {
+                    let evidence = first_evidence
+                        .ok_or_else(|| Failure::internal("no page of engagements was read"))?;
+                    let data = PaidData::Engagements(EngagementList {
+                        person_ref: Some(person_ref),
+                        engagements,
+                    });
+                    return Ok(Ok((subject, data, evidence)));
+                }
+            }
+            Ok(Err(Stop::Registry(RegistryFailure::Garbled(format!(
+                "the person has more than {MAX_ENGAGEMENT_PAGES} pages of engagements"
+            )))))
         })
         .await
+    }
+
+    /// Spends one paid call of the caller's on-demand budget; false when it is spent.
+    async fn spend(&self, caller: &Caller) -> Result<bool, Failure> {
+        let spend = Spend::one_call(&caller.tenant.budget, Spender::OnDemand, self.clock.now());
+        self.store
+            .spend_budget(&caller.tenant_id, &spend)
+            .await
+            .map_err(Failure::internal)
     }
 
     /// The shared read: a fresh cached value as is; otherwise meter one paid call and fetch;
@@ -240,7 +270,7 @@ impl PaidCompanyService {
     where
         F: FnOnce() -> Fut,
         Fut: std::future::Future<
-            Output = Result<Result<(SubjectHandle, PaidData, Evidence), RegistryFailure>, Failure>,
+            Output = Result<Result<(SubjectHandle, PaidData, Evidence), Stop>, Failure>,
         >,
     {
         let cached = self
@@ -258,23 +288,21 @@ impl PaidCompanyService {
 
         // Metered before the call is made, atomically with the check.
         let spend = Spend::one_call(&caller.tenant.budget, Spender::OnDemand, now);
-        let granted = self
-            .store
-            .spend_budget(&caller.tenant_id, &spend)
-            .await
-            .map_err(Failure::internal)?;
-        if !granted {
+        let budget_spent = || {
+            Failure::new(
+                ErrorCode::BudgetExceeded,
+                format!(
+                    "the tenant's daily paid-call budget for reads ({} calls) is spent; it renews \
+                 at {} (midnight Europe/Stockholm)",
+                    spend.cap,
+                    renews_at(spend.day).to_rfc3339()
+                ),
+            )
+        };
+        if !self.spend(caller).await? {
             return match cached {
                 Some(c) => Ok(served(true, c)),
-                None => Err(Failure::new(
-                    ErrorCode::BudgetExceeded,
-                    format!(
-                        "the tenant's daily paid-call budget for reads ({} calls) is spent; \
-                         it renews at {} (midnight Europe/Stockholm)",
-                        spend.cap,
-                        renews_at(spend.day).to_rfc3339()
-                    ),
-                )),
+                None => Err(budget_spent()),
             };
         }
 
@@ -301,18 +329,24 @@ impl PaidCompanyService {
                     object,
                 })
             }
-            Err(RegistryFailure::NotFound) => Err(Failure::not_found(match op {
+            Err(Stop::BudgetSpent) => match cached {
+                Some(c) => Ok(served(true, c)),
+                None => Err(budget_spent()),
+            },
+            Err(Stop::Registry(RegistryFailure::NotFound)) => Err(Failure::not_found(match op {
                 Operation::GetPersonEngagements => "person",
                 _ => "company",
             })),
-            Err(RegistryFailure::Unavailable(_) | RegistryFailure::Garbled(_)) => match cached {
-                Some(c) => Ok(served(true, c)),
-                None => Err(Failure::new(
-                    ErrorCode::UpstreamUnavailable,
-                    "the company register's paid tier is unavailable and no cached value \
+            Err(Stop::Registry(RegistryFailure::Unavailable(_) | RegistryFailure::Garbled(_))) => {
+                match cached {
+                    Some(c) => Ok(served(true, c)),
+                    None => Err(Failure::new(
+                        ErrorCode::UpstreamUnavailable,
+                        "the company register's paid tier is unavailable and no cached value \
                      exists; retry later",
-                )),
-            },
+                    )),
+                }
+            }
         }
     }
 
@@ -364,6 +398,14 @@ impl PaidCompanyService {
             .await?;
         Ok(Some(resolution.identifier_ref))
     }
+}
+
+/// Why a fetch delivered no object.
+enum Stop {
+    /// The registry could not deliver (or does not know the subject).
+    Registry(RegistryFailure),
+    /// A further billable call did not fit the budget.
+    BudgetSpent,
 }
 
 fn served(stale: bool, cached: CachedPaid) -> ServedPaid {

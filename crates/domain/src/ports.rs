@@ -16,7 +16,7 @@ use crate::grant::{ClientSecret, Grant, SecretHash};
 use crate::identifier::{Identifier, IdentifierType};
 use crate::ids::{CallRef, ClientId, GrantId, IdentifierRef, SubjectId, TenantId};
 use crate::paid::{
-    CachedPaid, FetchedEngagements, FetchedOfficers, FetchedOwners, PaidFetch, PaidKey, PaidObject,
+    CachedPaid, EngagementPage, FetchedOfficers, FetchedOwners, PaidFetch, PaidKey, PaidObject,
 };
 use crate::scope::ScopeSet;
 use crate::subject::{
@@ -326,9 +326,9 @@ pub trait PaidCompanyRegistry: Send + Sync {
     /// The beneficial owners of the company.
     async fn fetch_beneficial_owners(&self, orgnr: &Identifier) -> PaidFetch<FetchedOwners>;
 
-    /// The companies in which the person (a validated personal or coordination number)
-    /// holds a role.
-    async fn fetch_engagements(&self, person: &Identifier) -> PaidFetch<FetchedEngagements>;
+    /// One page (from 1) of the companies in which the person (a validated personal or
+    /// coordination number) holds a role. Each page is one billable call.
+    async fn fetch_engagements(&self, person: &Identifier, page: u32) -> PaidFetch<EngagementPage>;
 }
 
 /// The per-tenant cache of paid objects and the daily paid-call budget.

@@ -36,6 +36,19 @@ pub const SE_KEYS: &[&str] = &[
     "scb_api_id",
     "scb_client_identity_pem",
     "timeout_secs",
+    "paid_tier",
+    "fi_client_id",
+    "fi_client_secret",
+    "fi_base_url",
+    "fi_token_url",
+    "fi_organisationer_path",
+    "fi_engagemang_path",
+    "bo_base_url",
+    "bo_organisationer_path",
+    "bo_client_identity_pem",
+    "bo_client_identity_pkcs12",
+    "bo_client_identity_password",
+    "bo_extra_roots_pem",
 ];
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";

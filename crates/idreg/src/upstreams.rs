@@ -13,9 +13,17 @@
 //! | `IDREG_SE_SSBTGU_CLIENT_IDENTITY_PEM` | client certificate and key (PEM) for SSBTGU's mutual TLS |
 //! | `IDREG_SE_SCB_BASE_URL`, `IDREG_SE_SCB_API_ID`, `IDREG_SE_SCB_CLIENT_IDENTITY_PEM` | SCB's business register |
 //! | `IDREG_SE_TIMEOUT_SECS` | time limit per upstream call (default 10) |
+//! | `IDREG_SE_PAID_TIER` | `on` (default) or `off`: the paid company-registry tier |
+//! | `IDREG_SE_FI_CLIENT_ID`, `IDREG_SE_FI_CLIENT_SECRET` | company information API credentials; without them the paid tier is off |
+//! | `IDREG_SE_FI_BASE_URL`, `IDREG_SE_FI_TOKEN_URL`, `IDREG_SE_FI_ORGANISATIONER_PATH`, `IDREG_SE_FI_ENGAGEMANG_PATH` | default: the inferred production hosts and paths |
+//! | `IDREG_SE_BO_CLIENT_IDENTITY_PEM` or `IDREG_SE_BO_CLIENT_IDENTITY_PKCS12` (+ `IDREG_SE_BO_CLIENT_IDENTITY_PASSWORD`) | the beneficial-owners client certificate; required with the paid tier |
+//! | `IDREG_SE_BO_BASE_URL`, `IDREG_SE_BO_ORGANISATIONER_PATH`, `IDREG_SE_BO_EXTRA_ROOTS_PEM` | the beneficial-owners API |
 
 use crate::config::Config;
-use adapters_se::{SeConfig, SeEndpoints, SsbtParty, SwedishCompanyRegistry, Timeouts};
+use adapters_se::{
+    SeConfig, SeEndpoints, SePaidConfig, SsbtParty, SwedishCompanyRegistry, SwedishPaidRegistry,
+    Timeouts, TlsConfig,
+};
 use anyhow::{bail, Context};
 use domain::ports::{CompanyRegistry, PaidCompanyRegistry};
 use std::path::PathBuf;
@@ -64,9 +72,14 @@ pub fn start(config: &Config) -> anyhow::Result<Upstreams> {
             )));
         }
         let registry = SwedishCompanyRegistry::new(&se).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let paid_registries = if paid_tier_wanted(config)? {
+            vec![sandbox_paid_registry(config, &sandbox)?]
+        } else {
+            Vec::new()
+        };
         return Ok(Upstreams {
             registries: vec![Arc::new(registry)],
-            paid_registries: Vec::new(),
+            paid_registries,
             sandbox: Some(sandbox),
         });
     }
@@ -78,11 +91,111 @@ pub fn start(config: &Config) -> anyhow::Result<Upstreams> {
     };
     let registry = SwedishCompanyRegistry::new(&se)
         .map_err(|e| anyhow::anyhow!("Swedish registry configuration: {e}"))?;
+    let paid_registries = match production_se_paid(config)? {
+        Some(paid) if paid_tier_wanted(config)? => {
+            let registry = SwedishPaidRegistry::new(&paid)
+                .map_err(|e| anyhow::anyhow!("Swedish paid-tier configuration: {e}"))?;
+            vec![Arc::new(registry) as Arc<dyn PaidCompanyRegistry>]
+        }
+        _ => {
+            tracing::info!(
+                "the paid company-registry tier is off (no company-information credentials, \
+                 or IDREG_SE_PAID_TIER=off)"
+            );
+            Vec::new()
+        }
+    };
     Ok(Upstreams {
         registries: vec![Arc::new(registry)],
-        paid_registries: Vec::new(),
+        paid_registries,
         sandbox: None,
     })
+}
+
+/// `IDREG_SE_PAID_TIER`: on unless set to `off`.
+fn paid_tier_wanted(config: &Config) -> anyhow::Result<bool> {
+    match config
+        .se
+        .get("paid_tier")
+        .map(|v| v.trim().to_ascii_lowercase())
+    {
+        None => Ok(true),
+        Some(v) if v == "on" || v == "true" => Ok(true),
+        Some(v) if v == "off" || v == "false" => Ok(false),
+        Some(_) => bail!("IDREG_SE_PAID_TIER must be `on` or `off`"),
+    }
+}
+
+/// The paid tier against the sandbox: its company information API and its mutual-TLS
+/// beneficial-owners API, trusting the sandbox's throwaway CA with its client certificate.
+fn sandbox_paid_registry(
+    config: &Config,
+    sandbox: &RunningSandbox,
+) -> anyhow::Result<Arc<dyn PaidCompanyRegistry>> {
+    let (Some(tls), Some(bo_base_url)) = (&sandbox.tls, sandbox.bo_base_url()) else {
+        bail!("the sandbox runs without its TLS listener, which the paid tier needs");
+    };
+    let mut paid = SePaidConfig::sandbox(
+        sandbox.fi_base_url(),
+        sandbox.vdm_token_url(),
+        bo_base_url,
+        upstream_sandbox::CLIENT_ID,
+        upstream_sandbox::CLIENT_SECRET,
+        TlsConfig {
+            client_identity_pem: Some(tls.client_identity_pem_path.clone()),
+            extra_roots_pem: Some(tls.ca_pem_path.clone()),
+            ..TlsConfig::default()
+        },
+    );
+    if let Some(secs) = config.se.get("timeout_secs") {
+        paid = paid.with_timeouts(Timeouts::total(Duration::from_secs(
+            secs.parse().context("IDREG_SE_TIMEOUT_SECS")?,
+        )));
+    }
+    let registry = SwedishPaidRegistry::new(&paid).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(Arc::new(registry))
+}
+
+/// The paid tier's production configuration, or `None` without company-information
+/// credentials.
+fn production_se_paid(config: &Config) -> anyhow::Result<Option<SePaidConfig>> {
+    let get = |k: &str| config.se.get(k).cloned();
+    let (Some(id), Some(secret)) = (get("fi_client_id"), get("fi_client_secret")) else {
+        return Ok(None);
+    };
+    let mut paid = SePaidConfig::production(id, secret);
+    let fi = &mut paid.foretagsinformation;
+    if let Some(v) = get("fi_base_url") {
+        fi.base_url = v;
+    }
+    if let Some(v) = get("fi_token_url") {
+        fi.token_url = v;
+    }
+    if let Some(v) = get("fi_organisationer_path") {
+        fi.organisationer_path = v;
+    }
+    if let Some(v) = get("fi_engagemang_path") {
+        fi.engagemang_path = v;
+    }
+    let bo = &mut paid.verkliga_huvudman;
+    if let Some(v) = get("bo_base_url") {
+        bo.base_url = v;
+    }
+    if let Some(v) = get("bo_organisationer_path") {
+        bo.organisationer_path = v;
+    }
+    bo.tls.client_identity_pem = get("bo_client_identity_pem").map(PathBuf::from);
+    bo.tls.client_identity_pkcs12 = get("bo_client_identity_pkcs12").map(PathBuf::from);
+    bo.tls.client_identity_password = get("bo_client_identity_password");
+    bo.tls.extra_roots_pem = get("bo_extra_roots_pem").map(PathBuf::from);
+    if let Some(secs) = get("timeout_secs") {
+        paid = paid.with_timeouts(Timeouts::total(Duration::from_secs(
+            secs.parse().context("IDREG_SE_TIMEOUT_SECS")?,
+        )));
+    }
+    paid.validate()
+        .map_err(|e| anyhow::anyhow!("Swedish paid-tier configuration: {e}"))?;
+    Ok(Some(paid))
 }
 
 /// The Swedish connectors' production configuration, or `None` when none is given.

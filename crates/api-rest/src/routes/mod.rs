@@ -1,5 +1,6 @@
 //! Route handlers: extract, call one use case through the gate, map the result.
 
 pub mod companies;
+pub mod paid;
 pub mod subjects;
 pub mod token;

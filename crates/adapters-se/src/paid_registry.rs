@@ -1,0 +1,85 @@
+//! [`SwedishPaidRegistry`]: the `PaidCompanyRegistry` port for Sweden, made of Bolagsverket's
+//! company information API (officers, signatory rule, engagements) and its beneficial-owners
+//! API (mutual TLS).
+
+use crate::config::{SeConfigError, SePaidConfig};
+use crate::foretagsinformation::ForetagsinformationClient;
+use crate::http::Step;
+use crate::verkliga_huvudman::VerkligaHuvudmanClient;
+use async_trait::async_trait;
+use domain::company::RegistryFailure;
+use domain::country::Country;
+use domain::identifier::{Identifier, IdentifierType};
+use domain::paid::{EngagementPage, FetchedOfficers, FetchedOwners, PaidFetch};
+use domain::ports::PaidCompanyRegistry;
+
+/// The Swedish paid tier. Building it reads the client certificate, so a deployment with a
+/// missing or unusable certificate fails at start-up, naming the setting.
+pub struct SwedishPaidRegistry {
+    fi: ForetagsinformationClient,
+    bo: VerkligaHuvudmanClient,
+}
+
+impl std::fmt::Debug for SwedishPaidRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SwedishPaidRegistry")
+            .finish_non_exhaustive()
+    }
+}
+
+impl SwedishPaidRegistry {
+    pub fn new(config: &SePaidConfig) -> Result<Self, SeConfigError> {
+        config.validate()?;
+        Ok(SwedishPaidRegistry {
+            fi: ForetagsinformationClient::new(&config.foretagsinformation)?,
+            bo: VerkligaHuvudmanClient::new(&config.verkliga_huvudman)?,
+        })
+    }
+}
+
+fn fetch<T>(step: Step<T>) -> PaidFetch<T> {
+    PaidFetch {
+        calls: step.calls,
+        outcome: step.result,
+    }
+}
+
+/// A number the Swedish registry cannot take: nothing is called.
+fn refused<T>(what: &str) -> PaidFetch<T> {
+    tracing::warn!("the Swedish paid registry takes {what} only");
+    PaidFetch {
+        calls: Vec::new(),
+        outcome: Err(RegistryFailure::NotFound),
+    }
+}
+
+#[async_trait]
+impl PaidCompanyRegistry for SwedishPaidRegistry {
+    fn country(&self) -> Country {
+        Country::Se
+    }
+
+    async fn fetch_officers(&self, orgnr: &Identifier) -> PaidFetch<FetchedOfficers> {
+        if orgnr.id_type() != IdentifierType::Orgnr {
+            return refused("organisationsnummer");
+        }
+        fetch(self.fi.officers(orgnr.expose_canonical()).await)
+    }
+
+    async fn fetch_beneficial_owners(&self, orgnr: &Identifier) -> PaidFetch<FetchedOwners> {
+        if orgnr.id_type() != IdentifierType::Orgnr {
+            return refused("organisationsnummer");
+        }
+        fetch(self.bo.owners(orgnr.expose_canonical()).await)
+    }
+
+    async fn fetch_engagements(&self, person: &Identifier, page: u32) -> PaidFetch<EngagementPage> {
+        if !matches!(
+            person.id_type(),
+            IdentifierType::Personnummer | IdentifierType::Samordningsnummer
+        ) {
+            return refused("personnummer and samordningsnummer");
+        }
+        fetch(self.fi.engagements(person.expose_canonical(), page).await)
+    }
+}

@@ -117,6 +117,14 @@ pub enum BudgetCommand {
         #[arg(long)]
         person_ceiling: Option<i64>,
     },
+    /// Shows the tenant's daily paid-call budget and its use today (or on `--day`), in the
+    /// budget's time zone (Europe/Stockholm).
+    Show {
+        tenant_id: String,
+        /// A day (YYYY-MM-DD) other than today.
+        #[arg(long)]
+        day: Option<String>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -219,6 +227,30 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
                 person_lookup_ceiling: person_ceiling.unwrap_or(current.person_lookup_ceiling),
             };
             Ok(tenant_json(&admin.set_budget(&tenant_id, budget).await?))
+        }
+        AdminCommand::Budget(BudgetCommand::Show { tenant_id, day }) => {
+            let day = day.map(|d| parse_date("day", &d)).transpose()?;
+            let st = admin.budget_statement(&tenant_id, day).await?;
+            use domain::budget::Spender;
+            Ok(serde_json::json!({
+                "tenant_id": tenant_id,
+                "day": st.day.to_string(),
+                "time_zone": st.time_zone,
+                "renews_at": st.renews_at.to_rfc3339(),
+                "daily_paid_calls": st.budget.daily_paid_calls,
+                "monitoring_share": st.budget.monitoring_share,
+                "on_demand": {
+                    "cap": st.budget.cap(Spender::OnDemand),
+                    "used": st.usage.on_demand,
+                    "remaining": st.remaining(Spender::OnDemand),
+                },
+                "scheduled": {
+                    "cap": st.budget.cap(Spender::Scheduled),
+                    "used": st.usage.scheduled,
+                    "remaining": st.remaining(Spender::Scheduled),
+                },
+                "person_lookup_ceiling": st.budget.person_lookup_ceiling,
+            }))
         }
         AdminCommand::Grant(GrantCommand::Create {
             tenant,

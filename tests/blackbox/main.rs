@@ -8,6 +8,7 @@ mod errors;
 mod guard;
 mod mcp;
 mod oauth;
+mod paid;
 mod privacy;
 mod storage_conformance;
 mod subjects;

@@ -33,7 +33,15 @@ from mcp.client.streamable_http import streamable_http_client
 # A Bolagsverket test-environment organisation number the sandbox serves.
 TEST_COMPANY = "5560021361"
 SUPPORTED_VERSIONS = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-KYB_TOOLS = {"get_company_profile", "get_subject", "lookup_company"}
+KYB_TOOLS = {
+    "get_beneficial_owners",
+    "get_company_profile",
+    "get_officers",
+    "get_person_engagements",
+    "get_signatories",
+    "get_subject",
+    "lookup_company",
+}
 
 # `ping` is deprecated for the 2026 revision only; this server speaks 2024-11-05..2025-11-25.
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)

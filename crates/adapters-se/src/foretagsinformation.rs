@@ -207,11 +207,11 @@ pub(crate) fn party(v: &Value, op: Operation) -> Result<NamedParty, RegistryFail
     Ok(NamedParty { name, person })
 }
 
-/// Roles (`funktionarsroller[]`): text, code and the registration date.
-fn roles(
-    v: &Value,
-    op: Operation,
-) -> Result<Vec<(String, Option<String>, Option<NaiveDate>)>, RegistryFailure> {
+/// One role as the register writes it: text, code and the registration date.
+type RoleEntry = (String, Option<String>, Option<NaiveDate>);
+
+/// Roles (`funktionarsroller[]`).
+fn roles(v: &Value, op: Operation) -> Result<Vec<RoleEntry>, RegistryFailure> {
     let list = v
         .get("funktionarsroller")
         .and_then(Value::as_array)

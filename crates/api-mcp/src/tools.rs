@@ -529,7 +529,15 @@ mod tests {
         };
         assert_eq!(
             names(&kyb),
-            ["get_company_profile", "get_subject", "lookup_company"]
+            [
+                "get_beneficial_owners",
+                "get_company_profile",
+                "get_officers",
+                "get_person_engagements",
+                "get_signatories",
+                "get_subject",
+                "lookup_company"
+            ]
         );
         assert!(names(&events).is_empty());
     }

@@ -7,7 +7,15 @@ use super::*;
 async fn tools_list_shows_only_what_the_scopes_permit() {
     let app = TestApp::spawn().await;
     let (_, kyb) = consumer(&app, "kyb:read").await;
-    let kyb_tools = ["get_company_profile", "get_subject", "lookup_company"];
+    let kyb_tools = [
+        "get_beneficial_owners",
+        "get_company_profile",
+        "get_officers",
+        "get_person_engagements",
+        "get_signatories",
+        "get_subject",
+        "lookup_company",
+    ];
     assert_eq!(tool_names(&app, &kyb).await, kyb_tools);
     let (_, events) = consumer(&app, "events:read").await;
     assert!(tool_names(&app, &events).await.is_empty());
@@ -283,4 +291,86 @@ async fn lookup_company_creates_the_subject_and_composes_both_bodies() {
         assert!(!refused.to_string().contains(TEST_PERSON));
     }
     assert_eq!(subjects().await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_paid_tools_answer_their_routes_bodies_byte_for_byte() {
+    let app = TestApp::spawn().await;
+    let (_, token) = consumer(&app, "kyb:read").await;
+    for (tool, path) in [
+        (
+            "get_officers",
+            format!("/v1/companies/{TEST_COMPANY}/officers"),
+        ),
+        (
+            "get_signatories",
+            format!("/v1/companies/{TEST_COMPANY}/signatories"),
+        ),
+        (
+            "get_beneficial_owners",
+            format!("/v1/companies/{TEST_COMPANY}/beneficial-owners"),
+        ),
+    ] {
+        let result = call_tool(&app, &token, tool, json!({"orgnr": TEST_COMPANY})).await;
+        assert_ne!(result["isError"], true, "{tool}: {result}");
+        // The route answers from the cache the tool filled: the same bytes.
+        let rest = app.get(&path, Some(&token)).await;
+        assert_eq!(text(&result, 1), rest.text, "{tool}");
+        assert_eq!(result["structuredContent"]["data"], rest.body["data"]);
+        assert!(result["structuredContent"]["summary"].is_string());
+    }
+    let officers = app
+        .get(
+            &format!("/v1/companies/{TEST_COMPANY}/officers"),
+            Some(&token),
+        )
+        .await;
+    let person_ref = officers.body["data"]["officers"][0]["personal_number_ref"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let result = call_tool(
+        &app,
+        &token,
+        "get_person_engagements",
+        json!({"ref": person_ref}),
+    )
+    .await;
+    assert_ne!(result["isError"], true, "{result}");
+    let rest = app
+        .get(
+            &format!("/v1/persons/{person_ref}/engagements"),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(text(&result, 1), rest.text);
+    // A refusal is relayed with the route's code.
+    let bad = call_tool(
+        &app,
+        &token,
+        "get_person_engagements",
+        json!({"ref": "nope"}),
+    )
+    .await;
+    assert_eq!(bad["isError"], true);
+    assert!(text(&bad, 0).starts_with("invalid_identifier: "));
+    // Each tool call wrote its mcp.tool_call row beside the route's row.
+    assert!(
+        app.db
+            .count(
+                "audit_log",
+                "action = 'mcp.tool_call' AND tool = 'get_officers'"
+            )
+            .await
+            >= 1
+    );
+    assert!(
+        app.db
+            .count(
+                "audit_log",
+                "route = '/v1/companies/{orgnr}/officers' AND surface = 'mcp'"
+            )
+            .await
+            >= 1
+    );
 }

@@ -312,7 +312,7 @@ pub(super) fn assign(companies: &mut [Company], seed: u64) {
                         vec![role("ARB", since(&mut rng))],
                     )),
                 }
-                if n % 5 == 0 {
+                if n.is_multiple_of(5) {
                     // A board member resident abroad, named without a Swedish number.
                     officers.push(Officer {
                         person: Some(PersonName {

@@ -7,7 +7,8 @@
 //! `foretagsinformation:read`). Every call carries a fresh `X-Request-Id`. Errors are RFC
 //! 7807 problems with a `code`: 404 means "personal or company data is missing" (not
 //! found); other statuses map as for every source. Each data call with an identifier is a
-//! billable transaction and is recorded with cost 1.
+//! billable transaction: its operation carries cost 1, recorded once the call reached the
+//! upstream (a token the gateway refused, 401, is not billed).
 
 use crate::config::{ForetagsinformationConfig, SeConfigError};
 use crate::gateway::{Gateway, GatewayAuth};
@@ -26,11 +27,13 @@ pub(crate) const OP_ORGANISATIONER: Operation = Operation {
     source: EvidenceSource::CompanyregForetagsinformation,
     name: "POST /organisationer",
     schema_version: SCHEMA,
+    cost: 1,
 };
 pub(crate) const OP_ENGAGEMANG: Operation = Operation {
     source: EvidenceSource::CompanyregForetagsinformation,
     name: "POST /organisationsengagemang",
     schema_version: SCHEMA,
+    cost: 1,
 };
 
 /// The company information connector.
@@ -69,8 +72,7 @@ impl ForetagsinformationClient {
             "identitetsbeteckning": orgnr,
             "organisationInformationsmangd": ["FUNKTIONARER", "FIRMATECKNING"],
         });
-        let mut step = self
-            .gateway
+        self.gateway
             .call(
                 OP_ORGANISATIONER,
                 MAX_DATA_BYTES,
@@ -85,9 +87,7 @@ impl ForetagsinformationClient {
                     s => Err(problem_failure(OP_ORGANISATIONER, a, s)),
                 },
             )
-            .await;
-        bill_last(&mut step);
-        step
+            .await
     }
 
     /// One page (from 1) of a person's engagements (one billable call).
@@ -96,8 +96,7 @@ impl ForetagsinformationClient {
             "identitetsbeteckning": person,
             "paginering": { "sida": page, "antalPerSida": self.page_size },
         });
-        let mut step = self
-            .gateway
+        self.gateway
             .call(
                 OP_ENGAGEMANG,
                 MAX_DATA_BYTES,
@@ -112,19 +111,7 @@ impl ForetagsinformationClient {
                     s => Err(problem_failure(OP_ENGAGEMANG, a, s)),
                 },
             )
-            .await;
-        bill_last(&mut step);
-        step
-    }
-}
-
-/// The call that carried the identifier to the registry is billed (a transaction), whatever
-/// came of it, once it reached the upstream; a refused token (401) is not.
-pub(crate) fn bill_last<T>(step: &mut Step<T>) {
-    if let Some(call) = step.calls.last_mut() {
-        if call.status.is_some_and(|s| s != 401) {
-            call.cost = 1;
-        }
+            .await
     }
 }
 

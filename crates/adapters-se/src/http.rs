@@ -273,6 +273,9 @@ pub(crate) struct Operation {
     /// `POST /organisationer`: method and path template, never an identifier.
     pub name: &'static str,
     pub schema_version: &'static str,
+    /// Billable units of one call that reached the upstream's operation (0 for free
+    /// sources; a call the gateway refused for its token, 401, is never billed).
+    pub cost: i32,
 }
 
 impl Operation {
@@ -287,6 +290,16 @@ impl Operation {
 pub(crate) struct Step<T> {
     pub calls: Vec<UpstreamCall>,
     pub result: Result<T, RegistryFailure>,
+}
+
+impl<T> Step<T> {
+    /// The step as the port's fetch: its calls and its result.
+    pub fn into_fetch(self) -> domain::company::Fetch<T> {
+        domain::company::Fetch {
+            calls: self.calls,
+            outcome: self.result,
+        }
+    }
 }
 
 /// Turns the outcome of one exchange into its record and result. `interpret` reads a
@@ -344,7 +357,10 @@ pub(crate) fn record(
                 .unwrap_or_else(|| op.schema_version.to_owned()),
         ),
         usable,
-        cost: 0,
+        cost: match answer {
+            Some(a) if a.status != 401 => op.cost,
+            _ => 0,
+        },
     }
 }
 

@@ -4,13 +4,13 @@
 
 use crate::config::{SeConfigError, SePaidConfig};
 use crate::foretagsinformation::ForetagsinformationClient;
-use crate::http::Step;
 use crate::verkliga_huvudman::VerkligaHuvudmanClient;
 use async_trait::async_trait;
+use domain::company::Fetch;
 use domain::company::RegistryFailure;
 use domain::country::Country;
 use domain::identifier::{Identifier, IdentifierType};
-use domain::paid::{EngagementPage, FetchedOfficers, FetchedOwners, PaidFetch};
+use domain::paid::{EngagementPage, FetchedOfficers, FetchedOwners};
 use domain::ports::PaidCompanyRegistry;
 
 /// The Swedish paid tier. Building it reads the client certificate, so a deployment with a
@@ -37,17 +37,10 @@ impl SwedishPaidRegistry {
     }
 }
 
-fn fetch<T>(step: Step<T>) -> PaidFetch<T> {
-    PaidFetch {
-        calls: step.calls,
-        outcome: step.result,
-    }
-}
-
 /// A number the Swedish registry cannot take: nothing is called.
-fn refused<T>(what: &str) -> PaidFetch<T> {
+fn refused<T>(what: &str) -> Fetch<T> {
     tracing::warn!("the Swedish paid registry takes {what} only");
-    PaidFetch {
+    Fetch {
         calls: Vec::new(),
         outcome: Err(RegistryFailure::NotFound),
     }
@@ -59,27 +52,33 @@ impl PaidCompanyRegistry for SwedishPaidRegistry {
         Country::Se
     }
 
-    async fn fetch_officers(&self, orgnr: &Identifier) -> PaidFetch<FetchedOfficers> {
+    async fn fetch_officers(&self, orgnr: &Identifier) -> Fetch<FetchedOfficers> {
         if orgnr.id_type() != IdentifierType::Orgnr {
             return refused("organisationsnummer");
         }
-        fetch(self.fi.officers(orgnr.expose_canonical()).await)
+        self.fi
+            .officers(orgnr.expose_canonical())
+            .await
+            .into_fetch()
     }
 
-    async fn fetch_beneficial_owners(&self, orgnr: &Identifier) -> PaidFetch<FetchedOwners> {
+    async fn fetch_beneficial_owners(&self, orgnr: &Identifier) -> Fetch<FetchedOwners> {
         if orgnr.id_type() != IdentifierType::Orgnr {
             return refused("organisationsnummer");
         }
-        fetch(self.bo.owners(orgnr.expose_canonical()).await)
+        self.bo.owners(orgnr.expose_canonical()).await.into_fetch()
     }
 
-    async fn fetch_engagements(&self, person: &Identifier, page: u32) -> PaidFetch<EngagementPage> {
+    async fn fetch_engagements(&self, person: &Identifier, page: u32) -> Fetch<EngagementPage> {
         if !matches!(
             person.id_type(),
             IdentifierType::Personnummer | IdentifierType::Samordningsnummer
         ) {
             return refused("personnummer and samordningsnummer");
         }
-        fetch(self.fi.engagements(person.expose_canonical(), page).await)
+        self.fi
+            .engagements(person.expose_canonical(), page)
+            .await
+            .into_fetch()
     }
 }

@@ -16,6 +16,7 @@ pub(crate) const OP_HAMTAFORETAG: Operation = Operation {
     source: EvidenceSource::StatsofficeForetagsregister,
     name: "POST /api/je/hamtaforetag",
     schema_version: "scb-je-v1",
+    cost: 0,
 };
 
 pub(crate) struct ScbClient {

@@ -21,6 +21,7 @@ pub(crate) const OP_GET_FORETAGSUPPGIFTER: Operation = Operation {
     source: EvidenceSource::TaxauthUppgifter,
     name: "SOAP GetForetagsuppgifter",
     schema_version: "ssbtgu-2.5.0",
+    cost: 0,
 };
 
 /// The request schema version sent.

@@ -8,7 +8,7 @@
 //! problems; 404 means the organisation is unknown.
 
 use crate::config::{SeConfigError, VerkligaHuvudmanConfig};
-use crate::foretagsinformation::{bill_last, party, problem_failure};
+use crate::foretagsinformation::{party, problem_failure};
 use crate::gateway::gateway_meta;
 use crate::http::{
     build_client, conclude, exchange, new_request_id, Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
@@ -23,6 +23,7 @@ pub(crate) const OP_ORGANISATIONER: Operation = Operation {
     source: EvidenceSource::CompanyregForetagsinformation,
     name: "POST /verkliga-huvudman/organisationer",
     schema_version: "verkliga-huvudman-v1",
+    cost: 1,
 };
 
 pub(crate) struct VerkligaHuvudmanClient {
@@ -66,12 +67,10 @@ impl VerkligaHuvudmanClient {
             };
             (result, gateway_meta(a))
         });
-        let mut step = Step {
+        Step {
             calls: vec![call],
             result,
-        };
-        bill_last(&mut step);
-        step
+        }
     }
 }
 

@@ -135,12 +135,15 @@ pub enum RegistryFailure {
     Garbled(String),
 }
 
-/// A profile fetch: every call made (recorded whatever the outcome) and the result.
+/// A fetch from a registry: every call made (recorded whatever the outcome) and the result.
 #[derive(Clone, Debug)]
-pub struct ProfileFetch {
+pub struct Fetch<T> {
     pub calls: Vec<UpstreamCall>,
-    pub outcome: Result<FetchedProfile, RegistryFailure>,
+    pub outcome: Result<T, RegistryFailure>,
 }
+
+/// A profile fetch.
+pub type ProfileFetch = Fetch<FetchedProfile>;
 
 /// A field group of the profile that an optional source fills: when that source fails, the
 /// profile is still served, with the group's value `null` and the group named as unchecked.
@@ -194,11 +197,8 @@ pub struct FetchedDocument {
     pub bytes: Vec<u8>,
 }
 
-#[derive(Clone, Debug)]
-pub struct DocumentFetch {
-    pub calls: Vec<UpstreamCall>,
-    pub outcome: Result<FetchedDocument, RegistryFailure>,
-}
+/// A document fetch.
+pub type DocumentFetch = Fetch<FetchedDocument>;
 
 /// A profile as the tenant's cache holds it, with its evidence.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -101,17 +101,6 @@ impl Operation {
         }
     }
 
-    /// Whether the operation calls the paid company-registry tier (metered per tenant).
-    pub fn is_paid(self) -> bool {
-        matches!(
-            self,
-            Operation::GetBeneficialOwners
-                | Operation::GetOfficers
-                | Operation::GetSignatories
-                | Operation::GetPersonEngagements
-        )
-    }
-
     /// The status of a successful answer.
     pub fn success_status(self) -> u16 {
         200

@@ -8,7 +8,6 @@
 //! to a subject) before anything is stored or served, so the *served* form, which is also the
 //! cached form, holds no personal number at all.
 
-use crate::company::{RegistryFailure, UpstreamCall};
 use crate::country::Country;
 use crate::evidence::Evidence;
 use crate::identifier::Identifier;
@@ -151,14 +150,6 @@ pub struct EngagementPage {
 /// The most pages one read fetches: a person with more engagements than that is answered as
 /// unusable rather than cut short silently.
 pub const MAX_ENGAGEMENT_PAGES: u32 = 20;
-
-/// A paid fetch: every call made (recorded whatever the outcome) and the result. The data
-/// rests on the last call in `calls`.
-#[derive(Clone, Debug)]
-pub struct PaidFetch<T> {
-    pub calls: Vec<UpstreamCall>,
-    pub outcome: Result<T, RegistryFailure>,
-}
 
 // ---------------------------------------------------------------------------------------
 // As stored and served (personal numbers replaced by the tenant's refs)

@@ -9,14 +9,16 @@
 
 use crate::audit::{AccessRecord, SecurityRecord};
 use crate::budget::{BudgetUsage, Spend};
-use crate::company::{CachedProfile, CompanyProfile, DocumentFetch, ProfileFetch, UpstreamCall};
+use crate::company::{
+    CachedProfile, CompanyProfile, DocumentFetch, Fetch, ProfileFetch, UpstreamCall,
+};
 use crate::country::{Country, CountrySet};
 use crate::evidence::Evidence;
 use crate::grant::{ClientSecret, Grant, SecretHash};
 use crate::identifier::{Identifier, IdentifierType};
 use crate::ids::{CallRef, ClientId, GrantId, IdentifierRef, SubjectId, TenantId};
 use crate::paid::{
-    CachedPaid, EngagementPage, FetchedOfficers, FetchedOwners, PaidFetch, PaidKey, PaidObject,
+    CachedPaid, EngagementPage, FetchedOfficers, FetchedOwners, PaidKey, PaidObject,
 };
 use crate::scope::ScopeSet;
 use crate::subject::{
@@ -321,14 +323,14 @@ pub trait PaidCompanyRegistry: Send + Sync {
     fn country(&self) -> Country;
 
     /// Officers and the signatory rule of the company with this (validated) company code.
-    async fn fetch_officers(&self, orgnr: &Identifier) -> PaidFetch<FetchedOfficers>;
+    async fn fetch_officers(&self, orgnr: &Identifier) -> Fetch<FetchedOfficers>;
 
     /// The beneficial owners of the company.
-    async fn fetch_beneficial_owners(&self, orgnr: &Identifier) -> PaidFetch<FetchedOwners>;
+    async fn fetch_beneficial_owners(&self, orgnr: &Identifier) -> Fetch<FetchedOwners>;
 
     /// One page (from 1) of the companies in which the person (a validated personal or
     /// coordination number) holds a role. Each page is one billable call.
-    async fn fetch_engagements(&self, person: &Identifier, page: u32) -> PaidFetch<EngagementPage>;
+    async fn fetch_engagements(&self, person: &Identifier, page: u32) -> Fetch<EngagementPage>;
 }
 
 /// The per-tenant cache of paid objects and the daily paid-call budget.

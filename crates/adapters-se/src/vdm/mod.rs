@@ -27,16 +27,19 @@ pub(crate) const OP_ORGANISATIONER: Operation = Operation {
     source: EvidenceSource::CompanyregVardefullaDatamangder,
     name: "POST /organisationer",
     schema_version: SCHEMA,
+    cost: 0,
 };
 pub(crate) const OP_DOKUMENTLISTA: Operation = Operation {
     source: EvidenceSource::CompanyregVardefullaDatamangder,
     name: "POST /dokumentlista",
     schema_version: SCHEMA,
+    cost: 0,
 };
 pub(crate) const OP_DOKUMENT: Operation = Operation {
     source: EvidenceSource::CompanyregVardefullaDatamangder,
     name: "GET /dokument/{dokumentId}",
     schema_version: SCHEMA,
+    cost: 0,
 };
 
 /// The VDM connector: the gateway client and VDM's own settings.

@@ -105,6 +105,21 @@ impl QueryFragment<Pg> for AccessByClient<'_> {
 }
 cacheable!(AccessByClient<'a>);
 
+/// The subject of a cached row aliased `p`: its canonical id (one merge hop followed) and
+/// the ids merged into it. Every cached answer names its subject this way.
+const SUBJECT_COLUMNS: &str = "\
+s.canonical_id, \
+ARRAY(SELECT a.subject_id FROM subjects a \
+      WHERE a.tenant_id = p.tenant_id AND a.merged_into = s.canonical_id \
+      ORDER BY a.subject_id) AS aliases ";
+
+/// The join that [`SUBJECT_COLUMNS`] reads from.
+const SUBJECT_JOIN: &str = "\
+JOIN LATERAL ( \
+    SELECT COALESCE(merged_into, subject_id) AS canonical_id FROM subjects \
+    WHERE subjects.tenant_id = p.tenant_id AND subjects.subject_id = p.subject_id \
+) s ON true ";
+
 /// A tenant's cached company profile with the evidence of both its calls and its subject
 /// (canonical id, one merge hop followed, and the aliases merged into it).
 pub(crate) struct CachedCompany<'a> {
@@ -124,20 +139,16 @@ impl QueryFragment<Pg> for CachedCompany<'_> {
                x.call_ref AS tax_call_ref, x.source AS tax_source, \
                x.source_timestamp AS tax_source_timestamp, x.upstream_ref AS tax_upstream_ref, \
                x.digest AS tax_digest, x.schema_version AS tax_schema_version, \
-               x.retrieved_at AS tax_retrieved_at, \
-               s.canonical_id, \
-               ARRAY(SELECT a.subject_id FROM subjects a \
-                     WHERE a.tenant_id = p.tenant_id AND a.merged_into = s.canonical_id \
-                     ORDER BY a.subject_id) AS aliases \
-             FROM company_profiles p \
-             JOIN call_records m ON m.tenant_id = p.tenant_id AND m.call_ref = p.main_call_ref \
-             JOIN call_records x ON x.tenant_id = p.tenant_id AND x.call_ref = p.tax_call_ref \
-             JOIN LATERAL ( \
-                 SELECT COALESCE(merged_into, subject_id) AS canonical_id FROM subjects \
-                 WHERE subjects.tenant_id = p.tenant_id AND subjects.subject_id = p.subject_id \
-             ) s ON true \
-             WHERE p.tenant_id = ",
+               x.retrieved_at AS tax_retrieved_at, ",
         );
+        out.push_sql(SUBJECT_COLUMNS);
+        out.push_sql(
+            "FROM company_profiles p \
+             JOIN call_records m ON m.tenant_id = p.tenant_id AND m.call_ref = p.main_call_ref \
+             JOIN call_records x ON x.tenant_id = p.tenant_id AND x.call_ref = p.tax_call_ref ",
+        );
+        out.push_sql(SUBJECT_JOIN);
+        out.push_sql("WHERE p.tenant_id = ");
         out.push_bind_param::<Text, _>(self.tenant_id)?;
         out.push_sql(" AND p.country = ");
         out.push_bind_param::<Text, _>(self.country)?;
@@ -162,19 +173,15 @@ impl QueryFragment<Pg> for CachedPaidObject<'_> {
         out.push_sql(
             "SELECT p.data, p.fetched_at, \
                c.call_ref, c.source, c.source_timestamp, c.upstream_ref, c.digest, \
-               c.schema_version, c.retrieved_at, \
-               s.canonical_id, \
-               ARRAY(SELECT a.subject_id FROM subjects a \
-                     WHERE a.tenant_id = p.tenant_id AND a.merged_into = s.canonical_id \
-                     ORDER BY a.subject_id) AS aliases \
-             FROM paid_objects p \
-             JOIN call_records c ON c.tenant_id = p.tenant_id AND c.call_ref = p.call_ref \
-             JOIN LATERAL ( \
-                 SELECT COALESCE(merged_into, subject_id) AS canonical_id FROM subjects \
-                 WHERE subjects.tenant_id = p.tenant_id AND subjects.subject_id = p.subject_id \
-             ) s ON true \
-             WHERE p.tenant_id = ",
+               c.schema_version, c.retrieved_at, ",
         );
+        out.push_sql(SUBJECT_COLUMNS);
+        out.push_sql(
+            "FROM paid_objects p \
+             JOIN call_records c ON c.tenant_id = p.tenant_id AND c.call_ref = p.call_ref ",
+        );
+        out.push_sql(SUBJECT_JOIN);
+        out.push_sql("WHERE p.tenant_id = ");
         out.push_bind_param::<Text, _>(self.tenant_id)?;
         out.push_sql(" AND p.kind = ");
         out.push_bind_param::<Text, _>(self.kind)?;

@@ -264,23 +264,54 @@ pub fn engagemang_svar(ds: &Dataset, nr: &str, sida: u64, per_sida: u64) -> Valu
     })
 }
 
-async fn organisationer(
+/// Who may call a route: a bearer token with a scope, or a client certificate.
+pub(crate) type Admit = fn(&SandboxState, &HttpRequest) -> Result<(), Box<HttpResponse>>;
+
+/// What a route answers for a valid identitetsbeteckning and the request's JSON.
+pub(crate) type Respond = fn(&SandboxState, &HttpRequest, &str, &Value) -> HttpResponse;
+
+/// One JSON route of Bolagsverket's paid APIs, under fault injection and the call log:
+/// admits the caller, validates `identitetsbeteckning`, then answers.
+pub(crate) async fn json_route(
+    upstream: &'static Upstream,
     state: web::Data<SandboxState>,
     req: HttpRequest,
     body: web::Bytes,
+    admit: Admit,
+    respond: Respond,
 ) -> HttpResponse {
     let st = state.clone();
     let r = req.clone();
     state
         .faults
-        .guarded(&UPSTREAM, &req, move |_| async move {
-            if let Err(resp) = authorize(&st, &r, SCOPE_READ) {
+        .guarded(upstream, &req, move |_| async move {
+            if let Err(resp) = admit(&st, &r) {
                 return *resp;
             }
-            let (id, v) = match read_request(&body, &r) {
-                Ok(x) => x,
-                Err(resp) => return *resp,
-            };
+            match read_request(&body, &r) {
+                Ok((id, v)) => respond(&st, &r, &id, &v),
+                Err(resp) => *resp,
+            }
+        })
+        .await
+}
+
+fn token_with_scope(state: &SandboxState, req: &HttpRequest) -> Result<(), Box<HttpResponse>> {
+    authorize(state, req, SCOPE_READ)
+}
+
+async fn organisationer(
+    state: web::Data<SandboxState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> HttpResponse {
+    json_route(
+        &UPSTREAM,
+        state,
+        req,
+        body,
+        token_with_scope,
+        |st, r, id, v| {
             let groups: Vec<String> = v
                 .get("organisationInformationsmangd")
                 .and_then(Value::as_array)
@@ -291,12 +322,13 @@ async fn organisationer(
                         .collect()
                 })
                 .unwrap_or_default();
-            match organisationer_svar(&st.read(), &id, &groups) {
-                Some(svar) => with_request_id(HttpResponse::Ok().json(svar), &r),
-                None => not_found(&r),
+            match organisationer_svar(&st.read(), id, &groups) {
+                Some(svar) => with_request_id(HttpResponse::Ok().json(svar), r),
+                None => not_found(r),
             }
-        })
-        .await
+        },
+    )
+    .await
 }
 
 async fn organisationsengagemang(
@@ -304,18 +336,13 @@ async fn organisationsengagemang(
     req: HttpRequest,
     body: web::Bytes,
 ) -> HttpResponse {
-    let st = state.clone();
-    let r = req.clone();
-    state
-        .faults
-        .guarded(&UPSTREAM, &req, move |_| async move {
-            if let Err(resp) = authorize(&st, &r, SCOPE_READ) {
-                return *resp;
-            }
-            let (id, v) = match read_request(&body, &r) {
-                Ok(x) => x,
-                Err(resp) => return *resp,
-            };
+    json_route(
+        &UPSTREAM,
+        state,
+        req,
+        body,
+        token_with_scope,
+        |st, r, id, v| {
             if id.len() != 12 {
                 return problem(
                     StatusCode::BAD_REQUEST,
@@ -323,7 +350,7 @@ async fn organisationsengagemang(
                     "FM004",
                     "Identitetsbeteckning måste vara ett person- eller samordningsnummer.",
                     Some("identitetsbeteckning"),
-                    &r,
+                    r,
                 );
             }
             let paging = v.get("paginering");
@@ -336,8 +363,11 @@ async fn organisationsengagemang(
                 .and_then(Value::as_u64)
                 .unwrap_or(MAX_PAGE_SIZE)
                 .clamp(1, MAX_PAGE_SIZE);
-            let svar = engagemang_svar(&st.read(), &id, sida, per);
-            with_request_id(HttpResponse::Ok().json(svar), &r)
-        })
-        .await
+            with_request_id(
+                HttpResponse::Ok().json(engagemang_svar(&st.read(), id, sida, per)),
+                r,
+            )
+        },
+    )
+    .await
 }

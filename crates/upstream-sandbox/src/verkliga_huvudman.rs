@@ -13,7 +13,7 @@
 
 use crate::data::Dataset;
 use crate::faults::{Source, Upstream};
-use crate::foretagsinformation::{not_found, problem, problem_for_status, read_request};
+use crate::foretagsinformation::{json_route, not_found, problem, problem_for_status};
 use crate::state::SandboxState;
 use crate::vdm::with_request_id;
 use crate::BO_PREFIX;
@@ -67,36 +67,37 @@ pub fn organisationer_svar(ds: &Dataset, id: &str) -> Option<Value> {
     }))
 }
 
+/// Only the TLS listener serves this API, and it admits only clients with a certificate
+/// issued by the sandbox's CA.
+fn client_certificate(_: &SandboxState, req: &HttpRequest) -> Result<(), Box<HttpResponse>> {
+    if req.connection_info().scheme() == "https" {
+        return Ok(());
+    }
+    Err(Box::new(problem(
+        StatusCode::FORBIDDEN,
+        "authentication",
+        "CLIENT_CERTIFICATE_REQUIRED",
+        "Ett klientcertifikat krävs.",
+        None,
+        req,
+    )))
+}
+
 async fn organisationer(
     state: web::Data<SandboxState>,
     req: HttpRequest,
     body: web::Bytes,
 ) -> HttpResponse {
-    let st = state.clone();
-    let r = req.clone();
-    state
-        .faults
-        .guarded(&UPSTREAM, &req, move |_| async move {
-            // Only the TLS listener serves this API, and it admits only clients with a
-            // certificate issued by the sandbox's CA.
-            if r.connection_info().scheme() != "https" {
-                return problem(
-                    StatusCode::FORBIDDEN,
-                    "authentication",
-                    "CLIENT_CERTIFICATE_REQUIRED",
-                    "Ett klientcertifikat krävs.",
-                    None,
-                    &r,
-                );
-            }
-            let (id, _) = match read_request(&body, &r) {
-                Ok(x) => x,
-                Err(resp) => return *resp,
-            };
-            match organisationer_svar(&st.read(), &id) {
-                Some(svar) => with_request_id(HttpResponse::Ok().json(svar), &r),
-                None => not_found(&r),
-            }
-        })
-        .await
+    json_route(
+        &UPSTREAM,
+        state,
+        req,
+        body,
+        client_certificate,
+        |st, r, id, _| match organisationer_svar(&st.read(), id) {
+            Some(svar) => with_request_id(HttpResponse::Ok().json(svar), r),
+            None => not_found(r),
+        },
+    )
+    .await
 }

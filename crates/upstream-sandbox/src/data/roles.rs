@@ -142,7 +142,7 @@ pub const OFFICER_SAMORDNINGSNUMMER: &[&str] = &["197001782395", "197001902399",
 /// Audit firms appearing as `REV` (synthetic organisation numbers, Luhn-valid).
 const AUDIT_FIRMS: &[(&str, &str)] = &[
     ("5560160680", "Revisionsbyrån Syntet Aktiebolag"),
-    ("5566778800", "Provrevision i Sverige AB"),
+    ("5566778808", "Provrevision i Sverige AB"),
 ];
 
 const SIGNATORY_TEXTS: &[&str] = &[

@@ -13,7 +13,7 @@ use domain::subject::SubjectHandle;
 const ORGNR: &str = "5560021361";
 const ROUTE: &str = "/v1/companies/{orgnr}";
 
-fn call(source: EvidenceSource, operation: &str, at: DateTime<Utc>) -> UpstreamCall {
+pub(super) fn call(source: EvidenceSource, operation: &str, at: DateTime<Utc>) -> UpstreamCall {
     UpstreamCall {
         source,
         operation: operation.to_owned(),
@@ -98,7 +98,7 @@ fn profile(
     }
 }
 
-async fn company_subject(stores: &Stores, t: &Tenant) -> SubjectId {
+pub(super) async fn company_subject(stores: &Stores, t: &Tenant) -> SubjectId {
     stores
         .subjects
         .resolve_or_create_subject(

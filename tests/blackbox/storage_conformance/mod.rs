@@ -7,7 +7,7 @@
 //! second adapter adds a `Backing` variant, a constructor and one `conformance_tests!` list.
 //!
 //! The checks live in one file per port (`tenants`, `grants`, `audit`, `subjects`,
-//! `companies`); this file
+//! `companies`, `paid`); this file
 //! holds what they share: the ports under test, the view beneath them, and the fixtures.
 //!
 //! The storage layer never sees a plaintext identifier: the checks fabricate
@@ -24,7 +24,9 @@ use domain::identifier::IdentifierType;
 use domain::identifier::SubjectKind;
 use domain::ids::{CallRef, ClientId, GrantId, IdentifierRef, RequestId, SubjectId, TenantId};
 use domain::operation::{Operation, Surface};
-use domain::ports::{AuditSink, CompanyStore, GrantStore, StoreError, SubjectStore, TenantStore};
+use domain::ports::{
+    AuditSink, CompanyStore, GrantStore, PaidStore, StoreError, SubjectStore, TenantStore,
+};
 use domain::scope::ScopeSet;
 use domain::subject::{BlindIndex, FirstSighting, FreshSubject, ProtectedIdentifier};
 use domain::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus, WrappedDataKey};
@@ -38,6 +40,7 @@ pub struct Stores {
     pub audit: Arc<dyn AuditSink>,
     pub subjects: Arc<dyn SubjectStore>,
     pub companies: Arc<dyn CompanyStore>,
+    pub paid: Arc<dyn PaidStore>,
     pub backing: Backing,
 }
 
@@ -272,6 +275,7 @@ fn sorted(mut ids: Vec<GrantId>) -> Vec<GrantId> {
 mod audit;
 mod companies;
 mod grants;
+mod paid;
 mod subjects;
 mod tenants;
 
@@ -295,6 +299,7 @@ mod postgres {
     use super::audit::*;
     use super::companies::*;
     use super::grants::*;
+    use super::paid::*;
     use super::subjects::*;
     use super::tenants::*;
     use super::{Backing, Stores};
@@ -313,12 +318,16 @@ mod postgres {
             grants: database.clone(),
             audit: database.clone(),
             subjects: database.clone(),
-            companies: database,
+            companies: database.clone(),
+            paid: database,
             backing: Backing::Postgres(db),
         }
     }
 
     conformance_tests!(stores;
+        concurrent_spends_never_pass_the_cap => check_concurrent_spends_never_pass_the_cap,
+        parts_days_and_tenants_are_counted_apart => check_parts_days_and_tenants_are_counted_apart,
+        a_paid_object_round_trips_per_tenant => check_a_paid_object_round_trips_per_tenant,
         tenant_round_trips_every_field => check_tenant_round_trips_every_field,
         a_tenant_inserted_with_a_permit_keeps_it => check_a_tenant_inserted_with_a_permit_keeps_it,
         unknown_tenant_is_not_found => check_unknown_tenant_is_not_found,

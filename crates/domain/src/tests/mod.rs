@@ -4,6 +4,7 @@
 mod admin_service;
 mod caller;
 mod gate;
+mod paid_service;
 mod subject_service;
 mod token_issuer;
 

@@ -12,7 +12,7 @@
 //! For each it reports requests per second, p50 and p99 latency, database transactions per
 //! request (from `pg_stat_database`, after the statistics are flushed) and the server's
 //! resident memory. Options: `--duration S` (default 15), `--connections N` (default 64),
-//! `--threads N` (default 2), `--companies N` (default 200), `--only company|mcp|token`,
+//! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|mcp|token` (several, comma-separated),
 //! `--hold` (after the runs, keep the server up and print what an external load script needs:
 //! its URL, a token, a file of primed orgnrs and its pid; stop it with Ctrl-C).
 
@@ -62,7 +62,9 @@ impl Options {
     }
 
     fn runs(&self, scenario: &str) -> bool {
-        self.only.as_deref().is_none_or(|only| only == scenario)
+        self.only
+            .as_deref()
+            .is_none_or(|only| only.split(',').any(|o| o.trim() == scenario))
     }
 }
 
@@ -149,10 +151,16 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let client_secret = text(&grant, "client_secret")?;
     let token = request_token(&server.url, &client_id, &client_secret)?;
 
-    let orgnrs = prime(&server, &token, options.companies)?;
+    let (orgnrs, officer_orgnrs) = prime(&server, &token, options.companies)?;
     let orgnrs_file = work.join("orgnrs.txt");
     std::fs::write(&orgnrs_file, orgnrs.join("\n") + "\n")?;
-    eprintln!("bench: {} companies primed in the cache", orgnrs.len());
+    let officers_file = work.join("officers.txt");
+    std::fs::write(&officers_file, officer_orgnrs.join("\n") + "\n")?;
+    eprintln!(
+        "bench: {} company profiles and {} officer lists primed in the cache",
+        orgnrs.len(),
+        officer_orgnrs.len()
+    );
 
     let scripts = work.join("wrk");
     std::fs::create_dir_all(&scripts)?;
@@ -172,18 +180,32 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         ("CLIENT_SECRET", client_secret.clone()),
     ];
     let mut results = Vec::new();
-    let scenarios: [(&'static str, &str, u32); 3] = [
-        ("company", "company.lua", options.connections),
-        ("mcp", "mcp.lua", options.connections),
+    // The cached officers read runs the company script on the officer lists' path.
+    let officers_env = [
+        ("ORGNRS_FILE", officers_file.display().to_string()),
+        ("PATH_SUFFIX", "/officers".to_owned()),
+    ];
+    let scenarios: [Scenario; 4] = [
+        ("company", "company.lua", options.connections, &[]),
+        (
+            "officers",
+            "company.lua",
+            options.connections,
+            &officers_env,
+        ),
+        ("mcp", "mcp.lua", options.connections, &[]),
         // Each token costs an Argon2id verification (about 19 MiB and tens of milliseconds of
         // CPU) by design; more connections only queue.
-        ("token", "token.lua", options.connections.min(8)),
+        ("token", "token.lua", options.connections.min(8), &[]),
     ];
-    for (name, script, connections) in scenarios {
+    for (name, script, connections, extra_env) in scenarios {
         if !options.runs(name) {
             continue;
         }
         let script = scripts.join(script);
+        // Later entries win: a scenario's own settings over the shared ones.
+        let wrk_env: Vec<(&str, String)> =
+            wrk_env.iter().chain(extra_env.iter()).cloned().collect();
         // Warm-up, then the measured run between two reads of the transaction counters.
         wrk(
             &server.url,
@@ -250,6 +272,14 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// A measured run: its name, wrk script, connections and environment of its own.
+type Scenario<'a> = (
+    &'static str,
+    &'static str,
+    u32,
+    &'a [(&'static str, String)],
+);
+
 /// The wrk scripts: each prebuilds its requests once per thread, so per-request Lua work is
 /// a table lookup. The company and MCP scripts end with [`ROUND_ROBIN`].
 /// Hands out a prebuilt table `reqs` of `n` requests in turn, from a random start `i`.
@@ -266,11 +296,12 @@ const SCRIPTS: [(&str, &str); 3] = [
         "company.lua",
         r#"
 local token, file = os.getenv("TOKEN"), os.getenv("ORGNRS_FILE")
+local suffix = os.getenv("PATH_SUFFIX") or ""
 local reqs, n, i = {}, 0, 0
 function init(args)
   for line in io.lines(file) do
     n = n + 1
-    reqs[n] = wrk.format("GET", "/v1/companies/" .. line,
+    reqs[n] = wrk.format("GET", "/v1/companies/" .. line .. suffix,
       { ["Authorization"] = "Bearer " .. token, ["Accept"] = "application/json" })
   end
   i = math.random(1, n)
@@ -451,12 +482,15 @@ fn request_token(url: &str, client_id: &str, secret: &str) -> Result<String> {
 }
 
 /// Fetches `n` companies the sandbox knows through idreg, so that they are in the cache.
-fn prime(server: &Server, token: &str, n: usize) -> Result<Vec<String>> {
+/// Fills the tenant's cache: the profiles of up to `n` companies, and the officer lists of
+/// those that have officers (one paid call each, within the default budget).
+fn prime(server: &Server, token: &str, n: usize) -> Result<(Vec<String>, Vec<String>)> {
     let list: Value = serde_json::from_str(&curl(&[&format!(
         "{}/companies?at_bolagsverket=true&at_scb=true&limit={n}",
         server.sandbox_control
     )])?)?;
     let mut primed = Vec::new();
+    let mut with_officers = Vec::new();
     for company in list["companies"].as_array().context("a company list")? {
         let Some(orgnr) = company["id"].as_str() else {
             continue;
@@ -468,12 +502,20 @@ fn prime(server: &Server, token: &str, n: usize) -> Result<Vec<String>> {
         ]);
         if answer.is_ok() {
             primed.push(orgnr.to_owned());
+            let officers = curl(&[
+                "-H",
+                &format!("Authorization: Bearer {token}"),
+                &format!("{}/v1/companies/{orgnr}/officers", server.url),
+            ]);
+            if officers.is_ok() {
+                with_officers.push(orgnr.to_owned());
+            }
         }
     }
-    if primed.is_empty() {
-        bail!("no company could be primed");
+    if primed.is_empty() || with_officers.is_empty() {
+        bail!("no company (or no officer list) could be primed");
     }
-    Ok(primed)
+    Ok((primed, with_officers))
 }
 
 fn wrk(

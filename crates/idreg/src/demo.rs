@@ -107,7 +107,7 @@ pub fn walkthrough(base_url: &str, control_url: Option<&str>, c: &DemoCredential
         .map(|u| {
             format!(
                 r#"
-  # 7. Make the register fail; after the demo's {DEMO_REVALIDATE_SECONDS} s revalidation window the
+  # 8. Make the register fail; after the demo's {DEMO_REVALIDATE_SECONDS} s revalidation window the
   #    cached profile comes back with "stale": true (and an uncached company gives 503)
   curl -s -X POST {u}/faults/bolagsverket -H 'content-type: application/json' -d '{{"kind":"http_5xx","status":503}}'
   sleep {DEMO_REVALIDATE_SECONDS}; curl -s {base_url}/v1/companies/5561890038 -H "Authorization: Bearer $TOKEN" | head -c 80; echo
@@ -155,6 +155,15 @@ Walk-through (copy and paste):
 
   # 6. The subject of step 2 (put its subject_id here)
   curl -s {base_url}/v1/subjects/SUBJECT_ID -H "Authorization: Bearer $TOKEN"
+
+  # 7. The paid tier: officers and signatory rule, beneficial owners (persons only as refs),
+  #    one officer's engagements, and the tenant's daily paid-call budget
+  curl -s {base_url}/v1/companies/5560021361/officers -H "Authorization: Bearer $TOKEN"
+  curl -s {base_url}/v1/companies/5560021361/beneficial-owners -H "Authorization: Bearer $TOKEN"
+  REF=$(curl -s {base_url}/v1/companies/5560021361/officers -H "Authorization: Bearer $TOKEN" \
+    | sed -E 's/.*"personal_number_ref":"(idr_[^"]+)".*/\1/')
+  curl -s {base_url}/v1/persons/$REF/engagements -H "Authorization: Bearer $TOKEN"
+  cargo run -q -p idreg -- admin budget show {tenant}
 {control}
 Stop with Ctrl-C. State (keys, demo ids) is kept in ./.idreg; the data in PostgreSQL.
 "#,

@@ -10,7 +10,7 @@ use crate::error::{ErrorCode, Failure};
 use crate::grant::{ClientSecret, Grant};
 use crate::ids::{ClientId, GrantId, TenantId};
 use crate::ports::{
-    CredentialHasher, GrantStore, IdentifierVault, PaidStore, StoreError, TenantStore,
+    CredentialHasher, GrantStore, IdentifierVault, PaidStore, PersonStore, StoreError, TenantStore,
 };
 use crate::scope::ScopeSet;
 use crate::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus};
@@ -45,6 +45,8 @@ pub struct AdminService {
     pub vault: Arc<dyn IdentifierVault>,
     /// The daily paid-call budget's counters.
     pub paid: Arc<dyn PaidStore>,
+    /// The daily person-lookup counters.
+    pub persons: Arc<dyn PersonStore>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -196,8 +198,14 @@ impl AdminService {
             .budget_usage(&id, day)
             .await
             .map_err(Failure::internal)?;
+        let person_lookups = self
+            .persons
+            .person_lookups(&id, day)
+            .await
+            .map_err(Failure::internal)?;
         Ok(BudgetStatement {
             day,
+            person_lookups,
             time_zone: BUDGET_TIME_ZONE.name(),
             renews_at: renews_at(day),
             budget: tenant.budget,

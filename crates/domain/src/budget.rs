@@ -107,6 +107,8 @@ pub struct BudgetStatement {
     pub renews_at: DateTime<Utc>,
     pub budget: Budget,
     pub usage: BudgetUsage,
+    /// Person lookups counted against the day's person-lookup ceiling.
+    pub person_lookups: i64,
 }
 
 impl BudgetStatement {
@@ -116,6 +118,11 @@ impl BudgetStatement {
             Spender::Scheduled => self.usage.scheduled,
         };
         (self.budget.cap(spender) - used).max(0)
+    }
+
+    /// Person lookups left today under the ceiling.
+    pub fn person_lookups_remaining(&self) -> i64 {
+        (self.budget.person_lookup_ceiling - self.person_lookups).max(0)
     }
 }
 

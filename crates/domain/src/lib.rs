@@ -17,6 +17,8 @@ pub mod ids;
 pub mod operation;
 pub mod paid;
 pub mod paid_service;
+pub mod person;
+pub mod person_service;
 pub mod ports;
 pub mod scope;
 pub mod services;

@@ -38,6 +38,9 @@ pub enum Operation {
     GetSignatories,
     /// The paid tier: `GET /v1/persons/{ref}/engagements`.
     GetPersonEngagements,
+    /// The population register: `GET /v1/persons/{ref}` (permit-gated, metered against the
+    /// person-lookup ceiling, never stale).
+    GetPerson,
     /// A `POST /mcp` message other than `tools/call` (`initialize`, `tools/list`, `ping`, ...).
     McpRequest,
     /// A call of `POST /mcp` `tools/call`; the tool's own route invocations are audited too.
@@ -57,7 +60,8 @@ impl Operation {
             | Operation::GetBeneficialOwners
             | Operation::GetOfficers
             | Operation::GetSignatories
-            | Operation::GetPersonEngagements => "GET",
+            | Operation::GetPersonEngagements
+            | Operation::GetPerson => "GET",
         }
     }
 
@@ -72,6 +76,7 @@ impl Operation {
             Operation::GetOfficers => "/v1/companies/{orgnr}/officers",
             Operation::GetSignatories => "/v1/companies/{orgnr}/signatories",
             Operation::GetPersonEngagements => "/v1/persons/{ref}/engagements",
+            Operation::GetPerson => "/v1/persons/{ref}",
             Operation::McpRequest | Operation::McpToolCall => "/mcp",
         }
     }
@@ -96,6 +101,8 @@ impl Operation {
             | Operation::GetOfficers
             | Operation::GetSignatories
             | Operation::GetPersonEngagements => &[Scope::KybRead],
+            // Necessary, never sufficient: the tenant's permit gates it too.
+            Operation::GetPerson => &[Scope::KycRead],
             // Open to every admitted caller (the token endpoint authenticates by credentials).
             Operation::IssueToken | Operation::McpRequest | Operation::McpToolCall => &[],
         }
@@ -163,6 +170,17 @@ impl Operation {
                 CountryNotSupported,
                 UpstreamUnavailable,
             ],
+            // The permit gate, then the person-lookup ceiling; never served stale, so a
+            // register that cannot answer is 503 whatever is cached.
+            Operation::GetPerson => &[
+                InvalidIdentifier,
+                NotFound,
+                PersonregPermitRequired,
+                PersonregPermitSuspended,
+                BudgetExceeded,
+                CountryNotSupported,
+                UpstreamUnavailable,
+            ],
             // Described by the tool list, whose tools answer their routes' errors.
             Operation::McpRequest | Operation::McpToolCall => &[],
         });
@@ -176,7 +194,7 @@ impl Operation {
 mod tests {
     use super::*;
 
-    const ALL: [Operation; 11] = [
+    const ALL: [Operation; 12] = [
         Operation::IssueToken,
         Operation::ResolveSubject,
         Operation::GetSubject,
@@ -186,6 +204,7 @@ mod tests {
         Operation::GetOfficers,
         Operation::GetSignatories,
         Operation::GetPersonEngagements,
+        Operation::GetPerson,
         Operation::McpRequest,
         Operation::McpToolCall,
     ];

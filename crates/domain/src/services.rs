@@ -6,9 +6,11 @@ use crate::admin::AdminService;
 use crate::clock::Clock;
 use crate::company_service::CompanyService;
 use crate::paid_service::PaidCompanyService;
+use crate::person_service::PersonService;
 use crate::ports::{
     AuditSink, CompanyRegistry, CompanyStore, CredentialHasher, GrantStore, IdentifierVault,
-    PaidCompanyRegistry, PaidStore, SubjectStore, TenantStore, TokenAuthority,
+    PaidCompanyRegistry, PaidStore, PersonRegistry, PersonStore, PersonVault, SubjectStore,
+    TenantStore, TokenAuthority,
 };
 use crate::subject_service::SubjectService;
 use crate::token_issuer::TokenIssuer;
@@ -32,6 +34,12 @@ pub struct Ports {
     pub paid_registries: Vec<Arc<dyn PaidCompanyRegistry>>,
     /// The paid objects' cache and the daily paid-call budget.
     pub paid: Arc<dyn PaidStore>,
+    /// One population register per country whose person data is served.
+    pub person_registries: Vec<Arc<dyn PersonRegistry>>,
+    /// The person cache and the person-lookup counters.
+    pub persons: Arc<dyn PersonStore>,
+    /// Seals cached person objects under tenants' data keys.
+    pub person_vault: Arc<dyn PersonVault>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -45,6 +53,9 @@ pub struct Settings {
     /// How long a cached paid object (officers, owners, engagements) is served without
     /// revalidating.
     pub paid_revalidate_after: Duration,
+    /// How long a cached person profile is served without asking the register again (past
+    /// it, the register is asked; a person profile is never served stale).
+    pub person_revalidate_after: Duration,
 }
 
 impl Default for Settings {
@@ -53,6 +64,7 @@ impl Default for Settings {
             token_lifetime: Duration::minutes(15),
             company_revalidate_after: Duration::hours(24),
             paid_revalidate_after: Duration::hours(24),
+            person_revalidate_after: Duration::hours(24),
         }
     }
 }
@@ -65,6 +77,7 @@ pub struct Services {
     pub subjects: Arc<SubjectService>,
     pub companies: CompanyService,
     pub paid: PaidCompanyService,
+    pub persons: PersonService,
     pub admin: AdminService,
 }
 
@@ -100,6 +113,15 @@ impl Services {
                 clock: ports.clock.clone(),
                 revalidate_after: settings.paid_revalidate_after,
             },
+            persons: PersonService {
+                registries: ports.person_registries.clone(),
+                store: ports.persons.clone(),
+                calls: ports.companies.clone(),
+                vault: ports.person_vault.clone(),
+                subjects: subjects.clone(),
+                clock: ports.clock.clone(),
+                revalidate_after: settings.person_revalidate_after,
+            },
             companies: CompanyService {
                 registries: ports.registries.clone(),
                 store: ports.companies.clone(),
@@ -113,6 +135,7 @@ impl Services {
                 hasher: ports.hasher,
                 vault: ports.vault,
                 paid: ports.paid,
+                persons: ports.persons,
                 clock: ports.clock,
             },
         }

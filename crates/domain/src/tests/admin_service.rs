@@ -7,8 +7,8 @@ use crate::error::{ErrorCode, Failure};
 use crate::grant::{ClientSecret, Grant, SecretHash};
 use crate::ids::GrantId;
 use crate::ports::{
-    MockCredentialHasher, MockGrantStore, MockIdentifierVault, MockPaidStore, MockTenantStore,
-    StoreError,
+    MockCredentialHasher, MockGrantStore, MockIdentifierVault, MockPaidStore, MockPersonStore,
+    MockTenantStore, StoreError,
 };
 use crate::tenant::{Budget, PermitStatus, Tenant, TenantStatus};
 use chrono::{Duration, NaiveDate};
@@ -22,6 +22,7 @@ struct Ports {
     hasher: MockCredentialHasher,
     vault: MockIdentifierVault,
     paid: MockPaidStore,
+    persons: MockPersonStore,
 }
 
 impl Ports {
@@ -32,6 +33,7 @@ impl Ports {
             hasher: Arc::new(self.hasher),
             vault: Arc::new(self.vault),
             paid: Arc::new(self.paid),
+            persons: Arc::new(self.persons),
             clock: clock(),
         }
     }

@@ -5,6 +5,7 @@ mod admin_service;
 mod caller;
 mod gate;
 mod paid_service;
+mod person_service;
 mod subject_service;
 mod token_issuer;
 

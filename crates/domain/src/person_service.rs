@@ -1,0 +1,305 @@
+//! The person use cases: a person's profile from the population register (`GET
+//! /v1/persons/{ref}`, `get_person_profile`), the admission of `lookup_person`, and the
+//! identity screening reads of a person subject.
+//!
+//! Every read follows one order:
+//! 1. the scope (`kyc:read`: necessary, never sufficient);
+//! 2. the person: a ref of this tenant's person subject in the caller's countries (404
+//!    otherwise) and a country whose register is served (501 otherwise);
+//! 3. the permit gate: no permit in force is 403 `personreg_permit_required`, a suspended
+//!    one 403 `personreg_permit_suspended`. Nothing cached is read and nothing is called
+//!    before it passes;
+//! 4. the tenant's cache, within the revalidation window;
+//! 5. the person-lookup ceiling, metered atomically before the register is asked
+//!    (429 `budget_exceeded` when reached);
+//! 6. the register; a call that fails is 503 `upstream_unavailable`: a person profile is
+//!    never served stale, whatever is cached.
+
+use crate::access::Caller;
+use crate::budget::{budget_day, renews_at};
+use crate::clock::Clock;
+use crate::company::RegistryFailure;
+use crate::country::Country;
+use crate::error::{ErrorCode, Failure};
+use crate::evidence::Evidence;
+use crate::identifier::{Identifier, IdentifierType, SubjectKind};
+use crate::ids::{CallRef, IdentifierRef, SubjectId};
+use crate::operation::Operation;
+use crate::person::{PersonProfile, ScreeningIdentity, ServedPerson};
+use crate::ports::{CompanyStore, PersonRegistry, PersonStore, PersonVault, StoreError};
+use crate::subject::IdentifierHolder;
+use crate::subject_service::SubjectService;
+use crate::tenant::{Permit, PermitStanding};
+use chrono::Duration;
+use std::sync::Arc;
+
+pub struct PersonService {
+    /// One population register per served country.
+    pub registries: Vec<Arc<dyn PersonRegistry>>,
+    pub store: Arc<dyn PersonStore>,
+    /// Where call records are written.
+    pub calls: Arc<dyn CompanyStore>,
+    pub vault: Arc<dyn PersonVault>,
+    pub subjects: Arc<SubjectService>,
+    pub clock: Arc<dyn Clock>,
+    /// How long a cached profile is served without asking the register again.
+    pub revalidate_after: Duration,
+}
+
+impl PersonService {
+    fn registry(&self, country: Country) -> Result<&Arc<dyn PersonRegistry>, Failure> {
+        self.registries
+            .iter()
+            .find(|r| r.country() == country)
+            .ok_or_else(|| {
+                Failure::new(
+                    ErrorCode::CountryNotSupported,
+                    format!("person data is not served for {country} yet"),
+                )
+            })
+    }
+
+    /// The permit gate: the tenant's person-register permit must be in force today (the
+    /// calendar day in Sweden, as the permit's validity dates are Swedish dates).
+    pub fn require_permit(&self, caller: &Caller) -> Result<(), Failure> {
+        let today = budget_day(self.clock.now());
+        match Permit::standing(caller.tenant.permit.as_ref(), today) {
+            PermitStanding::InForce => Ok(()),
+            PermitStanding::Suspended => Err(Failure::new(
+                ErrorCode::PersonregPermitSuspended,
+                "the tenant's person-register permit is suspended; nothing was looked up. A \
+                 reinstated permit is recorded by the operator as a new permit",
+            )),
+            PermitStanding::Missing => Err(Failure::new(
+                ErrorCode::PersonregPermitRequired,
+                "the tenant has no person-register permit in force (none recorded, not yet \
+                 valid, or past its validity); nothing was looked up",
+            )),
+        }
+    }
+
+    /// `GET /v1/persons/{ref}`: `{ref}` is an `identifier_ref` of a person subject of this
+    /// tenant. A ref that is unknown, not a person's, or outside the caller's countries is
+    /// 404 alike.
+    pub async fn profile(&self, caller: &Caller, wire_ref: &str) -> Result<ServedPerson, Failure> {
+        caller.require_operation(Operation::GetPerson)?;
+        let person_ref: IdentifierRef = wire_ref.trim().parse().map_err(|_| {
+            Failure::invalid_identifier(
+                "`ref`: not an identifier_ref (`idr_` followed by 26 characters)",
+            )
+        })?;
+        let holder = self.person_holder(caller, &person_ref).await?;
+        self.read(caller, person_ref, &holder).await
+    }
+
+    /// The admission of `lookup_person`, before anything is resolved or stored: the scope,
+    /// a well-formed personal or coordination number, its country's rules, a served
+    /// country and the permit gate.
+    pub fn admit_lookup(&self, caller: &Caller, id_type: &str, value: &str) -> Result<(), Failure> {
+        caller.require_operation(Operation::GetPerson)?;
+        let id_type = IdentifierType::parse(id_type)
+            .filter(|t| t.subject_kind() == SubjectKind::Person)
+            .ok_or_else(|| {
+                Failure::bad_request(
+                    "type",
+                    "must be a person's identifier type: personnummer, samordningsnummer or \
+                     asmens-kodas",
+                )
+            })?;
+        let person = Identifier::parse(id_type, value, self.clock.now().date_naive())
+            .map_err(|e| Failure::invalid_identifier(format!("`identifier`: {e}")))?;
+        caller.require_country(person.country())?;
+        self.registry(person.country())?;
+        self.require_permit(caller)
+    }
+
+    /// The name and birth date of a person subject, for screening: under the same permit
+    /// gate, cache and ceiling as the profile. The subject must be a person with an
+    /// identifier in the caller's countries.
+    pub async fn screening_identity(
+        &self,
+        caller: &Caller,
+        subject_id: &SubjectId,
+    ) -> Result<ScreeningIdentity, Failure> {
+        let not_found = || Failure::not_found("subject");
+        let record = match self
+            .subjects
+            .store
+            .subject(&caller.tenant_id, subject_id)
+            .await
+        {
+            Ok(r) => r,
+            Err(StoreError::NotFound) => return Err(not_found()),
+            Err(e) => return Err(Failure::internal(e)),
+        };
+        if record.kind != SubjectKind::Person {
+            return Err(Failure::bad_request(
+                "subject_id",
+                "names a company; a person's identity is read for person subjects only",
+            ));
+        }
+        let visible = caller.visible_countries();
+        let mut identifiers: Vec<_> = record
+            .identifiers
+            .iter()
+            .filter(|i| i.valid_to.is_none() && visible.contains(i.country))
+            .collect();
+        // A served country first (Sweden today), then the newest identifier.
+        identifiers.sort_by_key(|i| {
+            (
+                self.registry(i.country).is_err(),
+                std::cmp::Reverse(i.valid_from),
+            )
+        });
+        let chosen = identifiers.first().ok_or_else(not_found)?;
+        let holder = self.person_holder(caller, &chosen.identifier_ref).await?;
+        let served = self.read(caller, chosen.identifier_ref, &holder).await?;
+        Ok(ScreeningIdentity {
+            subject: served.subject,
+            country: served.country,
+            name: served.profile.full_name(),
+            birth_date: served.profile.birth_date(),
+            protection: served.profile.markers().protected,
+        })
+    }
+
+    /// The person subject behind a ref, if the caller may see it.
+    async fn person_holder(
+        &self,
+        caller: &Caller,
+        person_ref: &IdentifierRef,
+    ) -> Result<IdentifierHolder, Failure> {
+        self.subjects
+            .holder(caller, person_ref)
+            .await?
+            .filter(|h| h.kind == SubjectKind::Person)
+            .filter(|h| caller.visible_countries().contains(h.country))
+            .ok_or_else(|| Failure::not_found("person"))
+    }
+
+    /// Steps 2 (country) to 6 of the module's order.
+    async fn read(
+        &self,
+        caller: &Caller,
+        person_ref: IdentifierRef,
+        holder: &IdentifierHolder,
+    ) -> Result<ServedPerson, Failure> {
+        let registry = self.registry(holder.country)?;
+        self.require_permit(caller)?;
+
+        let now = self.clock.now();
+        let cached = self
+            .store
+            .cached_person(&caller.tenant_id, &person_ref)
+            .await
+            .map_err(Failure::internal)?;
+        if let Some(c) = cached.filter(|c| now - c.fetched_at < self.revalidate_after) {
+            let profile = self
+                .vault
+                .open_person(&caller.tenant_id, &caller.data_key, &c.sealed)
+                .map_err(Failure::internal)?;
+            return Ok(ServedPerson {
+                country: holder.country,
+                subject: c.subject,
+                person_ref,
+                profile,
+                evidence: c.evidence,
+            });
+        }
+
+        // Metered before the register is asked, atomically with the check.
+        let day = budget_day(now);
+        let ceiling = caller.tenant.budget.person_lookup_ceiling;
+        let counted = self
+            .store
+            .spend_person_lookup(&caller.tenant_id, day, ceiling)
+            .await
+            .map_err(Failure::internal)?;
+        if !counted {
+            return Err(Failure::new(
+                ErrorCode::BudgetExceeded,
+                format!(
+                    "the tenant's daily person-lookup ceiling ({ceiling} lookups) is reached; it \
+                     renews at {} (midnight Europe/Stockholm)",
+                    renews_at(day).to_rfc3339()
+                ),
+            ));
+        }
+
+        let person = self.subjects.reveal(caller, holder)?;
+        let fetch = registry.fetch_person(&person, &end_user(caller)).await;
+        let evidence = self.record(caller, fetch.calls).await?;
+        let unavailable = || {
+            Failure::new(
+                ErrorCode::UpstreamUnavailable,
+                "the population register could not answer; person data is never served from a \
+                 lapsed cache. Retry later",
+            )
+        };
+        let register = match fetch.outcome {
+            Ok(r) => r,
+            Err(RegistryFailure::NotFound) => return Err(Failure::not_found("person")),
+            Err(RegistryFailure::Unavailable(_) | RegistryFailure::Garbled(_)) => {
+                return Err(unavailable())
+            }
+        };
+        if register.id_number != person.expose_canonical() {
+            // An answer about someone else is garbled: never stored, never served. (Its call
+            // is recorded as made; the connector checks the same and marks it unusable.)
+            return Err(unavailable());
+        }
+        let evidence = evidence
+            .into_iter()
+            .last()
+            .ok_or_else(|| Failure::internal("the register answered without a recorded call"))?;
+        let profile = PersonProfile::from_register(register);
+        let sealed = self
+            .vault
+            .seal_person(&caller.tenant_id, &caller.data_key, &profile)
+            .map_err(Failure::internal)?;
+        self.store
+            .save_person(
+                &caller.tenant_id,
+                &person_ref,
+                &holder.subject.subject_id,
+                &sealed,
+                &evidence.call_ref,
+                now,
+            )
+            .await
+            .map_err(Failure::internal)?;
+        Ok(ServedPerson {
+            country: holder.country,
+            subject: holder.subject.clone(),
+            person_ref,
+            profile,
+            evidence,
+        })
+    }
+
+    /// Records every call of a fetch, before any of its data is used.
+    async fn record(
+        &self,
+        caller: &Caller,
+        calls: Vec<crate::company::UpstreamCall>,
+    ) -> Result<Vec<Evidence>, Failure> {
+        let refs: Vec<_> = calls
+            .into_iter()
+            .map(|c| (CallRef::generate(), c))
+            .collect();
+        self.calls
+            .record_calls(
+                &caller.tenant_id,
+                Operation::GetPerson.route_template(),
+                &refs,
+            )
+            .await
+            .map_err(Failure::internal)
+    }
+}
+
+/// The end-user id sent to the register: the consumer's grant, which the tenant can trace to
+/// its own system and user, and which says nothing about any person.
+fn end_user(caller: &Caller) -> String {
+    format!("idreg-grant:{}", caller.grant_id)
+}

@@ -1,0 +1,379 @@
+//! The person use case: the permit gate before the cache and the register, the ceiling
+//! before the call, never stale, an answer about someone else never stored.
+
+use super::{caller, clock, now};
+use crate::access::Caller;
+use crate::company::{Fetch, RegistryFailure};
+use crate::country::Country;
+use crate::error::ErrorCode;
+use crate::evidence::{Evidence, EvidenceSource};
+use crate::identifier::{Identifier, IdentifierType, SubjectKind};
+use crate::ids::{CallRef, IdentifierRef, SubjectId};
+use crate::person::{CachedPerson, PersonProfile, RegisterName, RegisterPerson, SealedPerson};
+use crate::person_service::PersonService;
+use crate::ports::{
+    MockCompanyStore, MockIdentifierVault, MockPersonRegistry, MockPersonStore, MockPersonVault,
+    MockSubjectStore, PersonRegistry,
+};
+use crate::subject::{IdentifierHolder, SubjectHandle};
+use crate::subject_service::SubjectService;
+use crate::tenant::{Permit, PermitStatus};
+use chrono::{Duration, NaiveDate};
+use std::sync::Arc;
+
+/// One of Skatteverket's test personal numbers.
+const PNR: &str = "195704133106";
+
+struct Ports {
+    registry: MockPersonRegistry,
+    store: MockPersonStore,
+    calls: MockCompanyStore,
+    vault: MockPersonVault,
+    subjects: MockSubjectStore,
+    ids: MockIdentifierVault,
+}
+
+impl Ports {
+    /// The ref resolves to a Swedish person; revealing it gives `PNR`.
+    fn new(country: Country) -> Ports {
+        let mut registry = MockPersonRegistry::new();
+        registry.expect_country().return_const(Country::Se);
+        let mut subjects = MockSubjectStore::new();
+        subjects.expect_identifier_holder().returning(move |_, _| {
+            Ok(Some(IdentifierHolder {
+                subject: handle(),
+                kind: SubjectKind::Person,
+                id_type: if country == Country::Se {
+                    IdentifierType::Personnummer
+                } else {
+                    IdentifierType::AsmensKodas
+                },
+                country,
+                sealed: vec![1, 2, 3],
+            }))
+        });
+        let mut ids = MockIdentifierVault::new();
+        ids.expect_reveal().returning(|_, _, _, _| {
+            Ok(Identifier::restore(IdentifierType::Personnummer, PNR).unwrap())
+        });
+        Ports {
+            registry,
+            store: MockPersonStore::new(),
+            calls: MockCompanyStore::new(),
+            vault: MockPersonVault::new(),
+            subjects,
+            ids,
+        }
+    }
+
+    fn service(self) -> PersonService {
+        PersonService {
+            registries: vec![Arc::new(self.registry) as Arc<dyn PersonRegistry>],
+            store: Arc::new(self.store),
+            calls: Arc::new(self.calls),
+            vault: Arc::new(self.vault),
+            subjects: Arc::new(SubjectService {
+                store: Arc::new(self.subjects),
+                vault: Arc::new(self.ids),
+                clock: clock(),
+            }),
+            clock: clock(),
+            revalidate_after: Duration::hours(24),
+        }
+    }
+
+    /// Nothing past the permit gate may happen.
+    fn nothing_after_the_gate(&mut self) {
+        self.store.expect_cached_person().never();
+        self.store.expect_spend_person_lookup().never();
+        self.registry.expect_fetch_person().never();
+    }
+
+    /// The register answers `register` once, its call recorded.
+    fn register_answers(&mut self, outcome: Result<RegisterPerson, RegistryFailure>) {
+        self.registry
+            .expect_fetch_person()
+            .times(1)
+            .withf(|p, end_user| {
+                p.expose_canonical() == PNR && end_user.starts_with("idreg-grant:")
+            })
+            .return_once(move |_, _| Fetch {
+                calls: Vec::new(),
+                outcome,
+            });
+        self.calls
+            .expect_record_calls()
+            .times(1)
+            .returning(|_, _, _| Ok(vec![evidence(Duration::zero())]));
+    }
+}
+
+fn handle() -> SubjectHandle {
+    SubjectHandle {
+        subject_id: SubjectId::generate(),
+        aliases: Vec::new(),
+    }
+}
+
+fn evidence(age: Duration) -> Evidence {
+    Evidence {
+        source: EvidenceSource::PersonregPersonsokning,
+        source_timestamp: now() - age,
+        call_ref: CallRef::generate(),
+        upstream_ref: None,
+        digest: None,
+        schema_version: None,
+        retrieved_at: now() - age,
+    }
+}
+
+fn cached(age: Duration) -> CachedPerson {
+    CachedPerson {
+        sealed: SealedPerson(vec![9; 40]),
+        evidence: evidence(age),
+        fetched_at: now() - age,
+        subject: handle(),
+    }
+}
+
+fn register(id: &str) -> RegisterPerson {
+    RegisterPerson {
+        id_number: id.into(),
+        name: Some(RegisterName {
+            given_names: Some("Christina".into()),
+            surname: Some("Efternamn3542".into()),
+            ..RegisterName::default()
+        }),
+        ..RegisterPerson::default()
+    }
+}
+
+fn with_permit(mut c: Caller, status: PermitStatus, from: i64, to: i64) -> Caller {
+    let today = now().date_naive();
+    c.tenant.permit = Some(Permit {
+        valid_from: today + Duration::days(from),
+        valid_to: today + Duration::days(to),
+        status,
+        recorded_at: now(),
+    });
+    c
+}
+
+fn kyc() -> Caller {
+    with_permit(
+        caller("SE,LT", "kyc:read", "SE,LT"),
+        PermitStatus::Active,
+        -10,
+        300,
+    )
+}
+
+fn a_ref() -> String {
+    IdentifierRef::generate().to_string()
+}
+
+#[tokio::test]
+async fn without_a_permit_in_force_nothing_is_read_or_called() {
+    let base = caller("SE", "kyc:read", "SE");
+    let cases = [
+        (base.clone(), ErrorCode::PersonregPermitRequired),
+        (
+            with_permit(base.clone(), PermitStatus::Active, 1, 30),
+            ErrorCode::PersonregPermitRequired,
+        ),
+        (
+            with_permit(base.clone(), PermitStatus::Active, -30, -1),
+            ErrorCode::PersonregPermitRequired,
+        ),
+        (
+            with_permit(base.clone(), PermitStatus::Suspended, -30, 30),
+            ErrorCode::PersonregPermitSuspended,
+        ),
+    ];
+    for (c, code) in cases {
+        let mut p = Ports::new(Country::Se);
+        p.nothing_after_the_gate();
+        let e = p.service().profile(&c, &a_ref()).await.unwrap_err();
+        assert_eq!(e.code, code);
+        // lookup_person's admission refuses alike, before anything is resolved.
+        let p = Ports::new(Country::Se);
+        let e = p
+            .service()
+            .admit_lookup(&c, "personnummer", PNR)
+            .unwrap_err();
+        assert_eq!(e.code, code);
+    }
+}
+
+#[tokio::test]
+async fn kyb_read_alone_is_forbidden() {
+    let mut p = Ports::new(Country::Se);
+    p.nothing_after_the_gate();
+    let c = with_permit(caller("SE", "kyb:read", "SE"), PermitStatus::Active, -1, 1);
+    let e = p.service().profile(&c, &a_ref()).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::Forbidden);
+}
+
+#[tokio::test]
+async fn a_lithuanian_person_is_501_before_the_gate() {
+    let mut p = Ports::new(Country::Lt);
+    p.nothing_after_the_gate();
+    let e = p.service().profile(&kyc(), &a_ref()).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::CountryNotSupported);
+    let p = Ports::new(Country::Se);
+    let e = p
+        .service()
+        .admit_lookup(&kyc(), "asmens-kodas", "39001010009")
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        matches!(
+            e.code,
+            ErrorCode::CountryNotSupported | ErrorCode::InvalidIdentifier
+        ),
+        "{e:?}"
+    );
+    let p = Ports::new(Country::Se);
+    let e = p
+        .service()
+        .admit_lookup(&kyc(), "orgnr", "5560021361")
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadRequest);
+}
+
+#[tokio::test]
+async fn a_fresh_cached_profile_is_served_without_counting_or_calling() {
+    let mut p = Ports::new(Country::Se);
+    let c = cached(Duration::hours(1));
+    p.store
+        .expect_cached_person()
+        .times(1)
+        .return_once(move |_, _| Ok(Some(c)));
+    p.store.expect_spend_person_lookup().never();
+    p.registry.expect_fetch_person().never();
+    p.vault
+        .expect_open_person()
+        .times(1)
+        .returning(|_, _, _| Ok(PersonProfile::from_register(register(PNR))));
+    let served = p.service().profile(&kyc(), &a_ref()).await.unwrap();
+    assert_eq!(
+        served.profile.names().surname.as_deref(),
+        Some("Efternamn3542")
+    );
+}
+
+#[tokio::test]
+async fn a_lapsed_cache_and_a_failing_register_is_503_never_stale() {
+    for failure in [
+        RegistryFailure::Unavailable("down".into()),
+        RegistryFailure::Garbled("soap fault".into()),
+    ] {
+        let mut p = Ports::new(Country::Se);
+        let c = cached(Duration::hours(25));
+        p.store
+            .expect_cached_person()
+            .return_once(move |_, _| Ok(Some(c)));
+        p.store
+            .expect_spend_person_lookup()
+            .times(1)
+            .withf(|_, day, ceiling| {
+                *day == NaiveDate::from_ymd_opt(2026, 11, 21).unwrap() && *ceiling == 500
+            })
+            .returning(|_, _, _| Ok(true));
+        p.register_answers(Err(failure));
+        p.vault.expect_open_person().never();
+        p.store.expect_save_person().never();
+        let e = p.service().profile(&kyc(), &a_ref()).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::UpstreamUnavailable);
+    }
+}
+
+#[tokio::test]
+async fn a_reached_ceiling_is_429_even_with_a_lapsed_cache() {
+    let mut p = Ports::new(Country::Se);
+    let c = cached(Duration::hours(25));
+    p.store
+        .expect_cached_person()
+        .return_once(move |_, _| Ok(Some(c)));
+    p.store
+        .expect_spend_person_lookup()
+        .returning(|_, _, _| Ok(false));
+    p.registry.expect_fetch_person().never();
+    let e = p.service().profile(&kyc(), &a_ref()).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::BudgetExceeded);
+}
+
+#[tokio::test]
+async fn an_answer_about_another_person_is_never_stored() {
+    let mut p = Ports::new(Country::Se);
+    p.store.expect_cached_person().returning(|_, _| Ok(None));
+    p.store
+        .expect_spend_person_lookup()
+        .returning(|_, _, _| Ok(true));
+    p.register_answers(Ok(register("198106039228")));
+    p.store.expect_save_person().never();
+    p.vault.expect_seal_person().never();
+    let e = p.service().profile(&kyc(), &a_ref()).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::UpstreamUnavailable);
+}
+
+#[tokio::test]
+async fn a_person_the_register_does_not_hold_is_404_and_not_cached() {
+    let mut p = Ports::new(Country::Se);
+    p.store.expect_cached_person().returning(|_, _| Ok(None));
+    p.store
+        .expect_spend_person_lookup()
+        .returning(|_, _, _| Ok(true));
+    p.register_answers(Err(RegistryFailure::NotFound));
+    p.store.expect_save_person().never();
+    let e = p.service().profile(&kyc(), &a_ref()).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+}
+
+#[tokio::test]
+async fn a_register_answer_is_sealed_and_cached() {
+    let mut p = Ports::new(Country::Se);
+    p.store.expect_cached_person().returning(|_, _| Ok(None));
+    p.store
+        .expect_spend_person_lookup()
+        .times(1)
+        .returning(|_, _, _| Ok(true));
+    p.register_answers(Ok(register(PNR)));
+    p.vault
+        .expect_seal_person()
+        .times(1)
+        .returning(|_, _, _| Ok(SealedPerson(vec![1; 48])));
+    p.store
+        .expect_save_person()
+        .times(1)
+        .withf(|_, _, _, sealed, _, at| sealed.0 == vec![1; 48] && *at == now())
+        .returning(|_, _, _, _, _, _| Ok(()));
+    let served = p.service().profile(&kyc(), &a_ref()).await.unwrap();
+    assert_eq!(served.country, Country::Se);
+    assert_eq!(
+        served.profile.names().given_name.as_deref(),
+        Some("Christina")
+    );
+}
+
+#[tokio::test]
+async fn a_malformed_ref_is_400_and_an_unknown_one_404() {
+    let mut p = Ports::new(Country::Se);
+    p.nothing_after_the_gate();
+    let e = p
+        .service()
+        .profile(&kyc(), "195704133106")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidIdentifier);
+    assert!(!e.message.contains("195704133106"));
+
+    let mut p = Ports::new(Country::Se);
+    p.subjects = MockSubjectStore::new();
+    p.subjects
+        .expect_identifier_holder()
+        .returning(|_, _| Ok(None));
+    p.nothing_after_the_gate();
+    let e = p.service().profile(&kyc(), &a_ref()).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+}

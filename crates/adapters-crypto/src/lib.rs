@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod keys;
+mod person_vault;
 mod secrets;
 mod token;
 mod vault;

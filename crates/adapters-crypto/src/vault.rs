@@ -51,7 +51,11 @@ fn cipher(key: &[u8; KEY_LEN]) -> Aes256Gcm {
 }
 
 /// `VERSION || nonce || AES-256-GCM(key, nonce, plaintext, aad)`.
-fn seal(key: &[u8; KEY_LEN], plaintext: &[u8], aad: &[u8]) -> Result<Vec<u8>, CryptoError> {
+pub(crate) fn seal(
+    key: &[u8; KEY_LEN],
+    plaintext: &[u8],
+    aad: &[u8],
+) -> Result<Vec<u8>, CryptoError> {
     let mut nonce = [0u8; NONCE_LEN];
     OsRng.fill_bytes(&mut nonce);
     let ct = cipher(key)
@@ -71,7 +75,11 @@ fn seal(key: &[u8; KEY_LEN], plaintext: &[u8], aad: &[u8]) -> Result<Vec<u8>, Cr
 }
 
 /// Inverse of [`seal`]; fails on any other version, length, key, AAD or tampering.
-fn open(key: &[u8; KEY_LEN], sealed: &[u8], aad: &[u8]) -> Result<Zeroizing<Vec<u8>>, ()> {
+pub(crate) fn open(
+    key: &[u8; KEY_LEN],
+    sealed: &[u8],
+    aad: &[u8],
+) -> Result<Zeroizing<Vec<u8>>, ()> {
     if sealed.len() < 1 + NONCE_LEN + TAG_LEN || sealed[0] != VERSION {
         return Err(());
     }
@@ -95,8 +103,8 @@ fn seal_aad(tenant: &TenantId, id_type: IdentifierType) -> Vec<u8> {
 }
 
 /// The two subkeys of one tenant's data key.
-struct TenantKeys {
-    seal: Key,
+pub(crate) struct TenantKeys {
+    pub(crate) seal: Key,
     index: Key,
 }
 
@@ -158,7 +166,7 @@ impl AesVault {
         Ok(dek)
     }
 
-    fn tenant_keys(
+    pub(crate) fn tenant_keys(
         &self,
         tenant: &TenantId,
         key: &WrappedDataKey,

@@ -6,6 +6,7 @@ mod convert;
 mod database;
 mod grants;
 mod paid;
+mod persons;
 pub mod schema;
 mod statements;
 mod subjects;

@@ -200,6 +200,25 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    person_profiles (tenant_id, identifier_ref) {
+        tenant_id -> Text,
+        identifier_ref -> Text,
+        subject_id -> Text,
+        sealed_profile -> Bytea,
+        call_ref -> Text,
+        fetched_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    person_lookups (tenant_id, day) {
+        tenant_id -> Text,
+        day -> Date,
+        used -> Int8,
+    }
+}
+
 diesel::joinable!(permits -> tenants (tenant_id));
 diesel::joinable!(grants -> tenants (tenant_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -218,4 +237,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     security_log,
     paid_objects,
     paid_call_budget,
+    person_profiles,
+    person_lookups,
 );

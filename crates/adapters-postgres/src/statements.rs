@@ -194,6 +194,61 @@ impl QueryFragment<Pg> for CachedPaidObject<'_> {
 }
 cacheable!(CachedPaidObject<'a>);
 
+/// A tenant's cached person profile (sealed) with the evidence of its call and its subject.
+pub(crate) struct CachedPersonProfile<'a> {
+    pub tenant_id: &'a str,
+    pub identifier_ref: &'a str,
+}
+
+impl QueryFragment<Pg> for CachedPersonProfile<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(
+            "SELECT p.sealed_profile, p.fetched_at, \
+               c.call_ref, c.source, c.source_timestamp, c.upstream_ref, c.digest, \
+               c.schema_version, c.retrieved_at, ",
+        );
+        out.push_sql(SUBJECT_COLUMNS);
+        out.push_sql(
+            "FROM person_profiles p \
+             JOIN call_records c ON c.tenant_id = p.tenant_id AND c.call_ref = p.call_ref ",
+        );
+        out.push_sql(SUBJECT_JOIN);
+        out.push_sql("WHERE p.tenant_id = ");
+        out.push_bind_param::<Text, _>(self.tenant_id)?;
+        out.push_sql(" AND p.identifier_ref = ");
+        out.push_bind_param::<Text, _>(self.identifier_ref)?;
+        Ok(())
+    }
+}
+cacheable!(CachedPersonProfile<'a>);
+
+/// Counts one person lookup of a tenant's day, only if the count stays within `ceiling`: one
+/// statement, atomic like [`SpendBudget`]. Returns a row when counted, none when the ceiling
+/// is reached.
+pub(crate) struct CountPersonLookup<'a> {
+    pub tenant_id: &'a str,
+    pub day: chrono::NaiveDate,
+    pub ceiling: i64,
+}
+
+impl QueryFragment<Pg> for CountPersonLookup<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("INSERT INTO person_lookups AS l (tenant_id, day, used) SELECT ");
+        out.push_bind_param::<Text, _>(self.tenant_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Date, _>(&self.day)?;
+        out.push_sql(", 1 WHERE 1 <= ");
+        out.push_bind_param::<Int8, _>(&self.ceiling)?;
+        out.push_sql(
+            " ON CONFLICT (tenant_id, day) DO UPDATE SET used = l.used + 1 WHERE l.used + 1 <= ",
+        );
+        out.push_bind_param::<Int8, _>(&self.ceiling)?;
+        out.push_sql(" RETURNING l.used");
+        Ok(())
+    }
+}
+cacheable!(CountPersonLookup<'a>);
+
 /// Spends `units` of one part (on-demand or scheduled) of a tenant's budget day, only if the
 /// part's use stays within `cap`: one statement, so the check and the write are atomic. The
 /// first spend of a day creates the row (through the same check); later ones update it under

@@ -79,12 +79,16 @@ impl App {
             registries: upstreams.registries,
             paid_registries: upstreams.paid_registries,
             paid: Arc::new(database.clone()),
+            person_registries: upstreams.person_registries,
+            persons: Arc::new(database.clone()),
+            person_vault: Arc::new(keys.vault()),
             clock,
         };
         let settings = Settings {
             token_lifetime: chrono::Duration::seconds(config.token_ttl_seconds),
             company_revalidate_after: chrono::Duration::seconds(config.company_revalidate_seconds),
             paid_revalidate_after: chrono::Duration::seconds(config.paid_revalidate_seconds),
+            person_revalidate_after: chrono::Duration::seconds(config.person_revalidate_seconds),
         };
         let services = Arc::new(Services::new(ports, settings));
         Ok(App {

@@ -12,6 +12,7 @@
 //! | `IDREG_TOKEN_TTL_SECONDS` | `token_ttl_seconds` | `900` |
 //! | `IDREG_COMPANY_REVALIDATE_SECONDS` | `company_revalidate_seconds` | `86400` |
 //! | `IDREG_PAID_REVALIDATE_SECONDS` | `paid_revalidate_seconds` | `86400` |
+//! | `IDREG_PERSON_REVALIDATE_SECONDS` | `person_revalidate_seconds` | `86400` |
 //! | `IDREG_DB_POOL_SIZE`   | `db_pool_size`       | `16` |
 //! | `IDREG_WORKERS`        | `workers`            | the number of cores |
 //! | `IDREG_LOG`            | `log`                | `info` |
@@ -57,6 +58,7 @@ pub const DEFAULT_TOKEN_TTL_SECONDS: i64 = 900;
 pub const DEFAULT_DB_POOL_SIZE: usize = 16;
 pub const DEFAULT_COMPANY_REVALIDATE_SECONDS: i64 = 86_400;
 pub const DEFAULT_PAID_REVALIDATE_SECONDS: i64 = 86_400;
+pub const DEFAULT_PERSON_REVALIDATE_SECONDS: i64 = 86_400;
 
 #[derive(Clone)]
 pub struct Config {
@@ -69,6 +71,9 @@ pub struct Config {
     pub company_revalidate_seconds: i64,
     /// How long a cached paid object is served before the paid tier is asked again.
     pub paid_revalidate_seconds: i64,
+    /// How long a cached person profile is served before the register is asked again (a
+    /// person profile is never served past it).
+    pub person_revalidate_seconds: i64,
     pub db_pool_size: usize,
     pub workers: Option<usize>,
     pub log: String,
@@ -110,6 +115,7 @@ impl Default for Config {
             token_ttl_seconds: DEFAULT_TOKEN_TTL_SECONDS,
             company_revalidate_seconds: DEFAULT_COMPANY_REVALIDATE_SECONDS,
             paid_revalidate_seconds: DEFAULT_PAID_REVALIDATE_SECONDS,
+            person_revalidate_seconds: DEFAULT_PERSON_REVALIDATE_SECONDS,
             db_pool_size: DEFAULT_DB_POOL_SIZE,
             workers: None,
             log: "info".to_owned(),
@@ -132,6 +138,7 @@ struct FileConfig {
     token_ttl_seconds: Option<i64>,
     company_revalidate_seconds: Option<i64>,
     paid_revalidate_seconds: Option<i64>,
+    person_revalidate_seconds: Option<i64>,
     db_pool_size: Option<usize>,
     workers: Option<usize>,
     log: Option<String>,
@@ -185,6 +192,11 @@ impl Config {
                 .parse()
                 .context("IDREG_PAID_REVALIDATE_SECONDS must be a whole number")?;
         }
+        if let Some(v) = var("IDREG_PERSON_REVALIDATE_SECONDS") {
+            config.person_revalidate_seconds = v
+                .parse()
+                .context("IDREG_PERSON_REVALIDATE_SECONDS must be a whole number")?;
+        }
         if let Some(v) = var("IDREG_DB_POOL_SIZE") {
             config.db_pool_size = v
                 .parse()
@@ -229,6 +241,9 @@ impl Config {
         if let Some(v) = file.paid_revalidate_seconds {
             self.paid_revalidate_seconds = v;
         }
+        if let Some(v) = file.person_revalidate_seconds {
+            self.person_revalidate_seconds = v;
+        }
         if let Some(v) = file.db_pool_size {
             self.db_pool_size = v;
         }
@@ -259,6 +274,9 @@ impl Config {
         }
         if self.paid_revalidate_seconds < 0 {
             bail!("the paid-tier revalidation window must not be negative");
+        }
+        if self.person_revalidate_seconds < 0 {
+            bail!("the person revalidation window must not be negative");
         }
         if self.db_pool_size == 0 {
             bail!("the database pool needs at least one connection");

@@ -25,7 +25,7 @@ use adapters_se::{
     Timeouts, TlsConfig,
 };
 use anyhow::{bail, Context};
-use domain::ports::{CompanyRegistry, PaidCompanyRegistry};
+use domain::ports::{CompanyRegistry, PaidCompanyRegistry, PersonRegistry};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,6 +36,8 @@ pub struct Upstreams {
     pub registries: Vec<Arc<dyn CompanyRegistry>>,
     /// The paid tier's registries; empty when the tier is disabled.
     pub paid_registries: Vec<Arc<dyn PaidCompanyRegistry>>,
+    /// The population registers (person search) of the countries whose person data is served.
+    pub person_registries: Vec<Arc<dyn PersonRegistry>>,
     pub sandbox: Option<RunningSandbox>,
 }
 
@@ -45,6 +47,7 @@ impl Upstreams {
         Upstreams {
             registries: Vec::new(),
             paid_registries: Vec::new(),
+            person_registries: Vec::new(),
             sandbox: None,
         }
     }
@@ -80,6 +83,7 @@ pub fn start(config: &Config) -> anyhow::Result<Upstreams> {
         return Ok(Upstreams {
             registries: vec![Arc::new(registry)],
             paid_registries,
+            person_registries: Vec::new(),
             sandbox: Some(sandbox),
         });
     }
@@ -108,6 +112,7 @@ pub fn start(config: &Config) -> anyhow::Result<Upstreams> {
     Ok(Upstreams {
         registries: vec![Arc::new(registry)],
         paid_registries,
+        person_registries: Vec::new(),
         sandbox: None,
     })
 }

@@ -7,7 +7,7 @@
 //! second adapter adds a `Backing` variant, a constructor and one `conformance_tests!` list.
 //!
 //! The checks live in one file per port (`tenants`, `grants`, `audit`, `subjects`,
-//! `companies`, `paid`); this file
+//! `companies`, `paid`, `persons`); this file
 //! holds what they share: the ports under test, the view beneath them, and the fixtures.
 //!
 //! The storage layer never sees a plaintext identifier: the checks fabricate
@@ -25,7 +25,8 @@ use domain::identifier::SubjectKind;
 use domain::ids::{CallRef, ClientId, GrantId, IdentifierRef, RequestId, SubjectId, TenantId};
 use domain::operation::{Operation, Surface};
 use domain::ports::{
-    AuditSink, CompanyStore, GrantStore, PaidStore, StoreError, SubjectStore, TenantStore,
+    AuditSink, CompanyStore, GrantStore, PaidStore, PersonStore, StoreError, SubjectStore,
+    TenantStore,
 };
 use domain::scope::ScopeSet;
 use domain::subject::{BlindIndex, FirstSighting, FreshSubject, ProtectedIdentifier};
@@ -41,6 +42,7 @@ pub struct Stores {
     pub subjects: Arc<dyn SubjectStore>,
     pub companies: Arc<dyn CompanyStore>,
     pub paid: Arc<dyn PaidStore>,
+    pub persons: Arc<dyn PersonStore>,
     pub backing: Backing,
 }
 
@@ -276,6 +278,7 @@ mod audit;
 mod companies;
 mod grants;
 mod paid;
+mod persons;
 mod subjects;
 mod tenants;
 
@@ -300,6 +303,7 @@ mod postgres {
     use super::companies::*;
     use super::grants::*;
     use super::paid::*;
+    use super::persons::*;
     use super::subjects::*;
     use super::tenants::*;
     use super::{Backing, Stores};
@@ -319,12 +323,17 @@ mod postgres {
             audit: database.clone(),
             subjects: database.clone(),
             companies: database.clone(),
-            paid: database,
+            paid: database.clone(),
+            persons: database,
             backing: Backing::Postgres(db),
         }
     }
 
     conformance_tests!(stores;
+        concurrent_person_lookups_never_pass_the_ceiling =>
+            check_concurrent_person_lookups_never_pass_the_ceiling,
+        person_lookups_are_counted_apart => check_person_lookups_are_counted_apart,
+        a_sealed_person_round_trips_per_tenant => check_a_sealed_person_round_trips_per_tenant,
         concurrent_spends_never_pass_the_cap => check_concurrent_spends_never_pass_the_cap,
         parts_days_and_tenants_are_counted_apart => check_parts_days_and_tenants_are_counted_apart,
         a_paid_object_round_trips_per_tenant => check_a_paid_object_round_trips_per_tenant,

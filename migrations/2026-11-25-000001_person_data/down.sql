@@ -1,0 +1,2 @@
+DROP TABLE person_lookups;
+DROP TABLE person_profiles;

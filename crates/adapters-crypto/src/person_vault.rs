@@ -10,8 +10,8 @@ use crate::vault::{open, seal, AesVault};
 use chrono::NaiveDate;
 use domain::ids::TenantId;
 use domain::person::{
-    Deregistration, Folkbokforing, ForeignAddress, PersonProfile, PostalAddress, RegisterAddresses,
-    RegisterMarker, RegisterName, RegisterPerson, SealedPerson, SwedishAddress,
+    Deregistration, Folkbokforing, ForeignAddress, PartialDate, PersonProfile, PostalAddress,
+    RegisterAddresses, RegisterMarker, RegisterName, RegisterPerson, SealedPerson, SwedishAddress,
 };
 use domain::ports::{CryptoError, PersonVault};
 use domain::tenant::WrappedDataKey;
@@ -40,8 +40,8 @@ struct StoredPersonV1 {
     notification_name: Option<String>,
     birth_date: Option<NaiveDate>,
     emigrated: bool,
-    emigrated_date: Option<NaiveDate>,
-    deceased_date: Option<NaiveDate>,
+    emigrated_date: Option<String>,
+    deceased_date: Option<String>,
     folkbokforing: Option<StoredFolkbokforing>,
     address: Option<StoredSwedish>,
     special_postal_address: Option<StoredPostal>,
@@ -154,8 +154,12 @@ impl StoredPersonV1 {
             notification_name: names.notification_name.clone(),
             birth_date: r.birth_date,
             emigrated: r.deregistration.is_some(),
-            emigrated_date: p.markers().emigrated_date,
-            deceased_date: r.deceased_date,
+            emigrated_date: p
+                .markers()
+                .emigrated_date
+                .as_ref()
+                .map(|d| d.as_str().to_owned()),
+            deceased_date: r.deceased_date.as_ref().map(|d| d.as_str().to_owned()),
             folkbokforing: r.folkbokforing.map(|f| StoredFolkbokforing {
                 registered_at: f.registered_at,
                 residence: f.residence,
@@ -196,9 +200,9 @@ impl StoredPersonV1 {
             birth_date: self.birth_date,
             deregistration: self.emigrated.then(|| Deregistration {
                 code: Deregistration::EMIGRATED.to_owned(),
-                date: self.emigrated_date,
+                date: self.emigrated_date.as_deref().and_then(PartialDate::parse),
             }),
-            deceased_date: self.deceased_date,
+            deceased_date: self.deceased_date.as_deref().and_then(PartialDate::parse),
             folkbokforing: self.folkbokforing.map(|f| Folkbokforing {
                 registered_at: f.registered_at,
                 residence: f.residence,
@@ -274,7 +278,7 @@ mod tests {
             birth_date: Some(d("1953-09-11")),
             deregistration: Some(Deregistration {
                 code: "UV".into(),
-                date: Some(d("2019-11-25")),
+                date: PartialDate::parse("2019-11-25"),
             }),
             folkbokforing: Some(Folkbokforing {
                 registered_at: Some(d("2001-01-01")),

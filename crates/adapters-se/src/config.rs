@@ -365,6 +365,92 @@ impl SePaidConfig {
     }
 }
 
+/// SPAR's person search ("Personsök program-program" 2021.1): SOAP over HTTPS with mutual TLS
+/// under the organisation certificate SPAR issued (a PKCS#12 keystore), and the customer
+/// numbers and assignment id of the agreement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SparConfig {
+    /// The SOAP endpoint.
+    pub url: String,
+    /// `KundNrLeveransMottagare`: the customer number of the recipient of the answer.
+    pub customer_number_recipient: String,
+    /// `KundNrSlutkund`: the customer number of the end customer.
+    pub customer_number_end: String,
+    /// `UppdragId`: the assignment id of the agreement.
+    pub assignment_id: String,
+    pub timeouts: Timeouts,
+    /// The organisation certificate is required (PKCS#12, or PEM).
+    pub tls: TlsConfig,
+}
+
+/// SPAR person search's production endpoint (2021.1).
+pub const SPAR_PRODUCTION_URL: &str =
+    "https://personsok.statenspersonadressregister.se/2021.1/personsok";
+/// SPAR's customer-test endpoint (2021.1).
+pub const SPAR_CUSTOMER_TEST_URL: &str =
+    "https://test-personsok.statenspersonadressregister.se/2021.1/personsok";
+
+impl SparConfig {
+    /// The production endpoint with the agreement's numbers. Still to be set: the
+    /// organisation certificate (`tls`).
+    pub fn production(
+        customer_number_recipient: impl Into<String>,
+        customer_number_end: impl Into<String>,
+        assignment_id: impl Into<String>,
+    ) -> Self {
+        SparConfig {
+            url: SPAR_PRODUCTION_URL.to_owned(),
+            customer_number_recipient: customer_number_recipient.into(),
+            customer_number_end: customer_number_end.into(),
+            assignment_id: assignment_id.into(),
+            timeouts: Timeouts::default(),
+            tls: TlsConfig::default(),
+        }
+    }
+
+    /// Checks the settings without touching the network (the keystore is read when the
+    /// client is built, so an unreadable one fails at start-up).
+    pub fn validate(&self) -> Result<(), SeConfigError> {
+        check_url("spar.url", &self.url)?;
+        for (setting, v) in [
+            (
+                "spar.customer_number_recipient",
+                &self.customer_number_recipient,
+            ),
+            ("spar.customer_number_end", &self.customer_number_end),
+            ("spar.assignment_id", &self.assignment_id),
+        ] {
+            if v.trim().is_empty() {
+                return Err(SeConfigError::Missing(setting));
+            }
+            if !v.bytes().all(|b| b.is_ascii_digit()) || v.len() > 20 {
+                return Err(SeConfigError::Invalid {
+                    setting,
+                    reason: "must be digits (as in the agreement with SPAR)".into(),
+                });
+            }
+        }
+        if !self.tls.has_client_identity() {
+            return Err(SeConfigError::Missing(
+                "spar.client_identity (the organisation certificate: a PKCS#12 keystore)",
+            ));
+        }
+        if self.tls.client_identity_pem.is_some() && self.tls.client_identity_pkcs12.is_some() {
+            return Err(SeConfigError::Invalid {
+                setting: "spar.client_identity",
+                reason: "give either a PKCS#12 keystore or a PEM file, not both".into(),
+            });
+        }
+        if self.timeouts.total.is_zero() || self.timeouts.connect.is_zero() {
+            return Err(SeConfigError::Invalid {
+                setting: "spar.timeouts",
+                reason: "time limits must be positive".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
 fn check_path(setting: &'static str, path: &str) -> Result<(), SeConfigError> {
     if path.starts_with('/') && !path.contains("..") && !path.contains('?') {
         Ok(())

@@ -5,8 +5,10 @@ mod foretagsinformation;
 mod gateway;
 mod http;
 mod paid_registry;
+mod person_registry;
 mod registry;
 mod scb;
+mod spar;
 mod ssbtgu;
 mod vdm;
 mod verkliga_huvudman;
@@ -14,11 +16,13 @@ mod xml;
 
 pub use config::{
     ClientAuth, ForetagsinformationConfig, ScbConfig, SeConfig, SeConfigError, SeEndpoints,
-    SePaidConfig, SsbtParty, SsbtguConfig, Timeouts, TlsConfig, VdmConfig, VerkligaHuvudmanConfig,
-    BO_PRODUCTION_BASE_URL, FI_DEFAULT_SCOPE, FI_PRODUCTION_BASE_URL, SCB_DEFAULT_API_ID_HEADER,
-    SCB_PRODUCTION_BASE_URL, VDM_DEFAULT_SCOPE, VDM_PRODUCTION_BASE_URL, VDM_PRODUCTION_TOKEN_URL,
+    SePaidConfig, SparConfig, SsbtParty, SsbtguConfig, Timeouts, TlsConfig, VdmConfig,
+    VerkligaHuvudmanConfig, BO_PRODUCTION_BASE_URL, FI_DEFAULT_SCOPE, FI_PRODUCTION_BASE_URL,
+    SCB_DEFAULT_API_ID_HEADER, SCB_PRODUCTION_BASE_URL, SPAR_CUSTOMER_TEST_URL,
+    SPAR_PRODUCTION_URL, VDM_DEFAULT_SCOPE, VDM_PRODUCTION_BASE_URL, VDM_PRODUCTION_TOKEN_URL,
 };
 pub use paid_registry::SwedishPaidRegistry;
+pub use person_registry::SwedishPersonRegistry;
 pub use registry::SwedishCompanyRegistry;
 pub use vdm::valid_document_id;
 

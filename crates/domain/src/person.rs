@@ -28,6 +28,51 @@ use crate::subject::SubjectHandle;
 use chrono::{DateTime, NaiveDate, Utc};
 use std::fmt;
 
+/// A date the register may know only in part (SPAR's `SparOfullstandigtDatumTYPE`): a whole
+/// date, a month or a year, written `YYYY-MM-DD`, `YYYY-MM` or `YYYY`. Served as written,
+/// never completed by guessing.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PartialDate(String);
+
+impl PartialDate {
+    /// Reads the register's spellings: `2019-01-01`, `2019-01-00` (day unknown), `2019-00-00`
+    /// (month unknown), and the short forms without separators (`200101`, `2001`). `None` for
+    /// `0000-00-00` (unknown) and anything that is no date.
+    pub fn parse(s: &str) -> Option<PartialDate> {
+        let s = s.trim();
+        let digits: String = s.chars().filter(char::is_ascii_digit).collect();
+        let shape_ok = if s.contains('-') {
+            s.len() == 10 && digits.len() == 8
+        } else {
+            digits.len() == s.len() && matches!(s.len(), 4 | 6 | 8)
+        };
+        if !shape_ok {
+            return None;
+        }
+        let year: i32 = digits.get(0..4)?.parse().ok()?;
+        let month: u32 = digits.get(4..6).map_or(Some(0), |m| m.parse().ok())?;
+        let day: u32 = digits.get(6..8).map_or(Some(0), |d| d.parse().ok())?;
+        if year == 0 {
+            return None;
+        }
+        match (month, day) {
+            (0, 0) => Some(PartialDate(format!("{year:04}"))),
+            (1..=12, 0) => Some(PartialDate(format!("{year:04}-{month:02}"))),
+            (_, _) => NaiveDate::from_ymd_opt(year, month, day)
+                .map(|d| PartialDate(d.format("%Y-%m-%d").to_string())),
+        }
+    }
+
+    /// A whole date.
+    pub fn from_date(d: NaiveDate) -> PartialDate {
+        PartialDate(d.format("%Y-%m-%d").to_string())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// A dated marker of the register: set or not, and since when.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RegisterMarker {
@@ -53,7 +98,7 @@ pub struct RegisterName {
 pub struct Deregistration {
     /// The register's code: `AV` deceased, `UV` emigrated, `GN`/`GS` an old number, ...
     pub code: String,
-    pub date: Option<NaiveDate>,
+    pub date: Option<PartialDate>,
 }
 
 impl Deregistration {
@@ -145,7 +190,8 @@ pub struct RegisterPerson {
     pub name: Option<RegisterName>,
     pub birth_date: Option<NaiveDate>,
     pub deregistration: Option<Deregistration>,
-    pub deceased_date: Option<NaiveDate>,
+    /// `Avlidendatum`, else `AntraffadDodDatum`.
+    pub deceased_date: Option<PartialDate>,
     pub folkbokforing: Option<Folkbokforing>,
     pub addresses: RegisterAddresses,
 }
@@ -196,8 +242,8 @@ pub struct PersonNames {
 pub struct PersonMarkers {
     pub protected: Protection,
     pub protected_since: Option<NaiveDate>,
-    pub deceased_date: Option<NaiveDate>,
-    pub emigrated_date: Option<NaiveDate>,
+    pub deceased_date: Option<PartialDate>,
+    pub emigrated_date: Option<PartialDate>,
 }
 
 /// The canonical person object. Its fields are private: the one way to make one is
@@ -240,7 +286,7 @@ impl PersonProfile {
             .deregistration
             .as_ref()
             .filter(|d| d.code == Deregistration::EMIGRATED)
-            .and_then(|d| d.date);
+            .and_then(|d| d.date.clone());
         let emigrated = r
             .deregistration
             .as_ref()
@@ -351,9 +397,9 @@ impl PersonProfile {
             birth_date: self.birth_date,
             deregistration: self.emigrated.then(|| Deregistration {
                 code: Deregistration::EMIGRATED.to_owned(),
-                date: self.markers.emigrated_date,
+                date: self.markers.emigrated_date.clone(),
             }),
-            deceased_date: self.markers.deceased_date,
+            deceased_date: self.markers.deceased_date.clone(),
             folkbokforing: self.folkbokforing.clone(),
             addresses: RegisterAddresses {
                 registered: self.address.clone(),
@@ -542,14 +588,14 @@ mod tests {
             };
             r.deregistration = Some(Deregistration {
                 code: "UV".into(),
-                date: Some(d("2019-01-01")),
+                date: PartialDate::parse("2019-01-01"),
             });
             let p = PersonProfile::from_register(r);
             assert_eq!(p.markers().protected, expected);
             assert!(no_address(&p), "{expected:?}");
             let since = if skyddad { "2011-01-01" } else { "2010-01-01" };
             assert_eq!(p.markers().protected_since, Some(d(since)));
-            assert_eq!(p.markers().emigrated_date, Some(d("2019-01-01")));
+            assert_eq!(p.markers().emigrated_date, PartialDate::parse("2019-01-01"));
             // A round trip through storage cannot bring one back.
             let again = PersonProfile::restore(p.to_register(), None);
             assert!(no_address(&again));
@@ -566,11 +612,11 @@ mod tests {
         let mut r = everything();
         r.deregistration = Some(Deregistration {
             code: "UV".into(),
-            date: Some(d("2019-11-25")),
+            date: PartialDate::parse("2019-11-25"),
         });
         let p = PersonProfile::from_register(r);
         assert!(p.foreign_address().is_some());
-        assert_eq!(p.markers().emigrated_date, Some(d("2019-11-25")));
+        assert_eq!(p.markers().emigrated_date, PartialDate::parse("2019-11-25"));
         let again = PersonProfile::restore(p.to_register(), p.names().calling_name.clone());
         assert_eq!(again, p);
     }
@@ -593,6 +639,21 @@ mod tests {
         let p = PersonProfile::from_register(everything());
         assert_eq!(p.names().calling_name.as_deref(), Some("Maria"));
         assert_eq!(p.full_name().as_deref(), Some("Anna Maria Testsson"));
+    }
+
+    #[test]
+    fn partial_dates_are_kept_as_far_as_known() {
+        let p = |s: &str| PartialDate::parse(s).map(|d| d.as_str().to_owned());
+        assert_eq!(p("2019-11-25").as_deref(), Some("2019-11-25"));
+        assert_eq!(p("2019-01-00").as_deref(), Some("2019-01"));
+        assert_eq!(p("2019-00-00").as_deref(), Some("2019"));
+        assert_eq!(p("200101").as_deref(), Some("2001-01"));
+        assert_eq!(p("2001").as_deref(), Some("2001"));
+        assert_eq!(p("20010230"), None);
+        assert_eq!(p("0000-00-00"), None);
+        assert_eq!(p("2019-13-00"), None);
+        assert_eq!(p("20x9-01-01"), None);
+        assert_eq!(p(""), None);
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub use data::{
     testnr, AnnualReport, Company, CompanyStatus, Dataset, IdKind, LegalForm, LtCompany,
 };
 pub use faults::{ArmedFault, CallRecord, FaultKind, FaultSpec, Source};
-pub use tls::SandboxTls;
+pub use tls::{SandboxTls, CLIENT_PKCS12_PASSWORD};
 pub use util::{lt_code_valid, luhn_valid};
 
 use actix_web::dev::ServerHandle;

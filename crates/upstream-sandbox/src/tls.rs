@@ -17,6 +17,9 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The password of the sandbox's PKCS#12 client keystore (a throwaway, like the key in it).
+pub const CLIENT_PKCS12_PASSWORD: &str = "sandbox-keystore";
+
 /// Where the sandbox wrote its TLS material, and the PEM texts themselves.
 #[derive(Clone, Debug)]
 pub struct SandboxTls {
@@ -26,6 +29,9 @@ pub struct SandboxTls {
     pub ca_pem_path: PathBuf,
     /// A client certificate and its private key (PEM, PKCS#8) the listener accepts.
     pub client_identity_pem_path: PathBuf,
+    /// The same client certificate and key as a PKCS#12 keystore under
+    /// [`CLIENT_PKCS12_PASSWORD`], the form SPAR issues organisation certificates in.
+    pub client_identity_pkcs12_path: PathBuf,
     pub ca_pem: String,
     pub client_identity_pem: String,
     pub(crate) server_cert_pem: String,
@@ -86,10 +92,27 @@ impl SandboxTls {
         let client_identity_pem_path = dir.join("sandbox-client.pem");
         write_private(&ca_pem_path, &ca_pem)?;
         write_private(&client_identity_pem_path, &client_identity_pem)?;
+        let client_identity_pkcs12_path = dir.join("sandbox-client.p12");
+        let chain = p12_keystore::PrivateKeyChain::new(
+            b"idreg-sandbox-client".to_vec(),
+            p12_keystore::PrivateKey::from_der(&client_key.serialize_der()).map_err(failed)?,
+            [p12_keystore::Certificate::from_der(client_cert.der()).map_err(failed)?],
+        );
+        let mut store = p12_keystore::KeyStore::new();
+        store.add_entry(
+            "client",
+            p12_keystore::KeyStoreEntry::PrivateKeyChain(chain),
+        );
+        let p12 = store
+            .writer(CLIENT_PKCS12_PASSWORD)
+            .write()
+            .map_err(failed)?;
+        write_private_bytes(&client_identity_pkcs12_path, &p12)?;
         Ok(SandboxTls {
             dir,
             ca_pem_path,
             client_identity_pem_path,
+            client_identity_pkcs12_path,
             ca_pem,
             client_identity_pem,
             server_cert_pem: server_cert.pem(),
@@ -144,6 +167,10 @@ fn ulid_like() -> String {
 
 /// Writes a file readable by its owner only (it holds a private key).
 fn write_private(path: &Path, text: &str) -> io::Result<()> {
+    write_private_bytes(path, text.as_bytes())
+}
+
+fn write_private_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::io::Write;
@@ -154,10 +181,10 @@ fn write_private(path: &Path, text: &str) -> io::Result<()> {
             .truncate(true)
             .mode(0o600)
             .open(path)?;
-        f.write_all(text.as_bytes())
+        f.write_all(bytes)
     }
     #[cfg(not(unix))]
     {
-        std::fs::write(path, text)
+        std::fs::write(path, bytes)
     }
 }

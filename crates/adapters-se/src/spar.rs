@@ -87,7 +87,7 @@ impl SparClient {
     pub fn new(c: &SparConfig) -> Result<Self, SeConfigError> {
         c.validate()?;
         Ok(SparClient {
-            http: build_client("spar", c.timeouts, &c.tls)?,
+            http: build_client("spar.client_identity", c.timeouts, &c.tls)?,
             url: c.url.clone(),
             customer_recipient: c.customer_number_recipient.clone(),
             customer_end: c.customer_number_end.clone(),

@@ -50,10 +50,13 @@ pub enum Source {
     /// Bolagsverket's beneficial-owners API (mutual TLS).
     #[serde(rename = "verkliga-huvudman")]
     VerkligaHuvudman,
+    /// SPAR's person search (mutual TLS, SOAP).
+    #[serde(rename = "personsokning")]
+    Personsokning,
 }
 
 impl Source {
-    pub const ALL: [Source; 7] = [
+    pub const ALL: [Source; 8] = [
         Source::Bolagsverket,
         Source::BolagsverketToken,
         Source::Ssbtgu,
@@ -61,6 +64,7 @@ impl Source {
         Source::Lt,
         Source::Foretagsinformation,
         Source::VerkligaHuvudman,
+        Source::Personsokning,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -72,6 +76,7 @@ impl Source {
             Source::Lt => "lt",
             Source::Foretagsinformation => "foretagsinformation",
             Source::VerkligaHuvudman => "verkliga-huvudman",
+            Source::Personsokning => "personsokning",
         }
     }
 
@@ -207,7 +212,7 @@ impl FaultSpec {
                 Some(rules) => rules(self)?,
                 None => {
                     return Err(format!(
-                        "field_fel applies to bolagsverket and ssbtgu only, not {}",
+                        "field_fel applies to bolagsverket, ssbtgu and personsokning only, not {}",
                         upstream.source
                     ))
                 }

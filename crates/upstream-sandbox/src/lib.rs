@@ -7,6 +7,7 @@ pub mod faults;
 pub mod foretagsinformation;
 pub mod lt;
 pub mod scb;
+pub mod spar;
 pub mod ssbtgu;
 pub mod tls;
 pub mod vdm;
@@ -52,6 +53,8 @@ pub const SSBTGU_PATH: &str = "/bolagsverket/ssbtgu";
 pub const FI_PREFIX: &str = "/bolagsverket/foretagsinformation/v4";
 /// Path prefix of Bolagsverket's beneficial-owners API (served on the TLS listener).
 pub const BO_PREFIX: &str = "/bolagsverket/verkliga-huvudman/v1";
+/// Path of SPAR's person search (served on the TLS listener).
+pub const SPAR_PATH: &str = "/spar/personsok/2021.1/personsok";
 /// Path prefix of SCB's företagsregister API.
 pub const SCB_PREFIX: &str = "/scb";
 /// Path prefix of Lithuania's open-data API.
@@ -220,6 +223,7 @@ fn configure(cfg: &mut web::ServiceConfig) {
     foretagsinformation::routes(cfg);
     verkliga_huvudman::routes(cfg);
     ssbtgu::routes(cfg);
+    spar::routes(cfg);
     scb::routes(cfg);
     lt::routes(cfg);
     control::routes(cfg);
@@ -236,6 +240,7 @@ pub(crate) fn upstream(source: Source) -> &'static faults::Upstream {
         Source::Lt => &lt::UPSTREAM,
         Source::Foretagsinformation => &foretagsinformation::UPSTREAM,
         Source::VerkligaHuvudman => &verkliga_huvudman::UPSTREAM,
+        Source::Personsokning => &spar::UPSTREAM,
     }
 }
 
@@ -303,6 +308,14 @@ impl RunningSandbox {
         self.tls_base_url
             .as_ref()
             .map(|b| format!("{b}{BO_PREFIX}"))
+    }
+
+    /// SPAR's person search on the mutual-TLS listener (`https://…/spar/personsok/2021.1/personsok`),
+    /// when TLS is enabled.
+    pub fn spar_url(&self) -> Option<String> {
+        self.tls_base_url
+            .as_ref()
+            .map(|b| format!("{b}{SPAR_PATH}"))
     }
 
     /// SSBTGU SOAP endpoint (`…/bolagsverket/ssbtgu`).

@@ -114,7 +114,7 @@ struct Begaran {
     items: Vec<String>,
 }
 
-fn resolve_entity(name: &str) -> Option<char> {
+pub(crate) fn resolve_entity(name: &str) -> Option<char> {
     match name {
         "amp" => Some('&'),
         "lt" => Some('<'),

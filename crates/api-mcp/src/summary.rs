@@ -109,6 +109,56 @@ pub fn subject(body: &Value) -> String {
     )
 }
 
+/// `GET /v1/persons/{ref}`: the person's ref, country and markers; a name only when the
+/// register gives one. Never an address (the body has them where the rules allow).
+pub fn person_profile(body: &Value) -> String {
+    let data = body.get("data").unwrap_or(&Value::Null);
+    let names: Vec<&str> = ["/names/given_name", "/names/surname"]
+        .iter()
+        .filter_map(|p| data.pointer(p).and_then(Value::as_str))
+        .collect();
+    let who = if names.is_empty() {
+        "no name given".to_owned()
+    } else {
+        names.join(" ")
+    };
+    let protected = text(data, "/markers/protected");
+    let mut notes = Vec::new();
+    if protected != "none" {
+        notes.push(format!("protected ({protected}): no address is given"));
+    }
+    if let Some(d) = data
+        .pointer("/markers/deceased_date")
+        .and_then(Value::as_str)
+    {
+        notes.push(format!("deceased {d}"));
+    }
+    if let Some(d) = data
+        .pointer("/markers/emigrated_date")
+        .and_then(Value::as_str)
+    {
+        notes.push(format!("emigrated {d}"));
+    }
+    let notes = if notes.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", notes.join("; "))
+    };
+    format!(
+        "Person {} ({}): {}{}; subject {}",
+        text(data, "/person_ref"),
+        text(data, "/country"),
+        who,
+        notes,
+        text(data, "/subject_id"),
+    )
+}
+
+/// `lookup_person`: the resolve body and the person body.
+pub fn lookup_person(body: &Value) -> String {
+    person_profile(body.get("person").unwrap_or(&Value::Null))
+}
+
 /// `lookup_company`: the resolve body and the company body.
 pub fn lookup_company(body: &Value) -> String {
     let company = body.get("company").unwrap_or(&Value::Null);
@@ -127,6 +177,26 @@ pub fn lookup_company(body: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_person_summary_names_markers_and_never_an_address() {
+        let protected = json!({"stale": false, "data": {"person_ref": "idr_X", "country": "SE",
+            "names": {"given_name": null, "surname": null}, "markers": {"protected": "skyddad",
+            "deceased_date": null, "emigrated_date": null}, "address": null, "subject_id": "01S"}});
+        assert_eq!(
+            person_profile(&protected),
+            "Person idr_X (SE): no name given; protected (skyddad): no address is given; subject 01S"
+        );
+        let emigrated = json!({"person": {"stale": false, "data": {"person_ref": "idr_Y", "country": "SE",
+            "names": {"given_name": "Ulf Erik", "surname": "Utvandrare"}, "markers": {"protected": "none",
+            "deceased_date": null, "emigrated_date": "2022-05-17"},
+            "foreign_address": {"line_1": "Strandvejen 10"}, "subject_id": "01T"}}});
+        let s = lookup_person(&emigrated);
+        assert_eq!(
+            s,
+            "Person idr_Y (SE): Ulf Erik Utvandrare; emigrated 2022-05-17; subject 01T"
+        );
+    }
 
     #[test]
     fn summaries_are_one_line() {

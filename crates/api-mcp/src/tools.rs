@@ -12,7 +12,7 @@ use crate::{args, schema, summary};
 use api_rest::bodies::{self, Body};
 use api_rest::dto::{
     BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, JsonBody, OfficersDto,
-    SubjectResponse,
+    PersonProfileDto, SubjectResponse,
 };
 use domain::access::Caller;
 use domain::audit::AuditTrail;
@@ -262,6 +262,19 @@ pub struct PersonRefArgs {
     pub person_ref: String,
 }
 
+/// Arguments of `lookup_person`.
+#[derive(Deserialize, JsonSchema)]
+pub struct LookupPersonArgs {
+    /// The person's personal identity number (personnummer) or coordination number
+    /// (samordningsnummer), e.g. `19570413-3106` or `570413-3106`. It is never returned: the
+    /// answer carries the tenant's `identifier_ref` for it.
+    pub identifier: String,
+    /// The identifier scheme: `personnummer` or `samordningsnummer` (`asmens-kodas` for
+    /// Lithuania, whose person data is not served yet).
+    #[serde(rename = "type")]
+    pub id_type: String,
+}
+
 /// Arguments of `get_subject`.
 #[derive(Deserialize, JsonSchema)]
 pub struct SubjectIdArgs {
@@ -352,6 +365,25 @@ fn build() -> Vec<Tool> {
         .with_output::<Envelope<EngagementsDto>>(),
         Tool::new(
             Spec {
+                name: "get_person_profile",
+                title: "Person profile",
+                description: "A person's profile from the population register (names, birth date, \
+                    registration, address, protection, death and emigration markers), by the \
+                    person's identifier_ref. Needs the tenant's person-register permit in force \
+                    (else personreg_permit_required or personreg_permit_suspended, before anything \
+                    is read). Metered against the daily person-lookup ceiling; never served stale \
+                    (upstream_unavailable instead). Under a protection marker no address is given. \
+                    The body of GET /v1/persons/{ref}.",
+                operations: &[Operation::GetPerson],
+                effect: Effect::Read,
+                open_world: true,
+                summary: summary::person_profile,
+            },
+            get_person_profile,
+        )
+        .with_output::<Envelope<PersonProfileDto>>(),
+        Tool::new(
+            Spec {
                 name: "get_subject",
                 title: "Subject",
                 description: "A subject by id: kind, identifier references (never the identifiers \
@@ -380,6 +412,25 @@ fn build() -> Vec<Tool> {
                 summary: summary::lookup_company,
             },
             lookup_company,
+        ),
+        Tool::new(
+            Spec {
+                name: "lookup_person",
+                title: "Look up a person",
+                description: "Looks a person up by personal or coordination number: the tenant's \
+                    subject for it (created on first sight) and the person's profile from the \
+                    population register. The number is never returned, only its identifier_ref. \
+                    Needs the tenant's person-register permit in force (checked before anything \
+                    is resolved, read or asked). POST /v1/subjects/resolve and GET \
+                    /v1/persons/{ref}; content[1] is {\"subject\": <resolve body>, \"person\": \
+                    <person profile body>}, each embedded byte for byte.",
+                operations: &[Operation::ResolveSubject, Operation::GetPerson],
+                // Reads: resolving creates the subject at most once; calling again changes nothing.
+                effect: Effect::Read,
+                open_world: true,
+                summary: summary::lookup_person,
+            },
+            lookup_person,
         ),
     ]
 }
@@ -419,6 +470,42 @@ fn get_person_engagements(cx: Ctx<'_>, args: PersonRefArgs) -> Fut<'_> {
             bodies::person_engagements(s, &c, &args.person_ref).await
         }),
     )
+}
+
+fn get_person_profile(cx: Ctx<'_>, args: PersonRefArgs) -> Fut<'_> {
+    Box::pin(cx.route(Operation::GetPerson, move |s, c| async move {
+        bodies::person_profile(s, &c, &args.person_ref).await
+    }))
+}
+
+/// The resolve, then the profile. The resolve invocation runs the person gate first (scope,
+/// a person's well-formed number, its country, a served country, the permit), so a refused
+/// lookup creates no subject and reads nothing; the profile then reads by the new ref.
+fn lookup_person(cx: Ctx<'_>, args: LookupPersonArgs) -> Fut<'_> {
+    Box::pin(async move {
+        let LookupPersonArgs {
+            identifier,
+            id_type,
+        } = args;
+        let subject = cx
+            .route(Operation::ResolveSubject, move |s, c| async move {
+                bodies::resolve_person(s, &c, &id_type, &identifier).await
+            })
+            .await?;
+        let person_ref = serde_json::from_str::<Value>(&subject.0)
+            .ok()
+            .and_then(|v| v.get("identifier_ref")?.as_str().map(str::to_owned))
+            .ok_or_else(|| Failure::internal("a resolve body without its identifier_ref"))?;
+        let person = cx
+            .route(Operation::GetPerson, move |s, c| async move {
+                bodies::person_profile(s, &c, &person_ref).await
+            })
+            .await?;
+        Ok(Body(format!(
+            "{{\"subject\":{},\"person\":{}}}",
+            subject.0, person.0
+        )))
+    })
 }
 
 fn get_subject(cx: Ctx<'_>, args: SubjectIdArgs) -> Fut<'_> {

@@ -4,7 +4,7 @@
 
 use crate::dto::{
     BeneficialOwnersDto, CompanyProfileDto, DocumentDto, EngagementsDto, Envelope, JsonBody,
-    OfficersDto, ResolveResponse, SubjectResponse,
+    OfficersDto, PersonProfileDto, ResolveResponse, SubjectResponse,
 };
 use domain::access::Caller;
 use domain::operation::Operation;
@@ -107,4 +107,41 @@ pub async fn person_engagements(
         stale: served.stale,
         data: EngagementsDto::new(&caller.tenant, &served)?,
     })
+}
+
+/// `GET /v1/persons/{ref}`: never stale.
+pub async fn person_profile(
+    services: &Services,
+    caller: &Caller,
+    person_ref: &str,
+) -> Result<Body, Failure> {
+    let served = services.persons.profile(caller, person_ref).await?;
+    Body::of(&Envelope {
+        stale: false,
+        data: PersonProfileDto::new(&caller.tenant, &served),
+    })
+}
+
+/// The resolve step of `lookup_person`: the person gate first (scope, a person's number,
+/// country, a served country, the permit), so nothing is resolved or stored for a lookup
+/// that would be refused; then the resolve body.
+pub async fn resolve_person(
+    services: &Services,
+    caller: &Caller,
+    id_type: &str,
+    identifier: &str,
+) -> Result<Body, Failure> {
+    services.persons.admit_lookup(caller, id_type, identifier)?;
+    let resolution = services
+        .subjects
+        .resolve(
+            caller,
+            ResolveRequest {
+                id_type: id_type.to_owned(),
+                value: identifier.to_owned(),
+                customer_ref: None,
+            },
+        )
+        .await?;
+    Body::of(&ResolveResponse::from(&resolution))
 }

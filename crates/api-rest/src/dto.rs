@@ -4,6 +4,7 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use domain::evidence::Evidence;
 use domain::paid::{PaidData, ServedPaid};
+use domain::person::ServedPerson;
 use domain::subject::{Resolution, SubjectRecord};
 use domain::tenant::Tenant;
 use domain::{ErrorCode, Failure};
@@ -474,6 +475,229 @@ impl EngagementsDto {
                 .collect(),
             meta: paid_meta(tenant, served),
         })
+    }
+}
+
+/// A person's names as the population register holds them.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct PersonNamesDto {
+    /// Every given name, as registered.
+    #[schema(required = true)]
+    pub given_name: Option<String>,
+    #[schema(required = true)]
+    pub middle_name: Option<String>,
+    #[schema(required = true)]
+    pub surname: Option<String>,
+    /// The register's own short form of the name for post (SPAR's `Aviseringsnamn`), as
+    /// the register gives it; `null` when it gives none. Never composed by the service.
+    #[schema(required = true)]
+    pub notification_name: Option<String>,
+    /// Additive: the given name(s) the register marks as the calling name (SPAR's
+    /// `Tilltalsnamn` index applied to `given_name`); `null` when none is marked.
+    #[schema(required = true)]
+    pub calling_name: Option<String>,
+}
+
+/// Where the person is registered (folkbokförd). Under a protection marker only
+/// `registered_at` is given.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct FolkbokforingDto {
+    #[schema(required = true)]
+    pub registered_at: Option<String>,
+    /// `Hemvist` as the register words it (e.g. "Skriven på adressen").
+    #[schema(required = true)]
+    pub residence: Option<String>,
+    /// Two-digit county (län) code.
+    #[schema(required = true)]
+    pub county_code: Option<String>,
+    /// Four-digit municipality (kommun) code, county digits first.
+    #[schema(required = true)]
+    pub municipality_code: Option<String>,
+}
+
+/// The registered address in Sweden (folkbokföringsadress).
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct PersonAddressDto {
+    /// The street line (SPAR's `Utdelningsadress2`).
+    #[schema(required = true)]
+    pub street: Option<String>,
+    #[schema(required = true)]
+    pub postal_code: Option<String>,
+    #[schema(required = true)]
+    pub city: Option<String>,
+    /// ISO 3166-1 alpha-2: `SE`.
+    pub country: &'static str,
+    /// Additive: the c/o line.
+    #[schema(required = true)]
+    pub care_of: Option<String>,
+    /// Additive: the line above the street (SPAR's `Utdelningsadress1`, e.g. a flat number).
+    #[schema(required = true)]
+    pub extra_line: Option<String>,
+}
+
+/// The address abroad of a person deregistered as emigrated.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct ForeignAddressDto {
+    #[schema(required = true)]
+    pub line_1: Option<String>,
+    #[schema(required = true)]
+    pub line_2: Option<String>,
+    #[schema(required = true)]
+    pub line_3: Option<String>,
+    /// The country as the register names it (e.g. `DANMARK`).
+    #[schema(required = true)]
+    pub country_name: Option<String>,
+    /// Additive: the c/o line.
+    #[schema(required = true)]
+    pub care_of: Option<String>,
+}
+
+/// Additive: a special postal address (SPAR's `SarskildPostadress`), in Sweden or abroad.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct SpecialPostalAddressDto {
+    #[schema(required = true)]
+    pub care_of: Option<String>,
+    #[schema(required = true)]
+    pub line_1: Option<String>,
+    #[schema(required = true)]
+    pub line_2: Option<String>,
+    #[schema(required = true)]
+    pub line_3: Option<String>,
+    /// Set for an address in Sweden.
+    #[schema(required = true)]
+    pub postal_code: Option<String>,
+    /// Set for an address in Sweden.
+    #[schema(required = true)]
+    pub city: Option<String>,
+    /// Set for an address abroad, as the register names the country.
+    #[schema(required = true)]
+    pub country_name: Option<String>,
+}
+
+/// Protection, death and emigration.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct PersonMarkersDto {
+    /// `none`, `sekretess` (sekretessmarkering) or `skyddad` (skyddad folkbokföring). Under
+    /// a marker no address of any kind is given: the marker is the data.
+    #[schema(schema_with = crate::schema::protection)]
+    pub protected: &'static str,
+    #[schema(required = true)]
+    pub protected_since: Option<String>,
+    /// `YYYY-MM-DD`, or `YYYY-MM` / `YYYY` when the register knows only that much.
+    #[schema(required = true)]
+    pub deceased_date: Option<String>,
+    /// `YYYY-MM-DD`, or `YYYY-MM` / `YYYY` when the register knows only that much.
+    #[schema(required = true)]
+    pub emigrated_date: Option<String>,
+}
+
+/// A person's profile from the population register. Never served stale.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct PersonProfileDto {
+    /// The `identifier_ref` the profile was read by (never the personal number).
+    #[schema(required = true)]
+    pub person_ref: Option<String>,
+    pub names: PersonNamesDto,
+    #[schema(required = true)]
+    pub birth_date: Option<String>,
+    pub folkbokforing: FolkbokforingDto,
+    /// `null` when the register gives none, and always under a protection marker.
+    #[schema(required = true)]
+    pub address: Option<PersonAddressDto>,
+    /// Only for a person deregistered as emigrated without a protection marker; else `null`.
+    #[schema(required = true)]
+    pub foreign_address: Option<ForeignAddressDto>,
+    /// Additive; `null` when there is none, and always under a protection marker.
+    #[schema(required = true)]
+    pub special_postal_address: Option<SpecialPostalAddressDto>,
+    pub markers: PersonMarkersDto,
+    #[schema(required = true)]
+    pub latest_change_at: Option<String>,
+    /// Evidence of the register call (source `personreg.personsokning`).
+    pub evidence: EvidenceDto,
+    #[schema(schema_with = crate::schema::country_code)]
+    pub country: &'static str,
+    pub schema_version: &'static str,
+    pub tenant_id: String,
+    pub subject_id: String,
+    /// Older subject ids merged into `subject_id`; each stays a valid alias.
+    pub aliases: Vec<String>,
+}
+
+impl PersonProfileDto {
+    pub fn new(tenant: &Tenant, served: &ServedPerson) -> Self {
+        use domain::person::PostalAddress;
+        let p = &served.profile;
+        let n = p.names();
+        let date = |d: Option<chrono::NaiveDate>| d.map(|d| d.to_string());
+        let partial = |d: Option<&domain::person::PartialDate>| d.map(|d| d.as_str().to_owned());
+        let f = p.folkbokforing();
+        let m = p.markers();
+        PersonProfileDto {
+            person_ref: Some(served.person_ref.to_string()),
+            names: PersonNamesDto {
+                given_name: n.given_name.clone(),
+                middle_name: n.middle_name.clone(),
+                surname: n.surname.clone(),
+                notification_name: n.notification_name.clone(),
+                calling_name: n.calling_name.clone(),
+            },
+            birth_date: date(p.birth_date()),
+            folkbokforing: FolkbokforingDto {
+                registered_at: date(f.and_then(|f| f.registered_at)),
+                residence: f.and_then(|f| f.residence.clone()),
+                county_code: f.and_then(|f| f.county_code.clone()),
+                municipality_code: f.and_then(|f| f.municipality_code.clone()),
+            },
+            address: p.address().map(|a| PersonAddressDto {
+                street: a.line_2.clone(),
+                postal_code: a.postal_code.clone(),
+                city: a.city.clone(),
+                country: "SE",
+                care_of: a.care_of.clone(),
+                extra_line: a.line_1.clone(),
+            }),
+            foreign_address: p.foreign_address().map(|a| ForeignAddressDto {
+                line_1: a.line_1.clone(),
+                line_2: a.line_2.clone(),
+                line_3: a.line_3.clone(),
+                country_name: a.country_name.clone(),
+                care_of: a.care_of.clone(),
+            }),
+            special_postal_address: p.special_postal_address().map(|a| match a {
+                PostalAddress::Swedish(a) => SpecialPostalAddressDto {
+                    care_of: a.care_of.clone(),
+                    line_1: a.line_1.clone(),
+                    line_2: a.line_2.clone(),
+                    line_3: None,
+                    postal_code: a.postal_code.clone(),
+                    city: a.city.clone(),
+                    country_name: None,
+                },
+                PostalAddress::Foreign(a) => SpecialPostalAddressDto {
+                    care_of: a.care_of.clone(),
+                    line_1: a.line_1.clone(),
+                    line_2: a.line_2.clone(),
+                    line_3: a.line_3.clone(),
+                    postal_code: None,
+                    city: None,
+                    country_name: a.country_name.clone(),
+                },
+            }),
+            markers: PersonMarkersDto {
+                protected: m.protected.as_str(),
+                protected_since: date(m.protected_since),
+                deceased_date: partial(m.deceased_date.as_ref()),
+                emigrated_date: partial(m.emigrated_date.as_ref()),
+            },
+            latest_change_at: date(p.latest_change_at()),
+            evidence: EvidenceDto::from(&served.evidence),
+            country: served.country.code(),
+            schema_version: domain::person::PersonProfile::SCHEMA_VERSION,
+            tenant_id: tenant.id.to_string(),
+            subject_id: served.subject.subject_id.to_string(),
+            aliases: aliases(&served.subject),
+        }
     }
 }
 

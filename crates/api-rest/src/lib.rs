@@ -59,6 +59,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             routes::paid::signatories,
         ))
         .service(serve(
+            "/v1/persons/{ref}",
+            Method::GET,
+            routes::persons::profile,
+        ))
+        .service(serve(
             "/v1/persons/{ref}/engagements",
             Method::GET,
             routes::paid::person_engagements,

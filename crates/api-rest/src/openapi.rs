@@ -49,6 +49,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         crate::routes::paid::officers,
         crate::routes::paid::signatories,
         crate::routes::paid::person_engagements,
+        crate::routes::persons::profile,
         serve,
     ),
     components(schemas(ErrorBody, TokenErrorBody)),
@@ -132,7 +133,7 @@ pub fn normalise(value: Value) -> Value {
 // Errors.
 
 /// The REST operations of the document (those with a route template of their own).
-pub const REST_OPERATIONS: [Operation; 9] = [
+pub const REST_OPERATIONS: [Operation; 10] = [
     Operation::IssueToken,
     Operation::ResolveSubject,
     Operation::GetSubject,
@@ -142,6 +143,7 @@ pub const REST_OPERATIONS: [Operation; 9] = [
     Operation::GetOfficers,
     Operation::GetSignatories,
     Operation::GetPersonEngagements,
+    Operation::GetPerson,
 ];
 
 /// When the interface answers each error code (the Errors part of the spec).

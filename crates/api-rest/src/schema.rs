@@ -99,6 +99,20 @@ pub fn grant_type() -> Object {
 }
 
 /// A beneficial owner's share band (closed: the register's bands).
+/// `markers.protected` of a person profile.
+pub fn protection() -> Object {
+    string_enum(
+        [
+            domain::person::Protection::None,
+            domain::person::Protection::Sekretess,
+            domain::person::Protection::Skyddad,
+        ]
+        .map(domain::person::Protection::as_str),
+        false,
+        "The person's protection marker: `none`, `sekretess` (sekretessmarkering) or `skyddad` (skyddad folkbokföring)",
+    )
+}
+
 pub fn share_band() -> Object {
     string_enum(
         domain::paid::ShareBand::ALL.map(domain::paid::ShareBand::as_str),

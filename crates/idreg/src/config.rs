@@ -50,6 +50,13 @@ pub const SE_KEYS: &[&str] = &[
     "bo_client_identity_pkcs12",
     "bo_client_identity_password",
     "bo_extra_roots_pem",
+    "spar_url",
+    "spar_customer_number_recipient",
+    "spar_customer_number_end",
+    "spar_assignment_id",
+    "spar_client_identity_pkcs12",
+    "spar_client_identity_password",
+    "spar_extra_roots_pem",
 ];
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";

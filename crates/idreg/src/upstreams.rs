@@ -18,11 +18,14 @@
 //! | `IDREG_SE_FI_BASE_URL`, `IDREG_SE_FI_TOKEN_URL`, `IDREG_SE_FI_ORGANISATIONER_PATH`, `IDREG_SE_FI_ENGAGEMANG_PATH` | default: the inferred production hosts and paths |
 //! | `IDREG_SE_BO_CLIENT_IDENTITY_PEM` or `IDREG_SE_BO_CLIENT_IDENTITY_PKCS12` (+ `IDREG_SE_BO_CLIENT_IDENTITY_PASSWORD`) | the beneficial-owners client certificate; required with the paid tier |
 //! | `IDREG_SE_BO_BASE_URL`, `IDREG_SE_BO_ORGANISATIONER_PATH`, `IDREG_SE_BO_EXTRA_ROOTS_PEM` | the beneficial-owners API |
+//! | `IDREG_SE_SPAR_CUSTOMER_NUMBER_RECIPIENT`, `IDREG_SE_SPAR_CUSTOMER_NUMBER_END`, `IDREG_SE_SPAR_ASSIGNMENT_ID` | SPAR agreement numbers (`KundNrLeveransMottagare`, `KundNrSlutkund`, `UppdragId`); without them person data is not served (501) |
+//! | `IDREG_SE_SPAR_CLIENT_IDENTITY_PKCS12`, `IDREG_SE_SPAR_CLIENT_IDENTITY_PASSWORD` | the organisation certificate SPAR issued (required with the agreement numbers); its password (environment or the `[se]` table) |
+//! | `IDREG_SE_SPAR_URL`, `IDREG_SE_SPAR_EXTRA_ROOTS_PEM` | default: SPAR's production endpoint (2021.1) |
 
 use crate::config::Config;
 use adapters_se::{
-    SeConfig, SeEndpoints, SePaidConfig, SsbtParty, SwedishCompanyRegistry, SwedishPaidRegistry,
-    Timeouts, TlsConfig,
+    SeConfig, SeEndpoints, SePaidConfig, SparConfig, SsbtParty, SwedishCompanyRegistry,
+    SwedishPaidRegistry, SwedishPersonRegistry, Timeouts, TlsConfig,
 };
 use anyhow::{bail, Context};
 use domain::ports::{CompanyRegistry, PaidCompanyRegistry, PersonRegistry};
@@ -80,10 +83,11 @@ pub fn start(config: &Config) -> anyhow::Result<Upstreams> {
         } else {
             Vec::new()
         };
+        let person_registries = vec![sandbox_person_registry(config, &sandbox)?];
         return Ok(Upstreams {
             registries: vec![Arc::new(registry)],
             paid_registries,
-            person_registries: Vec::new(),
+            person_registries,
             sandbox: Some(sandbox),
         });
     }
@@ -109,10 +113,24 @@ pub fn start(config: &Config) -> anyhow::Result<Upstreams> {
             Vec::new()
         }
     };
+    let person_registries = match production_spar(config)? {
+        Some(spar) => {
+            let registry = SwedishPersonRegistry::new(&spar)
+                .map_err(|e| anyhow::anyhow!("SPAR configuration: {e}"))?;
+            vec![Arc::new(registry) as Arc<dyn PersonRegistry>]
+        }
+        None => {
+            tracing::info!(
+                "Swedish person data is off (no SPAR agreement numbers); the person routes \
+                 answer 501"
+            );
+            Vec::new()
+        }
+    };
     Ok(Upstreams {
         registries: vec![Arc::new(registry)],
         paid_registries,
-        person_registries: Vec::new(),
+        person_registries,
         sandbox: None,
     })
 }
@@ -159,6 +177,60 @@ fn sandbox_paid_registry(
     }
     let registry = SwedishPaidRegistry::new(&paid).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(Arc::new(registry))
+}
+
+/// SPAR against the sandbox: its mutual-TLS listener, with the sandbox's organisation
+/// certificate as a PKCS#12 keystore (as SPAR issues them) and SPAR's public customer-test
+/// agreement numbers.
+fn sandbox_person_registry(
+    config: &Config,
+    sandbox: &RunningSandbox,
+) -> anyhow::Result<Arc<dyn PersonRegistry>> {
+    let (Some(tls), Some(url)) = (&sandbox.tls, sandbox.spar_url()) else {
+        bail!("the sandbox runs without its TLS listener, which SPAR needs");
+    };
+    let mut spar = SparConfig::production("500243", "500243", "637");
+    spar.url = url;
+    spar.tls = TlsConfig {
+        client_identity_pkcs12: Some(tls.client_identity_pkcs12_path.clone()),
+        client_identity_password: Some(upstream_sandbox::CLIENT_PKCS12_PASSWORD.to_owned()),
+        extra_roots_pem: Some(tls.ca_pem_path.clone()),
+        ..TlsConfig::default()
+    };
+    if let Some(secs) = config.se.get("timeout_secs") {
+        spar.timeouts = Timeouts::total(Duration::from_secs(
+            secs.parse().context("IDREG_SE_TIMEOUT_SECS")?,
+        ));
+    }
+    let registry = SwedishPersonRegistry::new(&spar).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(Arc::new(registry))
+}
+
+/// SPAR's production configuration, or `None` without the agreement numbers.
+fn production_spar(config: &Config) -> anyhow::Result<Option<SparConfig>> {
+    let get = |k: &str| config.se.get(k).cloned();
+    let (Some(recipient), Some(end), Some(assignment)) = (
+        get("spar_customer_number_recipient"),
+        get("spar_customer_number_end"),
+        get("spar_assignment_id"),
+    ) else {
+        return Ok(None);
+    };
+    let mut spar = SparConfig::production(recipient, end, assignment);
+    if let Some(v) = get("spar_url") {
+        spar.url = v;
+    }
+    spar.tls.client_identity_pkcs12 = get("spar_client_identity_pkcs12").map(PathBuf::from);
+    spar.tls.client_identity_password = get("spar_client_identity_password");
+    spar.tls.extra_roots_pem = get("spar_extra_roots_pem").map(PathBuf::from);
+    if let Some(secs) = get("timeout_secs") {
+        spar.timeouts = Timeouts::total(Duration::from_secs(
+            secs.parse().context("IDREG_SE_TIMEOUT_SECS")?,
+        ));
+    }
+    spar.validate()
+        .map_err(|e| anyhow::anyhow!("SPAR configuration: {e}"))?;
+    Ok(Some(spar))
 }
 
 /// The paid tier's production configuration, or `None` without company-information

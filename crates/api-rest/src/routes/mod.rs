@@ -2,5 +2,6 @@
 
 pub mod companies;
 pub mod paid;
+pub mod persons;
 pub mod subjects;
 pub mod token;

@@ -9,6 +9,7 @@ mod guard;
 mod mcp;
 mod oauth;
 mod paid;
+mod persons;
 mod privacy;
 mod storage_conformance;
 mod subjects;

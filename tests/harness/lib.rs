@@ -8,6 +8,7 @@
 //! `TEST_DATABASE_URL` names the server (default `postgres://postgres@127.0.0.1:5432/postgres`).
 
 pub mod db;
+pub mod logs;
 
 use adapters_crypto::KeyMaterial;
 use db::TestDatabase;

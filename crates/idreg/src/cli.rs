@@ -117,8 +117,8 @@ pub enum BudgetCommand {
         #[arg(long)]
         person_ceiling: Option<i64>,
     },
-    /// Shows the tenant's daily paid-call budget and its use today (or on `--day`), in the
-    /// budget's time zone (Europe/Stockholm).
+    /// Shows the tenant's daily paid-call budget and person-lookup ceiling and their use
+    /// today (or on `--day`), in the budget's time zone (Europe/Stockholm).
     Show {
         tenant_id: String,
         /// A day (YYYY-MM-DD) other than today.
@@ -250,6 +250,11 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
                     "remaining": st.remaining(Spender::Scheduled),
                 },
                 "person_lookup_ceiling": st.budget.person_lookup_ceiling,
+                "person_lookups": {
+                    "ceiling": st.budget.person_lookup_ceiling,
+                    "used": st.person_lookups,
+                    "remaining": st.person_lookups_remaining(),
+                },
             }))
         }
         AdminCommand::Grant(GrantCommand::Create {

@@ -109,7 +109,7 @@ pub mod persons {
         "Sekretessallén 5",
         "1 Hidden Lane",
         "Oslo 0150 Skjult",
-        "98765",
+        "DOLDBY",
     ];
 }
 
@@ -512,7 +512,7 @@ fn synthetic(id: &str) -> String {
         ..Synthetic::default()
     };
     let hidden_home = svensk(CURRENT, None, None, "Hemliga gatan 7", "11122", "STOCKHOLM");
-    let hidden_former = svensk(FORMER, None, None, "Okändavägen 99", "98765", "KIRUNA");
+    let hidden_former = svensk(FORMER, None, None, "Okändavägen 99", "98765", "DOLDBY");
     let s = match id {
         SEKRETESS => Synthetic {
             sekretess: Some("2021-06-01"),

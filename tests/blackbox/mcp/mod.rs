@@ -15,7 +15,7 @@ const TEST_PERSON: &str = "198111309285";
 const BOTH: &str = "application/json, text/event-stream";
 const ALL_SCOPES: &str = "identity:read kyb:read kyc:read monitoring:read monitoring:subscribe decisions:write events:read screening:read screening:run kyb:refresh";
 
-fn rpc(id: i64, method: &str, params: Value) -> Value {
+pub(crate) fn rpc(id: i64, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
@@ -45,12 +45,12 @@ async fn post_mcp(
 }
 
 /// A well-formed JSON-RPC message, as the SDKs send it.
-async fn mcp(app: &TestApp, token: &str, message: &Value) -> Answer {
+pub(crate) async fn mcp(app: &TestApp, token: &str, message: &Value) -> Answer {
     post_mcp(app, Some(token), Some(BOTH), &[], &message.to_string()).await
 }
 
 /// `tools/call`; the JSON-RPC `result`.
-async fn call_tool(app: &TestApp, token: &str, name: &str, arguments: Value) -> Value {
+pub(crate) async fn call_tool(app: &TestApp, token: &str, name: &str, arguments: Value) -> Value {
     let answer = mcp(
         app,
         token,

@@ -26,13 +26,21 @@ async fn tools_list_shows_only_what_the_scopes_permit() {
 
     // The grant governs: narrowing shows at once.
     let (c, both) = consumer(&app, "kyb:read kyc:read").await;
-    assert_eq!(tool_names(&app, &both).await, kyb_tools);
+    let mut both_tools: Vec<&str> = kyb_tools
+        .iter()
+        .copied()
+        .chain(["get_person_profile", "lookup_person"])
+        .collect();
+    both_tools.sort_unstable();
+    assert_eq!(tool_names(&app, &both).await, both_tools);
     app.admin(&["grant", "update", &c.grant_id, "--scopes", "kyc:read"])
         .await
         .unwrap();
-    assert!(!tool_names(&app, &both)
-        .await
-        .contains(&"get_subject".to_owned()));
+    // kyc:read alone: the person tools (lookup_person's resolve is open to kyc:read too).
+    assert_eq!(
+        tool_names(&app, &both).await,
+        ["get_person_profile", "lookup_person"]
+    );
 
     // The descriptors: schemas and annotations as the spec's table says; the catalog the
     // contract snapshot writes is what a token with every scope sees.

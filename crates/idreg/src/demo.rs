@@ -164,6 +164,18 @@ Walk-through (copy and paste):
     | sed -E 's/.*"personal_number_ref":"(idr_[^"]+)".*/\1/')
   curl -s {base_url}/v1/persons/$REF/engagements -H "Authorization: Bearer $TOKEN"
   cargo run -q -p idreg -- admin budget show {tenant}
+
+  # 8. Person data from SPAR (gated by the tenant's permit, counted against the daily
+  #    person-lookup ceiling, never served stale): the person of step 3 by its ref, then a
+  #    person with skyddad folkbokföring, whose profile carries no address of any kind
+  PREF=$(curl -s {base_url}/v1/subjects/resolve -H "Authorization: Bearer $TOKEN" \
+    -H 'content-type: application/json' -d '{{"type":"personnummer","value":"19811130-9285"}}' \
+    | sed -E 's/.*"identifier_ref":"([^"]+)".*/\1/')
+  curl -s {base_url}/v1/persons/$PREF -H "Authorization: Bearer $TOKEN"
+  PROT=$(curl -s {base_url}/v1/subjects/resolve -H "Authorization: Bearer $TOKEN" \
+    -H 'content-type: application/json' -d '{{"type":"personnummer","value":"19680216-9265"}}' \
+    | sed -E 's/.*"identifier_ref":"([^"]+)".*/\1/')
+  curl -s {base_url}/v1/persons/$PROT -H "Authorization: Bearer $TOKEN"
 {control}
 Stop with Ctrl-C. State (keys, demo ids) is kept in ./.idreg; the data in PostgreSQL.
 "#,

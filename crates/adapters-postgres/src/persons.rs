@@ -4,7 +4,7 @@
 
 use crate::convert::{backend, corrupt, parse_id};
 use crate::schema::{person_lookups, person_profiles};
-use crate::statements::{CachedPersonProfile, CountPersonLookup};
+use crate::statements::{CountPersonLookup, PersonAtRefRead};
 use crate::Database;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -12,23 +12,25 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, Bytea, Int8, Nullable, Text, Timestamptz};
 use diesel::upsert::excluded;
 use diesel_async::RunQueryDsl;
+use domain::country::Country;
 use domain::evidence::{Evidence, EvidenceSource};
+use domain::identifier::{IdentifierType, SubjectKind};
 use domain::ids::{CallRef, IdentifierRef, SubjectId, TenantId};
-use domain::person::{CachedPerson, SealedPerson};
+use domain::person::{CachedPerson, PersonAtRef, SealedPerson};
 use domain::ports::{PersonStore, StoreError};
-use domain::subject::SubjectHandle;
+use domain::subject::{IdentifierHolder, SubjectHandle};
 
 #[async_trait]
 impl PersonStore for Database {
-    async fn cached_person(
+    async fn person_at_ref(
         &self,
         tenant: &TenantId,
         identifier_ref: &IdentifierRef,
-    ) -> Result<Option<CachedPerson>, StoreError> {
+    ) -> Result<Option<PersonAtRef>, StoreError> {
         let mut conn = self.conn().await?;
         let tenant_id = tenant.to_string();
         let identifier_ref = identifier_ref.to_string();
-        let row: Option<CachedPersonRow> = CachedPersonProfile {
+        let row: Option<PersonAtRefRow> = PersonAtRefRead {
             tenant_id: &tenant_id,
             identifier_ref: &identifier_ref,
         }
@@ -36,7 +38,7 @@ impl PersonStore for Database {
         .await
         .optional()
         .map_err(backend)?;
-        row.map(CachedPersonRow::into_domain).transpose()
+        row.map(PersonAtRefRow::into_domain).transpose()
     }
 
     async fn save_person(
@@ -112,48 +114,45 @@ struct CountedRow {
     used: i64,
 }
 
-/// One row of the cached read: the sealed profile, the evidence of its call, its subject.
+/// The one row of `person_at_ref`: the holder, and the cached profile's columns (null when
+/// nothing is cached).
 #[derive(QueryableByName)]
-struct CachedPersonRow {
+struct PersonAtRefRow {
+    #[diesel(sql_type = Text)]
+    id_type: String,
+    #[diesel(sql_type = Text)]
+    country: String,
     #[diesel(sql_type = Bytea)]
-    sealed_profile: Vec<u8>,
-    #[diesel(sql_type = Timestamptz)]
-    fetched_at: DateTime<Utc>,
+    sealed_value: Vec<u8>,
     #[diesel(sql_type = Text)]
-    call_ref: String,
-    #[diesel(sql_type = Text)]
-    source: String,
-    #[diesel(sql_type = Timestamptz)]
-    source_timestamp: DateTime<Utc>,
+    kind: String,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    sealed_profile: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    fetched_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Text>)]
+    call_ref: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    source: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    source_timestamp: Option<DateTime<Utc>>,
     #[diesel(sql_type = Nullable<Text>)]
     upstream_ref: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
     digest: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
     schema_version: Option<String>,
-    #[diesel(sql_type = Timestamptz)]
-    retrieved_at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    retrieved_at: Option<DateTime<Utc>>,
     #[diesel(sql_type = Text)]
     canonical_id: String,
     #[diesel(sql_type = Array<Text>)]
     aliases: Vec<String>,
 }
 
-impl CachedPersonRow {
-    fn into_domain(self) -> Result<CachedPerson, StoreError> {
-        Ok(CachedPerson {
-            sealed: SealedPerson(self.sealed_profile),
-            evidence: Evidence {
-                call_ref: parse_id(&self.call_ref, "call ref")?,
-                source: EvidenceSource::parse(&self.source)
-                    .ok_or_else(|| corrupt("evidence source"))?,
-                source_timestamp: self.source_timestamp,
-                upstream_ref: self.upstream_ref,
-                digest: self.digest,
-                schema_version: self.schema_version,
-                retrieved_at: self.retrieved_at,
-            },
-            fetched_at: self.fetched_at,
+impl PersonAtRefRow {
+    fn into_domain(self) -> Result<PersonAtRef, StoreError> {
+        let holder = IdentifierHolder {
             subject: SubjectHandle {
                 subject_id: parse_id(&self.canonical_id, "subject id")?,
                 aliases: self
@@ -162,6 +161,44 @@ impl CachedPersonRow {
                     .map(|a| parse_id(a, "subject id"))
                     .collect::<Result<_, _>>()?,
             },
-        })
+            kind: SubjectKind::parse(&self.kind).ok_or_else(|| corrupt("subject kind"))?,
+            id_type: IdentifierType::parse(&self.id_type)
+                .ok_or_else(|| corrupt("identifier type"))?,
+            country: Country::from_code(&self.country).ok_or_else(|| corrupt("country"))?,
+            sealed: self.sealed_value,
+        };
+        let cached = match (
+            self.sealed_profile,
+            self.fetched_at,
+            self.call_ref,
+            self.source,
+            self.source_timestamp,
+            self.retrieved_at,
+        ) {
+            (None, ..) => None,
+            (
+                Some(sealed),
+                Some(fetched_at),
+                Some(call_ref),
+                Some(source),
+                Some(source_timestamp),
+                Some(retrieved_at),
+            ) => Some(CachedPerson {
+                sealed: SealedPerson(sealed),
+                evidence: Evidence {
+                    call_ref: parse_id(&call_ref, "call ref")?,
+                    source: EvidenceSource::parse(&source)
+                        .ok_or_else(|| corrupt("evidence source"))?,
+                    source_timestamp,
+                    upstream_ref: self.upstream_ref,
+                    digest: self.digest,
+                    schema_version: self.schema_version,
+                    retrieved_at,
+                },
+                fetched_at,
+            }),
+            _ => return Err(corrupt("cached person profile without its call record")),
+        };
+        Ok(PersonAtRef { holder, cached })
     }
 }

@@ -194,23 +194,29 @@ impl QueryFragment<Pg> for CachedPaidObject<'_> {
 }
 cacheable!(CachedPaidObject<'a>);
 
-/// A tenant's cached person profile (sealed) with the evidence of its call and its subject.
-pub(crate) struct CachedPersonProfile<'a> {
+/// The subject holding an `identifier_ref` (kind, the identifier as stored, canonical id and
+/// aliases) and the tenant's cached person profile read by that ref with the evidence of its
+/// call, in one statement (the profile columns are null when nothing is cached).
+pub(crate) struct PersonAtRefRead<'a> {
     pub tenant_id: &'a str,
     pub identifier_ref: &'a str,
 }
 
-impl QueryFragment<Pg> for CachedPersonProfile<'_> {
+impl QueryFragment<Pg> for PersonAtRefRead<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql(
-            "SELECT p.sealed_profile, p.fetched_at, \
+            "SELECT p.id_type, p.country, p.sealed_value, k.kind, \
+               pp.sealed_profile, pp.fetched_at, \
                c.call_ref, c.source, c.source_timestamp, c.upstream_ref, c.digest, \
                c.schema_version, c.retrieved_at, ",
         );
         out.push_sql(SUBJECT_COLUMNS);
         out.push_sql(
-            "FROM person_profiles p \
-             JOIN call_records c ON c.tenant_id = p.tenant_id AND c.call_ref = p.call_ref ",
+            "FROM subject_identifiers p \
+             JOIN subjects k ON k.tenant_id = p.tenant_id AND k.subject_id = p.subject_id \
+             LEFT JOIN person_profiles pp \
+               ON pp.tenant_id = p.tenant_id AND pp.identifier_ref = p.identifier_ref \
+             LEFT JOIN call_records c ON c.tenant_id = pp.tenant_id AND c.call_ref = pp.call_ref ",
         );
         out.push_sql(SUBJECT_JOIN);
         out.push_sql("WHERE p.tenant_id = ");
@@ -220,7 +226,7 @@ impl QueryFragment<Pg> for CachedPersonProfile<'_> {
         Ok(())
     }
 }
-cacheable!(CachedPersonProfile<'a>);
+cacheable!(PersonAtRefRead<'a>);
 
 /// Counts one person lookup of a tenant's day, only if the count stays within `ceiling`: one
 /// statement, atomic like [`SpendBudget`]. Returns a row when counted, none when the ceiling

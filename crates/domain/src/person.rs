@@ -24,7 +24,7 @@ use crate::country::Country;
 use crate::evidence::{Evidence, SCHEMA_VERSION};
 use crate::identifier::Identifier;
 use crate::ids::IdentifierRef;
-use crate::subject::SubjectHandle;
+use crate::subject::{IdentifierHolder, SubjectHandle};
 use chrono::{DateTime, NaiveDate, Utc};
 use std::fmt;
 
@@ -460,14 +460,21 @@ pub fn calling_name(given_names: &str, index: &str) -> Option<String> {
 }
 
 /// A person profile as the tenant's cache holds it: the canonical object sealed under the
-/// tenant's data key (storage never sees it in the clear), its evidence, when it was fetched
-/// and the subject it belongs to.
+/// tenant's data key (storage never sees it in the clear), its evidence and when it was
+/// fetched.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CachedPerson {
     pub sealed: SealedPerson,
     pub evidence: Evidence,
     pub fetched_at: DateTime<Utc>,
-    pub subject: SubjectHandle,
+}
+
+/// What one read finds behind an `identifier_ref`: the subject holding it (with the sealed
+/// identifier, for a register call) and the tenant's cached profile read by it, if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PersonAtRef {
+    pub holder: IdentifierHolder,
+    pub cached: Option<CachedPerson>,
 }
 
 /// A canonical person object encrypted under a tenant's data key. Opaque to everything but

@@ -3,13 +3,15 @@
 //! identity screening reads of a person subject.
 //!
 //! Every read follows one order:
-//! 1. the scope (`kyc:read`: necessary, never sufficient);
-//! 2. the person: a ref of this tenant's person subject in the caller's countries (404
-//!    otherwise) and a country whose register is served (501 otherwise);
-//! 3. the permit gate: no permit in force is 403 `personreg_permit_required`, a suspended
-//!    one 403 `personreg_permit_suspended`. Nothing cached is read and nothing is called
-//!    before it passes;
-//! 4. the tenant's cache, within the revalidation window;
+//! 1. the scope (`kyc:read`: necessary, never sufficient), and the request's own form (a
+//!    well-formed ref; for `lookup_person` a person's number and its country's rules);
+//! 2. the permit gate: no permit in force is 403 `personreg_permit_required`, a suspended
+//!    one 403 `personreg_permit_suspended`. Nothing is read from storage and nothing is
+//!    called before it passes (the permit came with the grant in the guard's one read);
+//! 3. the person and the tenant's cache, in one read: a ref of this tenant's person subject
+//!    in the caller's countries (404 otherwise), a country whose register is served (501
+//!    otherwise);
+//! 4. the cached profile, within the revalidation window;
 //! 5. the person-lookup ceiling, metered atomically before the register is asked
 //!    (429 `budget_exceeded` when reached);
 //! 6. the register; a call that fails is 503 `upstream_unavailable`: a person profile is
@@ -25,9 +27,8 @@ use crate::evidence::Evidence;
 use crate::identifier::{Identifier, IdentifierType, SubjectKind};
 use crate::ids::{CallRef, IdentifierRef, SubjectId};
 use crate::operation::Operation;
-use crate::person::{PersonProfile, ScreeningIdentity, ServedPerson};
+use crate::person::{PersonAtRef, PersonProfile, ScreeningIdentity, ServedPerson};
 use crate::ports::{CompanyStore, PersonRegistry, PersonStore, PersonVault, StoreError};
-use crate::subject::IdentifierHolder;
 use crate::subject_service::SubjectService;
 use crate::tenant::{Permit, PermitStanding};
 use chrono::Duration;
@@ -88,8 +89,9 @@ impl PersonService {
                 "`ref`: not an identifier_ref (`idr_` followed by 26 characters)",
             )
         })?;
-        let holder = self.person_holder(caller, &person_ref).await?;
-        self.read(caller, person_ref, &holder).await
+        self.require_permit(caller)?;
+        let found = self.person_at_ref(caller, &person_ref).await?;
+        self.read(caller, person_ref, found).await
     }
 
     /// The admission of `lookup_person`, before anything is resolved or stored: the scope,
@@ -109,8 +111,8 @@ impl PersonService {
         let person = Identifier::parse(id_type, value, self.clock.now().date_naive())
             .map_err(|e| Failure::invalid_identifier(format!("`identifier`: {e}")))?;
         caller.require_country(person.country())?;
-        self.registry(person.country())?;
-        self.require_permit(caller)
+        self.require_permit(caller)?;
+        self.registry(person.country()).map(|_| ())
     }
 
     /// The name and birth date of a person subject, for screening: under the same permit
@@ -121,6 +123,7 @@ impl PersonService {
         caller: &Caller,
         subject_id: &SubjectId,
     ) -> Result<ScreeningIdentity, Failure> {
+        self.require_permit(caller)?;
         let not_found = || Failure::not_found("subject");
         let record = match self
             .subjects
@@ -152,8 +155,8 @@ impl PersonService {
             )
         });
         let chosen = identifiers.first().ok_or_else(not_found)?;
-        let holder = self.person_holder(caller, &chosen.identifier_ref).await?;
-        let served = self.read(caller, chosen.identifier_ref, &holder).await?;
+        let found = self.person_at_ref(caller, &chosen.identifier_ref).await?;
+        let served = self.read(caller, chosen.identifier_ref, found).await?;
         Ok(ScreeningIdentity {
             subject: served.subject,
             country: served.country,
@@ -163,36 +166,33 @@ impl PersonService {
         })
     }
 
-    /// The person subject behind a ref, if the caller may see it.
-    async fn person_holder(
+    /// The person subject behind a ref (if the caller may see it) with the tenant's cached
+    /// profile, in one read. Only after the permit gate.
+    async fn person_at_ref(
         &self,
         caller: &Caller,
         person_ref: &IdentifierRef,
-    ) -> Result<IdentifierHolder, Failure> {
-        self.subjects
-            .holder(caller, person_ref)
-            .await?
-            .filter(|h| h.kind == SubjectKind::Person)
-            .filter(|h| caller.visible_countries().contains(h.country))
+    ) -> Result<PersonAtRef, Failure> {
+        self.store
+            .person_at_ref(&caller.tenant_id, person_ref)
+            .await
+            .map_err(Failure::internal)?
+            .filter(|p| p.holder.kind == SubjectKind::Person)
+            .filter(|p| caller.visible_countries().contains(p.holder.country))
             .ok_or_else(|| Failure::not_found("person"))
     }
 
-    /// Steps 2 (country) to 6 of the module's order.
+    /// Steps 3 (the country served) to 6 of the module's order.
     async fn read(
         &self,
         caller: &Caller,
         person_ref: IdentifierRef,
-        holder: &IdentifierHolder,
+        found: PersonAtRef,
     ) -> Result<ServedPerson, Failure> {
+        let PersonAtRef { holder, cached } = found;
         let registry = self.registry(holder.country)?;
-        self.require_permit(caller)?;
 
         let now = self.clock.now();
-        let cached = self
-            .store
-            .cached_person(&caller.tenant_id, &person_ref)
-            .await
-            .map_err(Failure::internal)?;
         if let Some(c) = cached.filter(|c| now - c.fetched_at < self.revalidate_after) {
             let profile = self
                 .vault
@@ -200,7 +200,7 @@ impl PersonService {
                 .map_err(Failure::internal)?;
             return Ok(ServedPerson {
                 country: holder.country,
-                subject: c.subject,
+                subject: holder.subject,
                 person_ref,
                 profile,
                 evidence: c.evidence,
@@ -226,7 +226,7 @@ impl PersonService {
             ));
         }
 
-        let person = self.subjects.reveal(caller, holder)?;
+        let person = self.subjects.reveal(caller, &holder)?;
         let fetch = registry.fetch_person(&person, &end_user(caller)).await;
         let evidence = self.record(caller, fetch.calls).await?;
         let unavailable = || {
@@ -270,7 +270,7 @@ impl PersonService {
             .map_err(Failure::internal)?;
         Ok(ServedPerson {
             country: holder.country,
-            subject: holder.subject.clone(),
+            subject: holder.subject,
             person_ref,
             profile,
             evidence,

@@ -20,7 +20,7 @@ use crate::ids::{CallRef, ClientId, GrantId, IdentifierRef, SubjectId, TenantId}
 use crate::paid::{
     CachedPaid, EngagementPage, FetchedOfficers, FetchedOwners, PaidKey, PaidObject,
 };
-use crate::person::{CachedPerson, PersonProfile, RegisterPerson, SealedPerson};
+use crate::person::{PersonAtRef, PersonProfile, RegisterPerson, SealedPerson};
 use crate::scope::ScopeSet;
 use crate::subject::{
     FreshSubject, IdentifierHolder, ProtectedIdentifier, Resolution, SubjectHandle, SubjectRecord,
@@ -390,13 +390,14 @@ pub trait PersonRegistry: Send + Sync {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait PersonStore: Send + Sync {
-    /// The tenant's cached profile read by `identifier_ref`, with its evidence and subject
-    /// (canonical id and aliases), in one read.
-    async fn cached_person(
+    /// The subject holding `identifier_ref` (canonical id and aliases, kind, the identifier
+    /// as stored) and the tenant's cached profile read by that ref with its evidence, in one
+    /// read; `None` when the tenant has no such ref. Called only once the permit gate passed.
+    async fn person_at_ref(
         &self,
         tenant: &TenantId,
         identifier_ref: &IdentifierRef,
-    ) -> Result<Option<CachedPerson>, StoreError>;
+    ) -> Result<Option<PersonAtRef>, StoreError>;
 
     /// Stores (replaces) the tenant's sealed profile under `identifier_ref`. The evidence's
     /// call is recorded.

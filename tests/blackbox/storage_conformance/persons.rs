@@ -77,8 +77,8 @@ pub async fn check_person_lookups_are_counted_apart(stores: &Stores) {
     );
 }
 
-/// A sealed profile reads back with its evidence and subject under its tenant and ref only;
-/// a later save replaces it.
+/// The ref's holder reads back with no profile before one is saved; a sealed profile reads
+/// back with its evidence under its tenant and ref only; a later save replaces it.
 pub async fn check_a_sealed_person_round_trips_per_tenant(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (other, _) = tenant(stores, "SE").await;
@@ -92,6 +92,17 @@ pub async fn check_a_sealed_person_round_trips_per_tenant(stores: &Stores) {
         )
         .await
         .unwrap();
+    let before = stores
+        .persons
+        .person_at_ref(&t.id, &resolution.identifier_ref)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(before.cached, None);
+    assert_eq!(before.holder.subject.subject_id, resolution.subject_id);
+    assert_eq!(before.holder.kind, SubjectKind::Person);
+    assert_eq!(before.holder.id_type, IdentifierType::Personnummer);
+    assert_eq!(before.holder.country, Country::Se);
     let route = "/v1/persons/{ref}";
     let calls = [(
         CallRef::generate(),
@@ -120,25 +131,26 @@ pub async fn check_a_sealed_person_round_trips_per_tenant(stores: &Stores) {
         )
         .await
         .unwrap();
-    let cached = stores
+    let found = stores
         .persons
-        .cached_person(&t.id, &resolution.identifier_ref)
+        .person_at_ref(&t.id, &resolution.identifier_ref)
         .await
         .unwrap()
         .unwrap();
+    assert_eq!(found.holder, before.holder);
+    let cached = found.cached.unwrap();
     assert_eq!(cached.sealed, sealed);
     assert_eq!(cached.evidence, evidence);
     assert_eq!(cached.fetched_at, t0());
-    assert_eq!(cached.subject.subject_id, resolution.subject_id);
     assert!(stores
         .persons
-        .cached_person(&other.id, &resolution.identifier_ref)
+        .person_at_ref(&other.id, &resolution.identifier_ref)
         .await
         .unwrap()
         .is_none());
     assert!(stores
         .persons
-        .cached_person(&t.id, &IdentifierRef::generate())
+        .person_at_ref(&t.id, &IdentifierRef::generate())
         .await
         .unwrap()
         .is_none());
@@ -159,9 +171,11 @@ pub async fn check_a_sealed_person_round_trips_per_tenant(stores: &Stores) {
         .unwrap();
     let cached = stores
         .persons
-        .cached_person(&t.id, &resolution.identifier_ref)
+        .person_at_ref(&t.id, &resolution.identifier_ref)
         .await
         .unwrap()
+        .unwrap()
+        .cached
         .unwrap();
     assert_eq!(cached.sealed, newer);
     assert_eq!(cached.fetched_at, later);

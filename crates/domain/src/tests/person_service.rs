@@ -9,7 +9,9 @@ use crate::error::ErrorCode;
 use crate::evidence::{Evidence, EvidenceSource};
 use crate::identifier::{Identifier, IdentifierType, SubjectKind};
 use crate::ids::{CallRef, IdentifierRef, SubjectId};
-use crate::person::{CachedPerson, PersonProfile, RegisterName, RegisterPerson, SealedPerson};
+use crate::person::{
+    CachedPerson, PersonAtRef, PersonProfile, RegisterName, RegisterPerson, SealedPerson,
+};
 use crate::person_service::PersonService;
 use crate::ports::{
     MockCompanyStore, MockIdentifierVault, MockPersonRegistry, MockPersonStore, MockPersonVault,
@@ -31,27 +33,29 @@ struct Ports {
     vault: MockPersonVault,
     subjects: MockSubjectStore,
     ids: MockIdentifierVault,
+    country: Country,
+}
+
+fn holder(country: Country) -> IdentifierHolder {
+    IdentifierHolder {
+        subject: handle(),
+        kind: SubjectKind::Person,
+        id_type: if country == Country::Se {
+            IdentifierType::Personnummer
+        } else {
+            IdentifierType::AsmensKodas
+        },
+        country,
+        sealed: vec![1, 2, 3],
+    }
 }
 
 impl Ports {
-    /// The ref resolves to a Swedish person; revealing it gives `PNR`.
+    /// The ref resolves to a person of `country`; revealing it gives `PNR`.
     fn new(country: Country) -> Ports {
         let mut registry = MockPersonRegistry::new();
         registry.expect_country().return_const(Country::Se);
-        let mut subjects = MockSubjectStore::new();
-        subjects.expect_identifier_holder().returning(move |_, _| {
-            Ok(Some(IdentifierHolder {
-                subject: handle(),
-                kind: SubjectKind::Person,
-                id_type: if country == Country::Se {
-                    IdentifierType::Personnummer
-                } else {
-                    IdentifierType::AsmensKodas
-                },
-                country,
-                sealed: vec![1, 2, 3],
-            }))
-        });
+        let subjects = MockSubjectStore::new();
         let mut ids = MockIdentifierVault::new();
         ids.expect_reveal().returning(|_, _, _, _| {
             Ok(Identifier::restore(IdentifierType::Personnummer, PNR).unwrap())
@@ -63,7 +67,22 @@ impl Ports {
             vault: MockPersonVault::new(),
             subjects,
             ids,
+            country,
         }
+    }
+
+    /// The one read behind the ref finds the person and `cached`.
+    fn finds(&mut self, cached: Option<CachedPerson>) {
+        let country = self.country;
+        self.store
+            .expect_person_at_ref()
+            .times(1)
+            .return_once(move |_, _| {
+                Ok(Some(PersonAtRef {
+                    holder: holder(country),
+                    cached,
+                }))
+            });
     }
 
     fn service(self) -> PersonService {
@@ -84,7 +103,7 @@ impl Ports {
 
     /// Nothing past the permit gate may happen.
     fn nothing_after_the_gate(&mut self) {
-        self.store.expect_cached_person().never();
+        self.store.expect_person_at_ref().never();
         self.store.expect_spend_person_lookup().never();
         self.registry.expect_fetch_person().never();
     }
@@ -132,7 +151,6 @@ fn cached(age: Duration) -> CachedPerson {
         sealed: SealedPerson(vec![9; 40]),
         evidence: evidence(age),
         fetched_at: now() - age,
-        subject: handle(),
     }
 }
 
@@ -215,11 +233,22 @@ async fn kyb_read_alone_is_forbidden() {
 }
 
 #[tokio::test]
-async fn a_lithuanian_person_is_501_before_the_gate() {
+async fn a_lithuanian_person_is_501_after_the_gate() {
     let mut p = Ports::new(Country::Lt);
-    p.nothing_after_the_gate();
+    p.finds(None);
+    p.store.expect_spend_person_lookup().never();
+    p.registry.expect_fetch_person().never();
     let e = p.service().profile(&kyc(), &a_ref()).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::CountryNotSupported);
+    // Without a permit the gate answers first.
+    let mut p = Ports::new(Country::Lt);
+    p.nothing_after_the_gate();
+    let e = p
+        .service()
+        .profile(&caller("SE,LT", "kyc:read", "SE,LT"), &a_ref())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::PersonregPermitRequired);
     let p = Ports::new(Country::Se);
     let e = p
         .service()
@@ -244,11 +273,7 @@ async fn a_lithuanian_person_is_501_before_the_gate() {
 #[tokio::test]
 async fn a_fresh_cached_profile_is_served_without_counting_or_calling() {
     let mut p = Ports::new(Country::Se);
-    let c = cached(Duration::hours(1));
-    p.store
-        .expect_cached_person()
-        .times(1)
-        .return_once(move |_, _| Ok(Some(c)));
+    p.finds(Some(cached(Duration::hours(1))));
     p.store.expect_spend_person_lookup().never();
     p.registry.expect_fetch_person().never();
     p.vault
@@ -269,10 +294,7 @@ async fn a_lapsed_cache_and_a_failing_register_is_503_never_stale() {
         RegistryFailure::Garbled("soap fault".into()),
     ] {
         let mut p = Ports::new(Country::Se);
-        let c = cached(Duration::hours(25));
-        p.store
-            .expect_cached_person()
-            .return_once(move |_, _| Ok(Some(c)));
+        p.finds(Some(cached(Duration::hours(25))));
         p.store
             .expect_spend_person_lookup()
             .times(1)
@@ -291,10 +313,7 @@ async fn a_lapsed_cache_and_a_failing_register_is_503_never_stale() {
 #[tokio::test]
 async fn a_reached_ceiling_is_429_even_with_a_lapsed_cache() {
     let mut p = Ports::new(Country::Se);
-    let c = cached(Duration::hours(25));
-    p.store
-        .expect_cached_person()
-        .return_once(move |_, _| Ok(Some(c)));
+    p.finds(Some(cached(Duration::hours(25))));
     p.store
         .expect_spend_person_lookup()
         .returning(|_, _, _| Ok(false));
@@ -306,7 +325,7 @@ async fn a_reached_ceiling_is_429_even_with_a_lapsed_cache() {
 #[tokio::test]
 async fn an_answer_about_another_person_is_never_stored() {
     let mut p = Ports::new(Country::Se);
-    p.store.expect_cached_person().returning(|_, _| Ok(None));
+    p.finds(None);
     p.store
         .expect_spend_person_lookup()
         .returning(|_, _, _| Ok(true));
@@ -320,7 +339,7 @@ async fn an_answer_about_another_person_is_never_stored() {
 #[tokio::test]
 async fn a_person_the_register_does_not_hold_is_404_and_not_cached() {
     let mut p = Ports::new(Country::Se);
-    p.store.expect_cached_person().returning(|_, _| Ok(None));
+    p.finds(None);
     p.store
         .expect_spend_person_lookup()
         .returning(|_, _, _| Ok(true));
@@ -333,7 +352,7 @@ async fn a_person_the_register_does_not_hold_is_404_and_not_cached() {
 #[tokio::test]
 async fn a_register_answer_is_sealed_and_cached() {
     let mut p = Ports::new(Country::Se);
-    p.store.expect_cached_person().returning(|_, _| Ok(None));
+    p.finds(None);
     p.store
         .expect_spend_person_lookup()
         .times(1)
@@ -369,11 +388,9 @@ async fn a_malformed_ref_is_400_and_an_unknown_one_404() {
     assert!(!e.message.contains("195704133106"));
 
     let mut p = Ports::new(Country::Se);
-    p.subjects = MockSubjectStore::new();
-    p.subjects
-        .expect_identifier_holder()
-        .returning(|_, _| Ok(None));
-    p.nothing_after_the_gate();
+    p.store.expect_person_at_ref().returning(|_, _| Ok(None));
+    p.store.expect_spend_person_lookup().never();
+    p.registry.expect_fetch_person().never();
     let e = p.service().profile(&kyc(), &a_ref()).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::NotFound);
 }

@@ -499,3 +499,50 @@ async fn bad_input_and_the_wrong_things_are_refused_clearly() {
     assert_eq!(a.status, 400);
     assert!(!a.text.contains(persons::ORDINARY));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lookup_writes_the_tool_row_beside_its_two_route_rows() {
+    let app = TestApp::spawn().await;
+    let (c, token) = with_permit(&app, "kyc:read").await;
+    let result = call_tool(
+        &app,
+        &token,
+        "lookup_person",
+        json!({"identifier": persons::ORDINARY, "type": "personnummer"}),
+    )
+    .await;
+    assert_eq!(result["isError"], false, "{result}");
+    let rows = app
+        .db
+        .rows(&format!(
+            "SELECT surface, action, route, tool, status FROM audit_log \
+             WHERE grant_id = '{}' AND route <> '/oauth/token' ORDER BY occurred_at, audit_id",
+            c.grant_id
+        ))
+        .await;
+    let mut seen: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["action"].as_str().unwrap().to_owned(),
+                r["tool"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("GET /v1/persons/{ref}".to_owned(), String::new()),
+            ("POST /v1/subjects/resolve".to_owned(), String::new()),
+            ("mcp.tool_call".to_owned(), "lookup_person".to_owned()),
+        ]
+    );
+    assert!(rows
+        .iter()
+        .all(|r| r["surface"] == "mcp" && r["status"] == 200));
+    // No row names the number.
+    assert!(!serde_json::to_string(&rows)
+        .unwrap()
+        .contains(persons::ORDINARY));
+}

@@ -6,13 +6,16 @@
 //! distribution's packages when missing):
 //!
 //! - `company`: a cached `GET /v1/companies/{orgnr}`;
+//! - `officers`: a cached `GET /v1/companies/{orgnr}/officers` (the paid tier);
+//! - `person`: a cached `GET /v1/persons/{ref}` (the permit gate, the person and its sealed
+//!   profile in one read, the profile opened under the tenant's key);
 //! - `mcp`: a `tools/call` of `get_company_profile` on the same cached companies;
 //! - `token`: `POST /oauth/token` (Argon2id-bound by design, so under fewer connections).
 //!
 //! For each it reports requests per second, p50 and p99 latency, database transactions per
 //! request (from `pg_stat_database`, after the statistics are flushed) and the server's
 //! resident memory. Options: `--duration S` (default 15), `--connections N` (default 64),
-//! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|mcp|token` (several, comma-separated),
+//! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|person|mcp|token` (several, comma-separated),
 //! `--hold` (after the runs, keep the server up and print what an external load script needs:
 //! its URL, a token, a file of primed orgnrs and its pid; stop it with Ctrl-C).
 
@@ -133,6 +136,21 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         ],
     )?;
     let tenant_id = text(&tenant, "tenant_id")?;
+    admin(
+        &binary,
+        &env,
+        &[
+            "permit",
+            "set",
+            &tenant_id,
+            "--valid-from",
+            "2000-01-01",
+            "--valid-to",
+            "2099-12-31",
+            "--status",
+            "active",
+        ],
+    )?;
     let grant = admin(
         &binary,
         &env,
@@ -142,7 +160,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             "--tenant",
             &tenant_id,
             "--scopes",
-            "kyb:read",
+            "kyb:read kyc:read",
             "--countries",
             "SE",
         ],
@@ -156,10 +174,14 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     std::fs::write(&orgnrs_file, orgnrs.join("\n") + "\n")?;
     let officers_file = work.join("officers.txt");
     std::fs::write(&officers_file, officer_orgnrs.join("\n") + "\n")?;
+    let person_refs = prime_persons(root, &server, &token, options.companies)?;
+    let persons_file = work.join("persons.txt");
+    std::fs::write(&persons_file, person_refs.join("\n") + "\n")?;
     eprintln!(
-        "bench: {} company profiles and {} officer lists primed in the cache",
+        "bench: {} company profiles, {} officer lists and {} person profiles primed in the cache",
         orgnrs.len(),
-        officer_orgnrs.len()
+        officer_orgnrs.len(),
+        person_refs.len()
     );
 
     let scripts = work.join("wrk");
@@ -185,7 +207,12 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         ("ORGNRS_FILE", officers_file.display().to_string()),
         ("PATH_SUFFIX", "/officers".to_owned()),
     ];
-    let scenarios: [Scenario; 4] = [
+    // The cached person read runs it on person refs.
+    let persons_env = [
+        ("ORGNRS_FILE", persons_file.display().to_string()),
+        ("PATH_PREFIX", "/v1/persons/".to_owned()),
+    ];
+    let scenarios: [Scenario; 5] = [
         ("company", "company.lua", options.connections, &[]),
         (
             "officers",
@@ -193,6 +220,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             options.connections,
             &officers_env,
         ),
+        ("person", "company.lua", options.connections, &persons_env),
         ("mcp", "mcp.lua", options.connections, &[]),
         // Each token costs an Argon2id verification (about 19 MiB and tens of milliseconds of
         // CPU) by design; more connections only queue.
@@ -296,12 +324,13 @@ const SCRIPTS: [(&str, &str); 3] = [
         "company.lua",
         r#"
 local token, file = os.getenv("TOKEN"), os.getenv("ORGNRS_FILE")
+local prefix = os.getenv("PATH_PREFIX") or "/v1/companies/"
 local suffix = os.getenv("PATH_SUFFIX") or ""
 local reqs, n, i = {}, 0, 0
 function init(args)
   for line in io.lines(file) do
     n = n + 1
-    reqs[n] = wrk.format("GET", "/v1/companies/" .. line .. suffix,
+    reqs[n] = wrk.format("GET", prefix .. line .. suffix,
       { ["Authorization"] = "Bearer " .. token, ["Accept"] = "application/json" })
   end
   i = math.random(1, n)
@@ -479,6 +508,41 @@ fn request_token(url: &str, client_id: &str, secret: &str) -> Result<String> {
         &format!("client_secret={secret}"),
     ])?;
     text(&serde_json::from_str(&body)?, "access_token")
+}
+
+/// Resolves `n` of Skatteverket's test personal numbers and reads each profile once, so that
+/// the profiles are in the tenant's cache; their refs.
+fn prime_persons(root: &Path, server: &Server, token: &str, n: usize) -> Result<Vec<String>> {
+    let list = std::fs::read_to_string(
+        root.join("crates/domain/testdata/skatteverket/testpersonnummer.csv"),
+    )?;
+    let mut refs = Vec::new();
+    for number in list.lines().skip(1).step_by(97).take(n) {
+        let body = format!(r#"{{"type":"personnummer","value":"{number}"}}"#);
+        let resolved: Value = serde_json::from_str(&curl(&[
+            "-H",
+            &format!("Authorization: Bearer {token}"),
+            "-H",
+            "content-type: application/json",
+            "-d",
+            &body,
+            &format!("{}/v1/subjects/resolve", server.url),
+        ])?)?;
+        let r = text(&resolved, "identifier_ref")?;
+        if curl(&[
+            "-H",
+            &format!("Authorization: Bearer {token}"),
+            &format!("{}/v1/persons/{r}", server.url),
+        ])
+        .is_ok()
+        {
+            refs.push(r);
+        }
+    }
+    if refs.is_empty() {
+        bail!("no person profile could be primed");
+    }
+    Ok(refs)
 }
 
 /// Fetches `n` companies the sandbox knows through idreg, so that they are in the cache.

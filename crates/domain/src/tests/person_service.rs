@@ -394,3 +394,69 @@ async fn a_malformed_ref_is_400_and_an_unknown_one_404() {
     let e = p.service().profile(&kyc(), &a_ref()).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::NotFound);
 }
+
+#[tokio::test]
+async fn screening_reads_a_person_subjects_name_and_birth_date_under_the_gate() {
+    use crate::subject::{SubjectIdentifier, SubjectRecord};
+    let record = |kind: SubjectKind| SubjectRecord {
+        subject_id: SubjectId::generate(),
+        kind,
+        created_at: now(),
+        identifiers: vec![SubjectIdentifier {
+            identifier_ref: IdentifierRef::generate(),
+            id_type: IdentifierType::Personnummer,
+            country: Country::Se,
+            valid_from: now(),
+            valid_to: None,
+        }],
+        refs: Vec::new(),
+        aliases: Vec::new(),
+        evidence: evidence(Duration::zero()),
+    };
+    // Without a permit: refused before anything is read.
+    let mut p = Ports::new(Country::Se);
+    p.subjects.expect_subject().never();
+    p.nothing_after_the_gate();
+    let e = p
+        .service()
+        .screening_identity(&caller("SE", "kyc:read", "SE"), &SubjectId::generate())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::PersonregPermitRequired);
+
+    // A person: the cached profile's name and birth date; nothing counted or called.
+    let mut p = Ports::new(Country::Se);
+    let person = record(SubjectKind::Person);
+    p.subjects
+        .expect_subject()
+        .return_once(move |_, _| Ok(person));
+    p.finds(Some(cached(Duration::hours(1))));
+    p.store.expect_spend_person_lookup().never();
+    p.vault.expect_open_person().returning(|_, _, _| {
+        let mut r = register(PNR);
+        r.birth_date = chrono::NaiveDate::from_ymd_opt(1957, 4, 13);
+        Ok(PersonProfile::from_register(r))
+    });
+    let id = p
+        .service()
+        .screening_identity(&kyc(), &SubjectId::generate())
+        .await
+        .unwrap();
+    assert_eq!(id.name.as_deref(), Some("Christina Efternamn3542"));
+    assert_eq!(id.birth_date, chrono::NaiveDate::from_ymd_opt(1957, 4, 13));
+    assert_eq!(id.country, Country::Se);
+
+    // A company subject is not a person.
+    let mut p = Ports::new(Country::Se);
+    let company = record(SubjectKind::Company);
+    p.subjects
+        .expect_subject()
+        .return_once(move |_, _| Ok(company));
+    p.store.expect_person_at_ref().never();
+    let e = p
+        .service()
+        .screening_identity(&kyc(), &SubjectId::generate())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadRequest);
+}

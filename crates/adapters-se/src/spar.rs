@@ -16,7 +16,7 @@ use crate::http::{
     build_client, conclude, exchange, new_request_id, status_failure, Answer, AnswerMeta,
     Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
-use crate::xml::{self, Element};
+use crate::xml::{self, escape, soap_body, soap_fault, Element, NS_SOAP};
 use chrono::NaiveDate;
 use domain::company::RegistryFailure;
 use domain::evidence::EvidenceSource;
@@ -37,7 +37,6 @@ pub(crate) const OP_PERSON_SOK: Operation = Operation {
 const SOAP_ACTION: &str =
     "\"http://skatteverket.se/spar/personsok/2021.1/PersonsokService/Personsok\"";
 
-const NS_SOAP: &str = "http://schemas.xmlsoap.org/soap/envelope/";
 const NS_FRAGA: &str =
     "http://statenspersonadressregister.se/schema/personsok/2021.1/personsokningfraga";
 const NS_SVAR: &str =
@@ -135,21 +134,6 @@ pub(crate) struct Identification<'a> {
     pub end_user: &'a str,
 }
 
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// The SOAP 1.1 request `SPARPersonsokningFraga` by `IdNummer`.
 pub(crate) fn request_envelope(id: &Identification<'_>, id_number: &str) -> String {
     let end_user: String = id.end_user.chars().take(256).collect();
@@ -201,23 +185,12 @@ pub(crate) fn read_answer(
             AnswerMeta::default(),
         ),
         // SOAP 1.1 sends faults with 500.
-        (500, Ok(root)) if fault_of(&root).is_some() => read_envelope(&root, id_number),
+        (500, Ok(root)) if soap_fault(&root).is_some() => read_envelope(&root, id_number),
         (status, _) => (
             Err(status_failure(&OP_PERSON_SOK.label(), status)),
             AnswerMeta::default(),
         ),
     }
-}
-
-fn body_of(root: &Element) -> Option<&Element> {
-    if !root.is(NS_SOAP, "Envelope") {
-        return None;
-    }
-    root.child(NS_SOAP, "Body")
-}
-
-fn fault_of(root: &Element) -> Option<&Element> {
-    body_of(root)?.child(NS_SOAP, "Fault")
 }
 
 /// A code as the register wrote it, kept to a short token (the description is never
@@ -240,7 +213,7 @@ fn read_envelope(
     root: &Element,
     id_number: &str,
 ) -> (Result<RegisterPerson, RegistryFailure>, AnswerMeta) {
-    let Some(body) = body_of(root) else {
+    let Some(body) = soap_body(root) else {
         return (
             Err(garbled("the answer is not a SOAP 1.1 envelope")),
             AnswerMeta::default(),
@@ -525,7 +498,7 @@ mod tests {
             "197503259280",
         );
         let root = xml::parse(env.as_bytes()).unwrap();
-        let fraga = body_of(&root)
+        let fraga = soap_body(&root)
             .unwrap()
             .child(NS_FRAGA, "SPARPersonsokningFraga")
             .unwrap();
@@ -547,7 +520,7 @@ mod tests {
         assert_eq!(idnr, Some("197503259280"));
         // The recorded request names the same elements in the same namespaces.
         let rec = xml::parse(&samples::read("spar/request-personid.xml")).unwrap();
-        let rec_fraga = body_of(&rec)
+        let rec_fraga = soap_body(&rec)
             .unwrap()
             .child(NS_FRAGA, "SPARPersonsokningFraga")
             .unwrap();

@@ -11,7 +11,7 @@ use crate::http::{
     build_client, conclude, exchange, new_request_id, status_failure, Answer, AnswerMeta,
     Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
-use crate::xml::{self, Element};
+use crate::xml::{self, escape, soap_body, soap_fault, Element, NS_SOAP};
 use chrono::{DateTime, SecondsFormat, Utc};
 use domain::company::{RegistryFailure, TaxRegistration};
 use domain::evidence::EvidenceSource;
@@ -28,7 +28,6 @@ pub(crate) const OP_GET_FORETAGSUPPGIFTER: Operation = Operation {
 pub(crate) const SCHEMA_VERSION: &str = "2.5.0";
 const SOAP_ACTION: &str = "\"urn:GetForetagsuppgifter\"";
 
-const NS_SOAP: &str = "http://schemas.xmlsoap.org/soap/envelope/";
 const NS_GU: &str = "http://schema.bolagsverket.se/ssbtgu/v2/grundlaggandeuppgifter";
 const NS_MD: &str = "http://schema.bolagsverket.se/ssbt/metadata";
 const NS_FT: &str = "http://schema.bolagsverket.se/ssbt/foretag";
@@ -87,21 +86,6 @@ impl SsbtguClient {
             result,
         }
     }
-}
-
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn party(tag: &str, p: &SsbtParty, with_service: bool) -> String {
@@ -183,23 +167,12 @@ pub(crate) fn read_answer(
             AnswerMeta::default(),
         ),
         // SOAP 1.1 sends faults with 500.
-        (500, Ok(root)) if fault_of(&root).is_some() => read_envelope(&root, orgnr),
+        (500, Ok(root)) if soap_fault(&root).is_some() => read_envelope(&root, orgnr),
         (status, _) => (
             Err(status_failure(&OP_GET_FORETAGSUPPGIFTER.label(), status)),
             AnswerMeta::default(),
         ),
     }
-}
-
-fn body_of(root: &Element) -> Option<&Element> {
-    if !root.is(NS_SOAP, "Envelope") {
-        return None;
-    }
-    root.child(NS_SOAP, "Body")
-}
-
-fn fault_of(root: &Element) -> Option<&Element> {
-    body_of(root)?.child(NS_SOAP, "Fault")
 }
 
 /// `MeddelandeId`, `Tidstampel` of a metadata element and the schema version.
@@ -225,7 +198,7 @@ fn read_envelope(
     root: &Element,
     orgnr: &str,
 ) -> (Result<TaxRegistration, RegistryFailure>, AnswerMeta) {
-    let Some(body) = body_of(root) else {
+    let Some(body) = soap_body(root) else {
         return (
             Err(garbled("the answer is not a SOAP 1.1 envelope")),
             AnswerMeta::default(),

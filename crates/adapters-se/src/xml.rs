@@ -50,6 +50,38 @@ impl Element {
     }
 }
 
+/// The SOAP 1.1 envelope namespace.
+pub(crate) const NS_SOAP: &str = "http://schemas.xmlsoap.org/soap/envelope/";
+
+/// The `Body` of a SOAP 1.1 envelope; `None` for any other document.
+pub(crate) fn soap_body(root: &Element) -> Option<&Element> {
+    if !root.is(NS_SOAP, "Envelope") {
+        return None;
+    }
+    root.child(NS_SOAP, "Body")
+}
+
+/// The `Fault` of a SOAP 1.1 envelope, if it is one.
+pub(crate) fn soap_fault(root: &Element) -> Option<&Element> {
+    soap_body(root)?.child(NS_SOAP, "Fault")
+}
+
+/// Text escaped for an XML element or attribute value.
+pub(crate) fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Parses a whole document into its root element. Any well-formedness problem, an
 /// undeclared prefix or trailing garbage is an error.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Element, String> {

@@ -41,14 +41,7 @@ impl CompanyService {
         op: Operation,
         calls: Vec<UpstreamCall>,
     ) -> Result<Vec<Evidence>, Failure> {
-        let refs: Vec<(CallRef, UpstreamCall)> = calls
-            .into_iter()
-            .map(|c| (CallRef::generate(), c))
-            .collect();
-        self.store
-            .record_calls(&caller.tenant_id, op.route_template(), &refs)
-            .await
-            .map_err(Failure::internal)
+        record_calls(self.store.as_ref(), caller, op, calls).await
     }
 
     fn registry(&self, country: Country) -> Result<&Arc<dyn CompanyRegistry>, Failure> {
@@ -199,4 +192,23 @@ impl CompanyService {
             )),
         }
     }
+}
+
+/// Records every call of a fetch under fresh call refs, filed under `op`'s route template,
+/// before any of its data is used; their evidence, in the calls' order. Every use case that
+/// calls an upstream records through this.
+pub(crate) async fn record_calls(
+    store: &dyn CompanyStore,
+    caller: &Caller,
+    op: Operation,
+    calls: Vec<UpstreamCall>,
+) -> Result<Vec<Evidence>, Failure> {
+    let refs: Vec<(CallRef, UpstreamCall)> = calls
+        .into_iter()
+        .map(|c| (CallRef::generate(), c))
+        .collect();
+    store
+        .record_calls(&caller.tenant_id, op.route_template(), &refs)
+        .await
+        .map_err(Failure::internal)
 }

@@ -19,7 +19,7 @@ use crate::country::Country;
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::Evidence;
 use crate::identifier::{Identifier, SubjectKind};
-use crate::ids::{CallRef, IdentifierRef};
+use crate::ids::IdentifierRef;
 use crate::operation::Operation;
 use crate::paid::{
     CachedPaid, EngagementList, NamedParty, Officer, OfficerList, Owner, OwnerList, PaidData,
@@ -357,14 +357,7 @@ impl PaidCompanyService {
         op: Operation,
         calls: Vec<crate::company::UpstreamCall>,
     ) -> Result<Vec<Evidence>, Failure> {
-        let refs: Vec<_> = calls
-            .into_iter()
-            .map(|c| (CallRef::generate(), c))
-            .collect();
-        self.calls
-            .record_calls(&caller.tenant_id, op.route_template(), &refs)
-            .await
-            .map_err(Failure::internal)
+        crate::company_service::record_calls(self.calls.as_ref(), caller, op, calls).await
     }
 
     /// The company's subject (created on first sight, evidenced by the registry call).

@@ -25,7 +25,7 @@ use crate::country::Country;
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::Evidence;
 use crate::identifier::{Identifier, IdentifierType, SubjectKind};
-use crate::ids::{CallRef, IdentifierRef, SubjectId};
+use crate::ids::{IdentifierRef, SubjectId};
 use crate::operation::Operation;
 use crate::person::{PersonAtRef, PersonProfile, ScreeningIdentity, ServedPerson};
 use crate::ports::{CompanyStore, PersonRegistry, PersonStore, PersonVault, StoreError};
@@ -283,18 +283,13 @@ impl PersonService {
         caller: &Caller,
         calls: Vec<crate::company::UpstreamCall>,
     ) -> Result<Vec<Evidence>, Failure> {
-        let refs: Vec<_> = calls
-            .into_iter()
-            .map(|c| (CallRef::generate(), c))
-            .collect();
-        self.calls
-            .record_calls(
-                &caller.tenant_id,
-                Operation::GetPerson.route_template(),
-                &refs,
-            )
-            .await
-            .map_err(Failure::internal)
+        crate::company_service::record_calls(
+            self.calls.as_ref(),
+            caller,
+            Operation::GetPerson,
+            calls,
+        )
+        .await
     }
 }
 

@@ -5,6 +5,7 @@ mod admin;
 mod companies;
 mod contract;
 mod errors;
+mod events;
 mod guard;
 mod mcp;
 mod oauth;

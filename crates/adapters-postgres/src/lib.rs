@@ -4,6 +4,7 @@ mod audit;
 mod companies;
 mod convert;
 mod database;
+mod events;
 mod grants;
 mod paid;
 mod persons;

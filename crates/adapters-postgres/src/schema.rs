@@ -219,6 +219,31 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    event_counters (tenant_id) {
+        tenant_id -> Text,
+        last_seq -> Int8,
+    }
+}
+
+diesel::table! {
+    events (tenant_id, seq) {
+        tenant_id -> Text,
+        seq -> Int8,
+        event_id -> Text,
+        idempotency_key -> Text,
+        #[sql_name = "type"]
+        type_ -> Text,
+        country -> Text,
+        subject_id -> Nullable<Text>,
+        subject_ref -> Nullable<Text>,
+        occurred_at -> Timestamptz,
+        recorded_at -> Timestamptz,
+        data -> Jsonb,
+        evidence -> Jsonb,
+    }
+}
+
 diesel::joinable!(permits -> tenants (tenant_id));
 diesel::joinable!(grants -> tenants (tenant_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -239,4 +264,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     paid_call_budget,
     person_profiles,
     person_lookups,
+    event_counters,
+    events,
 );

@@ -159,6 +159,15 @@ pub fn lookup_person(body: &Value) -> String {
     person_profile(body.get("person").unwrap_or(&Value::Null))
 }
 
+/// `GET /v1/events` (`list_events`, `list_changes`).
+pub fn events(body: &Value) -> String {
+    let next = body.get("next_cursor").and_then(Value::as_i64).unwrap_or(0);
+    match count(body, "/events") {
+        0 => format!("No events; next_cursor {next} (ask again later with it)"),
+        n => format!("{}; next_cursor {next}", plural(n, "event", "events")),
+    }
+}
+
 /// `lookup_company`: the resolve body and the company body.
 pub fn lookup_company(body: &Value) -> String {
     let company = body.get("company").unwrap_or(&Value::Null);

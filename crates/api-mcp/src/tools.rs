@@ -11,8 +11,8 @@
 use crate::{args, schema, summary};
 use api_rest::bodies::{self, Body};
 use api_rest::dto::{
-    BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, JsonBody, OfficersDto,
-    PersonProfileDto, SubjectResponse,
+    BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, EventPageDto, JsonBody,
+    OfficersDto, PersonProfileDto, SubjectResponse,
 };
 use domain::access::Caller;
 use domain::audit::AuditTrail;
@@ -275,6 +275,28 @@ pub struct LookupPersonArgs {
     pub id_type: String,
 }
 
+/// Arguments of `list_events` and `list_changes`.
+#[derive(Deserialize, JsonSchema)]
+pub struct EventsArgs {
+    /// `0` (the default) or the `next_cursor` of an earlier page, spelled exactly as it came
+    /// back (as a string).
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// Events per page, 1 to 1000 (default 100).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+impl EventsArgs {
+    fn request(self) -> domain::event_service::EventsRequest {
+        domain::event_service::EventsRequest {
+            cursor: self.cursor,
+            limit: self.limit.map(|l| l.to_string()),
+            types: None,
+        }
+    }
+}
+
 /// Arguments of `get_subject`.
 #[derive(Deserialize, JsonSchema)]
 pub struct SubjectIdArgs {
@@ -399,6 +421,39 @@ fn build() -> Vec<Tool> {
         .with_output::<SubjectResponse>(),
         Tool::new(
             Spec {
+                name: "list_changes",
+                title: "List changes",
+                description: "A page of the tenant's event log with the change types preselected \
+                    (company.changed, company.status.changed, signatory.changed, ubo.changed, \
+                    person.changed), bounded by the credential's countries. Pass next_cursor back \
+                    as cursor for the next page; an empty page with the same cursor means nothing \
+                    new yet. The body of GET /v1/events?types=...",
+                operations: &[Operation::ListEvents],
+                effect: Effect::Read,
+                open_world: false,
+                summary: summary::events,
+            },
+            list_changes,
+        )
+        .with_output::<EventPageDto>(),
+        Tool::new(
+            Spec {
+                name: "list_events",
+                title: "List events",
+                description: "A page of the tenant's event log (every type), bounded by the \
+                    credential's countries. Pass next_cursor back as cursor for the next page; an \
+                    empty page with the same cursor means nothing new yet. The body of \
+                    GET /v1/events.",
+                operations: &[Operation::ListEvents],
+                effect: Effect::Read,
+                open_world: false,
+                summary: summary::events,
+            },
+            list_events,
+        )
+        .with_output::<EventPageDto>(),
+        Tool::new(
+            Spec {
                 name: "lookup_company",
                 title: "Look up a company",
                 description: "Looks a company up by organisation number: its registry profile and the \
@@ -506,6 +561,18 @@ fn lookup_person(cx: Ctx<'_>, args: LookupPersonArgs) -> Fut<'_> {
             subject.0, person.0
         )))
     })
+}
+
+fn list_events(cx: Ctx<'_>, args: EventsArgs) -> Fut<'_> {
+    Box::pin(cx.route(Operation::ListEvents, move |s, c| async move {
+        bodies::events(s, &c, &args.request(), false).await
+    }))
+}
+
+fn list_changes(cx: Ctx<'_>, args: EventsArgs) -> Fut<'_> {
+    Box::pin(cx.route(Operation::ListEvents, move |s, c| async move {
+        bodies::events(s, &c, &args.request(), true).await
+    }))
 }
 
 fn get_subject(cx: Ctx<'_>, args: SubjectIdArgs) -> Fut<'_> {
@@ -626,7 +693,7 @@ mod tests {
                 "lookup_company"
             ]
         );
-        assert!(names(&events).is_empty());
+        assert_eq!(names(&events), ["list_changes", "list_events"]);
     }
 
     #[test]

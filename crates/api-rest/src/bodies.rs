@@ -3,8 +3,8 @@
 //! byte for byte alike.
 
 use crate::dto::{
-    BeneficialOwnersDto, CompanyProfileDto, DocumentDto, EngagementsDto, Envelope, JsonBody,
-    OfficersDto, PersonProfileDto, ResolveResponse, SubjectResponse,
+    BeneficialOwnersDto, CompanyProfileDto, DocumentDto, EngagementsDto, Envelope, EventPageDto,
+    JsonBody, OfficersDto, PersonProfileDto, ResolveResponse, SubjectResponse,
 };
 use domain::access::Caller;
 use domain::operation::Operation;
@@ -144,4 +144,19 @@ pub async fn resolve_person(
         )
         .await?;
     Body::of(&ResolveResponse::from(&resolution))
+}
+
+/// `GET /v1/events` (`list_events`), or with the change types preselected (`list_changes`).
+pub async fn events(
+    services: &Services,
+    caller: &Caller,
+    request: &domain::event_service::EventsRequest,
+    changes_only: bool,
+) -> Result<Body, Failure> {
+    let page = if changes_only {
+        services.events.changes(caller, request).await?
+    } else {
+        services.events.page(caller, request).await?
+    };
+    Body::of(&EventPageDto::new(&caller.tenant, &page))
 }

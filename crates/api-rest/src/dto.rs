@@ -701,6 +701,93 @@ impl PersonProfileDto {
     }
 }
 
+/// One event of the tenant's log.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct EventDto {
+    /// Consumers dedupe on this.
+    pub id: String,
+    /// The event's place in the tenant's log: gap-free, strictly increasing.
+    pub seq: i64,
+    pub schema_version: &'static str,
+    pub tenant_id: String,
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// The country of the source that produced the event.
+    #[schema(schema_with = crate::schema::country_code)]
+    pub country: &'static str,
+    /// The subject's canonical id (after merges); `null` for an event about no subject.
+    #[schema(required = true)]
+    pub subject_id: Option<String>,
+    /// Additive: older subject ids merged into `subject_id`.
+    pub aliases: Vec<String>,
+    /// The consumer's reference of the subject, when it has one.
+    #[serde(rename = "ref")]
+    #[schema(required = true)]
+    pub subject_ref: Option<String>,
+    /// Additive: the producer's key for this event; the same key is never logged twice.
+    pub idempotency_key: String,
+    pub occurred_at: String,
+    pub recorded_at: String,
+    /// The event's data (per type); `{"purged": true}` after its retention ended.
+    #[schema(value_type = Object)]
+    #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
+    pub data: Value,
+    pub evidence: EvidenceDto,
+}
+
+/// A page of the event log.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct EventPageDto {
+    pub events: Vec<EventDto>,
+    /// The cursor to ask with next (the same cursor when nothing lies beyond it).
+    pub next_cursor: i64,
+}
+
+fn event_data(d: &domain::event::EventData) -> Value {
+    use domain::event::EventData;
+    match d {
+        EventData::Null => Value::Null,
+        EventData::Bool(b) => Value::Bool(*b),
+        EventData::Int(i) => Value::Number((*i).into()),
+        EventData::Number(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+        EventData::Text(t) => Value::String(t.clone()),
+        EventData::List(l) => Value::Array(l.iter().map(event_data).collect()),
+        EventData::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), event_data(v)))
+                .collect::<Map<_, _>>(),
+        ),
+    }
+}
+
+impl EventPageDto {
+    pub fn new(tenant: &Tenant, page: &domain::event::EventPage) -> Self {
+        EventPageDto {
+            events: page
+                .events
+                .iter()
+                .map(|e| EventDto {
+                    id: e.event.id.to_string(),
+                    seq: e.seq,
+                    schema_version: domain::evidence::SCHEMA_VERSION,
+                    tenant_id: tenant.id.to_string(),
+                    type_name: e.event.type_name.clone(),
+                    country: e.event.country.code(),
+                    subject_id: e.subject.as_ref().map(|s| s.subject_id.to_string()),
+                    aliases: e.subject.as_ref().map(aliases).unwrap_or_default(),
+                    subject_ref: e.event.subject_ref.clone(),
+                    idempotency_key: e.event.idempotency_key.clone(),
+                    occurred_at: timestamp(e.event.occurred_at),
+                    recorded_at: timestamp(e.recorded_at),
+                    data: event_data(&e.event.data),
+                    evidence: EvidenceDto::from(&e.event.evidence),
+                })
+                .collect(),
+            next_cursor: page.next_cursor,
+        }
+    }
+}
+
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct DocumentDto {
     pub document_id: String,

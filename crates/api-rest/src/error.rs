@@ -13,6 +13,15 @@ pub struct ErrorBody<'a> {
     /// A code from the interface's error table; clients log the code, not the message.
     pub error: &'a str,
     pub message: &'a str,
+    /// With `invalid_cursor` only: how to recover (`restart from cursor 0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::schema::recovery)]
+    pub recovery: Option<&'static str>,
+}
+
+/// The recovery an error code names, if any.
+fn recovery(code: ErrorCode) -> Option<&'static str> {
+    (code == ErrorCode::InvalidCursor).then_some("restart from cursor 0")
 }
 
 impl ErrorBody<'_> {
@@ -20,6 +29,7 @@ impl ErrorBody<'_> {
         ErrorBody {
             error: failure.code.as_str(),
             message: &failure.message,
+            recovery: recovery(failure.code),
         }
     }
 
@@ -59,9 +69,6 @@ impl ResponseError for ApiError {
         if self.0.code == ErrorCode::Unauthorized {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"idreg\""));
         }
-        response.json(ErrorBody {
-            error: self.0.code.as_str(),
-            message: &self.0.message,
-        })
+        response.json(ErrorBody::of(&self.0))
     }
 }

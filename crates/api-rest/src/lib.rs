@@ -68,6 +68,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             Method::GET,
             routes::paid::person_engagements,
         ))
+        .service(serve("/v1/events", Method::GET, routes::events::list))
         .service(serve(
             "/v1/documents/{id}",
             Method::GET,

@@ -50,6 +50,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         crate::routes::paid::signatories,
         crate::routes::paid::person_engagements,
         crate::routes::persons::profile,
+        crate::routes::events::list,
         serve,
     ),
     components(schemas(ErrorBody, TokenErrorBody)),
@@ -58,6 +59,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         (name = "subjects", description = "Opaque, tenant-scoped subject ids for identifiers"),
         (name = "companies", description = "Company data, each value with evidence"),
         (name = "persons", description = "Person data, each value with evidence"),
+        (name = "events", description = "The per-tenant event log"),
         (name = "contract", description = "The machine-readable interface itself"),
     )
 )]
@@ -133,7 +135,7 @@ pub fn normalise(value: Value) -> Value {
 // Errors.
 
 /// The REST operations of the document (those with a route template of their own).
-pub const REST_OPERATIONS: [Operation; 10] = [
+pub const REST_OPERATIONS: [Operation; 11] = [
     Operation::IssueToken,
     Operation::ResolveSubject,
     Operation::GetSubject,
@@ -144,6 +146,7 @@ pub const REST_OPERATIONS: [Operation; 10] = [
     Operation::GetSignatories,
     Operation::GetPersonEngagements,
     Operation::GetPerson,
+    Operation::ListEvents,
 ];
 
 /// When the interface answers each error code (the Errors part of the spec).

@@ -99,6 +99,15 @@ pub fn grant_type() -> Object {
 }
 
 /// A beneficial owner's share band (closed: the register's bands).
+/// `recovery` of an `invalid_cursor` error.
+pub fn recovery() -> Object {
+    string_enum(
+        ["restart from cursor 0"],
+        false,
+        "How to recover from the error: restart from cursor 0",
+    )
+}
+
 /// `markers.protected` of a person profile.
 pub fn protection() -> Object {
     string_enum(

@@ -126,3 +126,217 @@ mod tests {
         assert!(EventType::ALL.iter().all(|t| !t.emitted()));
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The event log.
+
+use crate::country::{Country, CountrySet};
+use crate::error::Failure;
+use crate::evidence::Evidence;
+use crate::ids::{EventId, SubjectId};
+use crate::subject::SubjectHandle;
+use chrono::{DateTime, Utc};
+
+/// An event's `data`: an open tree of values (each event type's use case builds its own),
+/// kept free of any serialisation library. Object members keep their order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventData {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Number(f64),
+    Text(String),
+    List(Vec<EventData>),
+    Object(Vec<(String, EventData)>),
+}
+
+impl EventData {
+    /// The data of a purged event: its envelope stays, this replaces its payload.
+    pub fn purged() -> EventData {
+        EventData::Object(vec![("purged".to_owned(), EventData::Bool(true))])
+    }
+}
+
+/// An event to append. `seq` and `recorded_at` are given by the log when it is appended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewEvent {
+    pub id: EventId,
+    /// The producer's key for "the same event": appending a key twice keeps the first event
+    /// (producers may retry; consumers still dedupe on `id`).
+    pub idempotency_key: String,
+    /// The type's name (`company.changed`, ...).
+    pub type_name: String,
+    /// The country of the source that produced the event.
+    pub country: Country,
+    pub subject_id: Option<SubjectId>,
+    /// The consumer's reference of the subject, when it has one.
+    pub subject_ref: Option<String>,
+    pub occurred_at: DateTime<Utc>,
+    pub data: EventData,
+    pub evidence: Evidence,
+}
+
+/// An event as the log holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoggedEvent {
+    pub seq: i64,
+    pub recorded_at: DateTime<Utc>,
+    pub event: NewEvent,
+    /// The subject's canonical id and aliases now (after merges), when the event has one.
+    pub subject: Option<SubjectHandle>,
+}
+
+/// The default number of events in a page.
+pub const DEFAULT_PAGE_LIMIT: u32 = 100;
+/// The largest page.
+pub const MAX_PAGE_LIMIT: u32 = 1000;
+/// How many events past the cursor one page looks at, at most, when filters (the grant's
+/// countries, `types`) pass over some: the page then comes back short while `next_cursor`
+/// advances, so a page costs the same whatever the log holds.
+pub const PAGE_SCAN_WINDOW: u32 = 5000;
+
+/// The change types `list_changes` preselects.
+pub const CHANGE_TYPES: [EventType; 5] = [
+    EventType::CompanyChanged,
+    EventType::CompanyStatusChanged,
+    EventType::SignatoryChanged,
+    EventType::UboChanged,
+    EventType::PersonChanged,
+];
+
+/// One page asked of the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventQuery {
+    /// Events with a `seq` greater than this.
+    pub after: i64,
+    pub limit: u32,
+    /// At most this many events past `after` are looked at.
+    pub scan_window: u32,
+    /// Only events filed under these countries.
+    pub countries: CountrySet,
+    /// Only events of these types (`None`: every type). A name ending in `.*` matches the
+    /// family (`subscription.*`).
+    pub types: Option<Vec<String>>,
+}
+
+/// A page of the log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventPage {
+    pub events: Vec<LoggedEvent>,
+    /// The cursor to ask with next: the last `seq` looked at (the cursor asked with when
+    /// nothing lies beyond it).
+    pub next_cursor: i64,
+}
+
+/// A cursor as the interface takes it: `0` or the exact decimal spelling of a `seq` (no
+/// sign, no leading zero, no fraction, at most `i64::MAX`).
+pub fn parse_cursor(s: &str) -> Result<i64, Failure> {
+    let bad = || {
+        Failure::new(
+            crate::error::ErrorCode::InvalidCursor,
+            "`cursor` must be 0 or a next_cursor returned earlier, spelled exactly; restart from \
+             cursor 0",
+        )
+    };
+    let well_formed = s == "0"
+        || (!s.is_empty()
+            && s.len() <= 19
+            && s.bytes().all(|b| b.is_ascii_digit())
+            && !s.starts_with('0'));
+    if !well_formed {
+        return Err(bad());
+    }
+    s.parse::<i64>().map_err(|_| bad())
+}
+
+/// `limit`: a whole number from 1 to [`MAX_PAGE_LIMIT`]; absent is [`DEFAULT_PAGE_LIMIT`].
+pub fn parse_limit(s: Option<&str>) -> Result<u32, Failure> {
+    match s {
+        None => Ok(DEFAULT_PAGE_LIMIT),
+        Some(v) => v
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_PAGE_LIMIT).contains(n))
+            .ok_or_else(|| {
+                Failure::bad_request(
+                    "limit",
+                    &format!("must be a whole number from 1 to {MAX_PAGE_LIMIT}"),
+                )
+            }),
+    }
+}
+
+/// `types`: event type names separated by commas (`subscription.*` for that family).
+pub fn parse_types(s: Option<&str>) -> Result<Option<Vec<String>>, Failure> {
+    let Some(s) = s else { return Ok(None) };
+    let mut types = Vec::new();
+    for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if !EventType::ALL.iter().any(|t| t.name() == name) {
+            return Err(Failure::bad_request(
+                "types",
+                "must be event type names separated by commas (see contract/event-types.json)",
+            ));
+        }
+        types.push(name.to_owned());
+    }
+    if types.is_empty() {
+        return Err(Failure::bad_request(
+            "types",
+            "must name at least one event type",
+        ));
+    }
+    Ok(Some(types))
+}
+
+#[cfg(test)]
+mod log_tests {
+    use super::*;
+
+    #[test]
+    fn cursors_are_spelled_exactly() {
+        assert_eq!(parse_cursor("0").unwrap(), 0);
+        assert_eq!(parse_cursor("17").unwrap(), 17);
+        assert_eq!(parse_cursor("9223372036854775807").unwrap(), i64::MAX);
+        for bad in [
+            "",
+            "01",
+            "+1",
+            "-1",
+            "1.0",
+            "1e3",
+            " 1",
+            "1 ",
+            "9223372036854775808",
+            "99999999999999999999",
+            "abc",
+            "0x10",
+            "00",
+        ] {
+            assert_eq!(
+                parse_cursor(bad).unwrap_err().code,
+                crate::error::ErrorCode::InvalidCursor,
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn limits_and_types() {
+        assert_eq!(parse_limit(None).unwrap(), DEFAULT_PAGE_LIMIT);
+        assert_eq!(parse_limit(Some("1000")).unwrap(), 1000);
+        for bad in ["0", "1001", "-1", "x", "1.5"] {
+            assert!(parse_limit(Some(bad)).is_err(), "{bad}");
+        }
+        assert_eq!(parse_types(None).unwrap(), None);
+        assert_eq!(
+            parse_types(Some("company.changed,subscription.*")).unwrap(),
+            Some(vec![
+                "company.changed".to_owned(),
+                "subscription.*".to_owned()
+            ])
+        );
+        assert!(parse_types(Some("company.renamed")).is_err());
+        assert!(parse_types(Some(",")).is_err());
+    }
+}

@@ -104,6 +104,11 @@ prefixed_id!(
     "call_"
 );
 prefixed_id!(
+    /// One event of a tenant's event log.
+    EventId,
+    "evt_"
+);
+prefixed_id!(
     /// One request, for logs and the `X-Request-Id` header.
     RequestId,
     "req_"

@@ -10,6 +10,7 @@ pub mod company_service;
 pub mod country;
 pub mod error;
 pub mod event;
+pub mod event_service;
 pub mod evidence;
 pub mod grant;
 pub mod identifier;

@@ -41,6 +41,8 @@ pub enum Operation {
     /// The population register: `GET /v1/persons/{ref}` (permit-gated, metered against the
     /// person-lookup ceiling, never stale).
     GetPerson,
+    /// `GET /v1/events`: a page of the tenant's event log.
+    ListEvents,
     /// A `POST /mcp` message other than `tools/call` (`initialize`, `tools/list`, `ping`, ...).
     McpRequest,
     /// A call of `POST /mcp` `tools/call`; the tool's own route invocations are audited too.
@@ -61,7 +63,8 @@ impl Operation {
             | Operation::GetOfficers
             | Operation::GetSignatories
             | Operation::GetPersonEngagements
-            | Operation::GetPerson => "GET",
+            | Operation::GetPerson
+            | Operation::ListEvents => "GET",
         }
     }
 
@@ -77,6 +80,7 @@ impl Operation {
             Operation::GetSignatories => "/v1/companies/{orgnr}/signatories",
             Operation::GetPersonEngagements => "/v1/persons/{ref}/engagements",
             Operation::GetPerson => "/v1/persons/{ref}",
+            Operation::ListEvents => "/v1/events",
             Operation::McpRequest | Operation::McpToolCall => "/mcp",
         }
     }
@@ -103,6 +107,7 @@ impl Operation {
             | Operation::GetPersonEngagements => &[Scope::KybRead],
             // Necessary, never sufficient: the tenant's permit gates it too.
             Operation::GetPerson => &[Scope::KycRead],
+            Operation::ListEvents => &[Scope::EventsRead],
             // Open to every admitted caller (the token endpoint authenticates by credentials).
             Operation::IssueToken | Operation::McpRequest | Operation::McpToolCall => &[],
         }
@@ -181,6 +186,7 @@ impl Operation {
                 CountryNotSupported,
                 UpstreamUnavailable,
             ],
+            Operation::ListEvents => &[BadRequest, InvalidCursor],
             // Described by the tool list, whose tools answer their routes' errors.
             Operation::McpRequest | Operation::McpToolCall => &[],
         });
@@ -194,7 +200,7 @@ impl Operation {
 mod tests {
     use super::*;
 
-    const ALL: [Operation; 12] = [
+    const ALL: [Operation; 13] = [
         Operation::IssueToken,
         Operation::ResolveSubject,
         Operation::GetSubject,
@@ -205,6 +211,7 @@ mod tests {
         Operation::GetSignatories,
         Operation::GetPersonEngagements,
         Operation::GetPerson,
+        Operation::ListEvents,
         Operation::McpRequest,
         Operation::McpToolCall,
     ];

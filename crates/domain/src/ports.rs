@@ -13,6 +13,7 @@ use crate::company::{
     CachedProfile, CompanyProfile, DocumentFetch, Fetch, ProfileFetch, UpstreamCall,
 };
 use crate::country::{Country, CountrySet};
+use crate::event::{EventPage, EventQuery, NewEvent};
 use crate::evidence::Evidence;
 use crate::grant::{ClientSecret, Grant, SecretHash};
 use crate::identifier::{Identifier, IdentifierType};
@@ -443,4 +444,29 @@ pub trait PersonVault: Send + Sync {
         key: &WrappedDataKey,
         sealed: &SealedPerson,
     ) -> Result<PersonProfile, CryptoError>;
+}
+
+/// The per-tenant event log.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait EventStore: Send + Sync {
+    /// Appends events to the tenant's log in one transaction and answers their `seq`s, in
+    /// order. MUST give each the tenant's next `seq` under a per-tenant lock held until the
+    /// commit, so concurrent writers (several replicas) never leave a gap or a duplicate and
+    /// a rolled-back append leaves no hole. An event whose idempotency key the tenant's log
+    /// already holds is not appended again: its existing `seq` is answered.
+    async fn append_events(
+        &self,
+        tenant: &TenantId,
+        events: &[NewEvent],
+    ) -> Result<Vec<i64>, StoreError>;
+
+    /// One page of the tenant's log: events after `query.after` in `seq` order, among the
+    /// next `query.scan_window` at most, filtered by country and type, at most `query.limit`
+    /// of them. `next_cursor` is the last `seq` looked at (`query.after` when none).
+    async fn events_page(
+        &self,
+        tenant: &TenantId,
+        query: &EventQuery,
+    ) -> Result<EventPage, StoreError>;
 }

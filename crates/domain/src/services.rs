@@ -5,12 +5,13 @@ use crate::access::Gate;
 use crate::admin::AdminService;
 use crate::clock::Clock;
 use crate::company_service::CompanyService;
+use crate::event_service::EventService;
 use crate::paid_service::PaidCompanyService;
 use crate::person_service::PersonService;
 use crate::ports::{
-    AuditSink, CompanyRegistry, CompanyStore, CredentialHasher, GrantStore, IdentifierVault,
-    PaidCompanyRegistry, PaidStore, PersonRegistry, PersonStore, PersonVault, SubjectStore,
-    TenantStore, TokenAuthority,
+    AuditSink, CompanyRegistry, CompanyStore, CredentialHasher, EventStore, GrantStore,
+    IdentifierVault, PaidCompanyRegistry, PaidStore, PersonRegistry, PersonStore, PersonVault,
+    SubjectStore, TenantStore, TokenAuthority,
 };
 use crate::subject_service::SubjectService;
 use crate::token_issuer::TokenIssuer;
@@ -40,6 +41,8 @@ pub struct Ports {
     pub persons: Arc<dyn PersonStore>,
     /// Seals cached person objects under tenants' data keys.
     pub person_vault: Arc<dyn PersonVault>,
+    /// The per-tenant event log.
+    pub events: Arc<dyn EventStore>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -78,6 +81,7 @@ pub struct Services {
     pub companies: CompanyService,
     pub paid: PaidCompanyService,
     pub persons: PersonService,
+    pub events: EventService,
     pub admin: AdminService,
 }
 
@@ -112,6 +116,9 @@ impl Services {
                 subjects: subjects.clone(),
                 clock: ports.clock.clone(),
                 revalidate_after: settings.paid_revalidate_after,
+            },
+            events: EventService {
+                store: ports.events.clone(),
             },
             persons: PersonService {
                 registries: ports.person_registries.clone(),

@@ -82,6 +82,7 @@ impl App {
             person_registries: upstreams.person_registries,
             persons: Arc::new(database.clone()),
             person_vault: Arc::new(keys.vault()),
+            events: Arc::new(database.clone()),
             clock,
         };
         let settings = Settings {

@@ -7,7 +7,7 @@
 //! second adapter adds a `Backing` variant, a constructor and one `conformance_tests!` list.
 //!
 //! The checks live in one file per port (`tenants`, `grants`, `audit`, `subjects`,
-//! `companies`, `paid`, `persons`); this file
+//! `companies`, `paid`, `persons`, `events`); this file
 //! holds what they share: the ports under test, the view beneath them, and the fixtures.
 //!
 //! The storage layer never sees a plaintext identifier: the checks fabricate
@@ -25,8 +25,8 @@ use domain::identifier::SubjectKind;
 use domain::ids::{CallRef, ClientId, GrantId, IdentifierRef, RequestId, SubjectId, TenantId};
 use domain::operation::{Operation, Surface};
 use domain::ports::{
-    AuditSink, CompanyStore, GrantStore, PaidStore, PersonStore, StoreError, SubjectStore,
-    TenantStore,
+    AuditSink, CompanyStore, EventStore, GrantStore, PaidStore, PersonStore, StoreError,
+    SubjectStore, TenantStore,
 };
 use domain::scope::ScopeSet;
 use domain::subject::{BlindIndex, FirstSighting, FreshSubject, ProtectedIdentifier};
@@ -43,6 +43,7 @@ pub struct Stores {
     pub companies: Arc<dyn CompanyStore>,
     pub paid: Arc<dyn PaidStore>,
     pub persons: Arc<dyn PersonStore>,
+    pub events: Arc<dyn EventStore>,
     pub backing: Backing,
 }
 
@@ -276,6 +277,7 @@ fn sorted(mut ids: Vec<GrantId>) -> Vec<GrantId> {
 
 mod audit;
 mod companies;
+pub(crate) mod events;
 mod grants;
 mod paid;
 mod persons;
@@ -301,6 +303,7 @@ macro_rules! conformance_tests {
 mod postgres {
     use super::audit::*;
     use super::companies::*;
+    use super::events::*;
     use super::grants::*;
     use super::paid::*;
     use super::persons::*;
@@ -324,12 +327,18 @@ mod postgres {
             subjects: database.clone(),
             companies: database.clone(),
             paid: database.clone(),
-            persons: database,
+            persons: database.clone(),
+            events: database,
             backing: Backing::Postgres(db),
         }
     }
 
     conformance_tests!(stores;
+        concurrent_appends_leave_no_gap_and_no_duplicate =>
+            check_concurrent_appends_leave_no_gap_and_no_duplicate,
+        keys_are_logged_once_and_a_failed_append_leaves_no_hole =>
+            check_keys_are_logged_once_and_a_failed_append_leaves_no_hole,
+        pages_follow_the_cursor_and_the_filters => check_pages_follow_the_cursor_and_the_filters,
         concurrent_person_lookups_never_pass_the_ceiling =>
             check_concurrent_person_lookups_never_pass_the_ceiling,
         person_lookups_are_counted_apart => check_person_lookups_are_counted_apart,

@@ -3,6 +3,7 @@
 
 mod admin_service;
 mod caller;
+mod event_service;
 mod gate;
 mod paid_service;
 mod person_service;

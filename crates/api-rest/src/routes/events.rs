@@ -1,0 +1,58 @@
+//! The per-tenant event log: `GET /v1/events`.
+
+use crate::bodies;
+use crate::{run_route, ApiError, AppServices};
+use actix_web::{HttpRequest, HttpResponse};
+use domain::event_service::EventsRequest;
+use domain::operation::Operation;
+use domain::Failure;
+
+/// The query parameters a page is asked with; a parameter given twice is refused.
+fn events_request(query: &str) -> Result<EventsRequest, Failure> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query)
+        .map_err(|_| Failure::bad_request("query", "is not a well-formed query string"))?;
+    let mut request = EventsRequest::default();
+    for (name, value) in pairs {
+        let slot = match name.as_str() {
+            "cursor" => &mut request.cursor,
+            "limit" => &mut request.limit,
+            "types" => &mut request.types,
+            _ => continue,
+        };
+        if slot.replace(value).is_some() {
+            return Err(Failure::bad_request(&name, "is given more than once"));
+        }
+    }
+    Ok(request)
+}
+
+#[utoipa::path(
+    get,
+    summary = "A page of the tenant's event log.",
+    description = "Events in `seq` order after `cursor`, bounded by the credential's countries and the `types` filter. `cursor` is `0` (the default) or the exact decimal spelling of a `next_cursor` returned earlier; anything else (`01`, `+1`, `1.0`, negative, past 2^63-1) is 400 `invalid_cursor` with `recovery: \"restart from cursor 0\"`. A well-formed cursor beyond the newest visible event answers 200 with an empty page and the same cursor back. `limit`: 1 to 1000, default 100. `types`: event type names separated by commas (`subscription.*` for that family). A page looks at most 5000 events past the cursor, so a filtered or country-bounded page can come back short while `next_cursor` advances; ask again with it. Cursors never expire and hold across purges and across the tenant's grants.",
+    path = "/v1/events",
+    operation_id = "list_events",
+    tag = "events",
+    params(
+        ("cursor" = Option<String>, Query, description = "`0` or a `next_cursor` returned earlier, spelled exactly"),
+        ("limit" = Option<u32>, Query, description = "Events per page, 1 to 1000 (default 100)"),
+        ("types" = Option<String>, Query, description = "Event type names separated by commas"),
+    ),
+    security(("oauth2" = ["events:read"])),
+    responses(
+        (status = 200, description = "A page of events", body = crate::dto::EventPageDto),
+    )
+)]
+pub async fn list(req: HttpRequest, services: AppServices) -> Result<HttpResponse, ApiError> {
+    let query = req.query_string().to_owned();
+    run_route(
+        &req,
+        &services,
+        Operation::ListEvents,
+        |services, caller| async move {
+            let request = events_request(&query)?;
+            bodies::events(services, &caller, &request, false).await
+        },
+    )
+    .await
+}

@@ -1,2 +1,3 @@
+DROP TABLE subscriptions;
 DROP TABLE events;
 DROP TABLE event_counters;

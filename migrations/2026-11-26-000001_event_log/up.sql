@@ -29,3 +29,31 @@ CREATE TABLE events (
     UNIQUE (tenant_id, idempotency_key),
     FOREIGN KEY (tenant_id, subject_id) REFERENCES subjects (tenant_id, subject_id)
 );
+
+-- Monitoring subscriptions. One that has not ended per subject and kind (the partial unique
+-- index makes concurrent creates race safely: one wins). The scheduler claims due ones by
+-- `next_run_at` (NULL once ended).
+CREATE TABLE subscriptions (
+    tenant_id         text        NOT NULL REFERENCES tenants (tenant_id),
+    subscription_id   text        NOT NULL,
+    subject_id        text        NOT NULL,
+    kind              text        NOT NULL CHECK (kind IN ('person', 'company')),
+    legal_basis       text        NOT NULL,
+    legal_basis_ref   text,
+    status            text        NOT NULL CHECK (status IN ('active', 'suspended', 'ended')),
+    check_days        integer     NOT NULL CHECK (check_days > 0),
+    full_refresh_days integer     NOT NULL CHECK (full_refresh_days > 0),
+    country           text        NOT NULL,
+    created_at        timestamptz NOT NULL,
+    suspended_at      timestamptz,
+    suspension_reason text,
+    ended_at          timestamptz,
+    purge_after       timestamptz,
+    next_run_at       timestamptz,
+    PRIMARY KEY (tenant_id, subscription_id),
+    FOREIGN KEY (tenant_id, subject_id) REFERENCES subjects (tenant_id, subject_id)
+);
+CREATE UNIQUE INDEX subscriptions_one_unended
+    ON subscriptions (tenant_id, subject_id, kind) WHERE status <> 'ended';
+CREATE INDEX subscriptions_due ON subscriptions (next_run_at) WHERE next_run_at IS NOT NULL;
+CREATE INDEX subscriptions_newest ON subscriptions (tenant_id, created_at DESC);

@@ -14,3 +14,4 @@ mod persons;
 mod privacy;
 mod storage_conformance;
 mod subjects;
+mod subscriptions;

@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Int8, Jsonb, Nullable, Text, Timestamptz};
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::country::Country;
 use domain::event::{EventData, EventPage, EventQuery, LoggedEvent, NewEvent};
 use domain::evidence::{Evidence, EvidenceSource};
@@ -35,72 +35,9 @@ impl EventStore for Database {
             return Ok(Vec::new());
         }
         let tenant_id = tenant.to_string();
-        let mut rows = Vec::with_capacity(new.len());
-        for e in new {
-            rows.push((e, data_to_json(&e.data), evidence_to_json(&e.evidence)));
-        }
-        let recorded_at = Utc::now();
         let mut conn = self.conn().await?;
         let seqs = conn
-            .transaction(async |conn| -> Result<Vec<i64>, TxError> {
-                // The tenant's counter, locked until the commit.
-                let last: i64 = diesel::insert_into(event_counters::table)
-                    .values(event_counters::tenant_id.eq(&tenant_id))
-                    .on_conflict(event_counters::tenant_id)
-                    .do_update()
-                    .set(event_counters::last_seq.eq(event_counters::last_seq))
-                    .returning(event_counters::last_seq)
-                    .get_result(conn)
-                    .await?;
-                let keys: Vec<&str> = new.iter().map(|e| e.idempotency_key.as_str()).collect();
-                let logged: HashMap<String, i64> = events::table
-                    .filter(events::tenant_id.eq(&tenant_id))
-                    .filter(events::idempotency_key.eq_any(&keys))
-                    .select((events::idempotency_key, events::seq))
-                    .load::<(String, i64)>(conn)
-                    .await?
-                    .into_iter()
-                    .collect();
-                let mut next = last;
-                let mut seqs = Vec::with_capacity(new.len());
-                let mut fresh: HashMap<&str, i64> = HashMap::new();
-                let mut inserts = Vec::new();
-                for (e, data, evidence) in &rows {
-                    let key = e.idempotency_key.as_str();
-                    if let Some(seq) = logged.get(key).or_else(|| fresh.get(key)) {
-                        seqs.push(*seq);
-                        continue;
-                    }
-                    next += 1;
-                    fresh.insert(key, next);
-                    seqs.push(next);
-                    inserts.push((
-                        events::tenant_id.eq(&tenant_id),
-                        events::seq.eq(next),
-                        events::event_id.eq(e.id.to_string()),
-                        events::idempotency_key.eq(key),
-                        events::type_.eq(&e.type_name),
-                        events::country.eq(e.country.code()),
-                        events::subject_id.eq(e.subject_id.map(|s| s.to_string())),
-                        events::subject_ref.eq(e.subject_ref.as_deref()),
-                        events::occurred_at.eq(e.occurred_at),
-                        events::recorded_at.eq(recorded_at),
-                        events::data.eq(data),
-                        events::evidence.eq(evidence),
-                    ));
-                }
-                if !inserts.is_empty() {
-                    diesel::insert_into(events::table)
-                        .values(inserts)
-                        .execute(conn)
-                        .await?;
-                    diesel::update(event_counters::table.find(&tenant_id))
-                        .set(event_counters::last_seq.eq(next))
-                        .execute(conn)
-                        .await?;
-                }
-                Ok(seqs)
-            })
+            .transaction(async |conn| append_within(conn, &tenant_id, new).await)
             .await?;
         Ok(seqs)
     }
@@ -166,6 +103,77 @@ impl EventStore for Database {
             next_cursor,
         })
     }
+}
+
+/// Appends events inside the caller's transaction (a subscription change and its event
+/// commit together): the tenant's counter row is locked until that transaction ends.
+pub(crate) async fn append_within(
+    conn: &mut AsyncPgConnection,
+    tenant_id: &str,
+    new: &[NewEvent],
+) -> Result<Vec<i64>, TxError> {
+    let rows: Vec<(&NewEvent, Value, Value)> = new
+        .iter()
+        .map(|e| (e, data_to_json(&e.data), evidence_to_json(&e.evidence)))
+        .collect();
+    let recorded_at = Utc::now();
+    // The tenant's counter, locked until the commit.
+    let last: i64 = diesel::insert_into(event_counters::table)
+        .values(event_counters::tenant_id.eq(tenant_id))
+        .on_conflict(event_counters::tenant_id)
+        .do_update()
+        .set(event_counters::last_seq.eq(event_counters::last_seq))
+        .returning(event_counters::last_seq)
+        .get_result(conn)
+        .await?;
+    let keys: Vec<&str> = new.iter().map(|e| e.idempotency_key.as_str()).collect();
+    let logged: HashMap<String, i64> = events::table
+        .filter(events::tenant_id.eq(tenant_id))
+        .filter(events::idempotency_key.eq_any(&keys))
+        .select((events::idempotency_key, events::seq))
+        .load::<(String, i64)>(conn)
+        .await?
+        .into_iter()
+        .collect();
+    let mut next = last;
+    let mut seqs = Vec::with_capacity(new.len());
+    let mut fresh: HashMap<&str, i64> = HashMap::new();
+    let mut inserts = Vec::new();
+    for (e, data, evidence) in &rows {
+        let key = e.idempotency_key.as_str();
+        if let Some(seq) = logged.get(key).or_else(|| fresh.get(key)) {
+            seqs.push(*seq);
+            continue;
+        }
+        next += 1;
+        fresh.insert(key, next);
+        seqs.push(next);
+        inserts.push((
+            events::tenant_id.eq(tenant_id),
+            events::seq.eq(next),
+            events::event_id.eq(e.id.to_string()),
+            events::idempotency_key.eq(key),
+            events::type_.eq(&e.type_name),
+            events::country.eq(e.country.code()),
+            events::subject_id.eq(e.subject_id.map(|s| s.to_string())),
+            events::subject_ref.eq(e.subject_ref.as_deref()),
+            events::occurred_at.eq(e.occurred_at),
+            events::recorded_at.eq(recorded_at),
+            events::data.eq(data),
+            events::evidence.eq(evidence),
+        ));
+    }
+    if !inserts.is_empty() {
+        diesel::insert_into(events::table)
+            .values(inserts)
+            .execute(conn)
+            .await?;
+        diesel::update(event_counters::table.find(tenant_id))
+            .set(event_counters::last_seq.eq(next))
+            .execute(conn)
+            .await?;
+    }
+    Ok(seqs)
 }
 
 #[derive(QueryableByName)]

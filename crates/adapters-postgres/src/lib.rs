@@ -11,6 +11,7 @@ mod persons;
 pub mod schema;
 mod statements;
 mod subjects;
+mod subscriptions;
 mod tenants;
 
 pub use database::{ensure_database_exists, run_migrations, Database, DatabaseError};

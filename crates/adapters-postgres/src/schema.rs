@@ -244,6 +244,27 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    subscriptions (tenant_id, subscription_id) {
+        tenant_id -> Text,
+        subscription_id -> Text,
+        subject_id -> Text,
+        kind -> Text,
+        legal_basis -> Text,
+        legal_basis_ref -> Nullable<Text>,
+        status -> Text,
+        check_days -> Int4,
+        full_refresh_days -> Int4,
+        country -> Text,
+        created_at -> Timestamptz,
+        suspended_at -> Nullable<Timestamptz>,
+        suspension_reason -> Nullable<Text>,
+        ended_at -> Nullable<Timestamptz>,
+        purge_after -> Nullable<Timestamptz>,
+        next_run_at -> Nullable<Timestamptz>,
+    }
+}
+
 diesel::joinable!(permits -> tenants (tenant_id));
 diesel::joinable!(grants -> tenants (tenant_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -266,4 +287,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     person_lookups,
     event_counters,
     events,
+    subscriptions,
 );

@@ -159,6 +159,27 @@ pub fn lookup_person(body: &Value) -> String {
     person_profile(body.get("person").unwrap_or(&Value::Null))
 }
 
+/// A subscription body.
+pub fn subscription(body: &Value) -> String {
+    format!(
+        "Subscription {} ({} of subject {}, {}): {}",
+        text(body, "/subscription_id"),
+        text(body, "/kind"),
+        text(body, "/subject_id"),
+        text(body, "/country"),
+        text(body, "/status"),
+    )
+}
+
+/// `GET /v1/subscriptions`.
+pub fn subscriptions(body: &Value) -> String {
+    plural(
+        count(body, "/subscriptions"),
+        "subscription",
+        "subscriptions",
+    )
+}
+
 /// `GET /v1/events` (`list_events`, `list_changes`).
 pub fn events(body: &Value) -> String {
     let next = body.get("next_cursor").and_then(Value::as_i64).unwrap_or(0);

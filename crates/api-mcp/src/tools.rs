@@ -12,13 +12,13 @@ use crate::{args, schema, summary};
 use api_rest::bodies::{self, Body};
 use api_rest::dto::{
     BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, EventPageDto, JsonBody,
-    OfficersDto, PersonProfileDto, SubjectResponse,
+    OfficersDto, PersonProfileDto, SubjectResponse, SubscriptionDto, SubscriptionListDto,
 };
 use domain::access::Caller;
 use domain::audit::AuditTrail;
 use domain::identifier::Identifier;
 use domain::operation::Operation;
-use domain::scope::ScopeSet;
+use domain::scope::{Scope, ScopeSet};
 use domain::services::Services;
 use domain::Failure;
 use schemars::JsonSchema;
@@ -82,6 +82,10 @@ pub struct Spec {
     pub open_world: bool,
     /// The one-line summary of `content[0]`, read off the body.
     pub summary: fn(&Value) -> String,
+    /// When the interface lists the tool for fewer scopes than its route accepts (the
+    /// subscription reads: listed for the monitoring scopes, callable as the route is), the
+    /// scopes it is listed for; `None`: those of its operations.
+    pub listed_for: Option<&'static [domain::scope::Scope]>,
 }
 
 /// One registered tool.
@@ -132,6 +136,9 @@ impl Tool {
 
     /// Whether `tools/list` shows the tool to a caller holding `scopes`.
     pub fn listed_for(&self, scopes: &ScopeSet) -> bool {
+        if let Some(listed) = self.spec.listed_for {
+            return scopes.contains_any(listed);
+        }
         self.spec
             .operations
             .iter()
@@ -297,6 +304,51 @@ impl EventsArgs {
     }
 }
 
+/// Arguments of `get_subscription`.
+#[derive(Deserialize, JsonSchema)]
+pub struct SubscriptionIdArgs {
+    /// The subscription id (`sub_` + 26 characters).
+    pub id: String,
+}
+
+/// Arguments of `subscribe_monitoring`.
+#[derive(Deserialize, JsonSchema)]
+pub struct SubscribeArgs {
+    /// The subject to watch (from a resolve or a lookup).
+    pub subject_id: String,
+    /// `company`, or `person` (tracks the tenant's permit).
+    pub kind: String,
+    /// `aml_cdd`, `contract`, `legal_obligation`, `consent` or `legitimate_interest`.
+    pub legal_basis: String,
+    /// Free text, never parsed.
+    #[serde(default)]
+    pub legal_basis_ref: Option<String>,
+    /// Days between light checks, 1 to 365 (default 1).
+    #[serde(default)]
+    pub check_days: Option<i64>,
+    /// Days between paid full refreshes, check_days to 365 (default 30).
+    #[serde(default)]
+    pub full_refresh_days: Option<i64>,
+}
+
+/// Arguments of `end_subscription`.
+#[derive(Deserialize, JsonSchema)]
+pub struct EndSubscriptionArgs {
+    /// The subscription id (`sub_` + 26 characters).
+    pub subscription_id: String,
+}
+
+/// Arguments of `list_subscriptions`.
+#[derive(Deserialize, JsonSchema)]
+pub struct ListSubscriptionsArgs {
+    /// At most this many, 1 to 1000 (default 100).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// `active`, `suspended` or `ended`.
+    #[serde(default)]
+    pub status: Option<String>,
+}
+
 /// Arguments of `get_subject`.
 #[derive(Deserialize, JsonSchema)]
 pub struct SubjectIdArgs {
@@ -320,6 +372,7 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::company_profile,
+                listed_for: None,
             },
             get_company_profile,
         )
@@ -336,6 +389,7 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::officers,
+                listed_for: None,
             },
             get_officers,
         )
@@ -351,6 +405,7 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::officers,
+                listed_for: None,
             },
             get_signatories,
         )
@@ -367,6 +422,7 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::beneficial_owners,
+                listed_for: None,
             },
             get_beneficial_owners,
         )
@@ -381,6 +437,7 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::engagements,
+                listed_for: None,
             },
             get_person_engagements,
         )
@@ -400,10 +457,74 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::person_profile,
+                listed_for: None,
             },
             get_person_profile,
         )
         .with_output::<Envelope<PersonProfileDto>>(),
+        Tool::new(
+            Spec {
+                name: "get_subscription",
+                title: "Subscription",
+                description: "A monitoring subscription by id: kind, legal basis, status, cadence, \
+                    dates. The body of GET /v1/subscriptions/{id}.",
+                operations: &[Operation::GetSubscription],
+                effect: Effect::Read,
+                open_world: false,
+                summary: summary::subscription,
+                listed_for: Some(&[Scope::MonitoringRead, Scope::MonitoringSubscribe]),
+            },
+            get_subscription,
+        )
+        .with_output::<SubscriptionDto>(),
+        Tool::new(
+            Spec {
+                name: "end_subscription",
+                title: "End a subscription",
+                description: "Ends a monitoring subscription, one way: queued work is cancelled at \
+                    once and its events are purged after the retention period. Ending it again is \
+                    subscription_ended. The body of POST /v1/subscriptions/{id}/end.",
+                operations: &[Operation::EndSubscription],
+                effect: Effect::Write,
+                open_world: false,
+                summary: summary::subscription,
+                listed_for: None,
+            },
+            end_subscription,
+        )
+        .with_output::<SubscriptionDto>(),
+        Tool::new(
+            Spec {
+                name: "list_subscriptions",
+                title: "List subscriptions",
+                description: "The tenant's monitoring subscriptions, newest first (kyb:read sees \
+                    company ones, kyc:read person ones). The body of GET /v1/subscriptions.",
+                operations: &[Operation::ListSubscriptions],
+                effect: Effect::Read,
+                open_world: false,
+                summary: summary::subscriptions,
+                listed_for: Some(&[Scope::MonitoringRead, Scope::MonitoringSubscribe]),
+            },
+            list_subscriptions,
+        )
+        .with_output::<SubscriptionListDto>(),
+        Tool::new(
+            Spec {
+                name: "subscribe_monitoring",
+                title: "Monitor a subject",
+                description: "Starts monitoring a subject (company, or person: the tenant's permit) \
+                    under a legal basis; one subscription per subject and kind \
+                    (subscription_exists). Changes then arrive in the event log (list_changes). \
+                    The 201 body of POST /v1/subscriptions.",
+                operations: &[Operation::CreateSubscription],
+                effect: Effect::Write,
+                open_world: false,
+                summary: summary::subscription,
+                listed_for: None,
+            },
+            subscribe_monitoring,
+        )
+        .with_output::<SubscriptionDto>(),
         Tool::new(
             Spec {
                 name: "get_subject",
@@ -415,6 +536,7 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::subject,
+                listed_for: None,
             },
             get_subject,
         )
@@ -432,6 +554,7 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::events,
+                listed_for: None,
             },
             list_changes,
         )
@@ -448,6 +571,7 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::events,
+                listed_for: None,
             },
             list_events,
         )
@@ -465,6 +589,7 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::lookup_company,
+                listed_for: None,
             },
             lookup_company,
         ),
@@ -484,6 +609,7 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::lookup_person,
+                listed_for: None,
             },
             lookup_person,
         ),
@@ -573,6 +699,55 @@ fn list_changes(cx: Ctx<'_>, args: EventsArgs) -> Fut<'_> {
     Box::pin(cx.route(Operation::ListEvents, move |s, c| async move {
         bodies::events(s, &c, &args.request(), true).await
     }))
+}
+
+fn get_subscription(cx: Ctx<'_>, args: SubscriptionIdArgs) -> Fut<'_> {
+    Box::pin(
+        cx.route(Operation::GetSubscription, move |s, c| async move {
+            bodies::get_subscription(s, &c, &args.id).await
+        }),
+    )
+}
+
+fn end_subscription(cx: Ctx<'_>, args: EndSubscriptionArgs) -> Fut<'_> {
+    Box::pin(
+        cx.route(Operation::EndSubscription, move |s, c| async move {
+            bodies::end_subscription(s, &c, &args.subscription_id).await
+        }),
+    )
+}
+
+fn list_subscriptions(cx: Ctx<'_>, args: ListSubscriptionsArgs) -> Fut<'_> {
+    Box::pin(
+        cx.route(Operation::ListSubscriptions, move |s, c| async move {
+            let request = domain::subscription::SubscriptionsRequest {
+                limit: args.limit.map(|l| l.to_string()),
+                status: args.status,
+            };
+            bodies::list_subscriptions(s, &c, &request).await
+        }),
+    )
+}
+
+fn subscribe_monitoring(cx: Ctx<'_>, args: SubscribeArgs) -> Fut<'_> {
+    Box::pin(
+        cx.route(Operation::CreateSubscription, move |s, c| async move {
+            let mut body = Map::new();
+            body.insert("subject_id".into(), Value::String(args.subject_id));
+            body.insert("kind".into(), Value::String(args.kind));
+            body.insert("legal_basis".into(), Value::String(args.legal_basis));
+            if let Some(r) = args.legal_basis_ref {
+                body.insert("legal_basis_ref".into(), Value::String(r));
+            }
+            if let Some(d) = args.check_days {
+                body.insert("check_days".into(), json!(d));
+            }
+            if let Some(d) = args.full_refresh_days {
+                body.insert("full_refresh_days".into(), json!(d));
+            }
+            bodies::create_subscription(s, &c, &JsonBody::from_map(body)).await
+        }),
+    )
 }
 
 fn get_subject(cx: Ctx<'_>, args: SubjectIdArgs) -> Fut<'_> {

@@ -4,7 +4,8 @@
 
 use crate::dto::{
     BeneficialOwnersDto, CompanyProfileDto, DocumentDto, EngagementsDto, Envelope, EventPageDto,
-    JsonBody, OfficersDto, PersonProfileDto, ResolveResponse, SubjectResponse,
+    JsonBody, OfficersDto, PersonProfileDto, ResolveResponse, SubjectResponse, SubscriptionDto,
+    SubscriptionListDto,
 };
 use domain::access::Caller;
 use domain::operation::Operation;
@@ -159,4 +160,54 @@ pub async fn events(
         services.events.page(caller, request).await?
     };
     Body::of(&EventPageDto::new(&caller.tenant, &page))
+}
+
+/// `POST /v1/subscriptions` (201).
+pub async fn create_subscription(
+    services: &Services,
+    caller: &Caller,
+    body: &JsonBody,
+) -> Result<Body, Failure> {
+    let request = domain::subscription::SubscribeRequest {
+        subject_id: body.required_str("subject_id")?,
+        kind: body.required_str("kind")?,
+        legal_basis: body.required_str("legal_basis")?,
+        legal_basis_ref: body.optional_str("legal_basis_ref")?,
+        check_days: body.optional_i64("check_days")?,
+        full_refresh_days: body.optional_i64("full_refresh_days")?,
+    };
+    let s = services.subscriptions.create(caller, request).await?;
+    Body::of(&SubscriptionDto::from(&s))
+}
+
+/// `GET /v1/subscriptions`.
+pub async fn list_subscriptions(
+    services: &Services,
+    caller: &Caller,
+    request: &domain::subscription::SubscriptionsRequest,
+) -> Result<Body, Failure> {
+    let list = services.subscriptions.list(caller, request).await?;
+    Body::of(&SubscriptionListDto {
+        subscriptions: list.iter().map(SubscriptionDto::from).collect(),
+    })
+}
+
+/// `GET /v1/subscriptions/{id}`.
+pub async fn get_subscription(
+    services: &Services,
+    caller: &Caller,
+    id: &str,
+) -> Result<Body, Failure> {
+    let s = services.subscriptions.get(caller, id).await?;
+    Body::of(&SubscriptionDto::from(&s))
+}
+
+/// `POST /v1/subscriptions/{id}/end`.
+pub async fn end_subscription(
+    services: &Services,
+    caller: &Caller,
+    id: &str,
+) -> Result<Body, Failure> {
+    let s = services.subscriptions.end(caller, id).await?;
+    Body::of(&SubscriptionDto::from(&s))
 }

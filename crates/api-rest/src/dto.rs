@@ -191,6 +191,17 @@ impl JsonBody {
             Some(_) => Err(Failure::bad_request(field, "must be a string")),
         }
     }
+
+    pub fn optional_i64(&self, field: &str) -> Result<Option<i64>, Failure> {
+        match self.0.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => n
+                .as_i64()
+                .map(Some)
+                .ok_or_else(|| Failure::bad_request(field, "must be a whole number")),
+            Some(_) => Err(Failure::bad_request(field, "must be a whole number")),
+        }
+    }
 }
 
 /// The envelope of every data read.
@@ -846,6 +857,91 @@ pub struct TokenRequestBody {
 }
 
 /// Body of `POST /v1/subjects/resolve`.
+/// A subscription.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct SubscriptionDto {
+    pub subscription_id: String,
+    pub subject_id: String,
+    /// `person` or `company`.
+    pub kind: &'static str,
+    /// `aml_cdd`, `contract`, `legal_obligation`, `consent` or `legitimate_interest`.
+    pub legal_basis: &'static str,
+    /// Free text, never parsed.
+    #[schema(required = true)]
+    pub legal_basis_ref: Option<String>,
+    /// `active`, `suspended` or `ended`.
+    pub status: &'static str,
+    /// Light checks (free tier) every this many days.
+    pub check_days: u32,
+    /// Paid full refreshes every this many days.
+    pub full_refresh_days: u32,
+    pub created_at: String,
+    #[schema(required = true)]
+    pub suspended_at: Option<String>,
+    #[schema(required = true)]
+    pub ended_at: Option<String>,
+    /// When an ended subscription's events lose their data (`{purged: true}`).
+    #[schema(required = true)]
+    pub purge_after: Option<String>,
+    /// When the scheduler next looks at it; `null` once ended.
+    #[schema(required = true)]
+    pub next_run_at: Option<String>,
+    /// Additive: the country of the identifier it watches.
+    #[schema(schema_with = crate::schema::country_code)]
+    pub country: &'static str,
+    /// Additive: why it is suspended (`country_deprovisioned`, `permit_lapsed`); `null` when not.
+    #[schema(required = true)]
+    pub suspension_reason: Option<&'static str>,
+}
+
+impl From<&domain::subscription::Subscription> for SubscriptionDto {
+    fn from(s: &domain::subscription::Subscription) -> Self {
+        SubscriptionDto {
+            subscription_id: s.id.to_string(),
+            subject_id: s.subject_id.to_string(),
+            kind: s.kind.as_str(),
+            legal_basis: s.legal_basis.as_str(),
+            legal_basis_ref: s.legal_basis_ref.clone(),
+            status: s.status.as_str(),
+            check_days: s.check_days,
+            full_refresh_days: s.full_refresh_days,
+            created_at: timestamp(s.created_at),
+            suspended_at: s.suspended_at.map(timestamp),
+            ended_at: s.ended_at.map(timestamp),
+            purge_after: s.purge_after.map(timestamp),
+            next_run_at: s.next_run_at.map(timestamp),
+            country: s.country.code(),
+            suspension_reason: s.suspension_reason.map(|r| r.as_str()),
+        }
+    }
+}
+
+/// A list of subscriptions, newest first.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct SubscriptionListDto {
+    pub subscriptions: Vec<SubscriptionDto>,
+}
+
+/// The body of `POST /v1/subscriptions`.
+#[derive(utoipa::ToSchema)]
+#[schema(as = SubscribeRequest)]
+#[allow(dead_code)] // a schema only
+pub struct SubscribeRequestBody {
+    /// The subject to watch (a subject id or one of its aliases).
+    subject_id: String,
+    /// `person` (tracks the tenant's permit) or `company`.
+    kind: String,
+    /// `aml_cdd`, `contract`, `legal_obligation`, `consent` or `legitimate_interest`; any
+    /// other value is 400 `legal_basis_invalid`.
+    legal_basis: String,
+    /// Free text (at most 500 characters), never parsed.
+    legal_basis_ref: Option<String>,
+    /// Days between light checks: 1 to 365, default 1.
+    check_days: Option<i64>,
+    /// Days between paid full refreshes: `check_days` to 365, default 30.
+    full_refresh_days: Option<i64>,
+}
+
 #[derive(utoipa::ToSchema)]
 #[schema(as = ResolveRequest)]
 #[allow(dead_code)] // a schema only

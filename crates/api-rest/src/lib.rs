@@ -69,6 +69,27 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             routes::paid::person_engagements,
         ))
         .service(serve("/v1/events", Method::GET, routes::events::list))
+        .service(
+            web::resource("/v1/subscriptions")
+                .route(web::post().to(routes::subscriptions::create))
+                .route(web::get().to(routes::subscriptions::list))
+                .default_service(web::to(|| async {
+                    method_not_allowed(
+                        &Method::GET,
+                        "this path answers GET and POST only".to_owned(),
+                    )
+                })),
+        )
+        .service(serve(
+            "/v1/subscriptions/{id}",
+            Method::GET,
+            routes::subscriptions::get,
+        ))
+        .service(serve(
+            "/v1/subscriptions/{id}/end",
+            Method::POST,
+            routes::subscriptions::end,
+        ))
         .service(serve(
             "/v1/documents/{id}",
             Method::GET,
@@ -147,5 +168,9 @@ where
             |caller| body(services, caller),
         )
         .await?;
-    Ok(json_response(answer))
+    let status = actix_web::http::StatusCode::from_u16(op.success_status())
+        .unwrap_or(actix_web::http::StatusCode::OK);
+    Ok(actix_web::HttpResponse::build(status)
+        .content_type("application/json")
+        .body(answer.0))
 }

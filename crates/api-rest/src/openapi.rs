@@ -51,6 +51,10 @@ pub const CLIENT_BASIC: &str = "client_basic";
         crate::routes::paid::person_engagements,
         crate::routes::persons::profile,
         crate::routes::events::list,
+        crate::routes::subscriptions::create,
+        crate::routes::subscriptions::list,
+        crate::routes::subscriptions::get,
+        crate::routes::subscriptions::end,
         serve,
     ),
     components(schemas(ErrorBody, TokenErrorBody)),
@@ -60,6 +64,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         (name = "companies", description = "Company data, each value with evidence"),
         (name = "persons", description = "Person data, each value with evidence"),
         (name = "events", description = "The per-tenant event log"),
+        (name = "subscriptions", description = "Ongoing monitoring of subjects"),
         (name = "contract", description = "The machine-readable interface itself"),
     )
 )]
@@ -135,7 +140,7 @@ pub fn normalise(value: Value) -> Value {
 // Errors.
 
 /// The REST operations of the document (those with a route template of their own).
-pub const REST_OPERATIONS: [Operation; 11] = [
+pub const REST_OPERATIONS: [Operation; 15] = [
     Operation::IssueToken,
     Operation::ResolveSubject,
     Operation::GetSubject,
@@ -147,6 +152,10 @@ pub const REST_OPERATIONS: [Operation; 11] = [
     Operation::GetPersonEngagements,
     Operation::GetPerson,
     Operation::ListEvents,
+    Operation::CreateSubscription,
+    Operation::ListSubscriptions,
+    Operation::GetSubscription,
+    Operation::EndSubscription,
 ];
 
 /// When the interface answers each error code (the Errors part of the spec).

@@ -3,8 +3,7 @@
 //! The interface declares the types; whether one is emitted is a fact about the code. A use
 //! case that starts appending a type names itself in [`EventType::emitter`] in the same
 //! change, so the contract snapshot (`contract/event-types.json`), which reads `emitted` from
-//! here, always says what the running service does. Nothing appends events yet: the event
-//! log and monitoring arrive together.
+//! here, always says what the running service does.
 
 /// One event type of the interface.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -19,10 +18,16 @@ pub enum EventType {
     SubscriptionSuspended,
     /// The other subscription lifecycle events, whose names the interface leaves open.
     SubscriptionLifecycle,
+    /// A subscription was made (`active`).
+    SubscriptionCreated,
+    /// A suspended subscription is `active` again (its country was restored).
+    SubscriptionResumed,
+    /// A subscription was ended by the consumer.
+    SubscriptionEnded,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 9] = [
+    pub const ALL: [EventType; 12] = [
         EventType::CompanyChanged,
         EventType::CompanyStatusChanged,
         EventType::SignatoryChanged,
@@ -32,6 +37,9 @@ impl EventType {
         EventType::RefreshDeferred,
         EventType::SubscriptionSuspended,
         EventType::SubscriptionLifecycle,
+        EventType::SubscriptionCreated,
+        EventType::SubscriptionResumed,
+        EventType::SubscriptionEnded,
     ];
 
     /// The type as events carry it (`subscription.*` for the family not named yet).
@@ -46,6 +54,9 @@ impl EventType {
             EventType::RefreshDeferred => "refresh.deferred",
             EventType::SubscriptionSuspended => "subscription.suspended",
             EventType::SubscriptionLifecycle => "subscription.*",
+            EventType::SubscriptionCreated => "subscription.created",
+            EventType::SubscriptionResumed => "subscription.resumed",
+            EventType::SubscriptionEnded => "subscription.ended",
         }
     }
 
@@ -62,9 +73,11 @@ impl EventType {
             EventType::RefreshDeferred => {
                 "scheduled work reaching the tenant's monitoring share of the daily budget"
             }
-            EventType::SubscriptionSuspended | EventType::SubscriptionLifecycle => {
-                "subscription lifecycle"
-            }
+            EventType::SubscriptionSuspended
+            | EventType::SubscriptionLifecycle
+            | EventType::SubscriptionCreated
+            | EventType::SubscriptionResumed
+            | EventType::SubscriptionEnded => "subscription lifecycle",
         }
     }
 
@@ -77,8 +90,10 @@ impl EventType {
                 "reason `country_deprovisioned` or `permit_lapsed`"
             }
             EventType::SubscriptionLifecycle => {
-                "further lifecycle events; their names are not fixed by the specification yet"
+                "the lifecycle family: subscription.created, .suspended, .resumed, .ended \
+                 (names decided by this service; the specification names only .suspended)"
             }
+            EventType::SubscriptionResumed => "the country was restored and nothing else suspends it",
             _ => "",
         }
     }
@@ -86,7 +101,9 @@ impl EventType {
     /// The use case of this build that appends events of this type, if any.
     pub fn emitter(self) -> Option<&'static str> {
         match self {
-            // No use case appends events yet (the event log arrives with monitoring).
+            EventType::SubscriptionCreated | EventType::SubscriptionEnded => {
+                Some("subscription_service")
+            }
             EventType::CompanyChanged
             | EventType::CompanyStatusChanged
             | EventType::SignatoryChanged
@@ -95,7 +112,8 @@ impl EventType {
             | EventType::RefreshCompleted
             | EventType::RefreshDeferred
             | EventType::SubscriptionSuspended
-            | EventType::SubscriptionLifecycle => None,
+            | EventType::SubscriptionLifecycle
+            | EventType::SubscriptionResumed => None,
         }
     }
 
@@ -122,8 +140,8 @@ mod tests {
         for t in EventType::ALL {
             assert_eq!(t.emitted(), t.emitter().is_some(), "{}", t.name());
         }
-        // This build has no event log: nothing may claim to be emitted.
-        assert!(EventType::ALL.iter().all(|t| !t.emitted()));
+        assert!(EventType::SubscriptionCreated.emitted());
+        assert!(!EventType::PersonChanged.emitted());
     }
 }
 

@@ -104,6 +104,11 @@ prefixed_id!(
     "call_"
 );
 prefixed_id!(
+    /// A monitoring subscription.
+    SubscriptionId,
+    "sub_"
+);
+prefixed_id!(
     /// One event of a tenant's event log.
     EventId,
     "evt_"

@@ -25,6 +25,8 @@ pub mod scope;
 pub mod services;
 pub mod subject;
 pub mod subject_service;
+pub mod subscription;
+pub mod subscription_service;
 pub mod tenant;
 pub mod token;
 pub mod token_issuer;

@@ -43,6 +43,14 @@ pub enum Operation {
     GetPerson,
     /// `GET /v1/events`: a page of the tenant's event log.
     ListEvents,
+    /// `POST /v1/subscriptions` (answers 201).
+    CreateSubscription,
+    /// `GET /v1/subscriptions`.
+    ListSubscriptions,
+    /// `GET /v1/subscriptions/{id}`.
+    GetSubscription,
+    /// `POST /v1/subscriptions/{id}/end`.
+    EndSubscription,
     /// A `POST /mcp` message other than `tools/call` (`initialize`, `tools/list`, `ping`, ...).
     McpRequest,
     /// A call of `POST /mcp` `tools/call`; the tool's own route invocations are audited too.
@@ -54,6 +62,8 @@ impl Operation {
         match self {
             Operation::IssueToken
             | Operation::ResolveSubject
+            | Operation::CreateSubscription
+            | Operation::EndSubscription
             | Operation::McpRequest
             | Operation::McpToolCall => "POST",
             Operation::GetSubject
@@ -64,7 +74,9 @@ impl Operation {
             | Operation::GetSignatories
             | Operation::GetPersonEngagements
             | Operation::GetPerson
-            | Operation::ListEvents => "GET",
+            | Operation::ListEvents
+            | Operation::ListSubscriptions
+            | Operation::GetSubscription => "GET",
         }
     }
 
@@ -81,6 +93,9 @@ impl Operation {
             Operation::GetPersonEngagements => "/v1/persons/{ref}/engagements",
             Operation::GetPerson => "/v1/persons/{ref}",
             Operation::ListEvents => "/v1/events",
+            Operation::CreateSubscription | Operation::ListSubscriptions => "/v1/subscriptions",
+            Operation::GetSubscription => "/v1/subscriptions/{id}",
+            Operation::EndSubscription => "/v1/subscriptions/{id}/end",
             Operation::McpRequest | Operation::McpToolCall => "/mcp",
         }
     }
@@ -108,6 +123,16 @@ impl Operation {
             // Necessary, never sufficient: the tenant's permit gates it too.
             Operation::GetPerson => &[Scope::KycRead],
             Operation::ListEvents => &[Scope::EventsRead],
+            Operation::CreateSubscription | Operation::EndSubscription => {
+                &[Scope::MonitoringSubscribe]
+            }
+            // The last two see only their kind (the use case filters).
+            Operation::ListSubscriptions | Operation::GetSubscription => &[
+                Scope::MonitoringRead,
+                Scope::MonitoringSubscribe,
+                Scope::KybRead,
+                Scope::KycRead,
+            ],
             // Open to every admitted caller (the token endpoint authenticates by credentials).
             Operation::IssueToken | Operation::McpRequest | Operation::McpToolCall => &[],
         }
@@ -115,7 +140,10 @@ impl Operation {
 
     /// The status of a successful answer.
     pub fn success_status(self) -> u16 {
-        200
+        match self {
+            Operation::CreateSubscription => 201,
+            _ => 200,
+        }
     }
 
     /// Every error code the operation may answer, in the code table's order: what the guard
@@ -187,6 +215,18 @@ impl Operation {
                 UpstreamUnavailable,
             ],
             Operation::ListEvents => &[BadRequest, InvalidCursor],
+            Operation::CreateSubscription => &[
+                BadRequest,
+                LegalBasisInvalid,
+                NotFound,
+                PersonregPermitRequired,
+                PersonregPermitSuspended,
+                SubscriptionExists,
+                CountryNotSupported,
+            ],
+            Operation::ListSubscriptions => &[BadRequest],
+            Operation::GetSubscription => &[NotFound],
+            Operation::EndSubscription => &[NotFound, SubscriptionEnded],
             // Described by the tool list, whose tools answer their routes' errors.
             Operation::McpRequest | Operation::McpToolCall => &[],
         });
@@ -200,7 +240,7 @@ impl Operation {
 mod tests {
     use super::*;
 
-    const ALL: [Operation; 13] = [
+    const ALL: [Operation; 17] = [
         Operation::IssueToken,
         Operation::ResolveSubject,
         Operation::GetSubject,
@@ -212,6 +252,10 @@ mod tests {
         Operation::GetPersonEngagements,
         Operation::GetPerson,
         Operation::ListEvents,
+        Operation::CreateSubscription,
+        Operation::ListSubscriptions,
+        Operation::GetSubscription,
+        Operation::EndSubscription,
         Operation::McpRequest,
         Operation::McpToolCall,
     ];

@@ -63,20 +63,7 @@ impl PersonService {
     /// The permit gate: the tenant's person-register permit must be in force today (the
     /// calendar day in Sweden, as the permit's validity dates are Swedish dates).
     pub fn require_permit(&self, caller: &Caller) -> Result<(), Failure> {
-        let today = budget_day(self.clock.now());
-        match Permit::standing(caller.tenant.permit.as_ref(), today) {
-            PermitStanding::InForce => Ok(()),
-            PermitStanding::Suspended => Err(Failure::new(
-                ErrorCode::PersonregPermitSuspended,
-                "the tenant's person-register permit is suspended; nothing was looked up. A \
-                 reinstated permit is recorded by the operator as a new permit",
-            )),
-            PermitStanding::Missing => Err(Failure::new(
-                ErrorCode::PersonregPermitRequired,
-                "the tenant has no person-register permit in force (none recorded, not yet \
-                 valid, or past its validity); nothing was looked up",
-            )),
-        }
+        permit_gate(caller, self.clock.now())
     }
 
     /// `GET /v1/persons/{ref}`: `{ref}` is an `identifier_ref` of a person subject of this
@@ -297,4 +284,23 @@ impl PersonService {
 /// its own system and user, and which says nothing about any person.
 fn end_user(caller: &Caller) -> String {
     format!("idreg-grant:{}", caller.grant_id)
+}
+
+/// The permit gate at `now`: the tenant's person-register permit must be in force on the
+/// calendar day in Sweden (its validity dates are Swedish dates). Every use case that touches
+/// person data (reads, lookups, person subscriptions, screening) passes it first.
+pub fn permit_gate(caller: &Caller, now: chrono::DateTime<chrono::Utc>) -> Result<(), Failure> {
+    match Permit::standing(caller.tenant.permit.as_ref(), budget_day(now)) {
+        PermitStanding::InForce => Ok(()),
+        PermitStanding::Suspended => Err(Failure::new(
+            ErrorCode::PersonregPermitSuspended,
+            "the tenant's person-register permit is suspended; nothing was done. A reinstated \
+             permit is recorded by the operator as a new permit",
+        )),
+        PermitStanding::Missing => Err(Failure::new(
+            ErrorCode::PersonregPermitRequired,
+            "the tenant has no person-register permit in force (none recorded, not yet valid, \
+             or past its validity); nothing was done",
+        )),
+    }
 }

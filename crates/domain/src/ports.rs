@@ -17,7 +17,7 @@ use crate::event::{EventPage, EventQuery, NewEvent};
 use crate::evidence::Evidence;
 use crate::grant::{ClientSecret, Grant, SecretHash};
 use crate::identifier::{Identifier, IdentifierType};
-use crate::ids::{CallRef, ClientId, GrantId, IdentifierRef, SubjectId, TenantId};
+use crate::ids::{CallRef, ClientId, GrantId, IdentifierRef, SubjectId, SubscriptionId, TenantId};
 use crate::paid::{
     CachedPaid, EngagementPage, FetchedOfficers, FetchedOwners, PaidKey, PaidObject,
 };
@@ -26,6 +26,7 @@ use crate::scope::ScopeSet;
 use crate::subject::{
     FreshSubject, IdentifierHolder, ProtectedIdentifier, Resolution, SubjectHandle, SubjectRecord,
 };
+use crate::subscription::{Subscription, SubscriptionFilter};
 use crate::tenant::{Budget, Permit, Tenant, TenantStatus, WrappedDataKey};
 use crate::token::{TokenClaims, TokenRejection};
 use async_trait::async_trait;
@@ -39,6 +40,9 @@ pub enum StoreError {
     /// A customer reference is already attached to a different subject.
     #[error("customer reference attached to a different subject")]
     RefConflict,
+    /// A subscription of the subject and kind that has not ended exists already.
+    #[error("an unended subscription of the subject and kind exists")]
+    SubscriptionExists,
     /// The change would leave these live grants carrying countries outside the tenant's set.
     #[error("grants would fall outside the tenant's countries")]
     GrantsOutsideCountries(Vec<GrantId>),
@@ -469,4 +473,46 @@ pub trait EventStore: Send + Sync {
         tenant: &TenantId,
         query: &EventQuery,
     ) -> Result<EventPage, StoreError>;
+}
+
+/// Monitoring subscriptions. Each change of one is written with its lifecycle event, in one
+/// transaction (the event gets its `seq` as `EventStore::append_events` gives it).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait SubscriptionStore: Send + Sync {
+    /// Stores a new subscription and appends `event`.
+    ///
+    /// # Errors
+    /// MUST return `SubscriptionExists` (and write nothing) when the tenant has a subscription
+    /// of the same subject and kind that has not ended, checked atomically with the write:
+    /// of concurrent creates, one wins.
+    async fn create_subscription(
+        &self,
+        tenant: &TenantId,
+        subscription: &Subscription,
+        event: &NewEvent,
+    ) -> Result<(), StoreError>;
+
+    async fn subscription(
+        &self,
+        tenant: &TenantId,
+        id: &SubscriptionId,
+    ) -> Result<Option<Subscription>, StoreError>;
+
+    /// The tenant's subscriptions of the filter's kinds (and status), newest first.
+    async fn subscriptions(
+        &self,
+        tenant: &TenantId,
+        filter: &SubscriptionFilter,
+    ) -> Result<Vec<Subscription>, StoreError>;
+
+    /// Ends the subscription as `ended` says (status, `ended_at`, `purge_after`, no next run)
+    /// and appends `event`, unless it has ended already. Answers the subscription as stored
+    /// afterwards and whether this call ended it; `None` when the tenant has no such one.
+    async fn end_subscription(
+        &self,
+        tenant: &TenantId,
+        ended: &Subscription,
+        event: &NewEvent,
+    ) -> Result<Option<(Subscription, bool)>, StoreError>;
 }

@@ -8,12 +8,14 @@ use crate::company_service::CompanyService;
 use crate::event_service::EventService;
 use crate::paid_service::PaidCompanyService;
 use crate::person_service::PersonService;
+use crate::ports::SubscriptionStore;
 use crate::ports::{
     AuditSink, CompanyRegistry, CompanyStore, CredentialHasher, EventStore, GrantStore,
     IdentifierVault, PaidCompanyRegistry, PaidStore, PersonRegistry, PersonStore, PersonVault,
     SubjectStore, TenantStore, TokenAuthority,
 };
 use crate::subject_service::SubjectService;
+use crate::subscription_service::SubscriptionService;
 use crate::token_issuer::TokenIssuer;
 use chrono::Duration;
 use std::sync::Arc;
@@ -43,6 +45,8 @@ pub struct Ports {
     pub person_vault: Arc<dyn PersonVault>,
     /// The per-tenant event log.
     pub events: Arc<dyn EventStore>,
+    /// Monitoring subscriptions.
+    pub subscriptions: Arc<dyn SubscriptionStore>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -82,6 +86,7 @@ pub struct Services {
     pub paid: PaidCompanyService,
     pub persons: PersonService,
     pub events: EventService,
+    pub subscriptions: SubscriptionService,
     pub admin: AdminService,
 }
 
@@ -119,6 +124,17 @@ impl Services {
             },
             events: EventService {
                 store: ports.events.clone(),
+            },
+            subscriptions: SubscriptionService {
+                store: ports.subscriptions.clone(),
+                subjects: ports.subjects.clone(),
+                clock: ports.clock.clone(),
+                company_countries: ports.registries.iter().map(|r| r.country()).collect(),
+                person_countries: ports
+                    .person_registries
+                    .iter()
+                    .map(|r| r.country())
+                    .collect(),
             },
             persons: PersonService {
                 registries: ports.person_registries.clone(),

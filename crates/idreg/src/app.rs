@@ -83,6 +83,7 @@ impl App {
             persons: Arc::new(database.clone()),
             person_vault: Arc::new(keys.vault()),
             events: Arc::new(database.clone()),
+            subscriptions: Arc::new(database.clone()),
             clock,
         };
         let settings = Settings {

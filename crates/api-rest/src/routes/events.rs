@@ -9,21 +9,12 @@ use domain::Failure;
 
 /// The query parameters a page is asked with; a parameter given twice is refused.
 fn events_request(query: &str) -> Result<EventsRequest, Failure> {
-    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query)
-        .map_err(|_| Failure::bad_request("query", "is not a well-formed query string"))?;
-    let mut request = EventsRequest::default();
-    for (name, value) in pairs {
-        let slot = match name.as_str() {
-            "cursor" => &mut request.cursor,
-            "limit" => &mut request.limit,
-            "types" => &mut request.types,
-            _ => continue,
-        };
-        if slot.replace(value).is_some() {
-            return Err(Failure::bad_request(&name, "is given more than once"));
-        }
-    }
-    Ok(request)
+    let mut v = super::query_values(query, &["cursor", "limit", "types"])?.into_iter();
+    Ok(EventsRequest {
+        cursor: v.next().flatten(),
+        limit: v.next().flatten(),
+        types: v.next().flatten(),
+    })
 }
 
 #[utoipa::path(

@@ -1,0 +1,224 @@
+//! `SubscriptionStore` on PostgreSQL. Every change is written with its lifecycle event in one
+//! transaction; one unended subscription per subject and kind is the partial unique index
+//! `subscriptions_one_unended`, so of concurrent creates one wins.
+
+use crate::convert::{backend, corrupt, parse_id, TxError};
+use crate::events::append_within;
+use crate::schema::subscriptions;
+use crate::Database;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::country::Country;
+use domain::event::NewEvent;
+use domain::ids::{SubscriptionId, TenantId};
+use domain::ports::{StoreError, SubscriptionStore};
+use domain::subscription::{
+    LegalBasis, Subscription, SubscriptionFilter, SubscriptionKind, SubscriptionStatus,
+    SuspensionReason,
+};
+
+type Row = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    i32,
+    i32,
+    String,
+    DateTime<Utc>,
+    Option<DateTime<Utc>>,
+    Option<String>,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+);
+
+macro_rules! columns {
+    () => {
+        (
+            subscriptions::subscription_id,
+            subscriptions::subject_id,
+            subscriptions::kind,
+            subscriptions::legal_basis,
+            subscriptions::legal_basis_ref,
+            subscriptions::status,
+            subscriptions::check_days,
+            subscriptions::full_refresh_days,
+            subscriptions::country,
+            subscriptions::created_at,
+            subscriptions::suspended_at,
+            subscriptions::suspension_reason,
+            subscriptions::ended_at,
+            subscriptions::purge_after,
+            subscriptions::next_run_at,
+        )
+    };
+}
+
+fn from_row(r: Row) -> Result<Subscription, StoreError> {
+    let days = |d: i32| u32::try_from(d).map_err(|_| corrupt("cadence"));
+    Ok(Subscription {
+        id: parse_id(&r.0, "subscription id")?,
+        subject_id: parse_id(&r.1, "subject id")?,
+        kind: SubscriptionKind::parse(&r.2).ok_or_else(|| corrupt("subscription kind"))?,
+        legal_basis: LegalBasis::parse(&r.3).ok_or_else(|| corrupt("legal basis"))?,
+        legal_basis_ref: r.4,
+        status: SubscriptionStatus::parse(&r.5).ok_or_else(|| corrupt("subscription status"))?,
+        check_days: days(r.6)?,
+        full_refresh_days: days(r.7)?,
+        country: Country::from_code(&r.8).ok_or_else(|| corrupt("country"))?,
+        created_at: r.9,
+        suspended_at: r.10,
+        suspension_reason: r
+            .11
+            .as_deref()
+            .map(|s| SuspensionReason::parse(s).ok_or_else(|| corrupt("suspension reason")))
+            .transpose()?,
+        ended_at: r.12,
+        purge_after: r.13,
+        next_run_at: r.14,
+    })
+}
+
+fn cadence(d: u32) -> Result<i32, StoreError> {
+    i32::try_from(d).map_err(|_| StoreError::Backend("cadence out of range".into()))
+}
+
+#[async_trait]
+impl SubscriptionStore for Database {
+    async fn create_subscription(
+        &self,
+        tenant: &TenantId,
+        s: &Subscription,
+        event: &NewEvent,
+    ) -> Result<(), StoreError> {
+        let tenant_id = tenant.to_string();
+        let (check_days, full_refresh_days) =
+            (cadence(s.check_days)?, cadence(s.full_refresh_days)?);
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| -> Result<(), TxError> {
+            let inserted = diesel::insert_into(subscriptions::table)
+                .values((
+                    subscriptions::tenant_id.eq(&tenant_id),
+                    subscriptions::subscription_id.eq(s.id.to_string()),
+                    subscriptions::subject_id.eq(s.subject_id.to_string()),
+                    subscriptions::kind.eq(s.kind.as_str()),
+                    subscriptions::legal_basis.eq(s.legal_basis.as_str()),
+                    subscriptions::legal_basis_ref.eq(s.legal_basis_ref.as_deref()),
+                    subscriptions::status.eq(s.status.as_str()),
+                    subscriptions::check_days.eq(check_days),
+                    subscriptions::full_refresh_days.eq(full_refresh_days),
+                    subscriptions::country.eq(s.country.code()),
+                    subscriptions::created_at.eq(s.created_at),
+                    subscriptions::suspended_at.eq(s.suspended_at),
+                    subscriptions::suspension_reason.eq(s.suspension_reason.map(|r| r.as_str())),
+                    subscriptions::ended_at.eq(s.ended_at),
+                    subscriptions::purge_after.eq(s.purge_after),
+                    subscriptions::next_run_at.eq(s.next_run_at),
+                ))
+                .execute(conn)
+                .await;
+            match inserted {
+                Ok(_) => {}
+                Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
+                    return Err(TxError(StoreError::SubscriptionExists))
+                }
+                Err(e) => return Err(e.into()),
+            }
+            append_within(conn, &tenant_id, std::slice::from_ref(event)).await?;
+            Ok(())
+        })
+        .await?;
+        Ok(())
+    }
+
+    async fn subscription(
+        &self,
+        tenant: &TenantId,
+        id: &SubscriptionId,
+    ) -> Result<Option<Subscription>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<Row> = subscriptions::table
+            .find((tenant.to_string(), id.to_string()))
+            .select(columns!())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+        row.map(from_row).transpose()
+    }
+
+    async fn subscriptions(
+        &self,
+        tenant: &TenantId,
+        filter: &SubscriptionFilter,
+    ) -> Result<Vec<Subscription>, StoreError> {
+        let mut conn = self.conn().await?;
+        let kinds: Vec<&str> = filter.kinds.iter().map(|k| k.as_str()).collect();
+        let mut query = subscriptions::table
+            .filter(subscriptions::tenant_id.eq(tenant.to_string()))
+            .filter(subscriptions::kind.eq_any(kinds))
+            .select(columns!())
+            .order((
+                subscriptions::created_at.desc(),
+                subscriptions::subscription_id.desc(),
+            ))
+            .limit(i64::from(filter.limit))
+            .into_boxed();
+        if let Some(status) = filter.status {
+            query = query.filter(subscriptions::status.eq(status.as_str()));
+        }
+        let rows: Vec<Row> = query.load(&mut conn).await.map_err(backend)?;
+        rows.into_iter().map(from_row).collect()
+    }
+
+    async fn end_subscription(
+        &self,
+        tenant: &TenantId,
+        ended: &Subscription,
+        event: &NewEvent,
+    ) -> Result<Option<(Subscription, bool)>, StoreError> {
+        let tenant_id = tenant.to_string();
+        let id = ended.id.to_string();
+        let mut conn = self.conn().await?;
+        let outcome = conn
+            .transaction(
+                async |conn| -> Result<Option<(Subscription, bool)>, TxError> {
+                    // Only an unended one changes; the row lock orders racing ends.
+                    let changed: Option<Row> = diesel::update(
+                        subscriptions::table
+                            .find((&tenant_id, &id))
+                            .filter(subscriptions::status.ne("ended")),
+                    )
+                    .set((
+                        subscriptions::status.eq("ended"),
+                        subscriptions::ended_at.eq(ended.ended_at),
+                        subscriptions::purge_after.eq(ended.purge_after),
+                        subscriptions::next_run_at.eq(None::<DateTime<Utc>>),
+                    ))
+                    .returning(columns!())
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+                    if let Some(row) = changed {
+                        append_within(conn, &tenant_id, std::slice::from_ref(event)).await?;
+                        return Ok(Some((from_row(row)?, true)));
+                    }
+                    let current: Option<Row> = subscriptions::table
+                        .find((&tenant_id, &id))
+                        .select(columns!())
+                        .first(conn)
+                        .await
+                        .optional()?;
+                    Ok(current.map(from_row).transpose()?.map(|s| (s, false)))
+                },
+            )
+            .await?;
+        Ok(outcome)
+    }
+}

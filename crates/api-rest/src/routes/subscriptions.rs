@@ -1,0 +1,128 @@
+//! Monitoring subscriptions: `POST /v1/subscriptions` (201), `GET /v1/subscriptions`,
+//! `GET /v1/subscriptions/{id}`, `POST /v1/subscriptions/{id}/end`.
+
+use crate::bodies;
+use crate::context::read_body;
+use crate::dto::JsonBody;
+use crate::{run_route, ApiError, AppServices};
+use actix_web::{web, HttpRequest, HttpResponse};
+use domain::operation::Operation;
+use domain::subscription::SubscriptionsRequest;
+
+#[utoipa::path(
+    post,
+    summary = "Starts monitoring a subject.",
+    description = "One subscription that has not ended per subject and kind (409 `subscription_exists`). `legal_basis` outside the enum is 400 `legal_basis_invalid`. A subject unknown to the tenant, or with no identifier in the credential's countries, is 404; a subject identified only in a country without a scheduled source is 501. Kind `person` needs the tenant's person-register permit in force (403). The subscription is due at once (its first run takes the baseline). Each change is logged as a `subscription.*` event.",
+    path = "/v1/subscriptions",
+    operation_id = "subscribe_monitoring",
+    tag = "subscriptions",
+    request_body(content = crate::dto::SubscribeRequestBody, content_type = "application/json"),
+    security(("oauth2" = ["monitoring:subscribe"])),
+    responses(
+        (status = 201, description = "The subscription", body = crate::dto::SubscriptionDto),
+    )
+)]
+pub async fn create(
+    req: HttpRequest,
+    payload: web::Payload,
+    services: AppServices,
+) -> Result<HttpResponse, ApiError> {
+    run_route(
+        &req,
+        &services,
+        Operation::CreateSubscription,
+        |services, caller| async move {
+            let json = JsonBody::parse(&read_body(payload).await?)?;
+            bodies::create_subscription(services, &caller, &json).await
+        },
+    )
+    .await
+}
+
+#[utoipa::path(
+    get,
+    summary = "The tenant's subscriptions, newest first.",
+    description = "`monitoring:read` and `monitoring:subscribe` see every kind; `kyb:read` sees company subscriptions and `kyc:read` person ones. Bounded by the credential's countries. `limit` 1 to 1000 (default 100); `status` one of `active`, `suspended`, `ended`.",
+    path = "/v1/subscriptions",
+    operation_id = "list_subscriptions",
+    tag = "subscriptions",
+    params(
+        ("limit" = Option<u32>, Query, description = "At most this many, 1 to 1000 (default 100)"),
+        ("status" = Option<String>, Query, description = "`active`, `suspended` or `ended`"),
+    ),
+    security(("oauth2" = ["monitoring:read"]), ("oauth2" = ["monitoring:subscribe"]), ("oauth2" = ["kyb:read"]), ("oauth2" = ["kyc:read"])),
+    responses(
+        (status = 200, description = "The subscriptions", body = crate::dto::SubscriptionListDto),
+    )
+)]
+pub async fn list(req: HttpRequest, services: AppServices) -> Result<HttpResponse, ApiError> {
+    let query = req.query_string().to_owned();
+    run_route(
+        &req,
+        &services,
+        Operation::ListSubscriptions,
+        |services, caller| async move {
+            let mut v = super::query_values(&query, &["limit", "status"])?.into_iter();
+            let request = SubscriptionsRequest {
+                limit: v.next().flatten(),
+                status: v.next().flatten(),
+            };
+            bodies::list_subscriptions(services, &caller, &request).await
+        },
+    )
+    .await
+}
+
+#[utoipa::path(
+    get,
+    summary = "A subscription.",
+    description = "404 for an unknown id, a subscription of a kind the credential may not read (`kyb:read`: company only; `kyc:read`: person only), or one outside the credential's countries.",
+    path = "/v1/subscriptions/{id}",
+    operation_id = "get_subscription",
+    tag = "subscriptions",
+    params(("id" = String, Path, description = "The subscription id (`sub_` + 26 characters)")),
+    security(("oauth2" = ["monitoring:read"]), ("oauth2" = ["monitoring:subscribe"]), ("oauth2" = ["kyb:read"]), ("oauth2" = ["kyc:read"])),
+    responses(
+        (status = 200, description = "The subscription", body = crate::dto::SubscriptionDto),
+    )
+)]
+pub async fn get(
+    req: HttpRequest,
+    id: web::Path<String>,
+    services: AppServices,
+) -> Result<HttpResponse, ApiError> {
+    run_route(
+        &req,
+        &services,
+        Operation::GetSubscription,
+        |services, caller| async move { bodies::get_subscription(services, &caller, &id).await },
+    )
+    .await
+}
+
+#[utoipa::path(
+    post,
+    summary = "Ends a subscription.",
+    description = "One way: the status becomes `ended`, queued work is cancelled at once (no upstream call for the subject follows), `purge_after` is set (the end plus the retention period, 90 days). A suspended subscription ends the same way. Ending it again is 409 `subscription_ended`.",
+    path = "/v1/subscriptions/{id}/end",
+    operation_id = "end_subscription",
+    tag = "subscriptions",
+    params(("id" = String, Path, description = "The subscription id")),
+    security(("oauth2" = ["monitoring:subscribe"])),
+    responses(
+        (status = 200, description = "The ended subscription", body = crate::dto::SubscriptionDto),
+    )
+)]
+pub async fn end(
+    req: HttpRequest,
+    id: web::Path<String>,
+    services: AppServices,
+) -> Result<HttpResponse, ApiError> {
+    run_route(
+        &req,
+        &services,
+        Operation::EndSubscription,
+        |services, caller| async move { bodies::end_subscription(services, &caller, &id).await },
+    )
+    .await
+}

@@ -26,7 +26,7 @@ use domain::ids::{CallRef, ClientId, GrantId, IdentifierRef, RequestId, SubjectI
 use domain::operation::{Operation, Surface};
 use domain::ports::{
     AuditSink, CompanyStore, EventStore, GrantStore, PaidStore, PersonStore, StoreError,
-    SubjectStore, TenantStore,
+    SubjectStore, SubscriptionStore, TenantStore,
 };
 use domain::scope::ScopeSet;
 use domain::subject::{BlindIndex, FirstSighting, FreshSubject, ProtectedIdentifier};
@@ -44,6 +44,7 @@ pub struct Stores {
     pub paid: Arc<dyn PaidStore>,
     pub persons: Arc<dyn PersonStore>,
     pub events: Arc<dyn EventStore>,
+    pub subscriptions: Arc<dyn SubscriptionStore>,
     pub backing: Backing,
 }
 
@@ -282,6 +283,7 @@ mod grants;
 mod paid;
 mod persons;
 mod subjects;
+mod subscriptions;
 mod tenants;
 
 // --- the adapters ---
@@ -308,6 +310,7 @@ mod postgres {
     use super::paid::*;
     use super::persons::*;
     use super::subjects::*;
+    use super::subscriptions::*;
     use super::tenants::*;
     use super::{Backing, Stores};
     use blackbox::db::TestDatabase;
@@ -328,12 +331,15 @@ mod postgres {
             companies: database.clone(),
             paid: database.clone(),
             persons: database.clone(),
-            events: database,
+            events: database.clone(),
+            subscriptions: database,
             backing: Backing::Postgres(db),
         }
     }
 
     conformance_tests!(stores;
+        one_unended_subscription_per_subject_and_kind =>
+            check_one_unended_subscription_per_subject_and_kind,
         concurrent_appends_leave_no_gap_and_no_duplicate =>
             check_concurrent_appends_leave_no_gap_and_no_duplicate,
         keys_are_logged_once_and_a_failed_append_leaves_no_hole =>

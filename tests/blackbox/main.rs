@@ -12,6 +12,7 @@ mod oauth;
 mod paid;
 mod persons;
 mod privacy;
+mod refresh;
 mod storage_conformance;
 mod subjects;
 mod subscriptions;

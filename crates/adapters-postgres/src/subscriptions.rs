@@ -153,6 +153,26 @@ impl SubscriptionStore for Database {
         row.map(from_row).transpose()
     }
 
+    async fn active_subscription(
+        &self,
+        tenant: &TenantId,
+        subject: &domain::ids::SubjectId,
+        kind: SubscriptionKind,
+    ) -> Result<Option<Subscription>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<Row> = subscriptions::table
+            .filter(subscriptions::tenant_id.eq(tenant.to_string()))
+            .filter(subscriptions::subject_id.eq(subject.to_string()))
+            .filter(subscriptions::kind.eq(kind.as_str()))
+            .filter(subscriptions::status.eq("active"))
+            .select(columns!())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+        row.map(from_row).transpose()
+    }
+
     async fn subscriptions(
         &self,
         tenant: &TenantId,

@@ -159,6 +159,24 @@ pub fn lookup_person(body: &Value) -> String {
     person_profile(body.get("person").unwrap_or(&Value::Null))
 }
 
+/// `POST /v1/companies/{orgnr}/refresh`.
+pub fn refresh(body: &Value) -> String {
+    format!(
+        "{} ({}, {}) refreshed: {}; {} logged",
+        text(body, "/data/name"),
+        text(body, "/data/orgnr"),
+        text(body, "/data/country"),
+        text(body, "/data/status"),
+        plural(
+            body.get("events_emitted")
+                .and_then(Value::as_u64)
+                .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX)),
+            "event",
+            "events"
+        ),
+    )
+}
+
 /// A subscription body.
 pub fn subscription(body: &Value) -> String {
     format!(

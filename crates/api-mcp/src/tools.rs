@@ -12,7 +12,8 @@ use crate::{args, schema, summary};
 use api_rest::bodies::{self, Body};
 use api_rest::dto::{
     BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, EventPageDto, JsonBody,
-    OfficersDto, PersonProfileDto, SubjectResponse, SubscriptionDto, SubscriptionListDto,
+    OfficersDto, PersonProfileDto, RefreshDto, SubjectResponse, SubscriptionDto,
+    SubscriptionListDto,
 };
 use domain::access::Caller;
 use domain::audit::AuditTrail;
@@ -510,6 +511,23 @@ fn build() -> Vec<Tool> {
         .with_output::<SubscriptionListDto>(),
         Tool::new(
             Spec {
+                name: "refresh_company",
+                title: "Refresh a company",
+                description: "Forces a re-fetch of the company's profile from the register (never \
+                    from the cache), metered against the tenant's daily budget; under an active \
+                    subscription, what moved becomes change events (trigger on_demand). The body \
+                    of POST /v1/companies/{orgnr}/refresh: {stale, data, events_emitted}.",
+                operations: &[Operation::RefreshCompany],
+                effect: Effect::Write,
+                open_world: true,
+                summary: summary::refresh,
+                listed_for: None,
+            },
+            refresh_company,
+        )
+        .with_output::<RefreshDto>(),
+        Tool::new(
+            Spec {
                 name: "subscribe_monitoring",
                 title: "Monitor a subject",
                 description: "Starts monitoring a subject (company, or person: the tenant's permit) \
@@ -727,6 +745,12 @@ fn list_subscriptions(cx: Ctx<'_>, args: ListSubscriptionsArgs) -> Fut<'_> {
             bodies::list_subscriptions(s, &c, &request).await
         }),
     )
+}
+
+fn refresh_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+    Box::pin(cx.route(Operation::RefreshCompany, move |s, c| async move {
+        bodies::refresh_company(s, &c, &args.orgnr).await
+    }))
 }
 
 fn subscribe_monitoring(cx: Ctx<'_>, args: SubscribeArgs) -> Fut<'_> {

@@ -4,8 +4,8 @@
 
 use crate::dto::{
     BeneficialOwnersDto, CompanyProfileDto, DocumentDto, EngagementsDto, Envelope, EventPageDto,
-    JsonBody, OfficersDto, PersonProfileDto, ResolveResponse, SubjectResponse, SubscriptionDto,
-    SubscriptionListDto,
+    JsonBody, OfficersDto, PersonProfileDto, RefreshDto, ResolveResponse, SubjectResponse,
+    SubscriptionDto, SubscriptionListDto,
 };
 use domain::access::Caller;
 use domain::operation::Operation;
@@ -210,4 +210,23 @@ pub async fn end_subscription(
 ) -> Result<Body, Failure> {
     let s = services.subscriptions.end(caller, id).await?;
     Body::of(&SubscriptionDto::from(&s))
+}
+
+/// `POST /v1/companies/{orgnr}/refresh`.
+pub async fn refresh_company(
+    services: &Services,
+    caller: &Caller,
+    orgnr: &str,
+) -> Result<Body, Failure> {
+    let refreshed = services.refresh.refresh(caller, orgnr).await?;
+    let served = domain::company::ServedProfile {
+        stale: false,
+        subject: refreshed.subject,
+        profile: refreshed.profile,
+    };
+    Body::of(&RefreshDto {
+        stale: false,
+        data: CompanyProfileDto::new(&caller.tenant, &served),
+        events_emitted: refreshed.events_emitted,
+    })
 }

@@ -213,6 +213,17 @@ pub struct Envelope<T> {
     pub data: T,
 }
 
+/// The answer of a forced refresh: the company profile (never stale) and how many events
+/// the refresh logged (under an active subscription; 0 without one).
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct RefreshDto {
+    /// Always false: a refresh is never answered from the cache.
+    pub stale: bool,
+    pub data: CompanyProfileDto,
+    /// The change events and the `refresh.completed` event this refresh logged.
+    pub events_emitted: u32,
+}
+
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct AddressDto {
     #[schema(required = true)]

@@ -44,6 +44,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             routes::companies::profile,
         ))
         .service(serve(
+            "/v1/companies/{orgnr}/refresh",
+            Method::POST,
+            routes::companies::refresh,
+        ))
+        .service(serve(
             "/v1/companies/{orgnr}/beneficial-owners",
             Method::GET,
             routes::paid::beneficial_owners,

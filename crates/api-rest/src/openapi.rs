@@ -45,6 +45,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         crate::routes::subjects::get,
         crate::routes::companies::profile,
         crate::routes::companies::document,
+        crate::routes::companies::refresh,
         crate::routes::paid::beneficial_owners,
         crate::routes::paid::officers,
         crate::routes::paid::signatories,
@@ -140,7 +141,7 @@ pub fn normalise(value: Value) -> Value {
 // Errors.
 
 /// The REST operations of the document (those with a route template of their own).
-pub const REST_OPERATIONS: [Operation; 15] = [
+pub const REST_OPERATIONS: [Operation; 16] = [
     Operation::IssueToken,
     Operation::ResolveSubject,
     Operation::GetSubject,
@@ -152,6 +153,7 @@ pub const REST_OPERATIONS: [Operation; 15] = [
     Operation::GetPersonEngagements,
     Operation::GetPerson,
     Operation::ListEvents,
+    Operation::RefreshCompany,
     Operation::CreateSubscription,
     Operation::ListSubscriptions,
     Operation::GetSubscription,

@@ -95,45 +95,15 @@ impl CompanyService {
             other => other,
         };
 
-        let fetch = registry.fetch_profile(&orgnr).await;
-        // Record every call before any of its data is used.
-        let evidence = self
-            .record(caller, Operation::GetCompany, fetch.calls)
-            .await?;
-
-        match fetch.outcome {
-            Ok(fetched) => {
-                let (Some(main), Some(tax)) = (
-                    evidence.get(fetched.main_call),
-                    evidence.get(fetched.tax_call),
-                ) else {
-                    return Err(Failure::internal("registry named a call it did not report"));
-                };
-                let profile = CompanyProfile {
-                    country: orgnr.country(),
-                    data: fetched.data,
-                    tax: fetched.tax,
-                    unchecked: fetched.unchecked,
-                    evidence: main.clone(),
-                    tax_evidence: tax.clone(),
-                    fetched_at: now,
-                };
-                // A subject first seen here is evidenced by the register call that found it.
-                let sighting = FirstSighting::RegistryRead(main.call_ref);
-                let subject = self
-                    .subjects
-                    .resolve_identifier(caller, &orgnr, None, sighting)
-                    .await?;
-                self.store
-                    .save_profile(&caller.tenant_id, &subject.subject_id, &profile)
-                    .await
-                    .map_err(Failure::internal)?;
-                Ok(ServedProfile {
-                    stale: false,
-                    subject: subject.handle(),
-                    profile,
-                })
-            }
+        match self
+            .fetch_and_save(caller, Operation::GetCompany, &orgnr, registry)
+            .await?
+        {
+            Ok((profile, subject)) => Ok(ServedProfile {
+                stale: false,
+                subject,
+                profile,
+            }),
             Err(RegistryFailure::NotFound) => Err(Failure::not_found("company")),
             Err(RegistryFailure::Unavailable(_) | RegistryFailure::Garbled(_)) => match cached {
                 Some(cached) => Ok(ServedProfile {
@@ -147,6 +117,73 @@ impl CompanyService {
                 )),
             },
         }
+    }
+
+    /// The country rules of the company routes (public to the refresh).
+    pub(crate) fn admit(
+        &self,
+        caller: &Caller,
+        wire: &str,
+    ) -> Result<(Identifier, &Arc<dyn CompanyRegistry>), Failure> {
+        self.admit_company(caller, wire)
+    }
+
+    /// The tenant's cached profile of a company, if any (the refresh diffs against it).
+    pub(crate) async fn cached(
+        &self,
+        caller: &Caller,
+        orgnr: &Identifier,
+    ) -> Result<Option<crate::company::CachedProfile>, Failure> {
+        self.store
+            .cached_profile(&caller.tenant_id, orgnr.country(), orgnr.expose_canonical())
+            .await
+            .map_err(Failure::internal)
+    }
+
+    /// Asks the registry (never the cache), records every call before using its data, and
+    /// on success stores the profile in the tenant's cache with its subject (created on first
+    /// sight). The registry's failure is answered as `Ok(Err(..))`.
+    pub(crate) async fn fetch_and_save(
+        &self,
+        caller: &Caller,
+        op: Operation,
+        orgnr: &Identifier,
+        registry: &Arc<dyn CompanyRegistry>,
+    ) -> Result<Result<(CompanyProfile, crate::subject::SubjectHandle), RegistryFailure>, Failure>
+    {
+        let now = self.clock.now();
+        let fetch = registry.fetch_profile(orgnr).await;
+        let evidence = self.record(caller, op, fetch.calls).await?;
+        let fetched = match fetch.outcome {
+            Ok(f) => f,
+            Err(failure) => return Ok(Err(failure)),
+        };
+        let (Some(main), Some(tax)) = (
+            evidence.get(fetched.main_call),
+            evidence.get(fetched.tax_call),
+        ) else {
+            return Err(Failure::internal("registry named a call it did not report"));
+        };
+        let profile = CompanyProfile {
+            country: orgnr.country(),
+            data: fetched.data,
+            tax: fetched.tax,
+            unchecked: fetched.unchecked,
+            evidence: main.clone(),
+            tax_evidence: tax.clone(),
+            fetched_at: now,
+        };
+        // A subject first seen here is evidenced by the register call that found it.
+        let sighting = FirstSighting::RegistryRead(main.call_ref);
+        let subject = self
+            .subjects
+            .resolve_identifier(caller, orgnr, None, sighting)
+            .await?;
+        self.store
+            .save_profile(&caller.tenant_id, &subject.subject_id, &profile)
+            .await
+            .map_err(Failure::internal)?;
+        Ok(Ok((profile, subject.handle())))
     }
 
     /// `GET /v1/documents/{id}`: an annual-report archive whose id this tenant was handed in

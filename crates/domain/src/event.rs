@@ -108,8 +108,8 @@ impl EventType {
             | EventType::CompanyStatusChanged
             | EventType::SignatoryChanged
             | EventType::UboChanged
-            | EventType::PersonChanged
-            | EventType::RefreshCompleted
+            | EventType::RefreshCompleted => Some("refresh_service (on demand)"),
+            EventType::PersonChanged
             | EventType::RefreshDeferred
             | EventType::SubscriptionSuspended
             | EventType::SubscriptionLifecycle

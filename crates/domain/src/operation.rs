@@ -43,6 +43,8 @@ pub enum Operation {
     GetPerson,
     /// `GET /v1/events`: a page of the tenant's event log.
     ListEvents,
+    /// `POST /v1/companies/{orgnr}/refresh`: a forced, metered re-fetch (`kyb:refresh` only).
+    RefreshCompany,
     /// `POST /v1/subscriptions` (answers 201).
     CreateSubscription,
     /// `GET /v1/subscriptions`.
@@ -64,6 +66,7 @@ impl Operation {
             | Operation::ResolveSubject
             | Operation::CreateSubscription
             | Operation::EndSubscription
+            | Operation::RefreshCompany
             | Operation::McpRequest
             | Operation::McpToolCall => "POST",
             Operation::GetSubject
@@ -93,6 +96,7 @@ impl Operation {
             Operation::GetPersonEngagements => "/v1/persons/{ref}/engagements",
             Operation::GetPerson => "/v1/persons/{ref}",
             Operation::ListEvents => "/v1/events",
+            Operation::RefreshCompany => "/v1/companies/{orgnr}/refresh",
             Operation::CreateSubscription | Operation::ListSubscriptions => "/v1/subscriptions",
             Operation::GetSubscription => "/v1/subscriptions/{id}",
             Operation::EndSubscription => "/v1/subscriptions/{id}/end",
@@ -123,6 +127,8 @@ impl Operation {
             // Necessary, never sufficient: the tenant's permit gates it too.
             Operation::GetPerson => &[Scope::KycRead],
             Operation::ListEvents => &[Scope::EventsRead],
+            // `kyb:read` no longer opens it (1.6.0).
+            Operation::RefreshCompany => &[Scope::KybRefresh],
             Operation::CreateSubscription | Operation::EndSubscription => {
                 &[Scope::MonitoringSubscribe]
             }
@@ -168,6 +174,7 @@ impl Operation {
                 | Operation::GetBeneficialOwners
                 | Operation::GetOfficers
                 | Operation::GetSignatories
+                | Operation::RefreshCompany
         ) {
             // The identifier or the route names a country.
             codes.extend([CountryNotGranted, CountryNotProvisioned]);
@@ -215,6 +222,14 @@ impl Operation {
                 UpstreamUnavailable,
             ],
             Operation::ListEvents => &[BadRequest, InvalidCursor],
+            // Always a metered re-fetch: a spent budget is 429 (never a cached answer).
+            Operation::RefreshCompany => &[
+                InvalidIdentifier,
+                NotFound,
+                BudgetExceeded,
+                CountryNotSupported,
+                UpstreamUnavailable,
+            ],
             Operation::CreateSubscription => &[
                 BadRequest,
                 LegalBasisInvalid,
@@ -240,7 +255,7 @@ impl Operation {
 mod tests {
     use super::*;
 
-    const ALL: [Operation; 17] = [
+    const ALL: [Operation; 18] = [
         Operation::IssueToken,
         Operation::ResolveSubject,
         Operation::GetSubject,
@@ -252,6 +267,7 @@ mod tests {
         Operation::GetPersonEngagements,
         Operation::GetPerson,
         Operation::ListEvents,
+        Operation::RefreshCompany,
         Operation::CreateSubscription,
         Operation::ListSubscriptions,
         Operation::GetSubscription,

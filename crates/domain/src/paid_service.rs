@@ -52,6 +52,11 @@ struct Admitted<'a> {
 }
 
 impl PaidCompanyService {
+    /// Whether the paid tier serves `country` in this deployment.
+    pub fn serves(&self, country: Country) -> bool {
+        self.registries.iter().any(|r| r.country() == country)
+    }
+
     /// Whether the deployment has the paid tier enabled at all.
     pub fn enabled(&self) -> bool {
         !self.registries.is_empty()
@@ -107,8 +112,20 @@ impl PaidCompanyService {
             op,
             Operation::GetOfficers | Operation::GetSignatories
         ));
+        self.officers_read(caller, op, wire, false).await
+    }
+
+    /// The officers read; `force` skips the cache (the forced refresh, `op` its route), so
+    /// the answer is fresh or, when the budget or the registry stops it, stale.
+    pub(crate) async fn officers_read(
+        &self,
+        caller: &Caller,
+        op: Operation,
+        wire: &str,
+        force: bool,
+    ) -> Result<ServedPaid, Failure> {
         let (orgnr, admitted) = self.admit_company(caller, op, PaidKind::Officers, wire)?;
-        self.read(caller, op, &admitted, || async move {
+        self.read(caller, op, &admitted, force, || async move {
             let fetch = admitted.registry.fetch_officers(&orgnr).await;
             let evidence = self.record(caller, op, fetch.calls).await?;
             let fetched = match fetch.outcome {
@@ -144,9 +161,20 @@ impl PaidCompanyService {
         caller: &Caller,
         wire: &str,
     ) -> Result<ServedPaid, Failure> {
-        let op = Operation::GetBeneficialOwners;
+        self.owners_read(caller, Operation::GetBeneficialOwners, wire, false)
+            .await
+    }
+
+    /// The owners read; `force` as for [`PaidCompanyService::officers_read`].
+    pub(crate) async fn owners_read(
+        &self,
+        caller: &Caller,
+        op: Operation,
+        wire: &str,
+        force: bool,
+    ) -> Result<ServedPaid, Failure> {
         let (orgnr, admitted) = self.admit_company(caller, op, PaidKind::BeneficialOwners, wire)?;
-        self.read(caller, op, &admitted, || async move {
+        self.read(caller, op, &admitted, force, || async move {
             let fetch = admitted.registry.fetch_beneficial_owners(&orgnr).await;
             let evidence = self.record(caller, op, fetch.calls).await?;
             let fetched = match fetch.outcome {
@@ -208,7 +236,7 @@ impl PaidCompanyService {
             registry,
         };
         let subject = holder.subject.clone();
-        self.read(caller, op, &admitted, || async move {
+        self.read(caller, op, &admitted, false, || async move {
             let person = self.subjects.reveal(caller, &holder)?;
             let mut engagements = Vec::new();
             // The evidence names the first page's call; every page's call is recorded.
@@ -265,6 +293,7 @@ impl PaidCompanyService {
         caller: &'a Caller,
         op: Operation,
         admitted: &'a Admitted<'a>,
+        force: bool,
         fetch: F,
     ) -> Result<ServedPaid, Failure>
     where
@@ -280,7 +309,7 @@ impl PaidCompanyService {
             .map_err(Failure::internal)?;
         let now = self.clock.now();
         let cached = match cached {
-            Some(c) if now - c.object.fetched_at < self.revalidate_after => {
+            Some(c) if !force && now - c.object.fetched_at < self.revalidate_after => {
                 return Ok(served(false, c));
             }
             other => other,

@@ -499,6 +499,14 @@ pub trait SubscriptionStore: Send + Sync {
         id: &SubscriptionId,
     ) -> Result<Option<Subscription>, StoreError>;
 
+    /// The tenant's active subscription of `kind` watching the subject, if any.
+    async fn active_subscription(
+        &self,
+        tenant: &TenantId,
+        subject: &SubjectId,
+        kind: crate::subscription::SubscriptionKind,
+    ) -> Result<Option<Subscription>, StoreError>;
+
     /// The tenant's subscriptions of the filter's kinds (and status), newest first.
     async fn subscriptions(
         &self,

@@ -14,6 +14,7 @@ use crate::ports::{
     IdentifierVault, PaidCompanyRegistry, PaidStore, PersonRegistry, PersonStore, PersonVault,
     SubjectStore, TenantStore, TokenAuthority,
 };
+use crate::refresh_service::RefreshService;
 use crate::subject_service::SubjectService;
 use crate::subscription_service::SubscriptionService;
 use crate::token_issuer::TokenIssuer;
@@ -82,8 +83,9 @@ pub struct Services {
     pub gate: Gate,
     pub tokens: TokenIssuer,
     pub subjects: Arc<SubjectService>,
-    pub companies: CompanyService,
-    pub paid: PaidCompanyService,
+    pub companies: Arc<CompanyService>,
+    pub paid: Arc<PaidCompanyService>,
+    pub refresh: RefreshService,
     pub persons: PersonService,
     pub events: EventService,
     pub subscriptions: SubscriptionService,
@@ -97,8 +99,31 @@ impl Services {
             vault: ports.vault.clone(),
             clock: ports.clock.clone(),
         });
+        let paid = Arc::new(PaidCompanyService {
+            registries: ports.paid_registries.clone(),
+            store: ports.paid.clone(),
+            calls: ports.companies.clone(),
+            subjects: subjects.clone(),
+            clock: ports.clock.clone(),
+            revalidate_after: settings.paid_revalidate_after,
+        });
+        let companies = Arc::new(CompanyService {
+            registries: ports.registries.clone(),
+            store: ports.companies.clone(),
+            subjects: subjects.clone(),
+            clock: ports.clock.clone(),
+            revalidate_after: settings.company_revalidate_after,
+        });
         Services {
             clock: ports.clock.clone(),
+            refresh: RefreshService {
+                companies: companies.clone(),
+                paid: paid.clone(),
+                paid_store: ports.paid.clone(),
+                subscriptions: ports.subscriptions.clone(),
+                events: ports.events.clone(),
+                clock: ports.clock.clone(),
+            },
             gate: Gate {
                 authority: ports.tokens.clone(),
                 grants: ports.grants.clone(),
@@ -114,14 +139,7 @@ impl Services {
                 lifetime: settings.token_lifetime,
             },
             subjects: subjects.clone(),
-            paid: PaidCompanyService {
-                registries: ports.paid_registries.clone(),
-                store: ports.paid.clone(),
-                calls: ports.companies.clone(),
-                subjects: subjects.clone(),
-                clock: ports.clock.clone(),
-                revalidate_after: settings.paid_revalidate_after,
-            },
+            paid,
             events: EventService {
                 store: ports.events.clone(),
             },
@@ -145,13 +163,7 @@ impl Services {
                 clock: ports.clock.clone(),
                 revalidate_after: settings.person_revalidate_after,
             },
-            companies: CompanyService {
-                registries: ports.registries.clone(),
-                store: ports.companies.clone(),
-                subjects,
-                clock: ports.clock.clone(),
-                revalidate_after: settings.company_revalidate_after,
-            },
+            companies,
             admin: AdminService {
                 tenants: ports.tenants,
                 grants: ports.grants,

@@ -63,3 +63,30 @@ pub async fn document(
     )
     .await
 }
+
+#[utoipa::path(
+    post,
+    summary = "Forces a re-fetch of a company profile (metered).",
+    description = "`kyb:refresh` only (`kyb:read` gets 403 `forbidden`). Always a re-fetch from the register, never an answer from the cache: one unit of the tenant's on-demand daily budget for the refresh (429 `budget_exceeded` when spent), plus, where the paid tier serves the country, the officers and beneficial-owners calls (each metered). Under an active company subscription of the subject, what moved against the tenant's previous reading is logged as events with `trigger: on_demand` (`company.changed` with a field diff, `company.status.changed`, `signatory.changed`, `ubo.changed`), then `refresh.completed`; `events_emitted` counts them. Without one, no event (`events_emitted` 0). A field group a source could not deliver is reported as not checked, never as a change.",
+    path = "/v1/companies/{orgnr}/refresh",
+    operation_id = "refresh_company",
+    tag = "companies",
+    params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
+    security(("oauth2" = ["kyb:refresh"])),
+    responses(
+        (status = 200, description = "The fresh company profile and the events logged", body = crate::dto::RefreshDto),
+    )
+)]
+pub async fn refresh(
+    req: HttpRequest,
+    orgnr: web::Path<String>,
+    services: AppServices,
+) -> Result<HttpResponse, ApiError> {
+    run_route(
+        &req,
+        &services,
+        Operation::RefreshCompany,
+        |services, caller| async move { bodies::refresh_company(services, &caller, &orgnr).await },
+    )
+    .await
+}

@@ -213,3 +213,80 @@ async fn only_kyb_refresh_opens_it_and_it_is_metered_never_cached() {
     let refused = call_tool(&app, &reader, "refresh_company", json!({"orgnr": TEST_AB})).await;
     assert_eq!(tool_error(&refused), "forbidden");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_officer_replaced_and_a_new_signatory_rule_become_one_signatory_event() {
+    let app = TestApp::spawn().await;
+    let c = app.provision(SCOPES, "SE", "SE").await;
+    let token = app.token(&c).await;
+    let profile = app.get(&format!("/v1/companies/{TEST_AB}"), Some(&token)).await;
+    let subject = profile.body["data"]["subject_id"].as_str().unwrap().to_owned();
+    app.post_json(
+        "/v1/subscriptions",
+        Some(&token),
+        &json!({"subject_id": subject, "kind": "company", "legal_basis": "aml_cdd"}),
+    )
+    .await;
+    // The first refresh reads the officers for the first time: the baseline.
+    let first = app.post_json(&refresh_path(TEST_AB), Some(&token), &json!({})).await;
+    assert_eq!(first.body["events_emitted"], 1, "{}", first.text);
+
+    let company = upstream_sandbox::Dataset::standard()
+        .company(TEST_AB)
+        .unwrap()
+        .clone();
+    let leaving = company
+        .officers
+        .iter()
+        .find_map(|o| o.identitet.as_ref().map(|i| i.nummer.clone()))
+        .expect("an officer with a number");
+    // An official test number not among the sandbox's officers.
+    let joining = "196202103138";
+    app.sandbox()
+        .patch_company(
+            TEST_AB,
+            &CompanyPatch {
+                signatory_text: Some("Firman tecknas av styrelsen och av VD var för sig".into()),
+                remove_officer: Some(leaving.clone()),
+                add_officer: Some(upstream_sandbox::OfficerPatch {
+                    fornamn: "Ny".into(),
+                    efternamn: "Ledamot".into(),
+                    nummer: joining.into(),
+                    role: "LE".into(),
+                }),
+                ..CompanyPatch::default()
+            },
+        )
+        .unwrap();
+    let moved = app.post_json(&refresh_path(TEST_AB), Some(&token), &json!({})).await;
+    assert_eq!(moved.status, 200, "{}", moved.text);
+    assert_eq!(moved.body["events_emitted"], 2);
+    let events = log(&app, &token).await;
+    let signatory: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "signatory.changed")
+        .collect();
+    assert_eq!(signatory.len(), 1);
+    let changes = &signatory[0]["data"]["changes"];
+    assert_eq!(
+        changes["signatory_rule_text"]["new"],
+        "Firman tecknas av styrelsen och av VD var för sig"
+    );
+    let added = changes["officers_added"].as_array().unwrap();
+    assert_eq!(added.len(), 1);
+    assert_eq!(added[0]["name"], "Ny Ledamot");
+    assert!(added[0]["personal_number_ref"]
+        .as_str()
+        .unwrap()
+        .starts_with("idr_"));
+    assert!(!changes["officers_removed"].as_array().unwrap().is_empty());
+    assert_eq!(
+        signatory[0]["evidence"]["source"],
+        "companyreg.foretagsinformation"
+    );
+    // Persons appear as refs only.
+    let text = serde_json::to_string(&events).unwrap();
+    for n in [leaving.as_str(), joining] {
+        assert!(!text.contains(n) && !text.contains(&n[2..]));
+    }
+}

@@ -94,6 +94,25 @@ pub struct CompanyPatch {
     pub namnskyddslopnummer: Option<u32>,
     /// `false`: SCB forgets the company (missing at SCB); `true`: SCB learns it.
     pub at_scb: Option<bool>,
+    /// The signatory rule's new text (firmateckning), as the company information API serves it.
+    pub signatory_text: Option<String>,
+    /// An officer leaves: every role of the person with this personal or coordination
+    /// number (12 digits) is removed.
+    pub remove_officer: Option<String>,
+    /// An officer joins (or takes another role).
+    pub add_officer: Option<OfficerPatch>,
+}
+
+/// An officer a scripted change adds (`add_officer`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OfficerPatch {
+    pub fornamn: String,
+    pub efternamn: String,
+    /// A personal or coordination number (12 digits).
+    pub nummer: String,
+    /// A role code of the register (`LE`, `VD`, `OF`, ...).
+    pub role: String,
 }
 
 /// A scripted change to a Lithuanian company (`POST /control/lt/companies/{code}`).
@@ -306,6 +325,63 @@ pub fn apply_patch(c: &mut Company, p: &CompanyPatch) -> Result<(), ControlError
     if let Some(ec) = &p.employees_class {
         if let Some(s) = c.scb.as_mut() {
             s.employees_class = ec.clone();
+        }
+    }
+    apply_roles_patch(c, p, &date)
+}
+
+/// The officers and signatory rule of a scripted change.
+fn apply_roles_patch(c: &mut Company, p: &CompanyPatch, date: &str) -> Result<(), ControlError> {
+    use crate::data::{Officer, PartyId, PersonName, Role, Signatory, ROLE_CODES};
+    if let Some(add) = &p.add_officer {
+        let klartext = ROLE_CODES
+            .iter()
+            .find(|(k, _)| *k == add.role)
+            .map(|(_, t)| *t)
+            .ok_or_else(|| ControlError::Invalid(format!("unknown role code {}", add.role)))?;
+        if add.nummer.len() != 12 || !add.nummer.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ControlError::Invalid("nummer must be 12 digits".into()));
+        }
+        let day: u32 = add.nummer[6..8].parse().unwrap_or(0);
+        let typ = if day > 60 {
+            "SAMORDNINGSNUMMER"
+        } else {
+            "PERSONNUMMER"
+        };
+        c.officers.push(Officer {
+            person: Some(PersonName {
+                fornamn: add.fornamn.clone(),
+                efternamn: add.efternamn.clone(),
+            }),
+            organisation_name: None,
+            identitet: Some(PartyId {
+                typ: typ.into(),
+                nummer: add.nummer.clone(),
+            }),
+            roles: vec![Role {
+                kod: add.role.clone(),
+                klartext: klartext.into(),
+                registreringsdatum: Some(date.to_owned()),
+            }],
+        });
+    }
+    if let Some(nummer) = &p.remove_officer {
+        let before = c.officers.len();
+        c.officers
+            .retain(|o| o.identitet.as_ref().is_none_or(|i| &i.nummer != nummer));
+        if c.officers.len() == before {
+            return Err(ControlError::Invalid("no officer with that number".into()));
+        }
+    }
+    if let Some(text) = &p.signatory_text {
+        match c.signatory.as_mut() {
+            Some(s) => s.klartext = text.clone(),
+            None => {
+                c.signatory = Some(Signatory {
+                    klartext: text.clone(),
+                    prokuratext: None,
+                })
+            }
         }
     }
     Ok(())

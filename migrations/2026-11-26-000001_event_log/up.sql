@@ -50,6 +50,11 @@ CREATE TABLE subscriptions (
     ended_at          timestamptz,
     purge_after       timestamptz,
     next_run_at       timestamptz,
+    -- A replica that claimed the due run holds it until then (a lease: a replica that dies
+    -- mid-run leaves it to be claimed again once the lease has passed).
+    claimed_until     timestamptz,
+    last_checked_at   timestamptz,
+    last_full_refresh_at timestamptz,
     PRIMARY KEY (tenant_id, subscription_id),
     FOREIGN KEY (tenant_id, subject_id) REFERENCES subjects (tenant_id, subject_id)
 );

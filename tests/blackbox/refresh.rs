@@ -219,8 +219,13 @@ async fn an_officer_replaced_and_a_new_signatory_rule_become_one_signatory_event
     let app = TestApp::spawn().await;
     let c = app.provision(SCOPES, "SE", "SE").await;
     let token = app.token(&c).await;
-    let profile = app.get(&format!("/v1/companies/{TEST_AB}"), Some(&token)).await;
-    let subject = profile.body["data"]["subject_id"].as_str().unwrap().to_owned();
+    let profile = app
+        .get(&format!("/v1/companies/{TEST_AB}"), Some(&token))
+        .await;
+    let subject = profile.body["data"]["subject_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     app.post_json(
         "/v1/subscriptions",
         Some(&token),
@@ -228,7 +233,9 @@ async fn an_officer_replaced_and_a_new_signatory_rule_become_one_signatory_event
     )
     .await;
     // The first refresh reads the officers for the first time: the baseline.
-    let first = app.post_json(&refresh_path(TEST_AB), Some(&token), &json!({})).await;
+    let first = app
+        .post_json(&refresh_path(TEST_AB), Some(&token), &json!({}))
+        .await;
     assert_eq!(first.body["events_emitted"], 1, "{}", first.text);
 
     let company = upstream_sandbox::Dataset::standard()
@@ -258,7 +265,9 @@ async fn an_officer_replaced_and_a_new_signatory_rule_become_one_signatory_event
             },
         )
         .unwrap();
-    let moved = app.post_json(&refresh_path(TEST_AB), Some(&token), &json!({})).await;
+    let moved = app
+        .post_json(&refresh_path(TEST_AB), Some(&token), &json!({}))
+        .await;
     assert_eq!(moved.status, 200, "{}", moved.text);
     assert_eq!(moved.body["events_emitted"], 2);
     let events = log(&app, &token).await;

@@ -262,6 +262,9 @@ diesel::table! {
         ended_at -> Nullable<Timestamptz>,
         purge_after -> Nullable<Timestamptz>,
         next_run_at -> Nullable<Timestamptz>,
+        claimed_until -> Nullable<Timestamptz>,
+        last_checked_at -> Nullable<Timestamptz>,
+        last_full_refresh_at -> Nullable<Timestamptz>,
     }
 }
 

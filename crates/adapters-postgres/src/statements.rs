@@ -463,3 +463,43 @@ impl QueryFragment<Pg> for EventScanEnd<'_> {
     }
 }
 cacheable!(EventScanEnd<'a>);
+
+/// The scheduler's claim: due, active, unleased subscriptions across tenants, locked with
+/// `SKIP LOCKED` so replicas claim disjoint sets, leased in the same statement.
+pub(crate) struct ClaimDue {
+    pub now: chrono::DateTime<chrono::Utc>,
+    pub lease_until: chrono::DateTime<chrono::Utc>,
+    pub limit: i64,
+}
+
+impl QueryFragment<Pg> for ClaimDue {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(
+            "WITH due AS ( \
+               SELECT tenant_id, subscription_id FROM subscriptions \
+               WHERE status = 'active' AND next_run_at <= ",
+        );
+        out.push_bind_param::<Timestamptz, _>(&self.now)?;
+        out.push_sql(" AND (claimed_until IS NULL OR claimed_until <= ");
+        out.push_bind_param::<Timestamptz, _>(&self.now)?;
+        out.push_sql(") ORDER BY next_run_at LIMIT ");
+        out.push_bind_param::<Int8, _>(&self.limit)?;
+        out.push_sql(
+            " FOR UPDATE SKIP LOCKED) \
+             UPDATE subscriptions s SET claimed_until = ",
+        );
+        out.push_bind_param::<Timestamptz, _>(&self.lease_until)?;
+        out.push_sql(
+            " FROM due WHERE s.tenant_id = due.tenant_id AND s.subscription_id = due.subscription_id \
+             RETURNING s.tenant_id, s.subscription_id, s.subject_id, s.kind, s.legal_basis, \
+               s.legal_basis_ref, s.status, s.check_days, s.full_refresh_days, s.country, \
+               s.created_at, s.suspended_at, s.suspension_reason, s.ended_at, s.purge_after, \
+               s.next_run_at, s.claimed_until, s.last_checked_at, s.last_full_refresh_at",
+        );
+        Ok(())
+    }
+}
+cacheable!(ClaimDue);
+impl Query for ClaimDue {
+    type SqlType = Untyped;
+}

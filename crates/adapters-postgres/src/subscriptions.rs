@@ -5,19 +5,21 @@
 use crate::convert::{backend, corrupt, parse_id, TxError};
 use crate::events::append_within;
 use crate::schema::subscriptions;
+use crate::statements::ClaimDue;
 use crate::Database;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel::sql_types::{Int4, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::country::Country;
 use domain::event::NewEvent;
 use domain::ids::{SubscriptionId, TenantId};
 use domain::ports::{StoreError, SubscriptionStore};
 use domain::subscription::{
-    LegalBasis, Subscription, SubscriptionFilter, SubscriptionKind, SubscriptionStatus,
-    SuspensionReason,
+    ClaimedRun, LegalBasis, RunOutcome, Subscription, SubscriptionFilter, SubscriptionKind,
+    SubscriptionStatus, SuspensionReason,
 };
 
 type Row = (
@@ -153,6 +155,57 @@ impl SubscriptionStore for Database {
         row.map(from_row).transpose()
     }
 
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<ClaimedRun>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<ClaimRow> = ClaimDue {
+            now,
+            lease_until,
+            limit: i64::from(limit),
+        }
+        .load(&mut conn)
+        .await
+        .map_err(backend)?;
+        rows.into_iter().map(ClaimRow::into_domain).collect()
+    }
+
+    async fn complete_run(
+        &self,
+        run: &ClaimedRun,
+        outcome: &RunOutcome,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        let target = subscriptions::table
+            .find((run.tenant_id.to_string(), run.subscription.id.to_string()))
+            .filter(subscriptions::status.eq("active"))
+            .filter(subscriptions::claimed_until.eq(run.lease_until));
+        // A run date this run did not set keeps its stored value.
+        let (checked, full) = (outcome.checked_at, outcome.full_refresh_at);
+        let changed = diesel::update(target)
+            .set((
+                subscriptions::next_run_at.eq(Some(outcome.next_run_at)),
+                subscriptions::claimed_until.eq(None::<DateTime<Utc>>),
+                subscriptions::last_checked_at.eq(diesel::dsl::sql::<Nullable<Timestamptz>>(
+                    "COALESCE(",
+                )
+                .bind::<Nullable<Timestamptz>, _>(checked)
+                .sql(", last_checked_at)")),
+                subscriptions::last_full_refresh_at.eq(diesel::dsl::sql::<Nullable<Timestamptz>>(
+                    "COALESCE(",
+                )
+                .bind::<Nullable<Timestamptz>, _>(full)
+                .sql(", last_full_refresh_at)")),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(backend)?;
+        Ok(changed == 1)
+    }
+
     async fn active_subscription(
         &self,
         tenant: &TenantId,
@@ -240,5 +293,84 @@ impl SubscriptionStore for Database {
             )
             .await?;
         Ok(outcome)
+    }
+}
+
+/// A claimed row: the subscription with its tenant, its lease and run dates.
+#[derive(QueryableByName)]
+struct ClaimRow {
+    #[diesel(sql_type = Text)]
+    tenant_id: String,
+    #[diesel(sql_type = Text)]
+    subscription_id: String,
+    #[diesel(sql_type = Text)]
+    subject_id: String,
+    #[diesel(sql_type = Text)]
+    kind: String,
+    #[diesel(sql_type = Text)]
+    legal_basis: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    legal_basis_ref: Option<String>,
+    #[diesel(sql_type = Text)]
+    status: String,
+    #[diesel(sql_type = Int4)]
+    check_days: i32,
+    #[diesel(sql_type = Int4)]
+    full_refresh_days: i32,
+    #[diesel(sql_type = Text)]
+    country: String,
+    #[diesel(sql_type = Timestamptz)]
+    created_at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    suspended_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Text>)]
+    suspension_reason: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    ended_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    purge_after: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    next_run_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    claimed_until: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    last_checked_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    last_full_refresh_at: Option<DateTime<Utc>>,
+}
+
+impl ClaimRow {
+    fn into_domain(self) -> Result<ClaimedRun, StoreError> {
+        let due_at = self
+            .next_run_at
+            .ok_or_else(|| corrupt("a claimed run without a due time"))?;
+        let lease_until = self
+            .claimed_until
+            .ok_or_else(|| corrupt("a claimed run without its lease"))?;
+        let subscription = from_row((
+            self.subscription_id,
+            self.subject_id,
+            self.kind,
+            self.legal_basis,
+            self.legal_basis_ref,
+            self.status,
+            self.check_days,
+            self.full_refresh_days,
+            self.country,
+            self.created_at,
+            self.suspended_at,
+            self.suspension_reason,
+            self.ended_at,
+            self.purge_after,
+            self.next_run_at,
+        ))?;
+        Ok(ClaimedRun {
+            tenant_id: parse_id(&self.tenant_id, "tenant id")?,
+            subscription,
+            due_at,
+            lease_until,
+            last_checked_at: self.last_checked_at,
+            last_full_refresh_at: self.last_full_refresh_at,
+        })
     }
 }

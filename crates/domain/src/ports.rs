@@ -26,7 +26,7 @@ use crate::scope::ScopeSet;
 use crate::subject::{
     FreshSubject, IdentifierHolder, ProtectedIdentifier, Resolution, SubjectHandle, SubjectRecord,
 };
-use crate::subscription::{Subscription, SubscriptionFilter};
+use crate::subscription::{ClaimedRun, RunOutcome, Subscription, SubscriptionFilter};
 use crate::tenant::{Budget, Permit, Tenant, TenantStatus, WrappedDataKey};
 use crate::token::{TokenClaims, TokenRejection};
 use async_trait::async_trait;
@@ -498,6 +498,26 @@ pub trait SubscriptionStore: Send + Sync {
         tenant: &TenantId,
         id: &SubscriptionId,
     ) -> Result<Option<Subscription>, StoreError>;
+
+    /// The scheduler's queue, shared by every replica (the one query across tenants): claims
+    /// up to `limit` active subscriptions due at `now` whose lease, if any, has passed, and
+    /// leases each until `lease_until`. MUST skip rows another replica holds (row locks with
+    /// `SKIP LOCKED`), so concurrent claims are disjoint and none waits on another.
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<ClaimedRun>, StoreError>;
+
+    /// Completes a claimed run: the next due time and the run's dates, the lease released.
+    /// MUST change nothing and answer false when the claim no longer holds (its lease was
+    /// taken over after expiring) or the subscription is no longer active.
+    async fn complete_run(
+        &self,
+        run: &ClaimedRun,
+        outcome: &RunOutcome,
+    ) -> Result<bool, StoreError>;
 
     /// The tenant's active subscription of `kind` watching the subject, if any.
     async fn active_subscription(

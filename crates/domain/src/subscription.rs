@@ -7,7 +7,7 @@
 //! when that is restored; `active` or `suspended` to `ended` by the consumer, one way.
 
 use crate::country::Country;
-use crate::ids::{SubjectId, SubscriptionId};
+use crate::ids::{SubjectId, SubscriptionId, TenantId};
 use chrono::{DateTime, Duration, Utc};
 
 /// What a subscription watches.
@@ -188,3 +188,28 @@ pub struct SubscriptionFilter {
 /// The default and the largest number of subscriptions in a list.
 pub const DEFAULT_LIST_LIMIT: u32 = 100;
 pub const MAX_LIST_LIMIT: u32 = 1000;
+
+/// A due run one replica claimed from the shared queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimedRun {
+    pub tenant_id: TenantId,
+    pub subscription: Subscription,
+    /// When the run was due: the run's identity (claimed again after a crash, it has the same
+    /// due time, so its events get the same idempotency keys).
+    pub due_at: DateTime<Utc>,
+    /// The claim holds until then.
+    pub lease_until: DateTime<Utc>,
+    pub last_checked_at: Option<DateTime<Utc>>,
+    pub last_full_refresh_at: Option<DateTime<Utc>>,
+}
+
+/// How a claimed run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOutcome {
+    /// When the subscription is due next.
+    pub next_run_at: DateTime<Utc>,
+    /// When it was last checked (light check or full refresh), if this run checked it.
+    pub checked_at: Option<DateTime<Utc>>,
+    /// When it was last fully refreshed, if this run did.
+    pub full_refresh_at: Option<DateTime<Utc>>,
+}

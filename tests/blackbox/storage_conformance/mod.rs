@@ -340,6 +340,7 @@ mod postgres {
     conformance_tests!(stores;
         one_unended_subscription_per_subject_and_kind =>
             check_one_unended_subscription_per_subject_and_kind,
+        the_queue_is_shared_safely_by_replicas => check_the_queue_is_shared_safely_by_replicas,
         concurrent_appends_leave_no_gap_and_no_duplicate =>
             check_concurrent_appends_leave_no_gap_and_no_duplicate,
         keys_are_logged_once_and_a_failed_append_leaves_no_hole =>

@@ -10,12 +10,14 @@
 //! - `person`: a cached `GET /v1/persons/{ref}` (the permit gate, the person and its sealed
 //!   profile in one read, the profile opened under the tenant's key);
 //! - `mcp`: a `tools/call` of `get_company_profile` on the same cached companies;
+//! - `events`: a page of 100 events at a random cursor, with 10 thousand and then 1 million
+//!   events in the tenant's log (`events-10k`, `events-1m`);
 //! - `token`: `POST /oauth/token` (Argon2id-bound by design, so under fewer connections).
 //!
 //! For each it reports requests per second, p50 and p99 latency, database transactions per
 //! request (from `pg_stat_database`, after the statistics are flushed) and the server's
 //! resident memory. Options: `--duration S` (default 15), `--connections N` (default 64),
-//! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|person|mcp|token` (several, comma-separated),
+//! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|person|mcp|token|events` (several, comma-separated),
 //! `--hold` (after the runs, keep the server up and print what an external load script needs:
 //! its URL, a token, a file of primed orgnrs and its pid; stop it with Ctrl-C).
 
@@ -160,7 +162,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             "--tenant",
             &tenant_id,
             "--scopes",
-            "kyb:read kyc:read",
+            "kyb:read kyc:read events:read",
             "--countries",
             "SE",
         ],
@@ -230,42 +232,40 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         if !options.runs(name) {
             continue;
         }
-        let script = scripts.join(script);
         // Later entries win: a scenario's own settings over the shared ones.
         let wrk_env: Vec<(&str, String)> =
             wrk_env.iter().chain(extra_env.iter()).cloned().collect();
-        // Warm-up, then the measured run between two reads of the transaction counters.
-        wrk(
-            &server.url,
-            &script,
+        results.push(measure(
+            &server,
+            &scripts.join(script),
             &wrk_env,
-            options.threads,
+            &options,
             connections,
-            5,
-        )?;
-        settle_statistics();
-        let before = transactions()?;
-        let out = wrk(
-            &server.url,
-            &script,
-            &wrk_env,
-            options.threads,
-            connections,
-            options.duration,
-        )?;
-        settle_statistics();
-        let after = transactions()?;
-        let parsed = WrkOutput::parse(&out)?;
-        results.push(Figures {
             name,
-            connections,
-            requests_per_second: parsed.requests_per_second,
-            p50: parsed.p50,
-            p99: parsed.p99,
-            errors: parsed.errors,
-            transactions_per_request: (after - before) as f64 / parsed.requests.max(1) as f64,
-            rss_kib: rss_kib(server.child.id())?,
-        });
+        )?);
+    }
+    // The event log: a page at a random cursor, with 10 thousand and with 1 million events in
+    // the tenant's log (a third of them filed under another country than the grant's, so
+    // pages are bounded by country as in use).
+    if options.runs("events") {
+        let mut filled = 0;
+        for (name, total) in [("events-10k", 10_000_i64), ("events-1m", 1_000_000)] {
+            fill_events(&tenant_id, filled, total)?;
+            filled = total;
+            eprintln!("bench: {total} events in the log");
+            let events_env: Vec<(&str, String)> = vec![
+                ("TOKEN", token.clone()),
+                ("EVENTS_TOTAL", total.to_string()),
+            ];
+            results.push(measure(
+                &server,
+                &scripts.join("events.lua"),
+                &events_env,
+                &options,
+                options.connections,
+                name,
+            )?);
+        }
     }
 
     println!(
@@ -300,6 +300,66 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// Warms up, then runs `script` for the options' duration between two reads of the
+/// transaction counters.
+fn measure(
+    server: &Server,
+    script: &Path,
+    env: &[(&str, String)],
+    options: &Options,
+    connections: u32,
+    name: &'static str,
+) -> Result<Figures> {
+    wrk(&server.url, script, env, options.threads, connections, 5)?;
+    settle_statistics();
+    let before = transactions()?;
+    let out = wrk(
+        &server.url,
+        script,
+        env,
+        options.threads,
+        connections,
+        options.duration,
+    )?;
+    settle_statistics();
+    let after = transactions()?;
+    let parsed = WrkOutput::parse(&out)?;
+    Ok(Figures {
+        name,
+        connections,
+        requests_per_second: parsed.requests_per_second,
+        p50: parsed.p50,
+        p99: parsed.p99,
+        errors: parsed.errors,
+        transactions_per_request: (after - before) as f64 / parsed.requests.max(1) as f64,
+        rss_kib: rss_kib(server.child.id())?,
+    })
+}
+
+/// Appends events `from + 1 ..= to` to the tenant's log straight in the bench database
+/// (the log's own format; no use case emits in bulk).
+fn fill_events(tenant_id: &str, from: i64, to: i64) -> Result<()> {
+    let sql = format!(
+        "INSERT INTO event_counters (tenant_id, last_seq) VALUES ('{tenant_id}', {to}) \
+         ON CONFLICT (tenant_id) DO UPDATE SET last_seq = {to}; \
+         INSERT INTO events (tenant_id, seq, event_id, idempotency_key, type, country, \
+           subject_id, subject_ref, occurred_at, recorded_at, data, evidence) \
+         SELECT '{tenant_id}', g, 'evt_01' || lpad(g::text, 24, '0'), 'bench-' || g, \
+           CASE WHEN g % 5 = 0 THEN 'ubo.changed' ELSE 'company.changed' END, \
+           CASE WHEN g % 3 = 0 THEN 'LT' ELSE 'SE' END, NULL, NULL, now(), now(), \
+           jsonb_build_object('changes', jsonb_build_array(jsonb_build_object( \
+             'field', 'name', 'old', 'Gamla AB ' || g, 'new', 'Nya AB ' || g))), \
+           jsonb_build_object('source', 'service.derived', \
+             'source_timestamp', '2026-11-23T00:00:00Z', \
+             'call_ref', 'call_01' || lpad(g::text, 24, '0'), 'upstream_ref', NULL, \
+             'digest', NULL, 'schema_version', '1.6.0', \
+             'retrieved_at', '2026-11-23T00:00:00Z') \
+         FROM generate_series({}, {to}) g; ANALYZE events;",
+        from + 1
+    );
+    psql_in(DATABASE, &sql).map(|_| ())
+}
+
 /// A measured run: its name, wrk script, connections and environment of its own.
 type Scenario<'a> = (
     &'static str,
@@ -319,7 +379,17 @@ function request()
 end
 ";
 
-const SCRIPTS: [(&str, &str); 3] = [
+const SCRIPTS: [(&str, &str); 4] = [
+    (
+        "events.lua",
+        r#"
+local token, total = os.getenv("TOKEN"), tonumber(os.getenv("EVENTS_TOTAL"))
+local headers = { ["Authorization"] = "Bearer " .. token, ["Accept"] = "application/json" }
+function request()
+  return wrk.format("GET", "/v1/events?limit=100&cursor=" .. math.random(0, total - 100), headers)
+end
+"#,
+    ),
     (
         "company.lua",
         r#"
@@ -390,6 +460,10 @@ fn ensure_wrk() -> Result<()> {
 }
 
 fn psql(sql: &str) -> Result<String> {
+    psql_in("postgres", sql)
+}
+
+fn psql_in(database: &str, sql: &str) -> Result<String> {
     let out = Command::new("psql")
         .args([
             "-X",
@@ -401,7 +475,7 @@ fn psql(sql: &str) -> Result<String> {
             "-U",
             "postgres",
             "-d",
-            "postgres",
+            database,
         ])
         .args(["-c", sql])
         .output()

@@ -401,3 +401,83 @@ async fn reads_follow_the_kind_the_scope_opens_and_mcp_answers_alike() {
     .await;
     assert_eq!(tool_error(&bad_basis), "legal_basis_invalid");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_withdrawn_country_suspends_and_its_return_resumes() {
+    let app = TestApp::spawn().await;
+    // A Lithuanian tenant also provisioned for Sweden, watching a Swedish company.
+    let tenant = app
+        .admin(&[
+            "tenant",
+            "create",
+            "--name",
+            "UAB Testas",
+            "--country",
+            "LT",
+            "--provision",
+            "LT,SE",
+            "--activate",
+        ])
+        .await
+        .unwrap();
+    let tenant_id = tenant["tenant_id"].as_str().unwrap().to_owned();
+    let c = app.grant(&tenant_id, ALL, "SE,LT").await;
+    let token = app.token(&c).await;
+    let company = subject(&app, &token, "orgnr", TEST_AB).await;
+    let sub = subscribe(
+        &app,
+        &token,
+        json!({"subject_id": company, "kind": "company", "legal_basis": "contract"}),
+    )
+    .await;
+    assert_eq!(sub.status, 201, "{}", sub.text);
+    let id = sub.body["subscription_id"].as_str().unwrap().to_owned();
+
+    // Sweden withdrawn (the grant narrowed first, as the operator must).
+    app.admin(&["grant", "update", &c.grant_id, "--countries", "LT"])
+        .await
+        .unwrap();
+    app.admin(&["tenant", "countries", &tenant_id, "--provision", "LT"])
+        .await
+        .unwrap();
+    let row = app
+        .db
+        .rows(&format!(
+            "SELECT status, suspension_reason, next_run_at FROM subscriptions \
+             WHERE subscription_id = '{id}'"
+        ))
+        .await;
+    assert_eq!(row[0]["status"], "suspended");
+    assert_eq!(row[0]["suspension_reason"], "country_deprovisioned");
+    assert!(row[0]["next_run_at"].is_null());
+
+    // Restored: active again, due at once; the log tells both moves.
+    app.admin(&["tenant", "countries", &tenant_id, "--provision", "LT,SE"])
+        .await
+        .unwrap();
+    app.admin(&["grant", "update", &c.grant_id, "--countries", "SE,LT"])
+        .await
+        .unwrap();
+    let token = app.token(&c).await;
+    let got = app
+        .get(&format!("/v1/subscriptions/{id}"), Some(&token))
+        .await;
+    assert_eq!(got.status, 200, "{}", got.text);
+    assert_eq!(got.body["status"], "active");
+    assert!(got.body["suspension_reason"].is_null() && got.body["next_run_at"].is_string());
+    let log = app
+        .get("/v1/events?types=subscription.*", Some(&token))
+        .await;
+    let events = log.body["events"].as_array().unwrap();
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "subscription.created",
+            "subscription.suspended",
+            "subscription.resumed"
+        ]
+    );
+    assert_eq!(events[1]["data"]["reason"], "country_deprovisioned");
+    assert_eq!(events[1]["country"], "SE");
+}

@@ -206,6 +206,42 @@ impl SubscriptionStore for Database {
         Ok(changed == 1)
     }
 
+    async fn transition_subscription(
+        &self,
+        tenant: &TenantId,
+        expected: SubscriptionStatus,
+        updated: &Subscription,
+        event: &NewEvent,
+    ) -> Result<bool, StoreError> {
+        let tenant_id = tenant.to_string();
+        let id = updated.id.to_string();
+        let mut conn = self.conn().await?;
+        let moved = conn
+            .transaction(async |conn| -> Result<bool, TxError> {
+                let n = diesel::update(
+                    subscriptions::table
+                        .find((&tenant_id, &id))
+                        .filter(subscriptions::status.eq(expected.as_str())),
+                )
+                .set((
+                    subscriptions::status.eq(updated.status.as_str()),
+                    subscriptions::suspended_at.eq(updated.suspended_at),
+                    subscriptions::suspension_reason
+                        .eq(updated.suspension_reason.map(|r| r.as_str())),
+                    subscriptions::next_run_at.eq(updated.next_run_at),
+                    subscriptions::claimed_until.eq(None::<DateTime<Utc>>),
+                ))
+                .execute(conn)
+                .await?;
+                if n == 1 {
+                    append_within(conn, &tenant_id, std::slice::from_ref(event)).await?;
+                }
+                Ok(n == 1)
+            })
+            .await?;
+        Ok(moved)
+    }
+
     async fn active_subscription(
         &self,
         tenant: &TenantId,

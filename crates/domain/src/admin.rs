@@ -47,6 +47,8 @@ pub struct AdminService {
     pub paid: Arc<dyn PaidStore>,
     /// The daily person-lookup counters.
     pub persons: Arc<dyn PersonStore>,
+    /// Subscriptions follow the tenant's countries.
+    pub subscriptions: Arc<dyn crate::ports::SubscriptionStore>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -136,10 +138,20 @@ impl AdminService {
             .await
             .map_err(store_failure("tenant"))?;
         check_own_country(tenant.own_country, &countries)?;
-        self.tenants
+        let updated = self
+            .tenants
             .set_provisioned_countries(&id, &countries)
             .await
-            .map_err(store_failure("tenant"))
+            .map_err(store_failure("tenant"))?;
+        crate::subscription_service::follow_countries(
+            self.subscriptions.as_ref(),
+            &id,
+            &tenant.provisioned,
+            &updated.provisioned,
+            self.clock.now(),
+        )
+        .await?;
+        Ok(updated)
     }
 
     pub async fn set_permit(

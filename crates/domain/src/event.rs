@@ -104,6 +104,9 @@ impl EventType {
             EventType::SubscriptionCreated | EventType::SubscriptionEnded => {
                 Some("subscription_service")
             }
+            EventType::SubscriptionSuspended | EventType::SubscriptionResumed => {
+                Some("admin: the tenant's provisioned countries (country_deprovisioned)")
+            }
             EventType::CompanyChanged
             | EventType::CompanyStatusChanged
             | EventType::SignatoryChanged
@@ -111,9 +114,7 @@ impl EventType {
             | EventType::RefreshCompleted => Some("refresh_service (on demand)"),
             EventType::PersonChanged
             | EventType::RefreshDeferred
-            | EventType::SubscriptionSuspended
-            | EventType::SubscriptionLifecycle
-            | EventType::SubscriptionResumed => None,
+            | EventType::SubscriptionLifecycle => None,
         }
     }
 

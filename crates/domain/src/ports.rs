@@ -519,6 +519,17 @@ pub trait SubscriptionStore: Send + Sync {
         outcome: &RunOutcome,
     ) -> Result<bool, StoreError>;
 
+    /// Moves a subscription from `expected` to the state `updated` holds (status, suspension
+    /// and next run) and appends `event`, in one transaction; false (nothing written) when
+    /// it is no longer in `expected`.
+    async fn transition_subscription(
+        &self,
+        tenant: &TenantId,
+        expected: crate::subscription::SubscriptionStatus,
+        updated: &Subscription,
+        event: &NewEvent,
+    ) -> Result<bool, StoreError>;
+
     /// The tenant's active subscription of `kind` watching the subject, if any.
     async fn active_subscription(
         &self,

@@ -171,6 +171,7 @@ impl Services {
                 vault: ports.vault,
                 paid: ports.paid,
                 persons: ports.persons,
+                subscriptions: ports.subscriptions.clone(),
                 clock: ports.clock,
             },
         }

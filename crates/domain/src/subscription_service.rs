@@ -351,3 +351,59 @@ pub(crate) fn lifecycle_event(s: &Subscription, what: &str, at: DateTime<Utc>) -
         },
     }
 }
+
+/// What a change of the tenant's provisioned countries does to its subscriptions: those in a
+/// withdrawn country are suspended (`country_deprovisioned`); those suspended for that reason
+/// in a restored country are resumed (due at once). Each move is logged with its event.
+pub(crate) async fn follow_countries(
+    store: &dyn SubscriptionStore,
+    tenant: &crate::ids::TenantId,
+    before: &CountrySet,
+    after: &CountrySet,
+    now: DateTime<Utc>,
+) -> Result<(), Failure> {
+    use crate::subscription::SuspensionReason;
+    let withdrawn: Vec<Country> = before.iter().filter(|c| !after.contains(*c)).collect();
+    let restored: Vec<Country> = after.iter().filter(|c| !before.contains(*c)).collect();
+    if withdrawn.is_empty() && restored.is_empty() {
+        return Ok(());
+    }
+    let all = SubscriptionFilter {
+        kinds: vec![SubscriptionKind::Company, SubscriptionKind::Person],
+        status: None,
+        limit: u32::MAX,
+    };
+    let subscriptions = store
+        .subscriptions(tenant, &all)
+        .await
+        .map_err(Failure::internal)?;
+    for s in subscriptions {
+        let (expected, updated, what) =
+            if s.status == SubscriptionStatus::Active && withdrawn.contains(&s.country) {
+                let mut u = s.clone();
+                u.status = SubscriptionStatus::Suspended;
+                u.suspended_at = Some(now);
+                u.suspension_reason = Some(SuspensionReason::CountryDeprovisioned);
+                u.next_run_at = None;
+                (SubscriptionStatus::Active, u, "suspended")
+            } else if s.status == SubscriptionStatus::Suspended
+                && s.suspension_reason == Some(SuspensionReason::CountryDeprovisioned)
+                && restored.contains(&s.country)
+            {
+                let mut u = s.clone();
+                u.status = SubscriptionStatus::Active;
+                u.suspended_at = None;
+                u.suspension_reason = None;
+                u.next_run_at = Some(now);
+                (SubscriptionStatus::Suspended, u, "resumed")
+            } else {
+                continue;
+            };
+        let event = lifecycle_event(&updated, what, now);
+        store
+            .transition_subscription(tenant, expected, &updated, &event)
+            .await
+            .map_err(Failure::internal)?;
+    }
+    Ok(())
+}

@@ -6,6 +6,7 @@ use crate::country::Country;
 use crate::error::{ErrorCode, Failure};
 use crate::grant::{ClientSecret, Grant, SecretHash};
 use crate::ids::GrantId;
+use crate::ports::MockSubscriptionStore;
 use crate::ports::{
     MockCredentialHasher, MockGrantStore, MockIdentifierVault, MockPaidStore, MockPersonStore,
     MockTenantStore, StoreError,
@@ -23,6 +24,7 @@ struct Ports {
     vault: MockIdentifierVault,
     paid: MockPaidStore,
     persons: MockPersonStore,
+    subscriptions: MockSubscriptionStore,
 }
 
 impl Ports {
@@ -34,6 +36,7 @@ impl Ports {
             vault: Arc::new(self.vault),
             paid: Arc::new(self.paid),
             persons: Arc::new(self.persons),
+            subscriptions: Arc::new(self.subscriptions),
             clock: clock(),
         }
     }

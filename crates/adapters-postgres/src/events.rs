@@ -68,7 +68,7 @@ impl EventStore for Database {
         let rows: Vec<EventRow> = EventPageRead {
             tenant_id: &tenant_id,
             after: query.after,
-            scan,
+            window_end: query.after.saturating_add(scan),
             limit: i64::from(query.limit),
             countries: query.countries.iter().map(Country::code).collect(),
             any_type,
@@ -78,21 +78,25 @@ impl EventStore for Database {
         .load(&mut conn)
         .await
         .map_err(backend)?;
-        // A full page ends at its last event; a short one has looked at the whole scan.
+        // A full page ends at its last event; a short one has looked at the whole window,
+        // up to the log's end (the log is gap-free, so the window is a range of `seq`).
+        let window_end = query.after.saturating_add(scan);
         let next_cursor = if rows.len() == query.limit as usize && query.limit > 0 {
             rows.last().map_or(query.after, |r| r.seq)
-        } else if let Some(r) = <[EventRow]>::first(&rows) {
-            r.scanned_to.unwrap_or(query.after)
         } else {
-            let end: ScanEndRow = EventScanEnd {
-                tenant_id: &tenant_id,
-                after: query.after,
-                scan,
-            }
-            .get_result(&mut conn)
-            .await
-            .map_err(backend)?;
-            end.scanned_to.unwrap_or(query.after)
+            let log_end = match <[EventRow]>::first(&rows) {
+                Some(r) => r.scanned_to,
+                None => {
+                    let end: ScanEndRow = EventScanEnd {
+                        tenant_id: &tenant_id,
+                    }
+                    .get_result(&mut conn)
+                    .await
+                    .map_err(backend)?;
+                    end.scanned_to
+                }
+            };
+            log_end.unwrap_or(0).min(window_end).max(query.after)
         };
         let events = rows
             .into_iter()

@@ -388,14 +388,16 @@ impl QueryFragment<Pg> for AuditInsert {
 }
 cacheable!(AuditInsert);
 
-/// One page of a tenant's event log: among the first `scan` events after `after`, those of
-/// the countries and types asked, at most `limit`, with each subject's canonical id and
-/// aliases, and on every row the last `seq` the scan looked at. The SQL is the same for
-/// every call (the type filter is switched by a parameter), so it is prepared once.
+/// One page of a tenant's event log: among the events `after + 1 ..= window_end` (the log
+/// is gap-free, so that is exactly the next `scan` events: an index range, read only as far
+/// as the page fills), those of the countries and types asked, at most `limit`, with each
+/// subject's canonical id and aliases, and on every row the log's last `seq`. The SQL is the
+/// same for every call (the type filter is switched by a parameter), so it is prepared once.
 pub(crate) struct EventPageRead<'a> {
     pub tenant_id: &'a str,
     pub after: i64,
-    pub scan: i64,
+    /// `after + scan`, saturating (a cursor may be as large as `i64::MAX`).
+    pub window_end: i64,
     pub limit: i64,
     pub countries: Vec<&'static str>,
     pub any_type: bool,
@@ -405,28 +407,29 @@ pub(crate) struct EventPageRead<'a> {
 
 impl QueryFragment<Pg> for EventPageRead<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        out.push_sql("WITH scanned AS (SELECT * FROM events WHERE tenant_id = ");
-        out.push_bind_param::<Text, _>(self.tenant_id)?;
-        out.push_sql(" AND seq > ");
-        out.push_bind_param::<Int8, _>(&self.after)?;
-        out.push_sql(" ORDER BY seq LIMIT ");
-        out.push_bind_param::<Int8, _>(&self.scan)?;
         out.push_sql(
-            ") SELECT e.seq, e.event_id, e.idempotency_key, e.type, e.country, e.subject_id, \
+            "SELECT e.seq, e.event_id, e.idempotency_key, e.type, e.country, e.subject_id, \
                e.subject_ref, e.occurred_at, e.recorded_at, e.data, e.evidence, \
                s.canonical_id, \
                CASE WHEN s.canonical_id IS NULL THEN ARRAY[]::text[] ELSE ARRAY( \
                  SELECT a.subject_id FROM subjects a \
                  WHERE a.tenant_id = e.tenant_id AND a.merged_into = s.canonical_id \
                  ORDER BY a.subject_id) END AS aliases, \
-               (SELECT max(seq) FROM scanned) AS scanned_to \
-             FROM scanned e \
+               (SELECT c.last_seq FROM event_counters c WHERE c.tenant_id = e.tenant_id) \
+                 AS scanned_to \
+             FROM events e \
              LEFT JOIN LATERAL ( \
                SELECT COALESCE(merged_into, subject_id) AS canonical_id FROM subjects \
                WHERE subjects.tenant_id = e.tenant_id AND subjects.subject_id = e.subject_id \
              ) s ON true \
-             WHERE e.country = ANY(",
+             WHERE e.tenant_id = ",
         );
+        out.push_bind_param::<Text, _>(self.tenant_id)?;
+        out.push_sql(" AND e.seq > ");
+        out.push_bind_param::<Int8, _>(&self.after)?;
+        out.push_sql(" AND e.seq <= ");
+        out.push_bind_param::<Int8, _>(&self.window_end)?;
+        out.push_sql(" AND e.country = ANY(");
         out.push_bind_param::<Array<Text>, _>(&self.countries)?;
         out.push_sql(") AND (");
         out.push_bind_param::<diesel::sql_types::Bool, _>(&self.any_type)?;
@@ -441,24 +444,16 @@ impl QueryFragment<Pg> for EventPageRead<'_> {
 }
 cacheable!(EventPageRead<'a>);
 
-/// The last `seq` among the first `scan` events after `after` (none when there are none).
+/// The last `seq` of a tenant's log (none before its first event).
 pub(crate) struct EventScanEnd<'a> {
     pub tenant_id: &'a str,
-    pub after: i64,
-    pub scan: i64,
 }
 
 impl QueryFragment<Pg> for EventScanEnd<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        out.push_sql(
-            "SELECT max(seq) AS scanned_to FROM (SELECT seq FROM events WHERE tenant_id = ",
-        );
+        out.push_sql("SELECT (SELECT last_seq FROM event_counters WHERE tenant_id = ");
         out.push_bind_param::<Text, _>(self.tenant_id)?;
-        out.push_sql(" AND seq > ");
-        out.push_bind_param::<Int8, _>(&self.after)?;
-        out.push_sql(" ORDER BY seq LIMIT ");
-        out.push_bind_param::<Int8, _>(&self.scan)?;
-        out.push_sql(") scanned");
+        out.push_sql(") AS scanned_to");
         Ok(())
     }
 }

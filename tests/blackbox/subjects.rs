@@ -259,3 +259,73 @@ async fn identifiers_are_validated_with_the_specs_codes() {
     assert_eq!(wrong_type.error_code(), "bad_request");
     assert!(!wrong_type.text.contains("5560021361"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_merge_keeps_the_old_id_as_an_alias_and_logs_one_event() {
+    let app = TestApp::spawn().await;
+    let c = app
+        .provision("kyb:read kyc:read events:read", "SE", "SE")
+        .await;
+    let token = app.token(&c).await;
+    // One person known under a coordination number and, later, a personal number.
+    let older = app
+        .resolve(
+            &token,
+            "samordningsnummer",
+            "199012652385",
+            Some("cust-old"),
+        )
+        .await;
+    let newer = app
+        .resolve(&token, "personnummer", "195704133106", Some("cust-new"))
+        .await;
+    let (from, into) = (
+        older.body["subject_id"].as_str().unwrap().to_owned(),
+        newer.body["subject_id"].as_str().unwrap().to_owned(),
+    );
+    let merged = app
+        .admin(&["subject", "merge", &c.tenant_id, &from, &into])
+        .await
+        .unwrap();
+    assert_eq!(merged["subject_id"], into.as_str());
+    assert_eq!(merged["aliases"], serde_json::json!([from]));
+    assert_eq!(merged["identifiers"], 2);
+
+    // The old id resolves one hop to the canonical subject, which holds both identifiers.
+    for id in [&from, &into] {
+        let s = app.get(&format!("/v1/subjects/{id}"), Some(&token)).await;
+        assert_eq!(s.status, 200, "{}", s.text);
+        assert_eq!(s.body["subject_id"], into.as_str());
+        assert_eq!(s.body["aliases"], serde_json::json!([from]));
+        assert_eq!(s.body["identifiers"].as_array().unwrap().len(), 2);
+        assert_eq!(s.body["refs"].as_array().unwrap().len(), 2);
+    }
+    // Resolving the old number finds the canonical subject.
+    let again = app
+        .resolve(&token, "samordningsnummer", "199012652385", None)
+        .await;
+    assert_eq!(again.body["subject_id"], into.as_str());
+    assert_eq!(again.body["aliases"], serde_json::json!([from]));
+
+    // One event, under the canonical subject and its country.
+    let log = app
+        .get("/v1/events?types=subject.merged", Some(&token))
+        .await;
+    let events = log.body["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{}", log.text);
+    assert_eq!(events[0]["subject_id"], into.as_str());
+    assert_eq!(events[0]["country"], "SE");
+    assert_eq!(events[0]["data"]["merged_subject_id"], from.as_str());
+    assert_eq!(events[0]["evidence"]["source"], "service.merge");
+
+    // Refusals: merging an alias, a subject into itself, a company into a person.
+    let company = app.resolve(&token, "orgnr", "5560021361", None).await;
+    let company = company.body["subject_id"].as_str().unwrap().to_owned();
+    for (a, b) in [(&from, &into), (&into, &into), (&company, &into)] {
+        let e = app
+            .admin(&["subject", "merge", &c.tenant_id, a, b])
+            .await
+            .unwrap_err();
+        assert_eq!(e["error"], "bad_request", "{e}");
+    }
+}

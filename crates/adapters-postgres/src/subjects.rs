@@ -76,6 +76,68 @@ pub(crate) async fn handle_of(
 
 #[async_trait]
 impl SubjectStore for Database {
+    async fn merge_subjects(
+        &self,
+        tenant: &TenantId,
+        from: &SubjectId,
+        into: &SubjectId,
+        event: &domain::event::NewEvent,
+    ) -> Result<(), StoreError> {
+        let tenant_id = tenant.to_string();
+        let (from, into) = (from.to_string(), into.to_string());
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| -> Result<(), TxError> {
+            // Both subjects, locked for the merge, in a fixed order (no deadlock with a merge
+            // the other way round).
+            let mut pair = [from.as_str(), into.as_str()];
+            pair.sort_unstable();
+            let found: Vec<String> = subjects::table
+                .filter(subjects::tenant_id.eq(&tenant_id))
+                .filter(subjects::subject_id.eq_any(pair))
+                .order(subjects::subject_id)
+                .select(subjects::subject_id)
+                .for_update()
+                .load(conn)
+                .await?;
+            if found.len() != 2 {
+                return Err(TxError(StoreError::NotFound));
+            }
+            // `from` and whatever was merged into it point at `into`: one hop.
+            diesel::update(
+                subjects::table
+                    .filter(subjects::tenant_id.eq(&tenant_id))
+                    .filter(
+                        subjects::subject_id
+                            .eq(&from)
+                            .or(subjects::merged_into.eq(&from)),
+                    ),
+            )
+            .set(subjects::merged_into.eq(&into))
+            .execute(conn)
+            .await?;
+            diesel::update(
+                subject_identifiers::table
+                    .filter(subject_identifiers::tenant_id.eq(&tenant_id))
+                    .filter(subject_identifiers::subject_id.eq(&from)),
+            )
+            .set(subject_identifiers::subject_id.eq(&into))
+            .execute(conn)
+            .await?;
+            diesel::update(
+                customer_refs::table
+                    .filter(customer_refs::tenant_id.eq(&tenant_id))
+                    .filter(customer_refs::subject_id.eq(&from)),
+            )
+            .set(customer_refs::subject_id.eq(&into))
+            .execute(conn)
+            .await?;
+            crate::events::append_within(conn, &tenant_id, std::slice::from_ref(event)).await?;
+            Ok(())
+        })
+        .await?;
+        Ok(())
+    }
+
     async fn resolve_or_create_subject<'a>(
         &self,
         tenant: &TenantId,

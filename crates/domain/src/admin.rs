@@ -49,6 +49,8 @@ pub struct AdminService {
     pub persons: Arc<dyn PersonStore>,
     /// Subscriptions follow the tenant's countries.
     pub subscriptions: Arc<dyn crate::ports::SubscriptionStore>,
+    /// Subjects, for merges.
+    pub subjects: Arc<dyn crate::ports::SubjectStore>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -223,6 +225,108 @@ impl AdminService {
             budget: tenant.budget,
             usage,
         })
+    }
+
+    /// `idreg admin subject merge <tenant> <from> <into>`: the two subjects are one. `from`
+    /// (and any id merged into it) becomes an alias of `into`, resolving one hop; its
+    /// identifiers and customer references move to `into`; a `subject.merged` event is
+    /// logged under `into`'s country (the tenant's own when it holds no identifier). Both
+    /// must be canonical subjects of the tenant, of one kind. Answers the merged subject.
+    pub async fn merge_subjects(
+        &self,
+        tenant: &str,
+        from: &str,
+        into: &str,
+    ) -> Result<crate::subject::SubjectRecord, Failure> {
+        use crate::event::{EventData, EventType, NewEvent};
+        use crate::evidence::{Evidence, EvidenceSource, SCHEMA_VERSION};
+        use crate::ids::{CallRef, EventId, SubjectId};
+        let id = parse_tenant_id(tenant)?;
+        let tenant = self
+            .tenants
+            .tenant(&id)
+            .await
+            .map_err(store_failure("tenant"))?;
+        let parse = |field: &str, v: &str| -> Result<SubjectId, Failure> {
+            v.trim()
+                .parse()
+                .map_err(|_| Failure::bad_request(field, "is not a subject id"))
+        };
+        let (from_id, into_id) = (parse("from", from)?, parse("into", into)?);
+        if from_id == into_id {
+            return Err(Failure::bad_request(
+                "into",
+                "must be another subject than `from`",
+            ));
+        }
+        let load = |sid: SubjectId| {
+            let subjects = self.subjects.clone();
+            async move {
+                subjects
+                    .subject(&id, &sid)
+                    .await
+                    .map_err(store_failure("subject"))
+            }
+        };
+        let (from_rec, into_rec) = (load(from_id).await?, load(into_id).await?);
+        if from_rec.subject_id != from_id {
+            return Err(Failure::bad_request(
+                "from",
+                "is already merged into another subject",
+            ));
+        }
+        if into_rec.subject_id != into_id {
+            return Err(Failure::bad_request(
+                "into",
+                "is an alias; merge into its canonical subject",
+            ));
+        }
+        if from_rec.kind != into_rec.kind {
+            return Err(Failure::bad_request(
+                "into",
+                "is of another kind (a person and a company are never one subject)",
+            ));
+        }
+        let now = self.clock.now();
+        let country = into_rec
+            .identifiers
+            .iter()
+            .chain(&from_rec.identifiers)
+            .find(|i| i.valid_to.is_none())
+            .map_or(tenant.own_country, |i| i.country);
+        let event = NewEvent {
+            id: EventId::generate(),
+            idempotency_key: format!("merge:{from_id}:{into_id}"),
+            type_name: EventType::SubjectMerged.name().to_owned(),
+            country,
+            subject_id: Some(into_id),
+            subject_ref: None,
+            occurred_at: now,
+            data: EventData::Object(vec![
+                (
+                    "merged_subject_id".to_owned(),
+                    EventData::Text(from_id.to_string()),
+                ),
+                (
+                    "subject_id".to_owned(),
+                    EventData::Text(into_id.to_string()),
+                ),
+            ]),
+            evidence: Evidence {
+                source: EvidenceSource::ServiceMerge,
+                source_timestamp: now,
+                call_ref: CallRef::generate(),
+                upstream_ref: None,
+                digest: None,
+                schema_version: Some(SCHEMA_VERSION.to_owned()),
+                retrieved_at: now,
+            },
+        };
+        self.subjects
+            .merge_subjects(&id, &from_id, &into_id, &event)
+            .await
+            .map_err(store_failure("subject"))?;
+        load(into_id).await
     }
 
     pub async fn create_grant(&self, new: NewGrant) -> Result<IssuedGrant, Failure> {

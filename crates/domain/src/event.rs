@@ -24,10 +24,12 @@ pub enum EventType {
     SubscriptionResumed,
     /// A subscription was ended by the consumer.
     SubscriptionEnded,
+    /// Two subjects were found to be one: the older id is now an alias of the other.
+    SubjectMerged,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 12] = [
+    pub const ALL: [EventType; 13] = [
         EventType::CompanyChanged,
         EventType::CompanyStatusChanged,
         EventType::SignatoryChanged,
@@ -40,6 +42,7 @@ impl EventType {
         EventType::SubscriptionCreated,
         EventType::SubscriptionResumed,
         EventType::SubscriptionEnded,
+        EventType::SubjectMerged,
     ];
 
     /// The type as events carry it (`subscription.*` for the family not named yet).
@@ -57,6 +60,7 @@ impl EventType {
             EventType::SubscriptionCreated => "subscription.created",
             EventType::SubscriptionResumed => "subscription.resumed",
             EventType::SubscriptionEnded => "subscription.ended",
+            EventType::SubjectMerged => "subject.merged",
         }
     }
 
@@ -78,6 +82,7 @@ impl EventType {
             | EventType::SubscriptionCreated
             | EventType::SubscriptionResumed
             | EventType::SubscriptionEnded => "subscription lifecycle",
+            EventType::SubjectMerged => "a subject merge (operator)",
         }
     }
 
@@ -94,6 +99,7 @@ impl EventType {
                  (names decided by this service; the specification names only .suspended)"
             }
             EventType::SubscriptionResumed => "the country was restored and nothing else suspends it",
+            EventType::SubjectMerged => "the merge event (its name is not fixed by the specification); filed under the canonical subject's country, or the tenant's own",
             _ => "",
         }
     }
@@ -107,6 +113,7 @@ impl EventType {
             EventType::SubscriptionSuspended | EventType::SubscriptionResumed => {
                 Some("admin: the tenant's provisioned countries (country_deprovisioned)")
             }
+            EventType::SubjectMerged => Some("admin: subject merge"),
             EventType::CompanyChanged
             | EventType::CompanyStatusChanged
             | EventType::SignatoryChanged

@@ -191,6 +191,21 @@ pub trait SubjectStore: Send + Sync {
     async fn subject(&self, tenant: &TenantId, id: &SubjectId)
         -> Result<SubjectRecord, StoreError>;
 
+    /// Merges subject `from` into `into` (both canonical subjects of the tenant, of one kind)
+    /// and appends `event`, in one transaction: `from`, and every id merged into it, becomes
+    /// an alias of `into` (one hop), and `from`'s identifiers and customer references move to
+    /// `into`.
+    ///
+    /// # Errors
+    /// `NotFound` when the tenant has no such subject.
+    async fn merge_subjects(
+        &self,
+        tenant: &TenantId,
+        from: &SubjectId,
+        into: &SubjectId,
+        event: &NewEvent,
+    ) -> Result<(), StoreError>;
+
     /// The subject holding the identifier behind an `identifier_ref`, with the identifier as
     /// stored (sealed); `None` when the tenant has no such ref.
     async fn identifier_holder(

@@ -172,6 +172,7 @@ impl Services {
                 paid: ports.paid,
                 persons: ports.persons,
                 subscriptions: ports.subscriptions.clone(),
+                subjects: ports.subjects.clone(),
                 clock: ports.clock,
             },
         }

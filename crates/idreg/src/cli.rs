@@ -61,6 +61,19 @@ pub enum AdminCommand {
     Budget(BudgetCommand),
     #[command(subcommand)]
     Grant(GrantCommand),
+    #[command(subcommand)]
+    Subject(SubjectCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SubjectCommand {
+    /// Merges subject FROM into INTO (the same company or person under two ids): FROM stays
+    /// a valid alias of INTO; a `subject.merged` event is logged.
+    Merge {
+        tenant_id: String,
+        from: String,
+        into: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -227,6 +240,19 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
                 person_lookup_ceiling: person_ceiling.unwrap_or(current.person_lookup_ceiling),
             };
             Ok(tenant_json(&admin.set_budget(&tenant_id, budget).await?))
+        }
+        AdminCommand::Subject(SubjectCommand::Merge {
+            tenant_id,
+            from,
+            into,
+        }) => {
+            let record = admin.merge_subjects(&tenant_id, &from, &into).await?;
+            Ok(serde_json::json!({
+                "tenant_id": tenant_id,
+                "subject_id": record.subject_id.to_string(),
+                "aliases": record.aliases.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "identifiers": record.identifiers.len(),
+            }))
         }
         AdminCommand::Budget(BudgetCommand::Show { tenant_id, day }) => {
             let day = day.map(|d| parse_date("day", &d)).transpose()?;

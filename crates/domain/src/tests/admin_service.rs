@@ -25,6 +25,7 @@ struct Ports {
     paid: MockPaidStore,
     persons: MockPersonStore,
     subscriptions: MockSubscriptionStore,
+    subjects: crate::ports::MockSubjectStore,
 }
 
 impl Ports {
@@ -37,6 +38,7 @@ impl Ports {
             paid: Arc::new(self.paid),
             persons: Arc::new(self.persons),
             subscriptions: Arc::new(self.subscriptions),
+            subjects: Arc::new(self.subjects),
             clock: clock(),
         }
     }

@@ -88,6 +88,9 @@ impl TestApp {
             // The upstream sandbox in process, as in the default run; upstream calls limited
             // to 2 seconds so timeout faults stay quick.
             sandbox: true,
+            // Scheduled monitoring runs when a test drives it (`TestApp::run_scheduler`), at
+            // the test's clock.
+            scheduler_interval_ms: 0,
             ..Config::default()
         };
         config.se.insert("timeout_secs".into(), "2".into());
@@ -108,6 +111,16 @@ impl TestApp {
             server: Some(server),
             _state_dir: state_dir,
         }
+    }
+
+    /// One pass of scheduled monitoring at the app's clock.
+    pub async fn run_scheduler(&self) -> domain::scheduler::TickReport {
+        self.app
+            .services
+            .scheduler
+            .tick()
+            .await
+            .expect("a monitoring pass")
     }
 
     /// The app's current time (the wall clock moved by the test).

@@ -376,3 +376,37 @@ impl CachedRow {
         })
     }
 }
+
+/// A whole profile (register data, evidence of both groups, when it was fetched) as JSON,
+/// for the monitoring baseline; the cache keeps the same data in columns of its own.
+pub(crate) fn profile_to_json(p: &CompanyProfile) -> Result<serde_json::Value, StoreError> {
+    let register = serde_json::to_value(StoredProfile::from_domain(&p.data, &p.tax, &p.unchecked))
+        .map_err(|e| StoreError::Backend(e.to_string()))?;
+    Ok(serde_json::json!({
+        "country": p.country.code(),
+        "register": register,
+        "evidence": crate::events::evidence_to_json(&p.evidence),
+        "tax_evidence": crate::events::evidence_to_json(&p.tax_evidence),
+        "fetched_at": p.fetched_at,
+    }))
+}
+
+pub(crate) fn profile_from_json(v: serde_json::Value) -> Result<CompanyProfile, StoreError> {
+    let field = |k: &str| v.get(k).cloned().ok_or_else(|| corrupt("baseline profile"));
+    let stored: StoredProfile =
+        serde_json::from_value(field("register")?).map_err(|_| corrupt("baseline profile"))?;
+    let (data, tax, unchecked) = stored.into_domain()?;
+    Ok(CompanyProfile {
+        country: field("country")?
+            .as_str()
+            .and_then(Country::from_code)
+            .ok_or_else(|| corrupt("baseline country"))?,
+        data,
+        tax,
+        unchecked,
+        evidence: crate::events::evidence_from_json(&field("evidence")?)?,
+        tax_evidence: crate::events::evidence_from_json(&field("tax_evidence")?)?,
+        fetched_at: serde_json::from_value(field("fetched_at")?)
+            .map_err(|_| corrupt("baseline time"))?,
+    })
+}

@@ -165,6 +165,7 @@ pub(crate) async fn append_within(
             events::recorded_at.eq(recorded_at),
             events::data.eq(data),
             events::evidence.eq(evidence),
+            events::subscription_id.eq(e.subscription_id.map(|s| s.to_string())),
         ));
     }
     if !inserts.is_empty() {
@@ -211,6 +212,8 @@ struct EventRow {
     #[diesel(sql_type = Jsonb)]
     evidence: RawJsonb,
     #[diesel(sql_type = Nullable<Text>)]
+    subscription_id: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
     canonical_id: Option<String>,
     #[diesel(sql_type = Array<Text>)]
     aliases: Vec<String>,
@@ -250,6 +253,11 @@ impl EventRow {
                     .map(|s| parse_id(s, "subject id"))
                     .transpose()?,
                 subject_ref: self.subject_ref,
+                subscription_id: self
+                    .subscription_id
+                    .as_deref()
+                    .map(|s| parse_id(s, "subscription id"))
+                    .transpose()?,
                 occurred_at: self.occurred_at,
                 data: data_from_json(data),
                 evidence: evidence_from_json(&evidence)?,
@@ -290,7 +298,7 @@ fn data_from_json(v: Value) -> EventData {
     }
 }
 
-fn evidence_to_json(e: &Evidence) -> Value {
+pub(crate) fn evidence_to_json(e: &Evidence) -> Value {
     serde_json::json!({
         "source": e.source.as_str(),
         "source_timestamp": e.source_timestamp,
@@ -302,7 +310,7 @@ fn evidence_to_json(e: &Evidence) -> Value {
     })
 }
 
-fn evidence_from_json(v: &Value) -> Result<Evidence, StoreError> {
+pub(crate) fn evidence_from_json(v: &Value) -> Result<Evidence, StoreError> {
     let text = |k: &str| v.get(k).and_then(Value::as_str);
     let time = |k: &str| -> Result<DateTime<Utc>, StoreError> {
         text(k)

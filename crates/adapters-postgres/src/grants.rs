@@ -298,6 +298,8 @@ struct AccessRow {
     monitoring_share: f64,
     #[diesel(sql_type = BigInt)]
     person_lookup_ceiling: i64,
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    retention_days: i32,
     #[diesel(sql_type = Timestamptz)]
     tenant_created_at: DateTime<Utc>,
     #[diesel(sql_type = Nullable<Date>)]
@@ -339,6 +341,7 @@ impl AccessRow {
             daily_paid_calls: self.daily_paid_calls,
             monitoring_share: self.monitoring_share,
             person_lookup_ceiling: self.person_lookup_ceiling,
+            retention_days: self.retention_days,
             created_at: self.tenant_created_at,
         };
         let (tenant, data_key) = tenant.into_domain(permit)?;

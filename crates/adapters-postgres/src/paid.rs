@@ -381,3 +381,15 @@ impl CachedPaidRow {
         })
     }
 }
+
+/// A paid object's data as JSON of its stored form (monitoring baselines keep it so too).
+pub(crate) fn paid_to_json(data: &PaidData) -> Result<serde_json::Value, StoreError> {
+    serde_json::to_value(StoredPaid::from_domain(data))
+        .map_err(|e| StoreError::Backend(e.to_string()))
+}
+
+pub(crate) fn paid_from_json(value: serde_json::Value) -> Result<PaidData, StoreError> {
+    serde_json::from_value::<StoredPaid>(value)
+        .map_err(|_| corrupt("paid object"))?
+        .into_domain()
+}

@@ -14,6 +14,7 @@ diesel::table! {
         person_lookup_ceiling -> Int8,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        retention_days -> Int4,
     }
 }
 
@@ -241,6 +242,7 @@ diesel::table! {
         recorded_at -> Timestamptz,
         data -> Jsonb,
         evidence -> Jsonb,
+        subscription_id -> Nullable<Text>,
     }
 }
 
@@ -265,6 +267,17 @@ diesel::table! {
         claimed_until -> Nullable<Timestamptz>,
         last_checked_at -> Nullable<Timestamptz>,
         last_full_refresh_at -> Nullable<Timestamptz>,
+        purged_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    monitoring_baselines (tenant_id, subscription_id, part) {
+        tenant_id -> Text,
+        subscription_id -> Text,
+        part -> Text,
+        reading -> Jsonb,
+        taken_at -> Timestamptz,
     }
 }
 
@@ -291,4 +304,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     event_counters,
     events,
     subscriptions,
+    monitoring_baselines,
 );

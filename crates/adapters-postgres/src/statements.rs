@@ -57,6 +57,7 @@ SELECT g.tenant_id, g.grant_id, g.client_id, g.scopes, g.countries, g.expires_at
        g.secret_hash, g.credential_generation, g.created_at, \
        t.name AS tenant_name, t.own_country, t.provisioned_countries, t.status AS tenant_status, \
        t.data_key, t.daily_paid_calls, t.monitoring_share, t.person_lookup_ceiling, \
+       t.retention_days, \
        t.created_at AS tenant_created_at, \
        p.valid_from AS permit_valid_from, p.valid_to AS permit_valid_to, \
        p.status AS permit_status, p.recorded_at AS permit_recorded_at \
@@ -410,7 +411,7 @@ impl QueryFragment<Pg> for EventPageRead<'_> {
         out.push_sql(
             "SELECT e.seq, e.event_id, e.idempotency_key, e.type, e.country, e.subject_id, \
                e.subject_ref, e.occurred_at, e.recorded_at, e.data, e.evidence, \
-               s.canonical_id, \
+               e.subscription_id, s.canonical_id, \
                CASE WHEN s.canonical_id IS NULL THEN ARRAY[]::text[] ELSE ARRAY( \
                  SELECT a.subject_id FROM subjects a \
                  WHERE a.tenant_id = e.tenant_id AND a.merged_into = s.canonical_id \

@@ -2,9 +2,11 @@
 //! transaction; one unended subscription per subject and kind is the partial unique index
 //! `subscriptions_one_unended`, so of concurrent creates one wins.
 
+use crate::companies::{profile_from_json, profile_to_json};
 use crate::convert::{backend, corrupt, parse_id, TxError};
 use crate::events::append_within;
-use crate::schema::subscriptions;
+use crate::paid::{paid_from_json, paid_to_json};
+use crate::schema::{monitoring_baselines, subscriptions};
 use crate::statements::ClaimDue;
 use crate::Database;
 use async_trait::async_trait;
@@ -16,10 +18,11 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::country::Country;
 use domain::event::NewEvent;
 use domain::ids::{SubscriptionId, TenantId};
+use domain::paid::PaidData;
 use domain::ports::{StoreError, SubscriptionStore};
 use domain::subscription::{
-    ClaimedRun, LegalBasis, RunOutcome, Subscription, SubscriptionFilter, SubscriptionKind,
-    SubscriptionStatus, SuspensionReason,
+    ClaimedRun, LegalBasis, MonitoringBaseline, RunOutcome, Subscription, SubscriptionFilter,
+    SubscriptionKind, SubscriptionStatus, SuspensionReason,
 };
 
 type Row = (
@@ -242,6 +245,139 @@ impl SubscriptionStore for Database {
         Ok(moved)
     }
 
+    async fn baseline(
+        &self,
+        tenant: &TenantId,
+        subscription: &SubscriptionId,
+    ) -> Result<MonitoringBaseline, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<(String, serde_json::Value)> = monitoring_baselines::table
+            .filter(monitoring_baselines::tenant_id.eq(tenant.to_string()))
+            .filter(monitoring_baselines::subscription_id.eq(subscription.to_string()))
+            .select((monitoring_baselines::part, monitoring_baselines::reading))
+            .load(&mut conn)
+            .await
+            .map_err(backend)?;
+        let mut baseline = MonitoringBaseline::default();
+        for (part, reading) in rows {
+            match (part.as_str(), paid_or_profile(&part, reading)?) {
+                ("profile", Reading::Profile(p)) => baseline.profile = Some(*p),
+                ("officers", Reading::Paid(PaidData::Officers(o))) => baseline.officers = Some(o),
+                ("owners", Reading::Paid(PaidData::BeneficialOwners(o))) => {
+                    baseline.owners = Some(o);
+                }
+                _ => return Err(corrupt("baseline part")),
+            }
+        }
+        Ok(baseline)
+    }
+
+    async fn record_reading(
+        &self,
+        tenant: &TenantId,
+        subscription: &SubscriptionId,
+        reading: &MonitoringBaseline,
+        events: &[NewEvent],
+    ) -> Result<Option<Vec<i64>>, StoreError> {
+        let tenant_id = tenant.to_string();
+        let id = subscription.to_string();
+        let mut parts: Vec<(&str, serde_json::Value, DateTime<Utc>)> = Vec::new();
+        if let Some(p) = &reading.profile {
+            parts.push(("profile", profile_to_json(p)?, p.fetched_at));
+        }
+        let taken_at = reading
+            .profile
+            .as_ref()
+            .map_or_else(Utc::now, |p| p.fetched_at);
+        if let Some(o) = &reading.officers {
+            parts.push((
+                "officers",
+                paid_to_json(&PaidData::Officers(o.clone()))?,
+                taken_at,
+            ));
+        }
+        if let Some(o) = &reading.owners {
+            parts.push((
+                "owners",
+                paid_to_json(&PaidData::BeneficialOwners(o.clone()))?,
+                taken_at,
+            ));
+        }
+        let mut conn = self.conn().await?;
+        let written = conn
+            .transaction(async |conn| -> Result<Option<Vec<i64>>, TxError> {
+                // The subscription's row lock orders this against an end or a suspension:
+                // a reading of a subscription that is no longer active writes nothing.
+                let status: Option<String> = subscriptions::table
+                    .find((&tenant_id, &id))
+                    .select(subscriptions::status)
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?;
+                if status.as_deref() != Some("active") {
+                    return Ok(None);
+                }
+                for (part, value, at) in &parts {
+                    diesel::insert_into(monitoring_baselines::table)
+                        .values((
+                            monitoring_baselines::tenant_id.eq(&tenant_id),
+                            monitoring_baselines::subscription_id.eq(&id),
+                            monitoring_baselines::part.eq(part),
+                            monitoring_baselines::reading.eq(value),
+                            monitoring_baselines::taken_at.eq(at),
+                        ))
+                        .on_conflict((
+                            monitoring_baselines::tenant_id,
+                            monitoring_baselines::subscription_id,
+                            monitoring_baselines::part,
+                        ))
+                        .do_update()
+                        .set((
+                            monitoring_baselines::reading.eq(value),
+                            monitoring_baselines::taken_at.eq(at),
+                        ))
+                        .execute(conn)
+                        .await?;
+                }
+                Ok(Some(append_within(conn, &tenant_id, events).await?))
+            })
+            .await?;
+        Ok(written)
+    }
+
+    async fn purge_due(
+        &self,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, SubscriptionId)>, StoreError> {
+        let mut conn = self.conn().await?;
+        let purged = conn
+            .transaction(async |conn| -> Result<Vec<(String, String)>, TxError> {
+                let due: Vec<PurgeRow> = diesel::sql_query(
+                    "SELECT tenant_id, subscription_id FROM subscriptions \
+                     WHERE purge_after IS NOT NULL AND purged_at IS NULL AND purge_after <= $1 \
+                     ORDER BY purge_after LIMIT $2 FOR UPDATE SKIP LOCKED",
+                )
+                .bind::<Timestamptz, _>(now)
+                .bind::<diesel::sql_types::Int8, _>(i64::from(limit))
+                .load(conn)
+                .await?;
+                for row in &due {
+                    purge_one(conn, &row.tenant_id, &row.subscription_id, now).await?;
+                }
+                Ok(due
+                    .into_iter()
+                    .map(|r| (r.tenant_id, r.subscription_id))
+                    .collect())
+            })
+            .await?;
+        purged
+            .into_iter()
+            .map(|(t, s)| Ok((parse_id(&t, "tenant id")?, parse_id(&s, "subscription id")?)))
+            .collect()
+    }
+
     async fn active_subscription(
         &self,
         tenant: &TenantId,
@@ -409,4 +545,79 @@ impl ClaimRow {
             last_full_refresh_at: self.last_full_refresh_at,
         })
     }
+}
+
+/// A baseline part as read back.
+enum Reading {
+    Profile(Box<domain::company::CompanyProfile>),
+    Paid(PaidData),
+}
+
+fn paid_or_profile(part: &str, value: serde_json::Value) -> Result<Reading, StoreError> {
+    if part == "profile" {
+        Ok(Reading::Profile(Box::new(profile_from_json(value)?)))
+    } else {
+        Ok(Reading::Paid(paid_from_json(value)?))
+    }
+}
+
+#[derive(QueryableByName)]
+struct PurgeRow {
+    #[diesel(sql_type = Text)]
+    tenant_id: String,
+    #[diesel(sql_type = Text)]
+    subscription_id: String,
+}
+
+/// Purges one ended subscription past its retention, inside the caller's transaction: its
+/// events keep their envelope with `data` `{"purged": true}` (`seq` untouched, so cursors
+/// hold); its baseline goes; and the tenant's cached registry data of the subject (under any
+/// of its ids) goes too, unless another subscription of the subject that is not purged still
+/// needs it.
+async fn purge_one(
+    conn: &mut diesel_async::AsyncPgConnection,
+    tenant_id: &str,
+    subscription_id: &str,
+    now: DateTime<Utc>,
+) -> Result<(), TxError> {
+    diesel::sql_query(
+        "UPDATE events SET data = '{\"purged\": true}'::jsonb \
+         WHERE tenant_id = $1 AND subscription_id = $2",
+    )
+    .bind::<Text, _>(tenant_id)
+    .bind::<Text, _>(subscription_id)
+    .execute(conn)
+    .await?;
+    diesel::delete(
+        monitoring_baselines::table
+            .filter(monitoring_baselines::tenant_id.eq(tenant_id))
+            .filter(monitoring_baselines::subscription_id.eq(subscription_id)),
+    )
+    .execute(conn)
+    .await?;
+    // The subject's ids: its canonical id and every id merged into it.
+    const SUBJECT_IDS: &str = "( \
+        SELECT a.subject_id FROM subjects a, subjects s \
+        JOIN subscriptions sub ON sub.tenant_id = s.tenant_id AND sub.subject_id = s.subject_id \
+        WHERE sub.tenant_id = $1 AND sub.subscription_id = $2 AND a.tenant_id = $1 \
+          AND COALESCE(a.merged_into, a.subject_id) = COALESCE(s.merged_into, s.subject_id) \
+          AND NOT EXISTS ( \
+            SELECT 1 FROM subscriptions o JOIN subjects os \
+              ON os.tenant_id = o.tenant_id AND os.subject_id = o.subject_id \
+            WHERE o.tenant_id = $1 AND o.subscription_id <> $2 AND o.purged_at IS NULL \
+              AND COALESCE(os.merged_into, os.subject_id) = COALESCE(s.merged_into, s.subject_id)))";
+    for table in ["company_profiles", "paid_objects", "person_profiles"] {
+        diesel::sql_query(format!(
+            "DELETE FROM {table} WHERE tenant_id = $1 AND subject_id IN {SUBJECT_IDS}"
+        ))
+        .bind::<Text, _>(tenant_id)
+        .bind::<Text, _>(subscription_id)
+        .execute(conn)
+        .await?;
+    }
+    diesel::update(subscriptions::table.find((tenant_id, subscription_id)))
+        .set(subscriptions::purged_at.eq(Some(now)))
+        .execute(conn)
+        .await?;
+    Ok(())
 }

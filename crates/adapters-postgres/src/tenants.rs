@@ -24,6 +24,7 @@ pub(crate) struct TenantRow {
     pub daily_paid_calls: i64,
     pub monitoring_share: f64,
     pub person_lookup_ceiling: i64,
+    pub retention_days: i32,
     pub created_at: DateTime<Utc>,
 }
 
@@ -65,6 +66,8 @@ impl TenantRow {
                 monitoring_share: self.monitoring_share,
                 person_lookup_ceiling: self.person_lookup_ceiling,
             },
+            retention_days: u32::try_from(self.retention_days)
+                .map_err(|_| corrupt("retention days"))?,
             created_at: self.created_at,
         };
         Ok((tenant, WrappedDataKey(self.data_key)))
@@ -144,6 +147,8 @@ impl TenantStore for Database {
                     tenants::daily_paid_calls.eq(tenant.budget.daily_paid_calls),
                     tenants::monitoring_share.eq(tenant.budget.monitoring_share),
                     tenants::person_lookup_ceiling.eq(tenant.budget.person_lookup_ceiling),
+                    tenants::retention_days
+                        .eq(i32::try_from(tenant.retention_days).unwrap_or(i32::MAX)),
                     tenants::created_at.eq(tenant.created_at),
                     tenants::updated_at.eq(tenant.created_at),
                 ))
@@ -270,5 +275,29 @@ impl TenantStore for Database {
             return Err(StoreError::NotFound);
         }
         Ok(load_tenant(&mut conn, &id).await?.0)
+    }
+
+    async fn set_retention(&self, id: &TenantId, days: u32) -> Result<Tenant, StoreError> {
+        let mut conn = self.conn().await?;
+        let id = id.to_string();
+        let days = i32::try_from(days)
+            .map_err(|_| StoreError::Backend("retention out of range".into()))?;
+        let n = diesel::update(tenants::table.find(&id))
+            .set((
+                tenants::retention_days.eq(days),
+                tenants::updated_at.eq(Utc::now()),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(backend)?;
+        if n == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(load_tenant(&mut conn, &id).await?.0)
+    }
+
+    async fn tenant_with_key(&self, id: &TenantId) -> Result<(Tenant, WrappedDataKey), StoreError> {
+        let mut conn = self.conn().await?;
+        load_tenant(&mut conn, &id.to_string()).await
     }
 }

@@ -40,6 +40,27 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// The principal of scheduled monitoring work for `tenant`: no consumer's grant
+    /// ([`GrantId::MONITORING`]), the company-reading scopes the work needs, every country
+    /// the tenant is provisioned for. It never passes through the gate and never reaches a
+    /// route; its upstream calls are recorded like any other.
+    pub fn monitoring(
+        tenant: Tenant,
+        data_key: WrappedDataKey,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Caller {
+        Caller {
+            tenant_id: tenant.id,
+            grant_id: GrantId::MONITORING,
+            scopes: [Scope::KybRead, Scope::KybRefresh].into_iter().collect(),
+            countries: tenant.provisioned.clone(),
+            tenant,
+            data_key,
+            surface: Surface::Scheduler,
+            context: RequestContext::new(None, at),
+        }
+    }
+
     /// Passes when the caller holds at least one of `scopes`; else 403 `forbidden` naming them.
     pub fn require_any_scope(&self, scopes: &[Scope]) -> Result<(), Failure> {
         if self.scopes.contains_any(scopes) {

@@ -13,6 +13,7 @@ use crate::ports::{
     CredentialHasher, GrantStore, IdentifierVault, PaidStore, PersonStore, StoreError, TenantStore,
 };
 use crate::scope::ScopeSet;
+use crate::subscription::MAX_RETENTION_DAYS;
 use crate::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus};
 use chrono::{DateTime, NaiveDate, Utc};
 use std::sync::Arc;
@@ -97,6 +98,7 @@ impl AdminService {
             },
             permit: None,
             budget: Budget::default(),
+            retention_days: crate::subscription::DEFAULT_RETENTION_DAYS,
             created_at: self.clock.now(),
         };
         let key = self
@@ -176,8 +178,35 @@ impl AdminService {
             status,
             recorded_at: self.clock.now(),
         };
-        self.tenants
+        let updated = self
+            .tenants
             .record_permit(&id, &permit)
+            .await
+            .map_err(store_failure("tenant"))?;
+        crate::subscription_service::follow_permit(
+            self.subscriptions.as_ref(),
+            &updated,
+            self.clock.now(),
+        )
+        .await?;
+        Ok(updated)
+    }
+
+    /// Sets how many days an ended subscription's events keep their data (1 to
+    /// [`MAX_RETENTION_DAYS`]); subscriptions that end afterwards use it.
+    pub async fn set_retention(&self, id: &str, days: i64) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        let days = u32::try_from(days)
+            .ok()
+            .filter(|d| (1..=MAX_RETENTION_DAYS).contains(d))
+            .ok_or_else(|| {
+                Failure::bad_request(
+                    "days",
+                    &format!("must be a whole number of days from 1 to {MAX_RETENTION_DAYS}"),
+                )
+            })?;
+        self.tenants
+            .set_retention(&id, days)
             .await
             .map_err(store_failure("tenant"))
     }
@@ -301,6 +330,7 @@ impl AdminService {
             country,
             subject_id: Some(into_id),
             subject_ref: None,
+            subscription_id: None,
             occurred_at: now,
             data: EventData::Object(vec![
                 (

@@ -146,6 +146,31 @@ fn officer_data(k: &(String, String, Option<String>)) -> EventData {
     ])
 }
 
+/// The reading monitoring keeps after `new` was taken: `new`, except that a group a source
+/// failed to deliver keeps the value the previous reading had checked. So a source that fails
+/// once neither reports a change nor makes the next good reading's change disappear.
+pub fn carry_unchecked(old: Option<&CompanyProfile>, new: &CompanyProfile) -> CompanyProfile {
+    let mut kept = new.clone();
+    let Some(old) = old else {
+        return kept;
+    };
+    for group in OptionalGroup::ALL {
+        if !new.unchecked.contains(&group) || old.unchecked.contains(&group) {
+            continue;
+        }
+        match group {
+            OptionalGroup::EmployeesBand => {
+                kept.data.employees_band = old.data.employees_band.clone();
+            }
+            OptionalGroup::LatestAnnualReport => {
+                kept.data.latest_annual_report = old.data.latest_annual_report.clone();
+            }
+        }
+        kept.unchecked.retain(|g| *g != group);
+    }
+    kept
+}
+
 /// The signatory diff (`signatory.changed`): the rule's text and the officers added and
 /// removed; `None` when nothing moved.
 pub fn signatory_diff(old: &OfficerList, new: &OfficerList) -> Option<EventData> {

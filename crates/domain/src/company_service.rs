@@ -128,18 +128,6 @@ impl CompanyService {
         self.admit_company(caller, wire)
     }
 
-    /// The tenant's cached profile of a company, if any (the refresh diffs against it).
-    pub(crate) async fn cached(
-        &self,
-        caller: &Caller,
-        orgnr: &Identifier,
-    ) -> Result<Option<crate::company::CachedProfile>, Failure> {
-        self.store
-            .cached_profile(&caller.tenant_id, orgnr.country(), orgnr.expose_canonical())
-            .await
-            .map_err(Failure::internal)
-    }
-
     /// Asks the registry (never the cache), records every call before using its data, and
     /// on success stores the profile in the tenant's cache with its subject (created on first
     /// sight). The registry's failure is answered as `Ok(Err(..))`.

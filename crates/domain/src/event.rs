@@ -98,7 +98,9 @@ impl EventType {
                 "the lifecycle family: subscription.created, .suspended, .resumed, .ended \
                  (names decided by this service; the specification names only .suspended)"
             }
-            EventType::SubscriptionResumed => "the country was restored and nothing else suspends it",
+            EventType::SubscriptionResumed => {
+                "the country was restored, or a permit in force was recorded again"
+            }
             EventType::SubjectMerged => "the merge event (its name is not fixed by the specification); filed under the canonical subject's country, or the tenant's own",
             _ => "",
         }
@@ -111,17 +113,18 @@ impl EventType {
                 Some("subscription_service")
             }
             EventType::SubscriptionSuspended | EventType::SubscriptionResumed => {
-                Some("admin: the tenant's provisioned countries (country_deprovisioned)")
+                Some("admin: the tenant's countries and permit; scheduler: a permit lapsed by date")
             }
             EventType::SubjectMerged => Some("admin: subject merge"),
             EventType::CompanyChanged
             | EventType::CompanyStatusChanged
             | EventType::SignatoryChanged
             | EventType::UboChanged
-            | EventType::RefreshCompleted => Some("refresh_service (on demand)"),
-            EventType::PersonChanged
-            | EventType::RefreshDeferred
-            | EventType::SubscriptionLifecycle => None,
+            | EventType::RefreshCompleted => {
+                Some("refresh_service (on demand) and scheduler (scheduled)")
+            }
+            EventType::RefreshDeferred => Some("scheduler: the monitoring share reached"),
+            EventType::PersonChanged | EventType::SubscriptionLifecycle => None,
         }
     }
 
@@ -197,6 +200,9 @@ pub struct NewEvent {
     pub subject_id: Option<SubjectId>,
     /// The consumer's reference of the subject, when it has one.
     pub subject_ref: Option<String>,
+    /// The subscription the event belongs to (lifecycle and change events): a purge after
+    /// the subscription's retention replaces these events' data.
+    pub subscription_id: Option<crate::ids::SubscriptionId>,
     pub occurred_at: DateTime<Utc>,
     pub data: EventData,
     pub evidence: Evidence,

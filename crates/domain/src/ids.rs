@@ -43,6 +43,13 @@ macro_rules! ulid_id {
     };
 }
 
+impl GrantId {
+    /// The grant id that work on a tenant's own behalf carries (scheduled monitoring): the
+    /// nil ULID, which no real grant can have. Upstream calls made by that work name it in
+    /// their records instead of a consumer's grant.
+    pub const MONITORING: GrantId = GrantId(Ulid(0));
+}
+
 /// The input was not an id of this kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("not a well-formed id")]

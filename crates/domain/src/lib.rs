@@ -23,6 +23,7 @@ pub mod person;
 pub mod person_service;
 pub mod ports;
 pub mod refresh_service;
+pub mod scheduler;
 pub mod scope;
 pub mod services;
 pub mod subject;

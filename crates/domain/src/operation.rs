@@ -10,6 +10,9 @@ use crate::scope::Scope;
 pub enum Surface {
     Rest,
     Mcp,
+    /// Work the service does on a tenant's behalf without a consumer's request (scheduled
+    /// monitoring); it has no route invocation to audit.
+    Scheduler,
 }
 
 impl Surface {
@@ -17,6 +20,7 @@ impl Surface {
         match self {
             Surface::Rest => "rest",
             Surface::Mcp => "mcp",
+            Surface::Scheduler => "scheduler",
         }
     }
 }
@@ -57,6 +61,9 @@ pub enum Operation {
     McpRequest,
     /// A call of `POST /mcp` `tools/call`; the tool's own route invocations are audited too.
     McpToolCall,
+    /// Scheduled monitoring's reading of a subscription's subject: no route, no consumer;
+    /// its name files the upstream calls it makes.
+    MonitoringRun,
 }
 
 impl Operation {
@@ -69,6 +76,7 @@ impl Operation {
             | Operation::RefreshCompany
             | Operation::McpRequest
             | Operation::McpToolCall => "POST",
+            Operation::MonitoringRun => "RUN",
             Operation::GetSubject
             | Operation::GetCompany
             | Operation::GetDocument
@@ -101,6 +109,7 @@ impl Operation {
             Operation::GetSubscription => "/v1/subscriptions/{id}",
             Operation::EndSubscription => "/v1/subscriptions/{id}/end",
             Operation::McpRequest | Operation::McpToolCall => "/mcp",
+            Operation::MonitoringRun => "scheduler:monitoring",
         }
     }
 
@@ -141,6 +150,8 @@ impl Operation {
             ],
             // Open to every admitted caller (the token endpoint authenticates by credentials).
             Operation::IssueToken | Operation::McpRequest | Operation::McpToolCall => &[],
+            // Not a consumer's operation: the scheduler's own principal runs it.
+            Operation::MonitoringRun => &[],
         }
     }
 
@@ -244,6 +255,7 @@ impl Operation {
             Operation::EndSubscription => &[NotFound, SubscriptionEnded],
             // Described by the tool list, whose tools answer their routes' errors.
             Operation::McpRequest | Operation::McpToolCall => &[],
+            Operation::MonitoringRun => &[],
         });
         codes.sort_unstable();
         codes.dedup();

@@ -31,6 +31,19 @@ use crate::subject_service::SubjectService;
 use chrono::Duration;
 use std::sync::Arc;
 
+/// How a paid read treats the cache and the budget.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum PaidRead {
+    /// A consumer's read: a fresh cached value as is; otherwise one unit of the on-demand
+    /// budget, then the call (the cached value as stale when either fails).
+    Cached,
+    /// The forced refresh: never answered from the cache; one on-demand unit, then the call.
+    Forced,
+    /// Scheduled monitoring, which metered the whole run against the tenant's monitoring
+    /// share before it began: never the cache, no further metering.
+    Prepaid,
+}
+
 pub struct PaidCompanyService {
     /// One paid registry per country that has the tier; empty when the deployment has the
     /// tier disabled.
@@ -112,20 +125,21 @@ impl PaidCompanyService {
             op,
             Operation::GetOfficers | Operation::GetSignatories
         ));
-        self.officers_read(caller, op, wire, false).await
+        self.officers_read(caller, op, wire, PaidRead::Cached).await
     }
 
-    /// The officers read; `force` skips the cache (the forced refresh, `op` its route), so
+    /// The officers read; `mode` says whether the cache may answer and who pays (`op` names
+    /// the route or the monitoring run), so
     /// the answer is fresh or, when the budget or the registry stops it, stale.
     pub(crate) async fn officers_read(
         &self,
         caller: &Caller,
         op: Operation,
         wire: &str,
-        force: bool,
+        mode: PaidRead,
     ) -> Result<ServedPaid, Failure> {
         let (orgnr, admitted) = self.admit_company(caller, op, PaidKind::Officers, wire)?;
-        self.read(caller, op, &admitted, force, || async move {
+        self.read(caller, op, &admitted, mode, || async move {
             let fetch = admitted.registry.fetch_officers(&orgnr).await;
             let evidence = self.record(caller, op, fetch.calls).await?;
             let fetched = match fetch.outcome {
@@ -161,20 +175,25 @@ impl PaidCompanyService {
         caller: &Caller,
         wire: &str,
     ) -> Result<ServedPaid, Failure> {
-        self.owners_read(caller, Operation::GetBeneficialOwners, wire, false)
-            .await
+        self.owners_read(
+            caller,
+            Operation::GetBeneficialOwners,
+            wire,
+            PaidRead::Cached,
+        )
+        .await
     }
 
-    /// The owners read; `force` as for [`PaidCompanyService::officers_read`].
+    /// The owners read; `mode` as for [`PaidCompanyService::officers_read`].
     pub(crate) async fn owners_read(
         &self,
         caller: &Caller,
         op: Operation,
         wire: &str,
-        force: bool,
+        mode: PaidRead,
     ) -> Result<ServedPaid, Failure> {
         let (orgnr, admitted) = self.admit_company(caller, op, PaidKind::BeneficialOwners, wire)?;
-        self.read(caller, op, &admitted, force, || async move {
+        self.read(caller, op, &admitted, mode, || async move {
             let fetch = admitted.registry.fetch_beneficial_owners(&orgnr).await;
             let evidence = self.record(caller, op, fetch.calls).await?;
             let fetched = match fetch.outcome {
@@ -236,7 +255,7 @@ impl PaidCompanyService {
             registry,
         };
         let subject = holder.subject.clone();
-        self.read(caller, op, &admitted, false, || async move {
+        self.read(caller, op, &admitted, PaidRead::Cached, || async move {
             let person = self.subjects.reveal(caller, &holder)?;
             let mut engagements = Vec::new();
             // The evidence names the first page's call; every page's call is recorded.
@@ -293,7 +312,7 @@ impl PaidCompanyService {
         caller: &'a Caller,
         op: Operation,
         admitted: &'a Admitted<'a>,
-        force: bool,
+        mode: PaidRead,
         fetch: F,
     ) -> Result<ServedPaid, Failure>
     where
@@ -309,7 +328,10 @@ impl PaidCompanyService {
             .map_err(Failure::internal)?;
         let now = self.clock.now();
         let cached = match cached {
-            Some(c) if !force && now - c.object.fetched_at < self.revalidate_after => {
+            Some(c)
+                if mode == PaidRead::Cached
+                    && now - c.object.fetched_at < self.revalidate_after =>
+            {
                 return Ok(served(false, c));
             }
             other => other,
@@ -328,7 +350,7 @@ impl PaidCompanyService {
                 ),
             )
         };
-        if !self.spend(caller).await? {
+        if mode != PaidRead::Prepaid && !self.spend(caller).await? {
             return match cached {
                 Some(c) => Ok(served(true, c)),
                 None => Err(budget_spent()),

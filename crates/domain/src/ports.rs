@@ -26,7 +26,9 @@ use crate::scope::ScopeSet;
 use crate::subject::{
     FreshSubject, IdentifierHolder, ProtectedIdentifier, Resolution, SubjectHandle, SubjectRecord,
 };
-use crate::subscription::{ClaimedRun, RunOutcome, Subscription, SubscriptionFilter};
+use crate::subscription::{
+    ClaimedRun, MonitoringBaseline, RunOutcome, Subscription, SubscriptionFilter,
+};
 use crate::tenant::{Budget, Permit, Tenant, TenantStatus, WrappedDataKey};
 use crate::token::{TokenClaims, TokenRejection};
 use async_trait::async_trait;
@@ -94,6 +96,16 @@ pub trait TenantStore: Send + Sync {
     async fn record_permit(&self, id: &TenantId, permit: &Permit) -> Result<Tenant, StoreError>;
 
     async fn set_budget(&self, id: &TenantId, budget: &Budget) -> Result<Tenant, StoreError>;
+
+    /// Sets how many days an ended subscription's events keep their data.
+    async fn set_retention(&self, id: &TenantId, days: u32) -> Result<Tenant, StoreError>;
+
+    /// The tenant with its data key, for work done on its behalf without a consumer's
+    /// request (scheduled monitoring).
+    ///
+    /// # Errors
+    /// `NotFound` when no such tenant exists.
+    async fn tenant_with_key(&self, id: &TenantId) -> Result<(Tenant, WrappedDataKey), StoreError>;
 }
 
 /// Grants and their client credentials.
@@ -544,6 +556,41 @@ pub trait SubscriptionStore: Send + Sync {
         updated: &Subscription,
         event: &NewEvent,
     ) -> Result<bool, StoreError>;
+
+    /// What monitoring last saw of the subscription's subject (parts never read are `None`).
+    async fn baseline(
+        &self,
+        tenant: &TenantId,
+        subscription: &SubscriptionId,
+    ) -> Result<MonitoringBaseline, StoreError>;
+
+    /// Records a reading of the subscription's subject and the events it gave, in one
+    /// transaction: the parts `reading` holds replace the baseline's (the others stay), and
+    /// `events` are appended as by [`EventStore::append_events`] (idempotency keys kept once).
+    /// So a crash either loses the whole reading, which the next run makes again, or keeps
+    /// it with its events: a change is never lost nor logged twice. The subscription's row is
+    /// locked for the transaction; when it is no longer active (ended or suspended meanwhile)
+    /// nothing is written and the answer is `None`: change events exist only while a
+    /// subscription is active.
+    async fn record_reading(
+        &self,
+        tenant: &TenantId,
+        subscription: &SubscriptionId,
+        reading: &MonitoringBaseline,
+        events: &[NewEvent],
+    ) -> Result<Option<Vec<i64>>, StoreError>;
+
+    /// Purges up to `limit` ended subscriptions whose `purge_after` has passed at `now`
+    /// (across tenants; rows another replica is purging are skipped): each of its events
+    /// keeps its envelope with `data` `{purged: true}`, its baseline is deleted, and so is the
+    /// tenant's cached data of the subject unless another subscription that has not been
+    /// purged still watches it. Each subscription is purged once, in one transaction.
+    /// Answers the purged subscriptions.
+    async fn purge_due(
+        &self,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, SubscriptionId)>, StoreError>;
 
     /// The tenant's active subscription of `kind` watching the subject, if any.
     async fn active_subscription(

@@ -15,6 +15,7 @@ use crate::ports::{
     SubjectStore, TenantStore, TokenAuthority,
 };
 use crate::refresh_service::RefreshService;
+use crate::scheduler::{Scheduler, SchedulerSettings};
 use crate::subject_service::SubjectService;
 use crate::subscription_service::SubscriptionService;
 use crate::token_issuer::TokenIssuer;
@@ -64,6 +65,8 @@ pub struct Settings {
     /// How long a cached person profile is served without asking the register again (past
     /// it, the register is asked; a person profile is never served stale).
     pub person_revalidate_after: Duration,
+    /// How scheduled monitoring claims its work.
+    pub scheduler: SchedulerSettings,
 }
 
 impl Default for Settings {
@@ -73,6 +76,7 @@ impl Default for Settings {
             company_revalidate_after: Duration::hours(24),
             paid_revalidate_after: Duration::hours(24),
             person_revalidate_after: Duration::hours(24),
+            scheduler: SchedulerSettings::default(),
         }
     }
 }
@@ -85,7 +89,9 @@ pub struct Services {
     pub subjects: Arc<SubjectService>,
     pub companies: Arc<CompanyService>,
     pub paid: Arc<PaidCompanyService>,
-    pub refresh: RefreshService,
+    pub refresh: Arc<RefreshService>,
+    /// Scheduled monitoring (every replica runs it; `idreg` drives its passes).
+    pub scheduler: Scheduler,
     pub persons: PersonService,
     pub events: EventService,
     pub subscriptions: SubscriptionService,
@@ -114,16 +120,26 @@ impl Services {
             clock: ports.clock.clone(),
             revalidate_after: settings.company_revalidate_after,
         });
+        let refresh = Arc::new(RefreshService {
+            companies: companies.clone(),
+            paid: paid.clone(),
+            paid_store: ports.paid.clone(),
+            subscriptions: ports.subscriptions.clone(),
+            clock: ports.clock.clone(),
+        });
         Services {
             clock: ports.clock.clone(),
-            refresh: RefreshService {
-                companies: companies.clone(),
-                paid: paid.clone(),
-                paid_store: ports.paid.clone(),
+            scheduler: Scheduler {
+                refresh: refresh.clone(),
                 subscriptions: ports.subscriptions.clone(),
-                events: ports.events.clone(),
+                tenants: ports.tenants.clone(),
+                subjects: subjects.clone(),
+                subject_store: ports.subjects.clone(),
+                budget: ports.paid.clone(),
                 clock: ports.clock.clone(),
+                settings: settings.scheduler.clone(),
             },
+            refresh,
             gate: Gate {
                 authority: ports.tokens.clone(),
                 grants: ports.grants.clone(),

@@ -6,8 +6,10 @@
 //! tenant's country is withdrawn or (kind `person`) the permit lapses; back to `active`
 //! when that is restored; `active` or `suspended` to `ended` by the consumer, one way.
 
+use crate::company::CompanyProfile;
 use crate::country::Country;
 use crate::ids::{SubjectId, SubscriptionId, TenantId};
+use crate::paid::{OfficerList, OwnerList};
 use chrono::{DateTime, Duration, Utc};
 
 /// What a subscription watches.
@@ -122,8 +124,10 @@ pub const DEFAULT_CHECK_DAYS: u32 = 1;
 pub const DEFAULT_FULL_REFRESH_DAYS: u32 = 30;
 /// The longest cadence either may have.
 pub const MAX_CADENCE_DAYS: u32 = 365;
-/// How long an ended subscription's events keep their data, unless the tenant has another.
-pub const DEFAULT_RETENTION_DAYS: i64 = 90;
+/// How long an ended subscription's events keep their data, unless the operator set the
+/// tenant another period (Limits 4), and the longest period that may be set.
+pub const DEFAULT_RETENTION_DAYS: u32 = 90;
+pub const MAX_RETENTION_DAYS: u32 = 3650;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Subscription {
@@ -212,4 +216,21 @@ pub struct RunOutcome {
     pub checked_at: Option<DateTime<Utc>>,
     /// When it was last fully refreshed, if this run did.
     pub full_refresh_at: Option<DateTime<Utc>>,
+}
+
+/// What monitoring last saw of a subscription's subject, part by part: the reading the next
+/// run (or an on-demand refresh under the subscription) diffs against. Only monitoring moves
+/// it, so a consumer's own reads never hide a change from the log. A part never read, or not
+/// read by this run, is `None`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MonitoringBaseline {
+    pub profile: Option<CompanyProfile>,
+    pub officers: Option<OfficerList>,
+    pub owners: Option<OwnerList>,
+}
+
+impl MonitoringBaseline {
+    pub fn is_empty(&self) -> bool {
+        self.profile.is_none() && self.officers.is_none() && self.owners.is_none()
+    }
 }

@@ -27,7 +27,7 @@ use crate::scope::Scope;
 use crate::subscription::{
     LegalBasis, SubscribeRequest, Subscription, SubscriptionFilter, SubscriptionKind,
     SubscriptionStatus, SubscriptionsRequest, DEFAULT_CHECK_DAYS, DEFAULT_FULL_REFRESH_DAYS,
-    DEFAULT_LIST_LIMIT, DEFAULT_RETENTION_DAYS, MAX_CADENCE_DAYS, MAX_LIST_LIMIT,
+    DEFAULT_LIST_LIMIT, MAX_CADENCE_DAYS, MAX_LIST_LIMIT,
 };
 use chrono::{DateTime, Duration, Utc};
 use std::sync::Arc;
@@ -294,7 +294,7 @@ impl SubscriptionService {
             return Err(already());
         }
         let now = self.clock.now();
-        let ended = current.ended(now, Duration::days(DEFAULT_RETENTION_DAYS));
+        let ended = current.ended(now, Duration::days(i64::from(caller.tenant.retention_days)));
         let event = lifecycle_event(&ended, "ended", now);
         match self
             .store
@@ -338,6 +338,7 @@ pub(crate) fn lifecycle_event(s: &Subscription, what: &str, at: DateTime<Utc>) -
         country: s.country,
         subject_id: Some(s.subject_id),
         subject_ref: None,
+        subscription_id: Some(s.id),
         occurred_at: at,
         data: EventData::Object(data),
         evidence: Evidence {
@@ -402,6 +403,62 @@ pub(crate) async fn follow_countries(
         let event = lifecycle_event(&updated, what, now);
         store
             .transition_subscription(tenant, expected, &updated, &event)
+            .await
+            .map_err(Failure::internal)?;
+    }
+    Ok(())
+}
+
+/// What a newly recorded permit does to the tenant's person subscriptions (they track the
+/// permit): when it is not in force today, the active ones are suspended (`permit_lapsed`);
+/// when it is, those suspended for a lapsed permit resume (due at once). A permit that lapses
+/// by its dates alone is seen by the subscription's next scheduled run. Each move is logged
+/// with its event.
+pub(crate) async fn follow_permit(
+    store: &dyn SubscriptionStore,
+    tenant: &crate::tenant::Tenant,
+    now: DateTime<Utc>,
+) -> Result<(), Failure> {
+    use crate::subscription::SuspensionReason;
+    use crate::tenant::{Permit, PermitStanding};
+    let in_force = Permit::standing(tenant.permit.as_ref(), crate::budget::budget_day(now))
+        == PermitStanding::InForce;
+    let person = SubscriptionFilter {
+        kinds: vec![SubscriptionKind::Person],
+        status: Some(if in_force {
+            SubscriptionStatus::Suspended
+        } else {
+            SubscriptionStatus::Active
+        }),
+        limit: u32::MAX,
+    };
+    let subscriptions = store
+        .subscriptions(&tenant.id, &person)
+        .await
+        .map_err(Failure::internal)?;
+    for s in subscriptions {
+        let mut u = s.clone();
+        let (expected, what) = if in_force {
+            if s.suspension_reason != Some(SuspensionReason::PermitLapsed)
+                || !tenant.provisioned.contains(s.country)
+            {
+                continue;
+            }
+            u.status = SubscriptionStatus::Active;
+            u.suspended_at = None;
+            u.suspension_reason = None;
+            u.next_run_at = Some(now);
+            (SubscriptionStatus::Suspended, "resumed")
+        } else {
+            u.status = SubscriptionStatus::Suspended;
+            u.suspended_at = Some(now);
+            u.suspension_reason = Some(SuspensionReason::PermitLapsed);
+            u.next_run_at = None;
+            (SubscriptionStatus::Active, "suspended")
+        };
+        let event = lifecycle_event(&u, what, now);
+        store
+            .transition_subscription(&tenant.id, expected, &u, &event)
             .await
             .map_err(Failure::internal)?;
     }

@@ -127,6 +127,8 @@ pub struct Tenant {
     pub status: TenantStatus,
     pub permit: Option<Permit>,
     pub budget: Budget,
+    /// Days an ended subscription's events keep their data (Limits 4), then purged.
+    pub retention_days: u32,
     pub created_at: DateTime<Utc>,
 }
 

@@ -91,6 +91,10 @@ impl App {
             company_revalidate_after: chrono::Duration::seconds(config.company_revalidate_seconds),
             paid_revalidate_after: chrono::Duration::seconds(config.paid_revalidate_seconds),
             person_revalidate_after: chrono::Duration::seconds(config.person_revalidate_seconds),
+            scheduler: domain::scheduler::SchedulerSettings {
+                lease: chrono::Duration::seconds(config.scheduler_lease_seconds),
+                batch: config.scheduler_batch,
+            },
         };
         let services = Arc::new(Services::new(ports, settings));
         Ok(App {
@@ -128,6 +132,47 @@ impl App {
         let handle = server.handle();
         let task = tokio::spawn(server);
         Ok(RunningServer { addr, handle, task })
+    }
+}
+
+impl App {
+    /// Starts scheduled monitoring in the background, unless the configuration turned it off
+    /// (`IDREG_SCHEDULER_INTERVAL_MS=0`). Every replica may run it: the shared queue hands each
+    /// due run to one of them. A pass that filled its batch is followed at once by another;
+    /// otherwise the next waits the interval. A failing pass (the database down) is logged and
+    /// retried at the next interval, so the scheduler recovers by itself.
+    pub fn start_scheduler(&self) -> Option<tokio::task::JoinHandle<()>> {
+        let interval = std::time::Duration::from_millis(self.config.scheduler_interval_ms);
+        if interval.is_zero() {
+            return None;
+        }
+        let services = self.services.clone();
+        let batch = self.config.scheduler_batch;
+        Some(tokio::spawn(async move {
+            loop {
+                match services.scheduler.tick().await {
+                    Ok(report) => {
+                        if report.claimed > 0 || report.purged > 0 {
+                            tracing::info!(
+                                claimed = report.claimed,
+                                checked = report.checked,
+                                deferred = report.deferred,
+                                retried = report.retried,
+                                suspended = report.suspended,
+                                cancelled = report.cancelled,
+                                purged = report.purged,
+                                "monitoring pass"
+                            );
+                        }
+                        if report.claimed >= batch {
+                            continue;
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e.message, "monitoring pass failed"),
+                }
+                tokio::time::sleep(interval).await;
+            }
+        }))
     }
 }
 

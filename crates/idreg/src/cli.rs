@@ -101,6 +101,13 @@ pub enum TenantCommand {
         #[arg(long)]
         provision: String,
     },
+    /// Sets how many days an ended subscription's events keep their data before the purge
+    /// (default 90); subscriptions that end afterwards use it.
+    Retention {
+        tenant_id: String,
+        #[arg(long, allow_negative_numbers = true)]
+        days: i64,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -210,6 +217,9 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
             Ok(tenant_json(
                 &admin.set_tenant_countries(&tenant_id, countries).await?,
             ))
+        }
+        AdminCommand::Tenant(TenantCommand::Retention { tenant_id, days }) => {
+            Ok(tenant_json(&admin.set_retention(&tenant_id, days).await?))
         }
         AdminCommand::Permit(PermitCommand::Set {
             tenant_id,
@@ -385,6 +395,7 @@ pub fn tenant_json(t: &Tenant) -> Value {
             "monitoring_share": t.budget.monitoring_share,
             "person_lookup_ceiling": t.budget.person_lookup_ceiling,
         },
+        "retention_days": t.retention_days,
         "created_at": api_rest::dto::timestamp(t.created_at),
     })
 }

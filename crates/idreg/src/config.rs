@@ -83,6 +83,13 @@ pub struct Config {
     pub person_revalidate_seconds: i64,
     pub db_pool_size: usize,
     pub workers: Option<usize>,
+    /// Milliseconds between the scheduler's passes when it found no more due work; 0 turns
+    /// scheduled monitoring off in this process (another replica may run it).
+    pub scheduler_interval_ms: u64,
+    /// How long a replica holds a claimed run before another may take it over.
+    pub scheduler_lease_seconds: i64,
+    /// Runs claimed per pass.
+    pub scheduler_batch: u32,
     pub log: String,
     pub log_format: LogFormat,
     /// Run against the upstream sandbox started in this process (`--sandbox`, `demo`).
@@ -125,6 +132,9 @@ impl Default for Config {
             person_revalidate_seconds: DEFAULT_PERSON_REVALIDATE_SECONDS,
             db_pool_size: DEFAULT_DB_POOL_SIZE,
             workers: None,
+            scheduler_interval_ms: 5_000,
+            scheduler_lease_seconds: 300,
+            scheduler_batch: 50,
             log: "info".to_owned(),
             log_format: LogFormat::Text,
             sandbox: false,
@@ -148,6 +158,9 @@ struct FileConfig {
     person_revalidate_seconds: Option<i64>,
     db_pool_size: Option<usize>,
     workers: Option<usize>,
+    scheduler_interval_ms: Option<u64>,
+    scheduler_lease_seconds: Option<i64>,
+    scheduler_batch: Option<u32>,
     log: Option<String>,
     log_format: Option<String>,
     se: Option<std::collections::BTreeMap<String, String>>,
@@ -212,6 +225,21 @@ impl Config {
         if let Some(v) = var("IDREG_WORKERS") {
             config.workers = Some(v.parse().context("IDREG_WORKERS must be a whole number")?);
         }
+        if let Some(v) = var("IDREG_SCHEDULER_INTERVAL_MS") {
+            config.scheduler_interval_ms = v
+                .parse()
+                .context("IDREG_SCHEDULER_INTERVAL_MS must be a whole number")?;
+        }
+        if let Some(v) = var("IDREG_SCHEDULER_LEASE_SECONDS") {
+            config.scheduler_lease_seconds = v
+                .parse()
+                .context("IDREG_SCHEDULER_LEASE_SECONDS must be a whole number")?;
+        }
+        if let Some(v) = var("IDREG_SCHEDULER_BATCH") {
+            config.scheduler_batch = v
+                .parse()
+                .context("IDREG_SCHEDULER_BATCH must be a whole number")?;
+        }
         if let Some(v) = var("IDREG_LOG") {
             config.log = v;
         }
@@ -257,6 +285,15 @@ impl Config {
         if file.workers.is_some() {
             self.workers = file.workers;
         }
+        if let Some(v) = file.scheduler_interval_ms {
+            self.scheduler_interval_ms = v;
+        }
+        if let Some(v) = file.scheduler_lease_seconds {
+            self.scheduler_lease_seconds = v;
+        }
+        if let Some(v) = file.scheduler_batch {
+            self.scheduler_batch = v;
+        }
         if let Some(v) = file.log {
             self.log = v;
         }
@@ -284,6 +321,12 @@ impl Config {
         }
         if self.person_revalidate_seconds < 0 {
             bail!("the person revalidation window must not be negative");
+        }
+        if !(1..=86_400).contains(&self.scheduler_lease_seconds) {
+            bail!("the scheduler's lease must be between 1 and 86400 seconds");
+        }
+        if !(1..=10_000).contains(&self.scheduler_batch) {
+            bail!("the scheduler's batch must be between 1 and 10000 runs");
         }
         if self.db_pool_size == 0 {
             bail!("the database pool needs at least one connection");

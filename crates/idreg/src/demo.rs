@@ -197,6 +197,7 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
     let app = App::prepare(config).await?;
     let credentials = ensure_demo_tenant(&app).await?;
     let server = app.start_http(&listen)?;
+    let _scheduler = app.start_scheduler();
     let control = app.sandbox.as_ref().map(|s| s.control_url());
     println!(
         "{}",

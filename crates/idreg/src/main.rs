@@ -83,6 +83,7 @@ async fn serve(mut config: Config, args: cli::ServeArgs) -> anyhow::Result<()> {
     config.sandbox |= args.sandbox;
     let app = idreg::app::App::prepare(config).await?;
     let server = app.start_http(&listen)?;
+    let _scheduler = app.start_scheduler();
     tracing::info!(address = %server.addr, "idreg is serving");
     if let Some(sandbox) = &app.sandbox {
         println!(

@@ -14,6 +14,7 @@ pub(crate) fn event(key: &str, type_name: &str, country: Country) -> NewEvent {
         country,
         subject_id: None,
         subject_ref: None,
+        subscription_id: None,
         occurred_at: t0(),
         data: EventData::Object(vec![
             ("field".to_owned(), EventData::Text("name".into())),

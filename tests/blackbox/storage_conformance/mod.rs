@@ -195,6 +195,7 @@ fn new_tenant(provisioned: &str) -> Tenant {
             monitoring_share: 0.25,
             person_lookup_ceiling: 77,
         },
+        retention_days: 45,
         created_at: t0(),
     }
 }

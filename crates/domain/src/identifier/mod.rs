@@ -250,6 +250,12 @@ impl Identifier {
         &self.canonical
     }
 
+    /// The wire form of a company code (`se:5560021361`), for handing a stored company to
+    /// the use cases that take one; a raw value like every `expose_*`, never for an answer.
+    pub fn company_wire(&self) -> String {
+        format!("{}:{}", self.country().prefix(), self.canonical)
+    }
+
     /// Wire form with an explicit prefix: `se:5560021361`.
     pub fn expose_wire(&self) -> String {
         format!("{}:{}", self.country().prefix(), self.canonical)

@@ -64,6 +64,7 @@ pub(crate) fn tenant(provisioned: &str) -> Tenant {
         status: TenantStatus::Active,
         permit: None,
         budget: Budget::default(),
+        retention_days: crate::subscription::DEFAULT_RETENTION_DAYS,
         created_at: now() - Duration::days(30),
     }
 }

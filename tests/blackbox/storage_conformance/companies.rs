@@ -51,7 +51,11 @@ fn profile_calls(at: DateTime<Utc>) -> [(CallRef, UpstreamCall); 2] {
 }
 
 /// Records the calls a profile rests on and returns their evidence.
-async fn record_profile_calls(stores: &Stores, t: &Tenant, at: DateTime<Utc>) -> Vec<Evidence> {
+pub(super) async fn record_profile_calls(
+    stores: &Stores,
+    t: &Tenant,
+    at: DateTime<Utc>,
+) -> Vec<Evidence> {
     stores
         .companies
         .record_calls(&t.id, ROUTE, &profile_calls(at))
@@ -59,7 +63,7 @@ async fn record_profile_calls(stores: &Stores, t: &Tenant, at: DateTime<Utc>) ->
         .expect("record_calls")
 }
 
-fn profile(
+pub(super) fn profile(
     name: &str,
     document_id: &str,
     evidence: &[Evidence],

@@ -32,7 +32,7 @@ pub(crate) fn event(key: &str, type_name: &str, country: Country) -> NewEvent {
     }
 }
 
-fn query(after: i64, limit: u32, countries: &str) -> EventQuery {
+pub(super) fn query(after: i64, limit: u32, countries: &str) -> EventQuery {
     EventQuery {
         after,
         limit,

@@ -342,6 +342,12 @@ mod postgres {
         one_unended_subscription_per_subject_and_kind =>
             check_one_unended_subscription_per_subject_and_kind,
         the_queue_is_shared_safely_by_replicas => check_the_queue_is_shared_safely_by_replicas,
+        a_reading_and_its_events_are_written_together_and_only_while_active =>
+            check_a_reading_and_its_events_are_written_together_and_only_while_active,
+        a_purge_comes_after_the_retention_and_once =>
+            check_a_purge_comes_after_the_retention_and_once,
+        retention_is_set_and_the_key_read_with_the_tenant =>
+            check_retention_is_set_and_the_key_read_with_the_tenant,
         concurrent_appends_leave_no_gap_and_no_duplicate =>
             check_concurrent_appends_leave_no_gap_and_no_duplicate,
         keys_are_logged_once_and_a_failed_append_leaves_no_hole =>

@@ -96,7 +96,7 @@ pub async fn check_parts_days_and_tenants_are_counted_apart(stores: &Stores) {
     );
 }
 
-fn officers(orgnr: &str, evidence: Evidence) -> PaidObject {
+pub(super) fn officers(orgnr: &str, evidence: Evidence) -> PaidObject {
     PaidObject {
         country: Country::Se,
         data: PaidData::Officers(OfficerList {

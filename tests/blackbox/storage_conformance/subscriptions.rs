@@ -278,3 +278,157 @@ pub async fn check_the_queue_is_shared_safely_by_replicas(stores: &Stores) {
         .await
         .unwrap());
 }
+
+/// An event of subscription `s` under key `key`.
+fn event_of(s: &Subscription, key: &str, type_name: &str) -> domain::event::NewEvent {
+    let mut e = event(key, type_name, Country::Se);
+    e.subscription_id = Some(s.id);
+    e
+}
+
+pub async fn check_a_reading_and_its_events_are_written_together_and_only_while_active(
+    stores: &Stores,
+) {
+    use domain::paid::PaidData;
+    use domain::subscription::MonitoringBaseline;
+    let (t, _) = tenant(stores, "SE").await;
+    let subject = super::companies::company_subject(stores, &t).await;
+    let s = subscription(subject, SubscriptionKind::Company);
+    let created = event_of(&s, "created", "subscription.created");
+    stores
+        .subscriptions
+        .create_subscription(&t.id, &s, &created)
+        .await
+        .unwrap();
+    let store = &stores.subscriptions;
+    assert!(store.baseline(&t.id, &s.id).await.unwrap().is_empty());
+
+    let evidence = super::companies::record_profile_calls(stores, &t, t0()).await;
+    let profile = super::companies::profile("Första AB", "doc-1", &evidence, t0());
+    let PaidData::Officers(officers) =
+        super::paid::officers("5560021361", evidence[0].clone()).data
+    else {
+        unreachable!()
+    };
+    let reading = MonitoringBaseline {
+        profile: Some(profile.clone()),
+        officers: Some(officers.clone()),
+        owners: None,
+    };
+    let events = [
+        event_of(&s, "run-1:company.changed", "company.changed"),
+        event_of(&s, "run-1:refresh.completed", "refresh.completed"),
+    ];
+    let seqs = store
+        .record_reading(&t.id, &s.id, &reading, &events)
+        .await
+        .unwrap()
+        .expect("written while active");
+    assert_eq!(seqs, [2, 3]);
+    assert_eq!(store.baseline(&t.id, &s.id).await.unwrap(), reading);
+
+    // A run redone after a crash: its events are kept once; a part it did not read stays.
+    let renamed = super::companies::profile("Andra AB", "doc-1", &evidence, t0());
+    let again = store
+        .record_reading(
+            &t.id,
+            &s.id,
+            &MonitoringBaseline {
+                profile: Some(renamed.clone()),
+                officers: None,
+                owners: None,
+            },
+            &events,
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(again, [2, 3]);
+    let kept = store.baseline(&t.id, &s.id).await.unwrap();
+    assert_eq!(kept.profile, Some(renamed));
+    assert_eq!(kept.officers, Some(officers));
+    // The baseline is the subscription's: another tenant's reads see nothing.
+    let (other, _) = tenant(stores, "SE").await;
+    assert!(store.baseline(&other.id, &s.id).await.unwrap().is_empty());
+
+    // Ended: a late reading writes nothing, neither baseline nor events.
+    let ended = s.clone().ended(t0(), Duration::days(90));
+    store
+        .end_subscription(&t.id, &ended, &event_of(&s, "ended", "subscription.ended"))
+        .await
+        .unwrap();
+    let late = store
+        .record_reading(
+            &t.id,
+            &s.id,
+            &reading,
+            &[event_of(&s, "run-2:refresh.completed", "refresh.completed")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(late, None);
+    assert_eq!(store.baseline(&t.id, &s.id).await.unwrap(), kept);
+    let page = stores
+        .events
+        .events_page(&t.id, &super::events::query(0, 100, "SE"))
+        .await
+        .unwrap();
+    assert_eq!(page.events.len(), 4, "created, two of the run, ended");
+    assert!(page
+        .events
+        .iter()
+        .all(|e| e.event.subscription_id == Some(s.id)));
+}
+
+pub async fn check_a_purge_comes_after_the_retention_and_once(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    let subject = super::companies::company_subject(stores, &t).await;
+    let s = subscription(subject, SubscriptionKind::Company);
+    let store = &stores.subscriptions;
+    store
+        .create_subscription(&t.id, &s, &event_of(&s, "created", "subscription.created"))
+        .await
+        .unwrap();
+    // An event of no subscription, which no purge touches.
+    stores
+        .events
+        .append_events(&t.id, &[event("other", "subject.merged", Country::Se)])
+        .await
+        .unwrap();
+    let ended = s.clone().ended(t0(), Duration::days(3));
+    store
+        .end_subscription(&t.id, &ended, &event_of(&s, "ended", "subscription.ended"))
+        .await
+        .unwrap();
+
+    assert!(store
+        .purge_due(t0() + Duration::days(2), 10)
+        .await
+        .unwrap()
+        .is_empty());
+    // Two replicas purging at once: the subscription is purged by one of them.
+    let after = t0() + Duration::days(4);
+    let (a, b) = tokio::join!(store.purge_due(after, 10), store.purge_due(after, 10));
+    let mut purged = a.unwrap();
+    purged.extend(b.unwrap());
+    assert_eq!(purged, [(t.id, s.id)]);
+    assert!(store.purge_due(after, 10).await.unwrap().is_empty());
+
+    let page = stores
+        .events
+        .events_page(&t.id, &super::events::query(0, 100, "SE"))
+        .await
+        .unwrap();
+    let seqs: Vec<i64> = page.events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, [1, 2, 3], "seq and the envelope stay");
+    for e in &page.events {
+        let purged = e.event.subscription_id == Some(s.id);
+        let data = &e.event.data;
+        let is_purged = *data
+            == domain::event::EventData::Object(vec![(
+                "purged".to_owned(),
+                domain::event::EventData::Bool(true),
+            )]);
+        assert_eq!(is_purged, purged, "{}", e.event.type_name);
+    }
+}

@@ -181,3 +181,32 @@ pub(super) async fn check_the_budget_is_set(stores: &Stores) {
     assert_eq!(after, expected);
     assert_eq!(stores.tenants.tenant(&t.id).await.unwrap(), expected);
 }
+
+pub(super) async fn check_retention_is_set_and_the_key_read_with_the_tenant(stores: &Stores) {
+    let (t, key) = tenant(stores, "SE").await;
+    let (read, read_key) = stores.tenants.tenant_with_key(&t.id).await.unwrap();
+    assert_eq!((read, read_key), (t.clone(), key));
+    let after = stores.tenants.set_retention(&t.id, 30).await.unwrap();
+    assert_eq!(
+        after,
+        Tenant {
+            retention_days: 30,
+            ..t.clone()
+        }
+    );
+    assert_eq!(
+        stores.tenants.tenant(&t.id).await.unwrap().retention_days,
+        30
+    );
+    assert!(matches!(
+        stores
+            .tenants
+            .set_retention(&TenantId::generate(), 30)
+            .await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        stores.tenants.tenant_with_key(&TenantId::generate()).await,
+        Err(StoreError::NotFound)
+    ));
+}

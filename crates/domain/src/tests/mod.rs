@@ -7,6 +7,7 @@ mod event_service;
 mod gate;
 mod paid_service;
 mod person_service;
+mod scheduler;
 mod subject_service;
 mod token_issuer;
 

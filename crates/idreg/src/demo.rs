@@ -114,6 +114,18 @@ pub fn walkthrough(base_url: &str, control_url: Option<&str>, c: &DemoCredential
   curl -s {base_url}/v1/companies/5560021361 -H "Authorization: Bearer $TOKEN"
   curl -s -X DELETE {u}/faults/bolagsverket
 
+  # 9. Monitoring: subscribe to a company; the scheduler running in this process logs its
+  #    baseline within seconds. Script a rename in the sandbox and force a refresh
+  #    (kyb:refresh; metered): the change is a company.changed event with old and new values.
+  SUBJ=$(curl -s {base_url}/v1/companies/5560021361 -H "Authorization: Bearer $TOKEN" \
+    | sed -E 's/.*"subject_id":"([^"]+)".*/\1/')
+  curl -s {base_url}/v1/subscriptions -H "Authorization: Bearer $TOKEN" \
+    -H 'content-type: application/json' -d '{{"subject_id":"'$SUBJ'","kind":"company","legal_basis":"aml_cdd"}}'
+  sleep 6; curl -s "{base_url}/v1/events?cursor=0" -H "Authorization: Bearer $TOKEN"
+  curl -s -X POST {u}/companies/5560021361 -H 'content-type: application/json' -d '{{"name":"Omdöpt Demo AB"}}'
+  curl -s -X POST {base_url}/v1/companies/5560021361/refresh -H "Authorization: Bearer $TOKEN" | head -c 120; echo
+  curl -s "{base_url}/v1/events?cursor=0&types=company.changed" -H "Authorization: Bearer $TOKEN"
+
 The upstream sandbox (synthetic Bolagsverket, SCB, tax and Lithuanian registers) is at
 {u}/.. ; its control API is {u} (faults, scripted changes, call log: see
 crates/upstream-sandbox/README.md).

@@ -96,6 +96,12 @@ pub struct TickReport {
     pub cancelled: u32,
     /// Ended subscriptions purged after their retention.
     pub purged: u32,
+    /// Runs that failed in the service itself (storage); their lease runs out and another
+    /// pass takes them again with the same due time.
+    pub failed: u32,
+    /// The first such failure's message, for the operator's log (never personal data: the
+    /// failures of this service name no identifier).
+    pub first_failure: Option<String>,
 }
 
 /// How one run ended.
@@ -110,8 +116,8 @@ impl Scheduler {
     /// One pass: claim due runs, work them, complete them; then purge.
     ///
     /// # Errors
-    /// Only a storage failure of the claim or the purge; a run that fails is logged in the
-    /// report as retried and its lease left to expire, so another pass takes it again.
+    /// Only a storage failure of the claim or the purge; a run that fails is counted in the
+    /// report and its lease left to expire, so another pass takes it again.
     pub async fn tick(&self) -> Result<TickReport, Failure> {
         let now = self.clock.now();
         let claimed = self
@@ -133,7 +139,10 @@ impl Scheduler {
                 Ok(RunEnd::Suspended) => report.suspended += 1,
                 Ok(RunEnd::Cancelled) => report.cancelled += 1,
                 // The lease runs out and the run is claimed again with the same due time.
-                Err(_) => report.retried += 1,
+                Err(f) => {
+                    report.failed += 1;
+                    report.first_failure.get_or_insert(f.message);
+                }
             }
         }
         let purged = self

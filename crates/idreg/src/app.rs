@@ -161,8 +161,12 @@ impl App {
                                 suspended = report.suspended,
                                 cancelled = report.cancelled,
                                 purged = report.purged,
+                                failed = report.failed,
                                 "monitoring pass"
                             );
+                        }
+                        if let Some(failure) = &report.first_failure {
+                            tracing::warn!(failed = report.failed, error = %failure, "monitoring runs failed; they are retried after their lease");
                         }
                         if report.claimed >= batch {
                             continue;

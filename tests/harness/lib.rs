@@ -10,6 +10,10 @@
 pub mod db;
 pub mod logs;
 
+/// The HTTP client the harness speaks with, for tests of crates that do not depend on it
+/// (the binary's multi-process tests in `crates/idreg/tests`).
+pub use reqwest;
+
 use adapters_crypto::KeyMaterial;
 use db::TestDatabase;
 use idreg::app::{App, RunningServer};

@@ -1,8 +1,8 @@
 //! The connection pool, database creation and migrations.
 
-use diesel_async::pooled_connection::deadpool::{Object, Pool};
+use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::pooled_connection::{
-    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+    AsyncDieselConnectionManager, ManagerConfig, PoolError as ManagerError, RecyclingMethod,
 };
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
@@ -106,13 +106,14 @@ impl Database {
         })
     }
 
+    /// A connection from the caller's pool. When none can be had because the server cannot
+    /// be reached (a new connection fails, or none frees up in time) the error is
+    /// `Unavailable`. A pooled connection whose server went away is never handed out again
+    /// (see [`build_pool`]), so once the server is back every checkout gets a fresh one.
     pub(crate) async fn conn(
         &self,
     ) -> Result<Object<AsyncPgConnection>, domain::ports::StoreError> {
-        self.pool()?
-            .get()
-            .await
-            .map_err(|e| domain::ports::StoreError::Backend(format!("pool: {e}")))
+        self.pool()?.get().await.map_err(checkout_failed)
     }
 
     /// Checks that the database answers.
@@ -141,8 +142,31 @@ impl Drop for Inner {
     }
 }
 
+/// Why a checkout failed, as a storage error: the server could not be reached (`Unavailable`)
+/// or something else went wrong (`Backend`).
+fn checkout_failed(e: PoolError) -> domain::ports::StoreError {
+    use domain::ports::StoreError;
+    match e {
+        // No connection freed up and none could be opened in time.
+        PoolError::Timeout(t) => StoreError::Unavailable(format!("pool: timed out ({t:?})")),
+        PoolError::Backend(ManagerError::ConnectionError(e)) => {
+            crate::convert::connection_failed(e)
+        }
+        PoolError::Backend(ManagerError::QueryError(e)) => crate::convert::backend(e),
+        other => StoreError::Backend(format!("pool: {other}")),
+    }
+}
+
 /// A pool whose connections are established by (and driven on) the runtime that first asks
 /// for them, checked out without a verifying query.
+///
+/// Recovery after the server went away needs no query either: on every checkout deadpool
+/// recycles the idle connection through diesel-async, which discards it when its transaction
+/// manager is broken or its tokio-postgres client is closed (the driver task ends when the
+/// server terminates the session or the socket closes), and opens a new one instead. A
+/// connection that breaks while checked out fails its query (`Unavailable`) and is discarded
+/// at its next checkout. `tests/storage_outage.rs` in the `idreg` crate restarts a server
+/// under a running binary to prove it.
 fn build_pool(url: &str, size: usize) -> Result<Pool<AsyncPgConnection>, DatabaseError> {
     let mut config = ManagerConfig::<AsyncPgConnection>::default();
     config.recycling_method = RecyclingMethod::Fast;

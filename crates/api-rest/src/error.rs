@@ -63,12 +63,42 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         if let Some(cause) = &self.0.internal {
             // The cause goes to the log (with the request id from the span); never to the caller.
-            tracing::error!(cause = %cause, "internal error");
+            if self.0.retry_after().is_some() {
+                tracing::warn!(cause = %cause, "storage unavailable");
+            } else {
+                tracing::error!(cause = %cause, "internal error");
+            }
         }
         let mut response = HttpResponse::build(self.status_code());
         if self.0.code == ErrorCode::Unauthorized {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"idreg\""));
         }
+        if let Some(seconds) = self.0.retry_after() {
+            // The service's own storage is down (503 `upstream_unavailable`): retry shortly.
+            response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+        }
         response.json(ErrorBody::of(&self.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_storage_outage_is_503_with_a_retry_hint_and_no_cause() {
+        let failure = Failure::storage_unavailable("refused at 10.0.0.1");
+        let body = ErrorBody::of(&failure).text();
+        assert!(body.contains("upstream_unavailable"), "{body}");
+        assert!(!body.contains("10.0.0.1"), "{body}");
+        let response = ApiError(failure).error_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers().get(header::RETRY_AFTER).unwrap(), "5");
+
+        // A registry's outage is a 503 of its own, without the storage's hint.
+        let registry = Failure::new(ErrorCode::UpstreamUnavailable, "the register is down");
+        let response = ApiError(registry).error_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(response.headers().get(header::RETRY_AFTER).is_none());
     }
 }

@@ -292,3 +292,125 @@ impl Gate {
         }
     }
 }
+
+/// Storage outages at the gate: whatever the guard or the audit commit cannot reach answers
+/// 503 `upstream_unavailable` (never 500), and an admitted request's 503 is recorded as such.
+#[cfg(test)]
+mod storage_outage {
+    use super::*;
+    use crate::audit::AccessRecord;
+    use crate::ports::{MockAuditSink, MockGrantStore, MockTokenAuthority, StoreError};
+    use crate::tests::{access, claims, clock, ctx, grant, tenant};
+
+    const OP: Operation = Operation::GetSubject;
+
+    fn down() -> StoreError {
+        StoreError::Unavailable("connecting: connection refused".into())
+    }
+
+    fn gate(grants: MockGrantStore, audit: MockAuditSink, verifies: bool) -> Gate {
+        let t = tenant("SE");
+        let g = grant(&t, "kyb:read", "SE");
+        let token_claims = claims(&g);
+        let mut authority = MockTokenAuthority::new();
+        if verifies {
+            authority
+                .expect_verify()
+                .return_once(move |_, _| Ok(token_claims));
+        } else {
+            authority.expect_verify().never();
+        }
+        Gate {
+            authority: Arc::new(authority),
+            grants: Arc::new(grants),
+            audit: Arc::new(audit),
+            clock: clock(),
+        }
+    }
+
+    fn reachable_grant() -> MockGrantStore {
+        let t = tenant("SE");
+        let g = grant(&t, "kyb:read", "SE");
+        let grant_access = access(&g, &t);
+        let mut grants = MockGrantStore::new();
+        grants
+            .expect_grant_access()
+            .return_once(move |_, _| Ok(Some(grant_access)));
+        grants
+    }
+
+    fn assert_storage_unavailable(failure: &Failure) {
+        assert_eq!(failure.code, ErrorCode::UpstreamUnavailable);
+        assert_eq!(failure.status(), 503);
+        assert!(!failure.message.contains("refused"), "{}", failure.message);
+        assert!(failure.retry_after().is_some());
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_guard_read_is_503() {
+        let mut grants = MockGrantStore::new();
+        grants.expect_grant_access().returning(|_, _| Err(down()));
+        let mut audit = MockAuditSink::new();
+        audit.expect_record_access().never();
+        audit.expect_record_security().never();
+        let gate = gate(grants, audit, true);
+        let failure = gate
+            .admit(Some("tok"), OP, Surface::Rest, &ctx())
+            .await
+            .unwrap_err();
+        assert_storage_unavailable(&failure);
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_security_log_is_503() {
+        let mut grants = MockGrantStore::new();
+        grants.expect_grant_access().never();
+        let mut audit = MockAuditSink::new();
+        audit
+            .expect_record_security()
+            .times(1)
+            .returning(|_| Err(down()));
+        let gate = gate(grants, audit, false);
+        let failure = gate
+            .admit(None, OP, Surface::Rest, &ctx())
+            .await
+            .unwrap_err();
+        assert_storage_unavailable(&failure);
+    }
+
+    #[tokio::test]
+    async fn an_audit_commit_that_cannot_reach_the_storage_withholds_the_answer_with_503() {
+        let mut audit = MockAuditSink::new();
+        audit
+            .expect_record_access()
+            .times(1)
+            .returning(|_| Err(down()));
+        let gate = gate(reachable_grant(), audit, true);
+        let answered = gate
+            .call(Some("tok"), OP, Surface::Rest, &ctx(), |_| async {
+                Ok::<_, Failure>(42)
+            })
+            .await;
+        assert_storage_unavailable(&answered.unwrap_err());
+    }
+
+    #[tokio::test]
+    async fn a_use_case_that_cannot_reach_the_storage_is_recorded_as_503() {
+        let mut audit = MockAuditSink::new();
+        audit
+            .expect_record_access()
+            .withf(|rows: &[AccessRecord]| {
+                let [r] = rows else { return false };
+                r.status == 503 && r.error_code == Some(ErrorCode::UpstreamUnavailable)
+            })
+            .times(1)
+            .returning(|_| Ok(()));
+        let gate = gate(reachable_grant(), audit, true);
+        let answered = gate
+            .call(Some("tok"), OP, Surface::Rest, &ctx(), |_| async {
+                Err::<u8, _>(Failure::internal(down()))
+            })
+            .await;
+        assert_storage_unavailable(&answered.unwrap_err());
+    }
+}

@@ -3,6 +3,7 @@
 //! Every use case answers `Result<T, Failure>`. Each surface maps a `Failure` to its wire form
 //! in exactly one place (REST: `{error, message}` and the status; MCP: an `isError` result).
 
+use std::any::Any;
 use std::fmt;
 
 /// Every error code of the interface, with its HTTP status.
@@ -217,14 +218,53 @@ impl Failure {
     }
 
     /// An unexpected failure: the caller sees only `internal_error`; the cause is logged.
-    pub fn internal(cause: impl fmt::Display) -> Self {
+    ///
+    /// The one exception is a cause that is a `StoreError::Unavailable` (the storage could not
+    /// be reached): that is not a fault of this request but an outage a retry outlives, so it
+    /// becomes [`Failure::storage_unavailable`] (503). Every use case, the guard, the audit
+    /// commit and the token endpoint turn storage errors into failures through this function,
+    /// so this is the one place that decides it.
+    pub fn internal(cause: impl fmt::Display + 'static) -> Self {
+        // The values layer names one port type here: the cause arrives as an arbitrary
+        // `Display` (a store error, a crypto error, a message), and only a store error can
+        // say "unreachable".
+        let any: &dyn Any = &cause;
+        if let Some(crate::ports::StoreError::Unavailable(_)) =
+            any.downcast_ref::<crate::ports::StoreError>()
+        {
+            return Failure::storage_unavailable(cause);
+        }
         Failure {
             code: ErrorCode::InternalError,
             message: "internal error".to_owned(),
             internal: Some(cause.to_string()),
         }
     }
+
+    /// The service's own storage could not be reached: 503 `upstream_unavailable` with a
+    /// fixed message (the cause is logged, never sent), and a hint to retry shortly
+    /// ([`Failure::retry_after`]).
+    pub fn storage_unavailable(cause: impl fmt::Display) -> Self {
+        Failure {
+            code: ErrorCode::UpstreamUnavailable,
+            message: STORAGE_UNAVAILABLE.to_owned(),
+            internal: Some(cause.to_string()),
+        }
+    }
+
+    /// Seconds after which a retry may succeed, when the failure is an outage of the service's
+    /// own storage (the surface sends it as `Retry-After`); `None` for every other failure.
+    pub fn retry_after(&self) -> Option<u32> {
+        (self.code == ErrorCode::UpstreamUnavailable && self.message == STORAGE_UNAVAILABLE)
+            .then_some(STORAGE_RETRY_AFTER_SECONDS)
+    }
 }
+
+/// The message of a failure because the service's storage could not be reached.
+const STORAGE_UNAVAILABLE: &str = "the service's storage is unavailable; retry shortly";
+
+/// How long a consumer is told to wait before retrying after a storage outage.
+pub const STORAGE_RETRY_AFTER_SECONDS: u32 = 5;
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -255,6 +295,30 @@ mod tests {
         let f = Failure::internal("connection refused at 10.0.0.1");
         assert_eq!(f.message, "internal error");
         assert_eq!(f.status(), 500);
+    }
+
+    #[test]
+    fn an_unreachable_storage_is_a_503_that_hides_its_cause() {
+        use crate::ports::StoreError;
+        let f = Failure::internal(StoreError::Unavailable(
+            "connection refused at 10.0.0.1".into(),
+        ));
+        assert_eq!(f.code, ErrorCode::UpstreamUnavailable);
+        assert_eq!(f.status(), 503);
+        assert!(!f.message.contains("10.0.0.1"));
+        assert!(f.internal.as_deref().unwrap().contains("10.0.0.1"));
+        assert_eq!(f.retry_after(), Some(STORAGE_RETRY_AFTER_SECONDS));
+
+        // Every other storage error stays a 500 without a retry hint.
+        let f = Failure::internal(StoreError::Backend("syntax error".into()));
+        assert_eq!(f.status(), 500);
+        assert_eq!(f.retry_after(), None);
+        // An upstream registry's outage is a 503 of its own, without the storage's hint.
+        let f = Failure::new(
+            ErrorCode::UpstreamUnavailable,
+            "the registry is unavailable",
+        );
+        assert_eq!(f.retry_after(), None);
     }
 
     #[test]

@@ -48,6 +48,12 @@ pub enum StoreError {
     /// The change would leave these live grants carrying countries outside the tenant's set.
     #[error("grants would fall outside the tenant's countries")]
     GrantsOutsideCountries(Vec<GrantId>),
+    /// The storage could not be reached: no connection could be had (refused, lost, the
+    /// checkout timed out) or the server is shutting down or starting up. A retry may succeed
+    /// once it is back; `Failure::internal` answers it as 503 `upstream_unavailable`. The
+    /// detail is for the log only.
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
     /// The backend failed; the detail is for the log only.
     #[error("storage backend: {0}")]
     Backend(String),

@@ -112,7 +112,7 @@ async fn every_answer_carries_a_request_id() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_database_outage_is_an_internal_error_without_detail() {
+async fn a_database_outage_is_a_503_without_detail() {
     let app = TestApp::spawn().await;
     let c = app.provision("kyb:read", "SE", "SE").await;
     let token = app.token(&c).await;
@@ -139,9 +139,14 @@ async fn a_database_outage_is_an_internal_error_without_detail() {
     let a = app
         .get("/v1/subjects/01ARZ3NDEKTSV4RRFFQ69G5FAV", Some(&token))
         .await;
-    assert_eq!(a.status, 500, "{}", a.text);
-    assert_eq!(a.error_code(), "internal_error");
-    assert_eq!(a.body["message"], "internal error");
+    // The storage could not be reached: 503 with a retry hint, never 500, never the cause.
+    assert_eq!(a.status, 503, "{}", a.text);
+    assert_eq!(a.error_code(), "upstream_unavailable");
+    assert_eq!(
+        a.body["message"],
+        "the service's storage is unavailable; retry shortly"
+    );
+    assert_eq!(a.headers.get("retry-after").unwrap(), "5");
     diesel::sql_query(format!(
         "ALTER DATABASE \"{}\" ALLOW_CONNECTIONS true",
         app.db.name

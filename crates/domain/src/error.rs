@@ -225,13 +225,10 @@ impl Failure {
     /// commit and the token endpoint turn storage errors into failures through this function,
     /// so this is the one place that decides it.
     pub fn internal(cause: impl fmt::Display + 'static) -> Self {
-        // The values layer names one port type here: the cause arrives as an arbitrary
-        // `Display` (a store error, a crypto error, a message), and only a store error can
-        // say "unreachable".
+        // The cause arrives as an arbitrary `Display` (a store error, a crypto error, a
+        // message); only a store error can say "unreachable".
         let any: &dyn Any = &cause;
-        if let Some(crate::ports::StoreError::Unavailable(_)) =
-            any.downcast_ref::<crate::ports::StoreError>()
-        {
+        if let Some(StoreError::Unavailable(_)) = any.downcast_ref::<StoreError>() {
             return Failure::storage_unavailable(cause);
         }
         Failure {
@@ -266,6 +263,32 @@ const STORAGE_UNAVAILABLE: &str = "the service's storage is unavailable; retry s
 /// How long a consumer is told to wait before retrying after a storage outage.
 pub const STORAGE_RETRY_AFTER_SECONDS: u32 = 5;
 
+/// Failures of storage ports (declared with the other failures, so that [`Failure::internal`]
+/// can tell an unreachable storage from a fault; `ports` re-exports it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    #[error("record not found")]
+    NotFound,
+    /// A customer reference is already attached to a different subject.
+    #[error("customer reference attached to a different subject")]
+    RefConflict,
+    /// A subscription of the subject and kind that has not ended exists already.
+    #[error("an unended subscription of the subject and kind exists")]
+    SubscriptionExists,
+    /// The change would leave these live grants carrying countries outside the tenant's set.
+    #[error("grants would fall outside the tenant's countries")]
+    GrantsOutsideCountries(Vec<crate::ids::GrantId>),
+    /// The storage could not be reached: no connection could be had (refused, lost, the
+    /// checkout timed out) or the server is shutting down or starting up. A retry may succeed
+    /// once it is back; `Failure::internal` answers it as 503 `upstream_unavailable`. The
+    /// detail is for the log only.
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    /// The backend failed; the detail is for the log only.
+    #[error("storage backend: {0}")]
+    Backend(String),
+}
+
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.code, self.message)
@@ -299,7 +322,6 @@ mod tests {
 
     #[test]
     fn an_unreachable_storage_is_a_503_that_hides_its_cause() {
-        use crate::ports::StoreError;
         let f = Failure::internal(StoreError::Unavailable(
             "connection refused at 10.0.0.1".into(),
         ));

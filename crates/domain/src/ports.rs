@@ -34,30 +34,7 @@ use crate::token::{TokenClaims, TokenRejection};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
-/// Failures of storage ports.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum StoreError {
-    #[error("record not found")]
-    NotFound,
-    /// A customer reference is already attached to a different subject.
-    #[error("customer reference attached to a different subject")]
-    RefConflict,
-    /// A subscription of the subject and kind that has not ended exists already.
-    #[error("an unended subscription of the subject and kind exists")]
-    SubscriptionExists,
-    /// The change would leave these live grants carrying countries outside the tenant's set.
-    #[error("grants would fall outside the tenant's countries")]
-    GrantsOutsideCountries(Vec<GrantId>),
-    /// The storage could not be reached: no connection could be had (refused, lost, the
-    /// checkout timed out) or the server is shutting down or starting up. A retry may succeed
-    /// once it is back; `Failure::internal` answers it as 503 `upstream_unavailable`. The
-    /// detail is for the log only.
-    #[error("storage unavailable: {0}")]
-    Unavailable(String),
-    /// The backend failed; the detail is for the log only.
-    #[error("storage backend: {0}")]
-    Backend(String),
-}
+pub use crate::error::StoreError;
 
 /// A grant together with what the guard needs of its tenant, loaded in one read.
 #[derive(Clone, Debug)]

@@ -289,6 +289,17 @@ async fn a_permit_is_recorded_at_the_clock_time() {
         })
         .times(1)
         .returning(move |_, _| Ok(answer.clone()));
+    // A permit not in force: the tenant's active person subscriptions are looked up to be
+    // suspended (none here).
+    ports
+        .subscriptions
+        .expect_subscriptions()
+        .withf(|_, f| {
+            f.kinds == [crate::subscription::SubscriptionKind::Person]
+                && f.status == Some(crate::subscription::SubscriptionStatus::Active)
+        })
+        .times(1)
+        .returning(|_, _| Ok(Vec::new()));
     ports
         .service()
         .set_permit(

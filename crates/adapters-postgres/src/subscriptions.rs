@@ -276,6 +276,7 @@ impl SubscriptionStore for Database {
         &self,
         tenant: &TenantId,
         subscription: &SubscriptionId,
+        lease: Option<DateTime<Utc>>,
         reading: &MonitoringBaseline,
         events: &[NewEvent],
     ) -> Result<Option<Vec<i64>>, StoreError> {
@@ -306,16 +307,20 @@ impl SubscriptionStore for Database {
         let mut conn = self.conn().await?;
         let written = conn
             .transaction(async |conn| -> Result<Option<Vec<i64>>, TxError> {
-                // The subscription's row lock orders this against an end or a suspension:
-                // a reading of a subscription that is no longer active writes nothing.
-                let status: Option<String> = subscriptions::table
+                // The subscription's row lock orders this against an end, a suspension or a
+                // takeover: a reading of a subscription that is no longer active, or of a run
+                // whose lease another replica has taken, writes nothing.
+                let row: Option<(String, Option<DateTime<Utc>>)> = subscriptions::table
                     .find((&tenant_id, &id))
-                    .select(subscriptions::status)
+                    .select((subscriptions::status, subscriptions::claimed_until))
                     .for_update()
                     .first(conn)
                     .await
                     .optional()?;
-                if status.as_deref() != Some("active") {
+                let Some((status, claimed_until)) = row else {
+                    return Ok(None);
+                };
+                if status != "active" || lease.is_some_and(|l| claimed_until != Some(l)) {
                     return Ok(None);
                 }
                 for (part, value, at) in &parts {

@@ -554,11 +554,14 @@ pub trait SubscriptionStore: Send + Sync {
     /// it with its events: a change is never lost nor logged twice. The subscription's row is
     /// locked for the transaction; when it is no longer active (ended or suspended meanwhile)
     /// nothing is written and the answer is `None`: change events exist only while a
-    /// subscription is active.
+    /// subscription is active. A scheduled run names its lease (`lease_until` of its claim):
+    /// once another replica has taken the run over, the late reading writes nothing either,
+    /// so an older reading never replaces a newer baseline.
     async fn record_reading(
         &self,
         tenant: &TenantId,
         subscription: &SubscriptionId,
+        lease: Option<DateTime<Utc>>,
         reading: &MonitoringBaseline,
         events: &[NewEvent],
     ) -> Result<Option<Vec<i64>>, StoreError>;

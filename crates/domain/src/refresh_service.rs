@@ -140,7 +140,7 @@ impl RefreshService {
         let (events, kept) = observe(&subscription, &subject, &baseline, &reading, now);
         let written = self
             .subscriptions
-            .record_reading(&caller.tenant_id, &subscription.id, &kept, &events)
+            .record_reading(&caller.tenant_id, &subscription.id, None, &kept, &events)
             .await
             .map_err(Failure::internal)?;
         // Ended between the read and the write: the reading logged nothing.

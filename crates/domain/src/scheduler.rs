@@ -250,7 +250,13 @@ impl Scheduler {
         let (events, kept) = observe(sub, &subject, &baseline, &reading, now);
         let written = self
             .subscriptions
-            .record_reading(&caller.tenant_id, &sub.id, &kept, &events)
+            .record_reading(
+                &caller.tenant_id,
+                &sub.id,
+                Some(run.lease_until),
+                &kept,
+                &events,
+            )
             .await
             .map_err(Failure::internal)?;
         if written.is_none() {

@@ -344,6 +344,8 @@ mod postgres {
         the_queue_is_shared_safely_by_replicas => check_the_queue_is_shared_safely_by_replicas,
         a_reading_and_its_events_are_written_together_and_only_while_active =>
             check_a_reading_and_its_events_are_written_together_and_only_while_active,
+        a_reading_of_a_run_taken_over_writes_nothing =>
+            check_a_reading_of_a_run_taken_over_writes_nothing,
         a_purge_comes_after_the_retention_and_once =>
             check_a_purge_comes_after_the_retention_and_once,
         retention_is_set_and_the_key_read_with_the_tenant =>

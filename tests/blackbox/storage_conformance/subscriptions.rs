@@ -320,7 +320,7 @@ pub async fn check_a_reading_and_its_events_are_written_together_and_only_while_
         event_of(&s, "run-1:refresh.completed", "refresh.completed"),
     ];
     let seqs = store
-        .record_reading(&t.id, &s.id, &reading, &events)
+        .record_reading(&t.id, &s.id, None, &reading, &events)
         .await
         .unwrap()
         .expect("written while active");
@@ -333,6 +333,7 @@ pub async fn check_a_reading_and_its_events_are_written_together_and_only_while_
         .record_reading(
             &t.id,
             &s.id,
+            None,
             &MonitoringBaseline {
                 profile: Some(renamed.clone()),
                 officers: None,
@@ -361,6 +362,7 @@ pub async fn check_a_reading_and_its_events_are_written_together_and_only_while_
         .record_reading(
             &t.id,
             &s.id,
+            None,
             &reading,
             &[event_of(&s, "run-2:refresh.completed", "refresh.completed")],
         )
@@ -431,4 +433,68 @@ pub async fn check_a_purge_comes_after_the_retention_and_once(stores: &Stores) {
             )]);
         assert_eq!(is_purged, purged, "{}", e.event.type_name);
     }
+}
+
+pub async fn check_a_reading_of_a_run_taken_over_writes_nothing(stores: &Stores) {
+    use domain::subscription::MonitoringBaseline;
+    let (t, _) = tenant(stores, "SE").await;
+    let subject = super::companies::company_subject(stores, &t).await;
+    let s = subscription(subject, SubscriptionKind::Company);
+    let store = &stores.subscriptions;
+    store
+        .create_subscription(&t.id, &s, &event_of(&s, "created", "subscription.created"))
+        .await
+        .unwrap();
+    // Replica A claims the run; its lease runs out; replica B takes the run over.
+    let first = store
+        .claim_due(t0(), t0() + Duration::minutes(5), 10)
+        .await
+        .unwrap();
+    let later = t0() + Duration::minutes(6);
+    let second = store
+        .claim_due(later, later + Duration::minutes(5), 10)
+        .await
+        .unwrap();
+    let (a, b) = (
+        first.iter().find(|r| r.subscription.id == s.id).unwrap(),
+        second.iter().find(|r| r.subscription.id == s.id).unwrap(),
+    );
+    assert_eq!(a.due_at, b.due_at, "the same run");
+    let evidence = super::companies::record_profile_calls(stores, &t, t0()).await;
+    let reading = |name: &str| MonitoringBaseline {
+        profile: Some(super::companies::profile(name, "doc-1", &evidence, t0())),
+        officers: None,
+        owners: None,
+    };
+    // A, late, writes nothing; B's reading stands.
+    let late = store
+        .record_reading(
+            &t.id,
+            &s.id,
+            Some(a.lease_until),
+            &reading("Gammal AB"),
+            &[event_of(&s, "run-a:refresh.completed", "refresh.completed")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(late, None);
+    let current = store
+        .record_reading(
+            &t.id,
+            &s.id,
+            Some(b.lease_until),
+            &reading("Ny AB"),
+            &[event_of(&s, "run-b:refresh.completed", "refresh.completed")],
+        )
+        .await
+        .unwrap();
+    assert!(current.is_some());
+    let kept = store.baseline(&t.id, &s.id).await.unwrap();
+    assert_eq!(kept.profile.unwrap().data.name, "Ny AB");
+    let page = stores
+        .events
+        .events_page(&t.id, &super::events::query(0, 100, "SE"))
+        .await
+        .unwrap();
+    assert_eq!(page.events.len(), 2, "created and B's run");
 }

@@ -227,9 +227,7 @@ impl Exchange<'_> {
         match result {
             Ok(result) => rpc_result(id, result),
             Err(failure) => {
-                if let Some(cause) = &failure.internal {
-                    tracing::error!(cause = %cause, tool = tool.name(), "internal error in a tool call");
-                }
+                api_rest::log_cause(&failure, Some(tool.name()));
                 rpc_result(id, tools::error_result(&failure))
             }
         }

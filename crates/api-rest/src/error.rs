@@ -55,28 +55,39 @@ impl fmt::Display for ApiError {
     }
 }
 
+/// Logs a failure's cause (with the request id from the span), never sent to the caller: a
+/// storage outage as a warning (it is not a fault of the service's code), anything else as
+/// an error. Every surface logs failures through this.
+pub fn log_cause(failure: &Failure, tool: Option<&str>) {
+    let Some(cause) = &failure.internal else {
+        return;
+    };
+    if failure.retry_after().is_some() {
+        tracing::warn!(cause = %cause, tool, "storage unavailable");
+    } else {
+        tracing::error!(cause = %cause, tool, "internal error");
+    }
+}
+
+/// The `Retry-After` of a failure that has one (an outage of the service's own storage).
+pub fn insert_retry_after(failure: &Failure, response: &mut actix_web::HttpResponseBuilder) {
+    if let Some(seconds) = failure.retry_after() {
+        response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+    }
+}
+
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         StatusCode::from_u16(self.0.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let Some(cause) = &self.0.internal {
-            // The cause goes to the log (with the request id from the span); never to the caller.
-            if self.0.retry_after().is_some() {
-                tracing::warn!(cause = %cause, "storage unavailable");
-            } else {
-                tracing::error!(cause = %cause, "internal error");
-            }
-        }
+        log_cause(&self.0, None);
         let mut response = HttpResponse::build(self.status_code());
         if self.0.code == ErrorCode::Unauthorized {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"idreg\""));
         }
-        if let Some(seconds) = self.0.retry_after() {
-            // The service's own storage is down (503 `upstream_unavailable`): retry shortly.
-            response.insert_header((header::RETRY_AFTER, seconds.to_string()));
-        }
+        insert_retry_after(&self.0, &mut response);
         response.json(ErrorBody::of(&self.0))
     }
 }

@@ -11,7 +11,7 @@ pub mod schema;
 pub use context::{
     bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader,
 };
-pub use error::{ApiError, ErrorBody};
+pub use error::{log_cause, ApiError, ErrorBody};
 
 use actix_web::web;
 use domain::services::Services;

@@ -161,9 +161,7 @@ fn assert_storage_unavailable(reply: &Reply, what: &str) {
             reply.body
         );
     }
-    if reply.path != "/oauth/token" {
-        assert_eq!(reply.header("retry-after"), Some("5"), "{what}");
-    }
+    assert_eq!(reply.header("retry-after"), Some("5"), "{what}");
 }
 
 // --- the private cluster ---

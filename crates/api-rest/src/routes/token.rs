@@ -22,13 +22,12 @@ struct TokenErrorBody<'a> {
 }
 
 fn token_error(failure: &Failure, basic_used: bool) -> HttpResponse {
-    if let Some(cause) = &failure.internal {
-        tracing::error!(cause = %cause, "internal error");
-    }
+    crate::error::log_cause(failure, None);
     let status =
         StatusCode::from_u16(failure.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = HttpResponse::build(status);
     response.insert_header((header::CACHE_CONTROL, "no-store"));
+    crate::error::insert_retry_after(failure, &mut response);
     if failure.code == ErrorCode::InvalidClient && basic_used {
         response.insert_header((header::WWW_AUTHENTICATE, "Basic realm=\"idreg\""));
     }

@@ -169,7 +169,10 @@ impl Operation {
     /// exactly these, so a rule added to a use case shows in the contract once it is here.
     pub fn errors(self) -> Vec<ErrorCode> {
         use ErrorCode::*;
-        let mut codes = vec![InternalError];
+        // Every operation reads or writes the service's storage (at least the guard and the
+        // audit trail): while it cannot be reached, the answer is 503 `upstream_unavailable`
+        // with `Retry-After`.
+        let mut codes = vec![InternalError, UpstreamUnavailable];
         if self != Operation::IssueToken {
             // The guard: a missing or dead token, a tenant not yet activated.
             codes.extend([Unauthorized, TenantPending]);
@@ -330,7 +333,9 @@ mod tests {
         );
         assert_eq!(
             Operation::IssueToken.errors(),
-            vec![BadRequest, InvalidClient, InternalError]
+            vec![BadRequest, InvalidClient, InternalError, UpstreamUnavailable]
         );
+        // A storage outage can reach every operation.
+        assert!(Operation::ListEvents.errors().contains(&UpstreamUnavailable));
     }
 }

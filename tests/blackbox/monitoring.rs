@@ -78,6 +78,19 @@ fn time(v: &Value) -> DateTime<Utc> {
         .with_timezone(&Utc)
 }
 
+/// The register renames the company (a scripted change in the sandbox).
+fn rename(app: &TestApp, orgnr: &str, name: &str) {
+    app.sandbox()
+        .patch_company(
+            orgnr,
+            &CompanyPatch {
+                name: Some(name.into()),
+                ..CompanyPatch::default()
+            },
+        )
+        .unwrap();
+}
+
 /// Moves the clock and hands back a token valid at the new time.
 async fn pass_time(app: &TestApp, c: &Consumer, by: Duration) -> String {
     app.clock.advance(by);
@@ -123,15 +136,7 @@ async fn scheduled_runs_take_a_baseline_then_log_each_move_once() {
     );
 
     // The register renames the company; the next day's light check logs it, once.
-    app.sandbox()
-        .patch_company(
-            TEST_AB,
-            &CompanyPatch {
-                name: Some("Omdöpt Testbolag AB".into()),
-                ..CompanyPatch::default()
-            },
-        )
-        .unwrap();
+    rename(&app, TEST_AB, "Omdöpt Testbolag AB");
     let token = pass_time(&app, &c, Duration::hours(25)).await;
     let report = app.run_scheduler().await;
     assert_eq!((report.claimed, report.checked), (1, 1), "{report:?}");
@@ -161,15 +166,7 @@ async fn scheduled_runs_take_a_baseline_then_log_each_move_once() {
 
     // A consumer's own read in between (which refreshes the tenant's cache) does not hide
     // the next move from monitoring: the baseline is monitoring's own.
-    app.sandbox()
-        .patch_company(
-            TEST_AB,
-            &CompanyPatch {
-                name: Some("Tredje Namnet AB".into()),
-                ..CompanyPatch::default()
-            },
-        )
-        .unwrap();
+    rename(&app, TEST_AB, "Tredje Namnet AB");
     let token = pass_time(&app, &c, Duration::hours(25)).await;
     let read = app
         .get(&format!("/v1/companies/{TEST_AB}"), Some(&token))

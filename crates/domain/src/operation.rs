@@ -333,9 +333,16 @@ mod tests {
         );
         assert_eq!(
             Operation::IssueToken.errors(),
-            vec![BadRequest, InvalidClient, InternalError, UpstreamUnavailable]
+            vec![
+                BadRequest,
+                InvalidClient,
+                InternalError,
+                UpstreamUnavailable
+            ]
         );
         // A storage outage can reach every operation.
-        assert!(Operation::ListEvents.errors().contains(&UpstreamUnavailable));
+        assert!(Operation::ListEvents
+            .errors()
+            .contains(&UpstreamUnavailable));
     }
 }

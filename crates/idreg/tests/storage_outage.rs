@@ -161,7 +161,12 @@ fn assert_storage_unavailable(reply: &Reply, what: &str) {
             reply.body
         );
     }
-    assert_eq!(reply.header("retry-after"), Some("5"), "{what}");
+    assert_eq!(
+        reply.header("retry-after"),
+        Some("5"),
+        "{what} ({})",
+        reply.path
+    );
 }
 
 // --- the private cluster ---

@@ -8,6 +8,7 @@ mod events;
 mod grants;
 mod paid;
 mod persons;
+mod sanctions;
 pub mod schema;
 mod statements;
 mod subjects;

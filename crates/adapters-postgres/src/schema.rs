@@ -281,6 +281,44 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    sanctions_source_versions (version_id) {
+        version_id -> Text,
+        source -> Text,
+        digest -> Text,
+        published_at -> Nullable<Timestamptz>,
+        imported_at -> Timestamptz,
+        entry_count -> Int4,
+        skipped_count -> Int4,
+    }
+}
+
+diesel::table! {
+    sanctions_entries (version_id, ordinal) {
+        version_id -> Text,
+        ordinal -> Int4,
+        source_entry_id -> Text,
+        kind -> Text,
+        entry -> Jsonb,
+    }
+}
+
+diesel::table! {
+    sanctions_active_lists (source) {
+        source -> Text,
+        version_id -> Text,
+        activated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    sanctions_import_failures (source, attempted_at) {
+        source -> Text,
+        attempted_at -> Timestamptz,
+        reason -> Text,
+    }
+}
+
 diesel::joinable!(permits -> tenants (tenant_id));
 diesel::joinable!(grants -> tenants (tenant_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -305,4 +343,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     events,
     subscriptions,
     monitoring_baselines,
+    sanctions_source_versions,
+    sanctions_entries,
+    sanctions_active_lists,
+    sanctions_import_failures,
 );

@@ -121,6 +121,11 @@ prefixed_id!(
     "evt_"
 );
 prefixed_id!(
+    /// One immutable imported version of a sanctions list (`source_version_ids` on checks).
+    SourceVersionId,
+    "srcv_"
+);
+prefixed_id!(
     /// One request, for logs and the `X-Request-Id` header.
     RequestId,
     "req_"

@@ -603,3 +603,35 @@ pub trait SubscriptionStore: Send + Sync {
         event: &NewEvent,
     ) -> Result<Option<(Subscription, bool)>, StoreError>;
 }
+
+/// Sanctions lists: immutable imported versions and which one of each list is active. Lists
+/// are reference data shared by every tenant (not tenant-owned).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait SanctionsListStore: Send + Sync {
+    /// Stores a complete read of a list as `version` with its entries and makes it the list's
+    /// active version, in one transaction: until it commits the previous version stays
+    /// active, and a failure leaves everything as it was. When the list already has a version
+    /// with the same digest (the same file), nothing is stored and that version becomes the
+    /// active one again (`AlreadyStored`).
+    async fn import_version(
+        &self,
+        version: &crate::sanctions::SourceVersion,
+        entries: &[crate::sanctions::ListEntry],
+    ) -> Result<crate::sanctions::ImportOutcome, StoreError>;
+
+    /// Records an import that failed (the active version stays).
+    async fn record_failed_import(
+        &self,
+        failure: &crate::sanctions::FailedImport,
+    ) -> Result<(), StoreError>;
+
+    /// Every list's active version, with the last failed import since it became active.
+    async fn active_lists(&self) -> Result<Vec<crate::sanctions::ActiveList>, StoreError>;
+
+    /// The entries of a stored version, in the order they were imported.
+    async fn version_entries(
+        &self,
+        id: &crate::sanctions::SourceVersionId,
+    ) -> Result<Vec<crate::sanctions::ListEntry>, StoreError>;
+}

@@ -49,6 +49,8 @@ pub struct Ports {
     pub events: Arc<dyn EventStore>,
     /// Monitoring subscriptions.
     pub subscriptions: Arc<dyn SubscriptionStore>,
+    /// Sanctions lists' versions.
+    pub sanctions: Arc<dyn crate::ports::SanctionsListStore>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -96,6 +98,8 @@ pub struct Services {
     pub events: EventService,
     pub subscriptions: SubscriptionService,
     pub admin: AdminService,
+    /// Sanctions-list imports (operator command line and scheduled imports).
+    pub lists: crate::list_service::ListService,
 }
 
 impl Services {
@@ -128,6 +132,10 @@ impl Services {
             clock: ports.clock.clone(),
         });
         Services {
+            lists: crate::list_service::ListService {
+                store: ports.sanctions.clone(),
+                clock: ports.clock.clone(),
+            },
             clock: ports.clock.clone(),
             scheduler: Scheduler {
                 refresh: refresh.clone(),

@@ -84,6 +84,7 @@ impl App {
             person_vault: Arc::new(keys.vault()),
             events: Arc::new(database.clone()),
             subscriptions: Arc::new(database.clone()),
+            sanctions: Arc::new(database.clone()),
             clock,
         };
         let settings = Settings {

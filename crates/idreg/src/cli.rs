@@ -38,6 +38,9 @@ pub enum Command {
     /// Operator commands; each prints one JSON object.
     #[command(subcommand)]
     Admin(AdminCommand),
+    /// Sanctions lists: import a file as a new version, show the active ones.
+    #[command(subcommand)]
+    Lists(crate::lists::ListsCommand),
 }
 
 #[derive(Args, Debug, Clone)]

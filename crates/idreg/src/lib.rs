@@ -6,5 +6,6 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod lists;
 pub mod telemetry;
 pub mod upstreams;

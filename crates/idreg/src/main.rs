@@ -38,22 +38,14 @@ async fn main() -> ExitCode {
     idreg::telemetry::init(&config);
 
     match cli.command {
-        Command::Admin(command) => {
-            let result = match cli::prepare(config).await {
-                Ok(app) => cli::execute_admin(&app, command).await,
-                Err(f) => Err(f),
-            };
-            match result {
-                Ok(value) => {
-                    println!("{value}");
-                    ExitCode::SUCCESS
-                }
-                Err(failure) => {
-                    println!("{}", cli::failure_json(&failure));
-                    ExitCode::FAILURE
-                }
-            }
-        }
+        Command::Admin(command) => print_outcome(match cli::prepare(config).await {
+            Ok(app) => cli::execute_admin(&app, command).await,
+            Err(f) => Err(f),
+        }),
+        Command::Lists(command) => print_outcome(match cli::prepare(config).await {
+            Ok(app) => idreg::lists::execute_lists(&app, command).await,
+            Err(f) => Err(f),
+        }),
         Command::Migrate => {
             let run = async {
                 adapters_postgres::ensure_database_exists(&config.database_url).await?;
@@ -103,6 +95,20 @@ fn report(result: anyhow::Result<()>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("idreg: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// An operator command's outcome: one JSON object on stdout, and the exit status.
+fn print_outcome(result: Result<serde_json::Value, domain::Failure>) -> ExitCode {
+    match result {
+        Ok(value) => {
+            println!("{value}");
+            ExitCode::SUCCESS
+        }
+        Err(failure) => {
+            println!("{}", cli::failure_json(&failure));
             ExitCode::FAILURE
         }
     }

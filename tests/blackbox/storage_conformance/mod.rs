@@ -45,6 +45,7 @@ pub struct Stores {
     pub persons: Arc<dyn PersonStore>,
     pub events: Arc<dyn EventStore>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
+    pub sanctions: Arc<dyn domain::ports::SanctionsListStore>,
     pub backing: Backing,
 }
 
@@ -283,6 +284,7 @@ pub(crate) mod events;
 mod grants;
 mod paid;
 mod persons;
+mod sanctions;
 mod subjects;
 mod subscriptions;
 mod tenants;
@@ -310,6 +312,7 @@ mod postgres {
     use super::grants::*;
     use super::paid::*;
     use super::persons::*;
+    use super::sanctions::*;
     use super::subjects::*;
     use super::subscriptions::*;
     use super::tenants::*;
@@ -333,7 +336,8 @@ mod postgres {
             paid: database.clone(),
             persons: database.clone(),
             events: database.clone(),
-            subscriptions: database,
+            subscriptions: database.clone(),
+            sanctions: database,
             backing: Backing::Postgres(db),
         }
     }
@@ -344,6 +348,10 @@ mod postgres {
         the_queue_is_shared_safely_by_replicas => check_the_queue_is_shared_safely_by_replicas,
         a_reading_and_its_events_are_written_together_and_only_while_active =>
             check_a_reading_and_its_events_are_written_together_and_only_while_active,
+        a_list_version_round_trips_and_the_same_file_is_one_version =>
+            check_a_list_version_round_trips_and_the_same_file_is_one_version,
+        a_failed_import_leaves_the_active_version_and_marks_the_list_degraded =>
+            check_a_failed_import_leaves_the_active_version_and_marks_the_list_degraded,
         a_reading_of_a_run_taken_over_writes_nothing =>
             check_a_reading_of_a_run_taken_over_writes_nothing,
         a_purge_comes_after_the_retention_and_once =>

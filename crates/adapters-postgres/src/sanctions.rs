@@ -1,0 +1,323 @@
+//! `SanctionsListStore` on PostgreSQL: immutable list versions, the active version of each
+//! list, failed imports. An import is one transaction (the version row, its entries in
+//! batches, the active pointer), so a failure at any point leaves the previous version
+//! active and no partial version behind.
+
+use crate::convert::{backend, corrupt, parse_id, TxError};
+use crate::schema::{
+    sanctions_active_lists, sanctions_entries, sanctions_import_failures, sanctions_source_versions,
+};
+use crate::Database;
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::upsert::excluded;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::ports::{SanctionsListStore, StoreError};
+use domain::sanctions::{
+    ActiveList, EntryKind, FailedImport, ImportOutcome, ListEntry, ListSource, ListedCountry,
+    ListedDate, ListedIdentifier, ListedName, NameQuality, SourceVersion, SourceVersionId,
+};
+use serde::{Deserialize, Serialize};
+
+/// Entries written per statement (well under PostgreSQL's bind-parameter limit).
+const ENTRY_BATCH: usize = 1000;
+
+/// An entry as stored in `sanctions_entries.entry`. Private to storage.
+#[derive(Serialize, Deserialize)]
+struct StoredEntry {
+    names: Vec<(String, bool)>,
+    birth_dates: Vec<String>,
+    nationalities: Vec<(Option<String>, String)>,
+    countries: Vec<(Option<String>, String)>,
+    identifiers: Vec<(String, String, Option<String>)>,
+    programs: Vec<String>,
+    listed_on: Option<NaiveDate>,
+}
+
+fn country_pair(c: &ListedCountry) -> (Option<String>, String) {
+    (c.code.clone(), c.name.clone())
+}
+
+fn country_of((code, name): (Option<String>, String)) -> ListedCountry {
+    ListedCountry { code, name }
+}
+
+impl StoredEntry {
+    fn from_domain(e: &ListEntry) -> StoredEntry {
+        StoredEntry {
+            names: e
+                .names
+                .iter()
+                .map(|n| (n.full.clone(), n.quality == NameQuality::Weak))
+                .collect(),
+            birth_dates: e.birth_dates.iter().map(|d| d.to_wire()).collect(),
+            nationalities: e.nationalities.iter().map(country_pair).collect(),
+            countries: e.countries.iter().map(country_pair).collect(),
+            identifiers: e
+                .identifiers
+                .iter()
+                .map(|i| (i.kind.clone(), i.value.clone(), i.country.clone()))
+                .collect(),
+            programs: e.programs.clone(),
+            listed_on: e.listed_on,
+        }
+    }
+
+    fn into_domain(self, source_entry_id: String, kind: &str) -> Result<ListEntry, StoreError> {
+        Ok(ListEntry {
+            source_entry_id,
+            kind: EntryKind::parse(kind).ok_or_else(|| corrupt("entry kind"))?,
+            names: self
+                .names
+                .into_iter()
+                .map(|(full, weak)| ListedName {
+                    full,
+                    quality: if weak {
+                        NameQuality::Weak
+                    } else {
+                        NameQuality::Strong
+                    },
+                })
+                .collect(),
+            birth_dates: self
+                .birth_dates
+                .iter()
+                .map(|d| ListedDate::from_wire(d).ok_or_else(|| corrupt("listed date")))
+                .collect::<Result<_, _>>()?,
+            nationalities: self.nationalities.into_iter().map(country_of).collect(),
+            countries: self.countries.into_iter().map(country_of).collect(),
+            identifiers: self
+                .identifiers
+                .into_iter()
+                .map(|(kind, value, country)| ListedIdentifier {
+                    kind,
+                    value,
+                    country,
+                })
+                .collect(),
+            programs: self.programs,
+            listed_on: self.listed_on,
+        })
+    }
+}
+
+type VersionRow = (
+    String,
+    String,
+    String,
+    Option<DateTime<Utc>>,
+    DateTime<Utc>,
+    i32,
+    i32,
+);
+
+macro_rules! version_columns {
+    () => {
+        (
+            sanctions_source_versions::version_id,
+            sanctions_source_versions::source,
+            sanctions_source_versions::digest,
+            sanctions_source_versions::published_at,
+            sanctions_source_versions::imported_at,
+            sanctions_source_versions::entry_count,
+            sanctions_source_versions::skipped_count,
+        )
+    };
+}
+
+fn version_of(r: VersionRow) -> Result<SourceVersion, StoreError> {
+    let count = |n: i32| u32::try_from(n).map_err(|_| corrupt("entry count"));
+    Ok(SourceVersion {
+        id: parse_id(&r.0, "source version id")?,
+        source: ListSource::parse(&r.1).ok_or_else(|| corrupt("list source"))?,
+        digest: r.2,
+        published_at: r.3,
+        imported_at: r.4,
+        entry_count: count(r.5)?,
+        skipped_count: count(r.6)?,
+    })
+}
+
+/// Makes `version_id` the active version of `source`.
+async fn activate(
+    conn: &mut AsyncPgConnection,
+    source: &str,
+    version_id: &str,
+    at: DateTime<Utc>,
+) -> Result<(), TxError> {
+    diesel::insert_into(sanctions_active_lists::table)
+        .values((
+            sanctions_active_lists::source.eq(source),
+            sanctions_active_lists::version_id.eq(version_id),
+            sanctions_active_lists::activated_at.eq(at),
+        ))
+        .on_conflict(sanctions_active_lists::source)
+        .do_update()
+        .set((
+            sanctions_active_lists::version_id.eq(excluded(sanctions_active_lists::version_id)),
+            sanctions_active_lists::activated_at.eq(excluded(sanctions_active_lists::activated_at)),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+#[async_trait]
+impl SanctionsListStore for Database {
+    async fn import_version(
+        &self,
+        version: &SourceVersion,
+        entries: &[ListEntry],
+    ) -> Result<ImportOutcome, StoreError> {
+        let source = version.source.as_str();
+        let stored: Vec<(i32, String, String, serde_json::Value)> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let json = serde_json::to_value(StoredEntry::from_domain(e))
+                    .map_err(|e| StoreError::Backend(e.to_string()))?;
+                let ordinal =
+                    i32::try_from(i).map_err(|_| StoreError::Backend("too many entries".into()))?;
+                Ok((
+                    ordinal,
+                    e.source_entry_id.clone(),
+                    e.kind.as_str().to_owned(),
+                    json,
+                ))
+            })
+            .collect::<Result<_, StoreError>>()?;
+        let count =
+            |n: u32| i32::try_from(n).map_err(|_| StoreError::Backend("count out of range".into()));
+        let (entry_count, skipped_count) =
+            (count(version.entry_count)?, count(version.skipped_count)?);
+        let id = version.id.to_string();
+        let mut conn = self.conn().await?;
+        let outcome = conn
+            .transaction(async |conn| -> Result<ImportOutcome, TxError> {
+                let existing: Option<VersionRow> = sanctions_source_versions::table
+                    .filter(sanctions_source_versions::source.eq(source))
+                    .filter(sanctions_source_versions::digest.eq(&version.digest))
+                    .select(version_columns!())
+                    .first(conn)
+                    .await
+                    .optional()?;
+                if let Some(row) = existing {
+                    let known = version_of(row)?;
+                    activate(conn, source, &known.id.to_string(), version.imported_at).await?;
+                    return Ok(ImportOutcome::AlreadyStored(known));
+                }
+                diesel::insert_into(sanctions_source_versions::table)
+                    .values((
+                        sanctions_source_versions::version_id.eq(&id),
+                        sanctions_source_versions::source.eq(source),
+                        sanctions_source_versions::digest.eq(&version.digest),
+                        sanctions_source_versions::published_at.eq(version.published_at),
+                        sanctions_source_versions::imported_at.eq(version.imported_at),
+                        sanctions_source_versions::entry_count.eq(entry_count),
+                        sanctions_source_versions::skipped_count.eq(skipped_count),
+                    ))
+                    .execute(conn)
+                    .await?;
+                for batch in stored.chunks(ENTRY_BATCH) {
+                    let rows: Vec<_> = batch
+                        .iter()
+                        .map(|(ordinal, entry_id, kind, json)| {
+                            (
+                                sanctions_entries::version_id.eq(&id),
+                                sanctions_entries::ordinal.eq(*ordinal),
+                                sanctions_entries::source_entry_id.eq(entry_id),
+                                sanctions_entries::kind.eq(kind),
+                                sanctions_entries::entry.eq(json),
+                            )
+                        })
+                        .collect();
+                    diesel::insert_into(sanctions_entries::table)
+                        .values(rows)
+                        .execute(conn)
+                        .await?;
+                }
+                activate(conn, source, &id, version.imported_at).await?;
+                Ok(ImportOutcome::Stored(version.clone()))
+            })
+            .await?;
+        Ok(outcome)
+    }
+
+    async fn record_failed_import(&self, failure: &FailedImport) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        diesel::insert_into(sanctions_import_failures::table)
+            .values((
+                sanctions_import_failures::source.eq(failure.source.as_str()),
+                sanctions_import_failures::attempted_at.eq(failure.attempted_at),
+                sanctions_import_failures::reason.eq(&failure.reason),
+            ))
+            .on_conflict_do_nothing()
+            .execute(&mut conn)
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn active_lists(&self) -> Result<Vec<ActiveList>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<(VersionRow, DateTime<Utc>)> =
+            sanctions_active_lists::table
+                .inner_join(sanctions_source_versions::table.on(
+                    sanctions_source_versions::version_id.eq(sanctions_active_lists::version_id),
+                ))
+                .select((version_columns!(), sanctions_active_lists::activated_at))
+                .order(sanctions_active_lists::source)
+                .load(&mut conn)
+                .await
+                .map_err(backend)?;
+        let mut lists = Vec::with_capacity(rows.len());
+        for (row, activated_at) in rows {
+            let version = version_of(row)?;
+            let failed: Option<(DateTime<Utc>, String)> = sanctions_import_failures::table
+                .filter(sanctions_import_failures::source.eq(version.source.as_str()))
+                .filter(sanctions_import_failures::attempted_at.gt(activated_at))
+                .order(sanctions_import_failures::attempted_at.desc())
+                .select((
+                    sanctions_import_failures::attempted_at,
+                    sanctions_import_failures::reason,
+                ))
+                .first(&mut conn)
+                .await
+                .optional()
+                .map_err(backend)?;
+            lists.push(ActiveList {
+                failed_since: failed.map(|(attempted_at, reason)| FailedImport {
+                    source: version.source,
+                    attempted_at,
+                    reason,
+                }),
+                version,
+                activated_at,
+            });
+        }
+        Ok(lists)
+    }
+
+    async fn version_entries(&self, id: &SourceVersionId) -> Result<Vec<ListEntry>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<(String, String, serde_json::Value)> = sanctions_entries::table
+            .filter(sanctions_entries::version_id.eq(id.to_string()))
+            .order(sanctions_entries::ordinal)
+            .select((
+                sanctions_entries::source_entry_id,
+                sanctions_entries::kind,
+                sanctions_entries::entry,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(backend)?;
+        rows.into_iter()
+            .map(|(entry_id, kind, json)| {
+                serde_json::from_value::<StoredEntry>(json)
+                    .map_err(|_| corrupt("sanctions entry"))?
+                    .into_domain(entry_id, &kind)
+            })
+            .collect()
+    }
+}

@@ -79,7 +79,13 @@ async fn lists_are_imported_into_active_versions_and_a_bad_file_changes_nothing(
     let (code, refused, _) = idreg(
         &db,
         &state,
-        &["lists", "import", bad.to_str().unwrap(), "--format", "un-xml"],
+        &[
+            "lists",
+            "import",
+            bad.to_str().unwrap(),
+            "--format",
+            "un-xml",
+        ],
     );
     assert_ne!(code, 0);
     assert_eq!(refused["error"], "bad_request", "{refused}");

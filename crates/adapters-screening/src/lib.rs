@@ -3,14 +3,21 @@
 //! cannot understand is skipped whole and named in [`ParsedList::skipped`]; a file that is not
 //! the format it claims is an error, and the active version of its list stays.
 //!
-//! Formats: the UN Security Council Consolidated List XML ([`ListFormat::UnXml`]) and OFAC's
-//! legacy CSV sets, SDN and consolidated non-SDN ([`ListFormat::OfacCsv`]). A CSV set is a
+//! Formats: the UN Security Council Consolidated List XML ([`ListFormat::UnXml`]); OFAC's
+//! legacy CSV sets, SDN and consolidated non-SDN ([`ListFormat::OfacCsv`]), and its advanced
+//! XML ([`ListFormat::OfacAdvancedXml`]); the EU's financial sanctions file, FSF XML 1.1
+//! ([`ListFormat::EuXml`]); the UK Sanctions List XML ([`ListFormat::UkXml`]); and
+//! OpenSanctions' FollowTheMoney JSON lines ([`ListFormat::OpenSanctionsJson`]). A CSV set is a
 //! folder (or its primary file: `sdn.csv`, `cons_prim.csv`) with its companions beside it
 //! (`alt.csv`/`cons_alt.csv` aliases, `add.csv`/`cons_add.csv` addresses,
 //! `sdn_comments.csv`/`cons_comments.csv` remark continuations).
 
 mod countries;
+mod eu;
+mod ofac_advanced;
 mod ofac_csv;
+mod opensanctions;
+mod uk;
 mod un;
 
 pub use countries::iso_code;
@@ -24,17 +31,37 @@ use std::path::{Path, PathBuf};
 pub enum ListFormat {
     UnXml,
     OfacCsv,
+    OfacAdvancedXml,
+    EuXml,
+    UkXml,
+    OpenSanctionsJson,
 }
 
 impl ListFormat {
-    pub const ALL: [ListFormat; 2] = [ListFormat::UnXml, ListFormat::OfacCsv];
+    pub const ALL: [ListFormat; 6] = [
+        ListFormat::UnXml,
+        ListFormat::OfacCsv,
+        ListFormat::OfacAdvancedXml,
+        ListFormat::EuXml,
+        ListFormat::UkXml,
+        ListFormat::OpenSanctionsJson,
+    ];
 
     /// The name an operator gives with `--format`.
     pub fn as_str(self) -> &'static str {
         match self {
             ListFormat::UnXml => "un-xml",
             ListFormat::OfacCsv => "ofac-csv",
+            ListFormat::OfacAdvancedXml => "ofac-advanced-xml",
+            ListFormat::EuXml => "eu-xml",
+            ListFormat::UkXml => "uk-xml",
+            ListFormat::OpenSanctionsJson => "opensanctions-json",
         }
+    }
+
+    /// Every name, for messages.
+    pub fn names() -> String {
+        ListFormat::ALL.map(ListFormat::as_str).join(", ")
     }
 
     pub fn parse(s: &str) -> Option<ListFormat> {
@@ -47,7 +74,7 @@ impl ListFormat {
 pub enum ReadError {
     #[error("cannot read {path}: {cause}")]
     Io { path: String, cause: String },
-    #[error("the format of {0} is not recognised; name it with --format (un-xml, ofac-csv)")]
+    #[error("the format of {0} is not recognised; name it with --format")]
     UnknownFormat(String),
     #[error("not a valid {format} file: {detail}")]
     Malformed {
@@ -75,11 +102,16 @@ pub fn read_path(path: &Path, format: Option<ListFormat>) -> Result<ReadList, Re
         Some(f) => f,
         None => detect(path)?,
     };
+    let single = |read: fn(&[u8]) -> Result<ParsedList, ReadError>| {
+        let bytes = read_file(path)?;
+        Ok::<_, ReadError>((read(&bytes)?, vec![(path.to_path_buf(), bytes)]))
+    };
     let (list, files) = match format {
-        ListFormat::UnXml => {
-            let bytes = read_file(path)?;
-            (un::read(&bytes)?, vec![(path.to_path_buf(), bytes)])
-        }
+        ListFormat::UnXml => single(un::read)?,
+        ListFormat::OfacAdvancedXml => single(ofac_advanced::read)?,
+        ListFormat::EuXml => single(eu::read)?,
+        ListFormat::UkXml => single(uk::read)?,
+        ListFormat::OpenSanctionsJson => single(opensanctions::read)?,
         ListFormat::OfacCsv => {
             let set = ofac_csv::CsvSet::locate(path)?;
             let mut files = Vec::new();
@@ -131,8 +163,17 @@ pub fn detect(path: &Path) -> Result<ListFormat, ReadError> {
     }
     let bytes = read_file(path)?;
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
-    if head.contains("<CONSOLIDATED_LIST") {
-        return Ok(ListFormat::UnXml);
+    let shows = [
+        ("<CONSOLIDATED_LIST", ListFormat::UnXml),
+        ("<Sanctions", ListFormat::OfacAdvancedXml),
+        ("http://eu.europa.ec/fpi/fsd/export", ListFormat::EuXml),
+        ("<Designations", ListFormat::UkXml),
+    ];
+    if let Some((_, format)) = shows.iter().find(|(mark, _)| head.contains(mark)) {
+        return Ok(*format);
+    }
+    if head.trim_start().starts_with('{') && head.contains("\"schema\"") {
+        return Ok(ListFormat::OpenSanctionsJson);
     }
     Err(ReadError::UnknownFormat(path.display().to_string()))
 }
@@ -148,6 +189,10 @@ fn read_file(path: &Path) -> Result<Vec<u8>, ReadError> {
 pub fn source_of(format: ListFormat) -> Option<ListSource> {
     match format {
         ListFormat::UnXml => Some(ListSource::UnConsolidated),
+        ListFormat::OfacAdvancedXml => Some(ListSource::OfacSdn),
+        ListFormat::EuXml => Some(ListSource::EuFinancialSanctions),
+        ListFormat::UkXml => Some(ListSource::UkSanctionsList),
+        ListFormat::OpenSanctionsJson => Some(ListSource::OpenSanctions),
         ListFormat::OfacCsv => None,
     }
 }

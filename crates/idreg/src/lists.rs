@@ -23,7 +23,7 @@ pub enum ListsCommand {
     /// cons_prim.csv) as a new version, active at once; the format is detected unless named.
     Import {
         path: PathBuf,
-        /// un-xml or ofac-csv.
+        /// un-xml, ofac-csv, ofac-advanced-xml, eu-xml, uk-xml or opensanctions-json.
         #[arg(long)]
         format: Option<String>,
     },
@@ -84,8 +84,9 @@ pub async fn execute_lists(app: &App, command: ListsCommand) -> Result<Value, Fa
 async fn import(app: &App, path: PathBuf, format: Option<String>) -> Result<Value, Failure> {
     let format = format
         .map(|f| {
-            ListFormat::parse(&f)
-                .ok_or_else(|| Failure::bad_request("format", "must be one of un-xml, ofac-csv"))
+            ListFormat::parse(&f).ok_or_else(|| {
+                Failure::bad_request("format", &format!("must be one of {}", ListFormat::names()))
+            })
         })
         .transpose()?;
     let mut progress = Progress::new(3);

@@ -1,0 +1,12 @@
+//! OpenSanctions' FollowTheMoney JSON lines.
+
+use crate::ReadError;
+use domain::sanctions::ParsedList;
+
+/// Reads a whole file of this format.
+pub(crate) fn read(_bytes: &[u8]) -> Result<ParsedList, ReadError> {
+    Err(ReadError::Malformed {
+        format: "opensanctions-json",
+        detail: "this reader is not written yet".into(),
+    })
+}

@@ -17,6 +17,7 @@ pub mod grant;
 pub mod identifier;
 pub mod ids;
 pub mod list_service;
+pub mod matcher;
 pub mod operation;
 pub mod paid;
 pub mod paid_service;

@@ -1,12 +1,1301 @@
-//! The EU's financial sanctions file (FSF XML 1.1).
+//! The EU's consolidated financial sanctions file (FSF XML 1.1), read into [`ParsedList`].
+//!
+//! The file is streamed with `quick-xml`; one `sanctionEntity` is gathered at a time (its
+//! attributes, its children's attributes and the `remark` texts of its children) and mapped
+//! whole, or skipped whole and named in [`ParsedList::skipped`]
+//! (`<euReferenceNumber> (logicalId <n>): <why>`). A file that is not well-formed XML, whose
+//! root is not `export` in the namespace `http://eu.europa.ec/fpi/fsd/export`, or that ends
+//! before its root closes (a truncated download) is [`ReadError::Malformed`]. The retired
+//! v1.0 layout (`<WHOLE>` root, `ENTITY`/`NAME`/`BIRTH` elements, no namespace) is therefore
+//! malformed too: it is another format, and this reader does not guess its way through it.
+//!
+//! Mapping decisions:
+//!
+//! - **Ids.** `source_entry_id` is `sanctionEntity/@euReferenceNumber` (`EU.502.12`), or the
+//!   record's `@logicalId` when that is empty (the FSF's own record id); a record with
+//!   neither is skipped.
+//! - **Kind.** `subjectType/@code` `person` is [`EntryKind::Person`], `enterprise`
+//!   [`EntryKind::Organisation`]; without a known code `@classificationCode` `P`/`E` says the
+//!   same; anything else (or no `subjectType`) is [`EntryKind::Other`].
+//! - **Names.** Every `nameAlias`: `@wholeName`, or `@firstName @middleName @lastName`
+//!   joined when the whole name is empty; a `nameAlias` without any is ignored. The FSF
+//!   marks no name as the primary one, so the name entered first — the strong name with the
+//!   lowest `@logicalId`, which in the sample is each designation's original name (`Khalid
+//!   Sheikh MOHAMMED`, `Ibrahim Hassan Tali Al-Asiri`, `Parchin Chemical Industries (PCI)`) —
+//!   comes first, then every other name in file order. `@strong="false"`, or a `remark`
+//!   saying `low quality` (case-insensitive, so the list's `low quality aliias` too), is
+//!   [`NameQuality::Weak`]; every other name (including `good quality alias`) is
+//!   [`NameQuality::Strong`]. A `@strong` other than `true`/`false`/`1`/`0` skips the record.
+//!   When every name is weak, the first in file order leads and stays weak (the list vouches
+//!   for none). A record without a name is skipped. Names in every script and language are
+//!   kept; they are deduplicated on (text, quality), the first kept. `@title`, `@function`,
+//!   `@gender` and `@nameLanguage` are not read.
+//! - **Text.** Attribute values are unescaped (the five XML entities and character
+//!   references) and every value has its whitespace collapsed to single spaces and trimmed.
+//!   An attribute that cannot be read, or an undeclared entity in a record's text, skips the
+//!   record. Comments and processing instructions are not read.
+//! - **Birth dates.** `birthdate` in the Gregorian calendar (`@calendarType` `GREGORIAN` or
+//!   absent): `@birthdate` (`YYYY-MM-DD`) is a day; otherwise `@year` with `@monthOfYear`
+//!   and `@dayOfMonth` is a year, month or day as far as given (a day without a month gives
+//!   the year); `@yearRangeFrom`+`@yearRangeTo` is a [`ListedDate::Years`] span. **Circa**:
+//!   `@circa="true"` on a day, month or year widens it to the span of the year before to the
+//!   year after (`circa 1965` is `1964..1966`): the list does not vouch for the year, and a
+//!   span is how the domain keeps an approximate date. A range is already the list's
+//!   approximation (`circa` with `1953`–`1958`, remark `between 1953 and 1958`) and is kept
+//!   as given. **Other calendars** are never read as Gregorian. An `ISLAMIC` date is converted
+//!   from its `@year`/`@monthOfYear`/`@dayOfMonth` (or its year range) with the arithmetic
+//!   (tabular) Islamic calendar, widened by three days either side for the months that
+//!   start on a sighted moon, and kept as the narrowest month, year or span of years that
+//!   holds the whole window (24/6/1402 AH is April 1982; a Hijri year alone is two Gregorian
+//!   years): never as a day, which the conversion cannot promise. Its `@birthdate` is not
+//!   read (the format does not say in which calendar it is written). A date in any other
+//!   calendar is left out (the rest of the record is read). A `birthdate` with both a date
+//!   and a range gives both. A date present but unreadable (a Gregorian or Islamic one), a
+//!   range with one end or `from > to`, or a `@circa` other than `true`/`false` skips the
+//!   record. A `birthdate` without a date gives none (its place still counts below).
+//! - **Countries.** The FSF gives ISO 3166-1 alpha-2 codes: `citizenship/@countryIso2Code`
+//!   are the nationalities; `address` and `birthdate` (place of birth) `@countryIso2Code`
+//!   are the other countries, in file order. Each is `ListedCountry { code, name }` with the
+//!   list's `@countryDescription` as the name (`AFGHANISTAN`; the code itself when there is
+//!   no description). `00` (description `UNKNOWN`) is no country; a code that is not two
+//!   letters falls back to [`crate::countries::iso_code`] of the description. Both lists are
+//!   deduplicated by code (else by name).
+//! - **Identifiers.** `identification` with a `@number`: kind is
+//!   `@identificationTypeDescription` lower case (`national passport`, `registration
+//!   number`), else `@identificationTypeCode`, else `document`; the value the number as
+//!   written; the country its `@countryIso2Code` (none for `00`). A different `@latinNumber`
+//!   (the number transliterated) is a second identifier of the same kind; with no `@number`
+//!   the latin number alone is used. Documents known to be expired or false are kept: the
+//!   number is still evidence of who used it.
+//! - **Programs.** `regulation/@programme` (`TERR`, `AFG`, `IRN`, ...), deduplicated.
+//! - **Dates of the list.** `sanctionEntity/@designationDate` is `listed_on` (`None` when
+//!   absent; present but unreadable skips the record); `export/@generationDate` is
+//!   `published_at` (RFC 3339; without a zone taken as UTC; unreadable gives `None`).
+//! - **Not read.** `remark`s (other than a name's quality), `@designationDetails`,
+//!   `@unitedNationId`, `regulationSummary`, publication URLs, cities, streets, `contactInfo`,
+//!   issue and validity dates: free text or bookkeeping the matcher does not use. Elements
+//!   of the root other than `sanctionEntity` are not records and are passed over.
 
+use crate::countries::iso_code;
 use crate::ReadError;
-use domain::sanctions::ParsedList;
+use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, Utc};
+use domain::sanctions::{
+    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
+    NameQuality, ParsedList,
+};
+use quick_xml::escape::resolve_predefined_entity;
+use quick_xml::events::{BytesRef, BytesStart, Event};
+use quick_xml::reader::Reader;
+use quick_xml::XmlVersion;
 
-/// Reads a whole file of this format.
-pub(crate) fn read(_bytes: &[u8]) -> Result<ParsedList, ReadError> {
-    Err(ReadError::Malformed {
-        format: "eu-xml",
-        detail: "this reader is not written yet".into(),
-    })
+const FORMAT: &str = "eu-xml";
+const ROOT: &str = "export";
+const NAMESPACE: &str = "http://eu.europa.ec/fpi/fsd/export";
+const RECORD: &str = "sanctionEntity";
+
+/// Days a converted Islamic date is widened by either side: the arithmetic calendar and the
+/// sighted one differ by a day or two.
+const HIJRI_DRIFT_DAYS: i64 = 3;
+
+fn malformed(detail: impl Into<String>) -> ReadError {
+    ReadError::Malformed {
+        format: FORMAT,
+        detail: detail.into(),
+    }
+}
+
+/// Reads a whole FSF XML 1.1 file.
+pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
+    let mut reader = Reader::from_reader(xml);
+    let config = reader.config_mut();
+    config.check_end_names = true;
+    config.expand_empty_elements = false;
+
+    let mut state = State {
+        list: ParsedList {
+            source: ListSource::EuFinancialSanctions,
+            published_at: None,
+            entries: Vec::new(),
+            skipped: Vec::new(),
+        },
+        depth: 0,
+        root_seen: false,
+        root_closed: false,
+        record: None,
+        in_remark: false,
+    };
+
+    loop {
+        let event = reader.read_event().map_err(|e| {
+            malformed(format!(
+                "XML error at byte {}: {e}",
+                reader.error_position()
+            ))
+        })?;
+        match event {
+            Event::Start(start) => {
+                state.open(&start)?;
+                state.depth += 1;
+            }
+            Event::Empty(start) => {
+                state.open(&start)?;
+                state.close();
+            }
+            Event::End(_) => {
+                state.depth = state.depth.saturating_sub(1);
+                state.close();
+            }
+            Event::Text(text) => {
+                let raw = text.xml10_content();
+                if state.depth == 0 && !raw.trim().is_empty() {
+                    return Err(malformed("text outside the root element"));
+                }
+                state.text(&raw);
+            }
+            Event::CData(data) => {
+                if state.depth == 0 {
+                    return Err(malformed("character data outside the root element"));
+                }
+                state.text(&data.xml10_content());
+            }
+            Event::GeneralRef(reference) => {
+                if state.depth == 0 {
+                    return Err(malformed("a reference outside the root element"));
+                }
+                match resolve(&reference) {
+                    Some(s) => state.text(&s),
+                    None => {
+                        if let Some(r) = state.record.as_mut() {
+                            if r.bad.is_none() {
+                                r.bad =
+                                    Some(format!("unknown XML reference &{};", reference.as_ref()));
+                            }
+                        }
+                    }
+                }
+            }
+            Event::Eof => break,
+            Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+        }
+    }
+    if !state.root_seen {
+        return Err(malformed(format!("no <{ROOT}> root element")));
+    }
+    if state.depth > 0 {
+        return Err(malformed(format!(
+            "the file ends inside an element ({} left open): truncated?",
+            state.depth
+        )));
+    }
+    Ok(state.list)
+}
+
+/// The reader's position in the file and what it has gathered.
+struct State {
+    list: ParsedList,
+    /// The number of open elements: 1 inside the root, 2 inside a record, 3 inside a
+    /// record's child, 4 inside a child's child.
+    depth: usize,
+    root_seen: bool,
+    root_closed: bool,
+    record: Option<Record>,
+    /// Whether the open element at depth 3 is a `remark` (whose text is kept).
+    in_remark: bool,
+}
+
+impl State {
+    /// Handles a start tag (`self.depth` elements are open around it).
+    fn open(&mut self, start: &BytesStart<'_>) -> Result<(), ReadError> {
+        let qname = start.name();
+        let raw = qname.as_ref();
+        let local = raw.rsplit_once(':').map_or(raw, |(_, l)| l);
+        match self.depth {
+            0 => {
+                if self.root_closed {
+                    return Err(malformed(format!("a second root element <{raw}>")));
+                }
+                if local != ROOT {
+                    return Err(malformed(format!(
+                        "the root element is <{raw}>, not <{ROOT}>"
+                    )));
+                }
+                let attrs = attributes(start).map_err(malformed)?;
+                // The root's namespace can only be declared on the root itself.
+                let declaration = match raw.rsplit_once(':') {
+                    Some((prefix, _)) => format!("xmlns:{prefix}"),
+                    None => "xmlns".to_owned(),
+                };
+                let namespace = attrs
+                    .iter()
+                    .find(|(k, _)| *k == declaration)
+                    .map(|(_, v)| v.trim());
+                if namespace != Some(NAMESPACE) {
+                    return Err(malformed(format!(
+                        "the root <{raw}> is not in the FSF namespace {NAMESPACE}"
+                    )));
+                }
+                self.root_seen = true;
+                self.list.published_at = attrs
+                    .iter()
+                    .find(|(k, _)| k == "generationDate")
+                    .and_then(|(_, v)| parse_timestamp(v));
+            }
+            1 if local == RECORD => {
+                let mut record = Record {
+                    attrs: Vec::new(),
+                    children: Vec::new(),
+                    bad: None,
+                };
+                match attributes(start) {
+                    Ok(attrs) => record.attrs = attrs,
+                    Err(why) => record.bad = Some(why),
+                }
+                self.record = Some(record);
+            }
+            2 => {
+                if let Some(r) = self.record.as_mut() {
+                    let attrs = match attributes(start) {
+                        Ok(attrs) => attrs,
+                        Err(why) => {
+                            if r.bad.is_none() {
+                                r.bad = Some(why);
+                            }
+                            Vec::new()
+                        }
+                    };
+                    r.children.push(Child {
+                        name: local.to_owned(),
+                        attrs,
+                        remarks: Vec::new(),
+                    });
+                }
+            }
+            3 if local == "remark" => {
+                if let Some(child) = self.record.as_mut().and_then(|r| r.children.last_mut()) {
+                    child.remarks.push(String::new());
+                    self.in_remark = true;
+                }
+            }
+            // Other elements of the root are not records; deeper elements are no part of
+            // what is read.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Handles the end of an element; `self.depth` elements stay open.
+    fn close(&mut self) {
+        match self.depth {
+            0 => self.root_closed = true,
+            1 => {
+                if let Some(r) = self.record.take() {
+                    match r.into_entry() {
+                        Ok(entry) => self.list.entries.push(entry),
+                        Err(why) => self.list.skipped.push(why),
+                    }
+                }
+            }
+            3 => self.in_remark = false,
+            _ => {}
+        }
+    }
+
+    /// Adds text read while `self.depth` elements are open.
+    fn text(&mut self, text: &str) {
+        if self.depth == 4 && self.in_remark {
+            if let Some(remark) = self
+                .record
+                .as_mut()
+                .and_then(|r| r.children.last_mut())
+                .and_then(|c| c.remarks.last_mut())
+            {
+                remark.push_str(text);
+            }
+        }
+    }
+}
+
+/// An element's attributes, unescaped and normalised, by their raw names.
+fn attributes(start: &BytesStart<'_>) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for attr in start.attributes() {
+        let attr =
+            attr.map_err(|e| format!("unreadable attributes on <{}>: {e}", start.name().0))?;
+        let key = attr.key.as_ref().to_owned();
+        let value = attr
+            .normalized_value(XmlVersion::Implicit1_0)
+            .map_err(|e| format!("unreadable attribute {key} on <{}>: {e}", start.name().0))?;
+        out.push((key, value.into_owned()));
+    }
+    Ok(out)
+}
+
+fn resolve(reference: &BytesRef<'_>) -> Option<String> {
+    match reference.resolve_char_ref() {
+        Ok(Some(c)) => Some(c.to_string()),
+        Ok(None) => resolve_predefined_entity(reference.as_ref()).map(str::to_owned),
+        Err(_) => None,
+    }
+}
+
+/// `2026-08-05T16:47:04.449+02:00`; without a zone the time is taken as UTC.
+fn parse_timestamp(s: &str) -> Option<DateTime<Utc>> {
+    let s = s.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t.with_timezone(&Utc));
+    }
+    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")
+        .ok()
+        .map(|t| t.and_utc())
+}
+
+/// A value as the list means it: whitespace collapsed, trimmed; `None` when empty.
+fn value(raw: &str) -> Option<String> {
+    let v = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!v.is_empty()).then_some(v)
+}
+
+fn push_unique<T: PartialEq>(list: &mut Vec<T>, v: T) {
+    if !list.contains(&v) {
+        list.push(v);
+    }
+}
+
+fn push_country(list: &mut Vec<ListedCountry>, c: ListedCountry) {
+    let seen = list.iter().any(|o| match (&o.code, &c.code) {
+        (Some(a), Some(b)) => a == b,
+        _ => o.name == c.name,
+    });
+    if !seen {
+        list.push(c);
+    }
+}
+
+/// A four-digit year.
+fn parse_year(s: &str) -> Option<i32> {
+    (s.len() == 4 && s.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| s.parse().ok())
+        .flatten()
+}
+
+/// A month or day number; `0` (and an empty value) is no number.
+fn parse_part(s: Option<&str>, max: u32) -> Result<Option<u32>, ()> {
+    let Some(s) = s else { return Ok(None) };
+    if s.is_empty() || s.len() > 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(());
+    }
+    match s.parse::<u32>() {
+        Ok(0) => Ok(None),
+        Ok(n) if n <= max => Ok(Some(n)),
+        _ => Err(()),
+    }
+}
+
+/// `YYYY-MM-DD`, with an optional `xs:date` zone (`Z`, `+HH:MM`, `-HH:MM`).
+fn parse_day(s: &str) -> Option<NaiveDate> {
+    let (day, zone) = (s.get(..10)?, s.get(10..)?);
+    let zone_ok = zone.is_empty()
+        || zone == "Z"
+        || (zone.len() == 6
+            && (zone.starts_with('+') || zone.starts_with('-'))
+            && zone.as_bytes()[3] == b':'
+            && zone[1..3].bytes().all(|b| b.is_ascii_digit())
+            && zone[4..].bytes().all(|b| b.is_ascii_digit()));
+    if !zone_ok || day.as_bytes()[4] != b'-' || day.as_bytes()[7] != b'-' {
+        return None;
+    }
+    NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()
+}
+
+/// An `xs:boolean`.
+fn parse_flag(s: Option<&str>) -> Result<Option<bool>, ()> {
+    match s {
+        None => Ok(None),
+        Some("true") | Some("1") => Ok(Some(true)),
+        Some("false") | Some("0") => Ok(Some(false)),
+        Some(_) => Err(()),
+    }
+}
+
+/// A country as the FSF gives it: an ISO code (`00` unknown) and its description.
+fn country(code: Option<String>, description: Option<String>) -> Option<ListedCountry> {
+    let code = code
+        .map(|c| c.to_ascii_uppercase())
+        .filter(|c| c.len() == 2 && c.bytes().all(|b| b.is_ascii_uppercase()));
+    let description = description.filter(|d| !d.eq_ignore_ascii_case("UNKNOWN"));
+    match (code, description) {
+        (Some(code), name) => Some(ListedCountry {
+            name: name.unwrap_or_else(|| code.clone()),
+            code: Some(code),
+        }),
+        (None, Some(name)) => Some(ListedCountry {
+            code: iso_code(&name).map(str::to_owned),
+            name,
+        }),
+        (None, None) => None,
+    }
+}
+
+/// The narrowest date that holds every day from `first` to `last`.
+fn covering(first: NaiveDate, last: NaiveDate) -> ListedDate {
+    if first.year() != last.year() {
+        ListedDate::Years {
+            from: first.year(),
+            to: last.year(),
+        }
+    } else if first.month() != last.month() {
+        ListedDate::Year(first.year())
+    } else {
+        ListedDate::Month {
+            year: first.year(),
+            month: first.month(),
+        }
+    }
+}
+
+/// A date made approximate: the years around it.
+fn widen(date: ListedDate) -> ListedDate {
+    let (from, to) = match date {
+        ListedDate::Day(d) => (d.year(), d.year()),
+        ListedDate::Month { year, .. } | ListedDate::Year(year) => (year, year),
+        ListedDate::Years { from, to } => (from, to),
+    };
+    ListedDate::Years {
+        from: from - 1,
+        to: to + 1,
+    }
+}
+
+/// The day a date of the arithmetic Islamic calendar falls on (month 13 is the first month
+/// of the next year), or `None` out of range.
+fn from_hijri(year: i32, month: u32, day: u32) -> Option<NaiveDate> {
+    let (year, month) = if month == 13 {
+        (i64::from(year) + 1, 1)
+    } else {
+        (i64::from(year), i64::from(month))
+    };
+    // Days since 0001-01-01 (day 1), the calendar's epoch being 622-07-16 (Julian).
+    const EPOCH: i64 = 227_015;
+    let fixed = EPOCH - 1
+        + (year - 1) * 354
+        + (3 + 11 * year).div_euclid(30)
+        + 29 * (month - 1)
+        + month / 2
+        + i64::from(day);
+    NaiveDate::from_num_days_from_ce_opt(i32::try_from(fixed).ok()?)
+}
+
+/// The Gregorian days an Islamic year, month or day may fall on, drift included.
+fn hijri_window(year: i32, month: Option<u32>, day: Option<u32>) -> Option<ListedDate> {
+    let (first, last) = match (month, day) {
+        (Some(m), Some(d)) => {
+            let day = from_hijri(year, m, d)?;
+            (day, day)
+        }
+        (Some(m), None) => (
+            from_hijri(year, m, 1)?,
+            from_hijri(year, m + 1, 1)?.pred_opt()?,
+        ),
+        (None, _) => (
+            from_hijri(year, 1, 1)?,
+            from_hijri(year, 13, 1)?.pred_opt()?,
+        ),
+    };
+    let drift = Duration::days(HIJRI_DRIFT_DAYS);
+    Some(covering(
+        first.checked_sub_signed(drift)?,
+        last.checked_add_signed(drift)?,
+    ))
+}
+
+/// One element directly inside a record: its attributes, and its `remark`s' text.
+struct Child {
+    name: String,
+    attrs: Vec<(String, String)>,
+    remarks: Vec<String>,
+}
+
+impl Child {
+    /// The collapsed value of the attribute named `key`, if it has one.
+    fn attr(&self, key: &str) -> Option<String> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| value(v))
+    }
+
+    fn country(&self) -> Option<ListedCountry> {
+        country(
+            self.attr("countryIso2Code"),
+            self.attr("countryDescription"),
+        )
+    }
+}
+
+/// A `sanctionEntity` as read, before it is understood.
+struct Record {
+    attrs: Vec<(String, String)>,
+    children: Vec<Child>,
+    /// Why the record could not be read, if it could not.
+    bad: Option<String>,
+}
+
+/// A name of a record, with what decides its place.
+struct Name {
+    name: ListedName,
+    logical_id: Option<u64>,
+}
+
+impl Record {
+    fn attr(&self, key: &str) -> Option<String> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| value(v))
+    }
+
+    fn children<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Child> + 'a {
+        self.children.iter().filter(move |c| c.name == name)
+    }
+
+    /// The entry, or why the record is skipped (naming it).
+    fn into_entry(self) -> Result<ListEntry, String> {
+        let reference = self.attr("euReferenceNumber");
+        let logical = self.attr("logicalId");
+        let label = match (&reference, &logical) {
+            (Some(r), Some(l)) => format!("{r} (logicalId {l})"),
+            (Some(r), None) => r.clone(),
+            (None, Some(l)) => format!("logicalId {l}"),
+            (None, None) => {
+                let first = self
+                    .names()
+                    .ok()
+                    .and_then(|n| n.into_iter().next())
+                    .map(|n| n.name.full)
+                    .unwrap_or_default();
+                return Err(format!(
+                    "a record without euReferenceNumber or logicalId ({first}): no id"
+                ));
+            }
+        };
+        self.entry(reference.or(logical).unwrap_or_default())
+            .map_err(|why| format!("{label}: {why}"))
+    }
+
+    /// Every name in file order.
+    fn names(&self) -> Result<Vec<Name>, String> {
+        let mut names = Vec::new();
+        for alias in self.children("nameAlias") {
+            let full = alias.attr("wholeName").or_else(|| {
+                let parts: Vec<_> = ["firstName", "middleName", "lastName"]
+                    .iter()
+                    .filter_map(|p| alias.attr(p))
+                    .collect();
+                value(&parts.join(" "))
+            });
+            let Some(full) = full else { continue };
+            let strong = parse_flag(alias.attr("strong").as_deref())
+                .map_err(|()| format!("name {full:?} has an unknown strong mark"))?;
+            let low = alias
+                .remarks
+                .iter()
+                .filter_map(|r| value(r))
+                .any(|r| r.to_lowercase().contains("low quality"));
+            let quality = if strong == Some(false) || low {
+                NameQuality::Weak
+            } else {
+                NameQuality::Strong
+            };
+            names.push(Name {
+                name: ListedName { full, quality },
+                logical_id: alias.attr("logicalId").and_then(|l| l.parse().ok()),
+            });
+        }
+        Ok(names)
+    }
+
+    fn entry(&self, source_entry_id: String) -> Result<ListEntry, String> {
+        if let Some(why) = &self.bad {
+            return Err(why.clone());
+        }
+
+        // Kind.
+        let subject = self.children("subjectType").next();
+        let kind = match (
+            subject.and_then(|s| s.attr("code")).as_deref(),
+            subject
+                .and_then(|s| s.attr("classificationCode"))
+                .as_deref(),
+        ) {
+            (Some("person"), _) | (_, Some("P")) => EntryKind::Person,
+            (Some("enterprise"), _) | (_, Some("E")) => EntryKind::Organisation,
+            _ => EntryKind::Other,
+        };
+
+        // Names: the first entered strong name, then the others in file order.
+        let mut all = self.names()?;
+        if all.is_empty() {
+            return Err("no name".into());
+        }
+        let lead = all
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.name.quality == NameQuality::Strong)
+            .min_by_key(|(i, n)| (n.logical_id.is_none(), n.logical_id, *i))
+            .map_or(0, |(i, _)| i);
+        let first = all.remove(lead);
+        let mut names = vec![first.name];
+        for n in all {
+            push_unique(&mut names, n.name);
+        }
+
+        // Birth dates and the other countries, in file order.
+        let mut birth_dates = Vec::new();
+        let mut countries = Vec::new();
+        for child in &self.children {
+            match child.name.as_str() {
+                "birthdate" => {
+                    for d in birth_dates_of(child)? {
+                        push_unique(&mut birth_dates, d);
+                    }
+                    if let Some(c) = child.country() {
+                        push_country(&mut countries, c);
+                    }
+                }
+                "address" => {
+                    if let Some(c) = child.country() {
+                        push_country(&mut countries, c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut nationalities = Vec::new();
+        for c in self.children("citizenship").filter_map(Child::country) {
+            push_country(&mut nationalities, c);
+        }
+
+        // Identifiers.
+        let mut identifiers = Vec::new();
+        for doc in self.children("identification") {
+            let kind = doc
+                .attr("identificationTypeDescription")
+                .or_else(|| doc.attr("identificationTypeCode"))
+                .map(|k| k.to_lowercase())
+                .unwrap_or_else(|| "document".to_owned());
+            let country = doc.country().and_then(|c| c.code);
+            for number in [doc.attr("number"), doc.attr("latinNumber")]
+                .into_iter()
+                .flatten()
+            {
+                push_unique(
+                    &mut identifiers,
+                    ListedIdentifier {
+                        kind: kind.clone(),
+                        value: number,
+                        country: country.clone(),
+                    },
+                );
+            }
+        }
+
+        // Programmes and the listing date.
+        let mut programs = Vec::new();
+        for p in self
+            .children("regulation")
+            .filter_map(|r| r.attr("programme"))
+        {
+            push_unique(&mut programs, p);
+        }
+        let listed_on = match self.attr("designationDate") {
+            None => None,
+            Some(s) => {
+                Some(parse_day(&s).ok_or_else(|| format!("unreadable designationDate {s:?}"))?)
+            }
+        };
+
+        Ok(ListEntry {
+            source_entry_id,
+            kind,
+            names,
+            birth_dates,
+            nationalities,
+            countries,
+            identifiers,
+            programs,
+            listed_on,
+        })
+    }
+}
+
+/// The dates of one `birthdate` element (see the module's notes), or why the record is
+/// skipped.
+fn birth_dates_of(b: &Child) -> Result<Vec<ListedDate>, String> {
+    let unreadable = |what: &str| {
+        let attrs: Vec<_> = [
+            "calendarType",
+            "birthdate",
+            "year",
+            "monthOfYear",
+            "dayOfMonth",
+            "yearRangeFrom",
+            "yearRangeTo",
+            "circa",
+        ]
+        .iter()
+        .filter_map(|k| b.attr(k).map(|v| format!("{k}={v:?}")))
+        .collect();
+        format!("unreadable {what} ({})", attrs.join(" "))
+    };
+    let circa = parse_flag(b.attr("circa").as_deref())
+        .map_err(|()| unreadable("circa mark of a birthdate"))?
+        .unwrap_or(false);
+    let islamic = match b
+        .attr("calendarType")
+        .map(|c| c.to_ascii_uppercase())
+        .as_deref()
+    {
+        None | Some("GREGORIAN") => false,
+        Some("ISLAMIC") | Some("HIJRI") => true,
+        // A calendar this reader cannot convert: the date is left out.
+        Some(_) => return Ok(Vec::new()),
+    };
+
+    // The date itself. `parts` gives the year, month and day as far as given (`Some(None)`
+    // without a year), or `None` when they are unreadable.
+    type Parts = Option<(i32, Option<u32>, Option<u32>)>;
+    let parts = || -> Option<Parts> {
+        let Some(y) = b.attr("year") else {
+            return Some(None);
+        };
+        let y = parse_year(&y)?;
+        let m = parse_part(b.attr("monthOfYear").as_deref(), 12).ok()?;
+        let d = parse_part(b.attr("dayOfMonth").as_deref(), 31).ok()?;
+        // A day without its month says nothing more than the year.
+        Some(Some((y, m, m.and(d))))
+    };
+    let date = if islamic {
+        match parts().ok_or_else(|| unreadable("Islamic birthdate"))? {
+            None => None,
+            Some((y, m, d)) => {
+                Some(hijri_window(y, m, d).ok_or_else(|| unreadable("Islamic birthdate"))?)
+            }
+        }
+    } else if let Some(full) = b.attr("birthdate") {
+        Some(ListedDate::Day(
+            parse_day(&full).ok_or_else(|| unreadable("birthdate"))?,
+        ))
+    } else {
+        match parts().ok_or_else(|| unreadable("birthdate"))? {
+            None => None,
+            Some((y, None, _)) => Some(ListedDate::Year(y)),
+            Some((y, Some(m), None)) => Some(ListedDate::Month { year: y, month: m }),
+            Some((y, Some(m), Some(d))) => Some(ListedDate::Day(
+                NaiveDate::from_ymd_opt(y, m, d).ok_or_else(|| unreadable("birthdate"))?,
+            )),
+        }
+    };
+    let mut dates = Vec::new();
+    if let Some(date) = date {
+        dates.push(if circa { widen(date) } else { date });
+    }
+
+    // The range, kept as given (circa or not).
+    match (b.attr("yearRangeFrom"), b.attr("yearRangeTo")) {
+        (None, None) => {}
+        (Some(f), Some(t)) => {
+            let (from, to) = parse_year(&f)
+                .zip(parse_year(&t))
+                .filter(|(f, t)| f <= t)
+                .ok_or_else(|| unreadable("birthdate year range"))?;
+            let span = if islamic {
+                hijri_window(from, None, None)
+                    .zip(hijri_window(to, None, None))
+                    .map(|(a, b)| ListedDate::Years {
+                        from: years_of(a).0,
+                        to: years_of(b).1,
+                    })
+                    .ok_or_else(|| unreadable("Islamic birthdate year range"))?
+            } else {
+                ListedDate::Years { from, to }
+            };
+            push_unique(&mut dates, span);
+        }
+        _ => return Err(unreadable("one-ended birthdate year range")),
+    }
+    Ok(dates)
+}
+
+/// The first and last year a date covers.
+fn years_of(date: ListedDate) -> (i32, i32) {
+    match date {
+        ListedDate::Day(d) => (d.year(), d.year()),
+        ListedDate::Month { year, .. } | ListedDate::Year(year) => (year, year),
+        ListedDate::Years { from, to } => (from, to),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(records: &str) -> Vec<u8> {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n\
+             <export xmlns=\"{NAMESPACE}\" generationDate=\"2026-01-02T03:04:05+02:00\" globalFileId=\"1\">\n\
+             {records}\n</export>\n"
+        )
+        .into_bytes()
+    }
+
+    fn strong(s: &str) -> ListedName {
+        ListedName {
+            full: s.into(),
+            quality: NameQuality::Strong,
+        }
+    }
+
+    fn weak(s: &str) -> ListedName {
+        ListedName {
+            full: s.into(),
+            quality: NameQuality::Weak,
+        }
+    }
+
+    fn day(y: i32, m: u32, d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, d).unwrap()
+    }
+
+    fn is_malformed(r: Result<ParsedList, ReadError>) -> bool {
+        matches!(
+            r,
+            Err(ReadError::Malformed {
+                format: "eu-xml",
+                ..
+            })
+        )
+    }
+
+    fn birth(attrs: &str) -> Result<Vec<ListedDate>, String> {
+        let xml = doc(&format!(
+            "<sanctionEntity euReferenceNumber=\"EU.1\"><nameAlias wholeName=\"X\"/>\
+             <birthdate {attrs}/></sanctionEntity>"
+        ));
+        let list = read(&xml).unwrap();
+        match list.entries.first() {
+            Some(e) => Ok(e.birth_dates.clone()),
+            None => Err(list.skipped[0].clone()),
+        }
+    }
+
+    #[test]
+    fn a_record_is_mapped_field_by_field() {
+        let xml = doc(
+            r#"<sanctionEntity designationDate="2020-01-02" euReferenceNumber=" EU.1.2 " logicalId="9">
+              <remark>not read</remark>
+              <regulation programme="TEST" logicalId="1"><publicationUrl>u</publicationUrl></regulation>
+              <regulation programme="TEST"/>
+              <regulation programme="OTHER"/>
+              <subjectType code="person" classificationCode="P"/>
+              <nameAlias wholeName="Later &amp; Name" strong="true" logicalId="50"/>
+              <nameAlias wholeName="" firstName="John" middleName="" lastName="  O&apos;Brien
+                 Jr" logicalId="10"><regulationSummary numberTitle="x"/></nameAlias>
+              <nameAlias wholeName="Weak One" strong="false" logicalId="5"/>
+              <nameAlias wholeName="Low One" logicalId="6"><remark>Low  Quality
+                alias</remark></nameAlias>
+              <nameAlias wholeName="Good One" logicalId="7"><remark>good quality alias</remark></nameAlias>
+              <nameAlias wholeName="Later &#38; Name" logicalId="51"/>
+              <nameAlias wholeName="" firstName="" logicalId="1"/>
+              <birthdate circa="false" calendarType="GREGORIAN" birthdate="1970-05-06" year="1970" monthOfYear="5" dayOfMonth="6" countryIso2Code="fr" countryDescription="FRANCE"/>
+              <birthdate year="1969" monthOfYear="7" countryIso2Code="00" countryDescription="UNKNOWN"/>
+              <birthdate year="1968" dayOfMonth="3"/>
+              <birthdate circa="true" year="1965"/>
+              <birthdate circa="true" yearRangeFrom="1953" yearRangeTo="1958"/>
+              <birthdate calendarType="JULIAN" birthdate="1960-01-01" year="1960"/>
+              <birthdate city="Nowhere"/>
+              <citizenship countryIso2Code="IR" countryDescription="IRAN (ISLAMIC REPUBLIC OF)"/>
+              <citizenship countryIso2Code="00" countryDescription="UNKNOWN"/>
+              <citizenship countryDescription="Atlantis"/>
+              <citizenship countryDescription="Germany"/>
+              <address countryIso2Code="FR" countryDescription="France"><contactInfo key="PHONE" value="1"/></address>
+              <address countryIso2Code="BE"/>
+              <identification number=" A 123 " identificationTypeDescription="National passport" identificationTypeCode="passport" countryIso2Code="DE" countryDescription="GERMANY" knownFalse="true"/>
+              <identification number="99" identificationTypeCode="id" countryIso2Code="00" countryDescription="UNKNOWN"/>
+              <identification number="77" latinNumber="77L"/>
+              <identification latinNumber="88"/>
+              <identification identificationTypeDescription="Registration Number"/>
+            </sanctionEntity>"#,
+        );
+        let list = read(&xml).unwrap();
+        assert_eq!(list.skipped, Vec::<String>::new());
+        assert_eq!(
+            list.published_at,
+            Some(
+                DateTime::parse_from_rfc3339("2026-01-02T01:04:05Z")
+                    .unwrap()
+                    .with_timezone(&Utc)
+            )
+        );
+        let country = |code: Option<&str>, name: &str| ListedCountry {
+            code: code.map(Into::into),
+            name: name.into(),
+        };
+        let id = |kind: &str, value: &str, country: Option<&str>| ListedIdentifier {
+            kind: kind.into(),
+            value: value.into(),
+            country: country.map(Into::into),
+        };
+        assert_eq!(
+            list.entries,
+            vec![ListEntry {
+                source_entry_id: "EU.1.2".into(),
+                kind: EntryKind::Person,
+                names: vec![
+                    // The strong name with the lowest logicalId leads.
+                    strong("Good One"),
+                    strong("Later & Name"),
+                    strong("John O'Brien Jr"),
+                    weak("Weak One"),
+                    weak("Low One"),
+                ],
+                birth_dates: vec![
+                    ListedDate::Day(day(1970, 5, 6)),
+                    ListedDate::Month {
+                        year: 1969,
+                        month: 7
+                    },
+                    ListedDate::Year(1968),
+                    ListedDate::Years {
+                        from: 1964,
+                        to: 1966
+                    },
+                    ListedDate::Years {
+                        from: 1953,
+                        to: 1958
+                    },
+                ],
+                nationalities: vec![
+                    country(Some("IR"), "IRAN (ISLAMIC REPUBLIC OF)"),
+                    country(None, "Atlantis"),
+                    country(Some("DE"), "Germany"),
+                ],
+                countries: vec![country(Some("FR"), "FRANCE"), country(Some("BE"), "BE")],
+                identifiers: vec![
+                    id("national passport", "A 123", Some("DE")),
+                    id("id", "99", None),
+                    id("document", "77", None),
+                    id("document", "77L", None),
+                    id("document", "88", None),
+                ],
+                programs: vec!["TEST".into(), "OTHER".into()],
+                listed_on: NaiveDate::from_ymd_opt(2020, 1, 2),
+            }]
+        );
+    }
+
+    #[test]
+    fn kinds_and_ids() {
+        let xml = doc(
+            r#"<sanctionEntity logicalId="7"><subjectType code="enterprise"/><nameAlias wholeName="A"/></sanctionEntity>
+               <sanctionEntity euReferenceNumber="EU.2"><subjectType classificationCode="E"/><nameAlias wholeName="B"/></sanctionEntity>
+               <sanctionEntity euReferenceNumber="EU.3"><subjectType code="vessel"/><nameAlias wholeName="C"/></sanctionEntity>
+               <sanctionEntity euReferenceNumber="EU.4"><nameAlias wholeName="D" strong="false"/><nameAlias wholeName="E" strong="false"/></sanctionEntity>
+               <notARecord><nameAlias wholeName="F"/></notARecord>"#,
+        );
+        let list = read(&xml).unwrap();
+        assert_eq!(list.skipped, Vec::<String>::new());
+        let got: Vec<_> = list
+            .entries
+            .iter()
+            .map(|e| (e.source_entry_id.as_str(), e.kind, e.names[0].clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("7", EntryKind::Organisation, strong("A")),
+                ("EU.2", EntryKind::Organisation, strong("B")),
+                ("EU.3", EntryKind::Other, strong("C")),
+                // All weak: the first in file order leads, still weak.
+                ("EU.4", EntryKind::Other, weak("D")),
+            ]
+        );
+        assert_eq!(list.entries[0].listed_on, None);
+    }
+
+    #[test]
+    fn islamic_dates_are_converted_honestly() {
+        // 24 Jumada al-Akhirah 1402 AH is 1982-04-19 (±3 days): April 1982, not a day.
+        assert_eq!(from_hijri(1402, 6, 24), Some(day(1982, 4, 19)));
+        assert_eq!(from_hijri(1, 1, 1), Some(day(622, 7, 19)));
+        // The arithmetic calendar starts 1446 AH on 2024-07-08; Saudi Arabia's Umm al-Qura
+        // calendar started it on 2024-07-07: the drift the window allows for.
+        assert_eq!(from_hijri(1446, 1, 1), Some(day(2024, 7, 8)));
+        assert_eq!(
+            hijri_window(1446, Some(1), Some(1)),
+            Some(ListedDate::Month {
+                year: 2024,
+                month: 7
+            })
+        );
+        assert_eq!(
+            birth(
+                r#"calendarType="ISLAMIC" birthdate="1982-04-19" dayOfMonth="24" monthOfYear="6" year="1402""#
+            ),
+            Ok(vec![ListedDate::Month {
+                year: 1982,
+                month: 4
+            }])
+        );
+        // A Hijri year spans two Gregorian years; a month near a month's end spans two
+        // months.
+        assert_eq!(
+            birth(r#"calendarType="ISLAMIC" year="1402""#),
+            Ok(vec![ListedDate::Years {
+                from: 1981,
+                to: 1982
+            }])
+        );
+        assert_eq!(
+            birth(r#"calendarType="ISLAMIC" year="1402" monthOfYear="6""#),
+            Ok(vec![ListedDate::Year(1982)])
+        );
+        assert_eq!(
+            birth(
+                r#"calendarType="ISLAMIC" year="1402" monthOfYear="6" dayOfMonth="24" circa="true""#
+            ),
+            Ok(vec![ListedDate::Years {
+                from: 1981,
+                to: 1983
+            }])
+        );
+        assert_eq!(
+            birth(r#"calendarType="ISLAMIC" yearRangeFrom="1400" yearRangeTo="1402""#),
+            Ok(vec![ListedDate::Years {
+                from: 1979,
+                to: 1982
+            }])
+        );
+        // Only a Gregorian-looking date, in an Islamic element: nothing can be said.
+        assert_eq!(
+            birth(r#"calendarType="ISLAMIC" birthdate="1982-04-19""#),
+            Ok(vec![])
+        );
+        // Another calendar: left out, the record kept.
+        assert_eq!(birth(r#"calendarType="PERSIAN" year="1361""#), Ok(vec![]));
+        assert!(birth(r#"calendarType="ISLAMIC" year="1402" monthOfYear="13""#).is_err());
+    }
+
+    #[test]
+    fn unreadable_records_are_skipped_whole_and_named() {
+        let person = |id: &str, extra: &str| {
+            format!(
+                "<sanctionEntity euReferenceNumber=\"EU.{id}\" logicalId=\"{id}\">\
+                 <nameAlias wholeName=\"P {id}\"/>{extra}</sanctionEntity>"
+            )
+        };
+        let records = [
+            person("1", ""),
+            person("2", "<nameAlias wholeName=\"X\" strong=\"maybe\"/>"),
+            person("3", "<birthdate birthdate=\"1970-13-01\"/>"),
+            person("4", "<birthdate yearRangeFrom=\"1970\"/>"),
+            person("5", "<birthdate yearRangeFrom=\"1972\" yearRangeTo=\"1970\"/>"),
+            person("6", "<birthdate year=\"70\"/>"),
+            person("7", "<birthdate year=\"1970\" monthOfYear=\"2\" dayOfMonth=\"30\"/>"),
+            person("8", "<birthdate circa=\"perhaps\" year=\"1970\"/>"),
+            person("9", "<remark>&nbsp;</remark>"),
+            person("10", "<address a=\"1\" a=\"2\"/>"),
+            person("11", "<nameAlias wholeName=\"&bogus;\"/>"),
+            "<sanctionEntity euReferenceNumber=\"EU.12\"><nameAlias wholeName=\"\"/></sanctionEntity>"
+                .to_owned(),
+            "<sanctionEntity><nameAlias wholeName=\"Nobody\"/></sanctionEntity>".to_owned(),
+            "<sanctionEntity/>".to_owned(),
+            "<sanctionEntity designationDate=\"yesterday\" euReferenceNumber=\"EU.13\"><nameAlias wholeName=\"Q\"/></sanctionEntity>".to_owned(),
+            person("14", ""),
+        ]
+        .concat();
+        let list = read(&doc(&records)).unwrap();
+        let ids: Vec<_> = list
+            .entries
+            .iter()
+            .map(|e| e.source_entry_id.as_str())
+            .collect();
+        assert_eq!(ids, ["EU.1", "EU.14"]);
+        for (i, prefix) in [
+            "EU.2 (logicalId 2): name \"X\" has an unknown strong mark",
+            "EU.3 (logicalId 3): unreadable birthdate (birthdate=\"1970-13-01\")",
+            "EU.4 (logicalId 4): unreadable one-ended birthdate year range",
+            "EU.5 (logicalId 5): unreadable birthdate year range",
+            "EU.6 (logicalId 6): unreadable birthdate (year=\"70\")",
+            "EU.7 (logicalId 7): unreadable birthdate",
+            "EU.8 (logicalId 8): unreadable circa mark",
+            "EU.9 (logicalId 9): unknown XML reference &nbsp;",
+            "EU.10 (logicalId 10): unreadable attributes on <address>",
+            "EU.11 (logicalId 11): unreadable attribute wholeName",
+            "EU.12: no name",
+            "a record without euReferenceNumber or logicalId (Nobody): no id",
+            "a record without euReferenceNumber or logicalId (): no id",
+            "EU.13: unreadable designationDate \"yesterday\"",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            assert!(
+                list.skipped.get(i).is_some_and(|s| s.starts_with(prefix)),
+                "{:?} does not start with {prefix:?}",
+                list.skipped.get(i)
+            );
+        }
+        assert_eq!(list.skipped.len(), 14, "{:#?}", list.skipped);
+    }
+
+    #[test]
+    fn an_empty_list_reads_as_no_entries() {
+        let list = read(format!("<export xmlns=\"{NAMESPACE}\"/>").as_bytes()).unwrap();
+        assert!(list.entries.is_empty() && list.skipped.is_empty());
+        assert_eq!(list.published_at, None);
+        // A prefixed root in the namespace is the same format.
+        let list = read(
+            format!(
+                "<fsd:export xmlns:fsd=\"{NAMESPACE}\" generationDate=\"2026-01-02T03:04:05\">\
+                 <fsd:sanctionEntity euReferenceNumber=\"EU.1\"><fsd:nameAlias wholeName=\"A\"/>\
+                 </fsd:sanctionEntity></fsd:export>"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(list.entries.len(), 1);
+        assert!(list.published_at.is_some());
+    }
+
+    #[test]
+    fn files_that_are_not_this_format_are_malformed() {
+        let wrong_ns = b"<export xmlns=\"http://example.com/\"></export>".to_vec();
+        let no_ns = b"<export></export>".to_vec();
+        let other_prefix =
+            format!("<a:export xmlns=\"{NAMESPACE}\" xmlns:a=\"urn:x\"></a:export>").into_bytes();
+        let twice =
+            format!("<export xmlns=\"{NAMESPACE}\"/><export xmlns=\"{NAMESPACE}\"/>").into_bytes();
+        let trailing = format!("<export xmlns=\"{NAMESPACE}\"/>trailing").into_bytes();
+        let open = format!("<export xmlns=\"{NAMESPACE}\"><sanctionEntity>").into_bytes();
+        let bad_root_attr = format!("<export xmlns=\"{NAMESPACE}\" a=\"1\" a=\"2\"/>").into_bytes();
+        for bad in [
+            &b""[..],
+            b"   \n",
+            b"<nope/>",
+            b"hello world",
+            b"\x00\x01\x02\xff\xfe<\x80",
+            b"<WHOLE Date=\"11/02/2016\"><ENTITY Id=\"1\" Type=\"P\"></ENTITY></WHOLE>",
+            &wrong_ns,
+            &no_ns,
+            &other_prefix,
+            &twice,
+            &trailing,
+            &open,
+            &bad_root_attr,
+        ] {
+            assert!(
+                is_malformed(read(bad)),
+                "{:?} should be malformed",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn parts_and_days() {
+        assert_eq!(parse_day("2015-04-07+02:00"), Some(day(2015, 4, 7)));
+        assert_eq!(parse_day("2015-04-07Z"), Some(day(2015, 4, 7)));
+        assert_eq!(parse_day("2015-04-07T00"), None);
+        assert_eq!(parse_day("2015/04/07"), None);
+        assert_eq!(parse_day("2015-04-0é"), None);
+        assert_eq!(parse_part(Some("0"), 12), Ok(None));
+        assert_eq!(parse_part(Some("07"), 12), Ok(Some(7)));
+        assert_eq!(parse_part(Some("13"), 12), Err(()));
+        assert_eq!(parse_part(Some("-1"), 12), Err(()));
+        assert_eq!(country(Some("00".into()), Some("UNKNOWN".into())), None);
+        assert_eq!(
+            country(Some("X1".into()), Some("France".into())),
+            Some(ListedCountry {
+                code: Some("FR".into()),
+                name: "France".into()
+            })
+        );
+    }
+
+    fn sample() -> Vec<u8> {
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("testdata/eu/fsf_xml_1_1_excerpt_2026-08-05.xml"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_truncated_copy_of_the_sample_is_malformed() {
+        let full = sample();
+        assert_eq!(read(&full).unwrap().entries.len(), 5);
+        // Cuts spread over the file, landing in tags, attributes, text and multi-byte
+        // characters alike.
+        for i in 1..60 {
+            let cut = full.len() * i / 60 + i;
+            assert!(is_malformed(read(&full[..cut])), "cut at {cut}");
+        }
+        assert!(is_malformed(read(&full[..full.len() - 2])));
+    }
+
+    /// A small deterministic generator (xorshift), for inputs no one wrote by hand.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    #[test]
+    fn odd_input_never_panics() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        // Random bytes, with and without a plausible root.
+        for _ in 0..300 {
+            let len = (rng.next() % 256) as usize;
+            let mut bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+            assert!(read(&bytes).is_err());
+            let mut framed = format!("<export xmlns=\"{NAMESPACE}\"><sanctionEntity>").into_bytes();
+            framed.append(&mut bytes);
+            let _ = read(&framed);
+        }
+        // The sample with bytes flipped, dropped and markup characters sprayed in: every
+        // outcome is a list or an error, never a panic; a list never holds a nameless entry.
+        let full = sample();
+        for round in 0..600 {
+            let mut bytes = full.clone();
+            for _ in 0..(1 + rng.next() % 8) {
+                let at = (rng.next() as usize) % bytes.len();
+                match rng.next() % 5 {
+                    0 => bytes[at] = rng.next() as u8,
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    2 => bytes[at] = b"<>&/;\"'=:#"[(rng.next() % 10) as usize],
+                    3 => bytes.insert(at, b'&'),
+                    _ => {
+                        // A digit or a letter swapped: dates, codes and flags go odd.
+                        bytes[at] = b"0123456789yZx-"[(rng.next() % 14) as usize];
+                    }
+                }
+            }
+            if let Ok(list) = read(&bytes) {
+                assert!(
+                    list.entries.len() + list.skipped.len() <= 5,
+                    "round {round}"
+                );
+                for e in &list.entries {
+                    assert!(!e.names.is_empty() && !e.source_entry_id.is_empty());
+                }
+            }
+        }
+    }
 }

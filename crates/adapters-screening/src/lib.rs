@@ -163,11 +163,14 @@ pub fn detect(path: &Path) -> Result<ListFormat, ReadError> {
     }
     let bytes = read_file(path)?;
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    // Root elements, most specific first (`<SanctionsImposed>` inside a UK file is not an
+    // OFAC root).
     let shows = [
         ("<CONSOLIDATED_LIST", ListFormat::UnXml),
-        ("<Sanctions", ListFormat::OfacAdvancedXml),
-        ("http://eu.europa.ec/fpi/fsd/export", ListFormat::EuXml),
         ("<Designations", ListFormat::UkXml),
+        ("http://eu.europa.ec/fpi/fsd/export", ListFormat::EuXml),
+        ("<Sanctions ", ListFormat::OfacAdvancedXml),
+        ("<Sanctions>", ListFormat::OfacAdvancedXml),
     ];
     if let Some((_, format)) = shows.iter().find(|(mark, _)| head.contains(mark)) {
         return Ok(*format);

@@ -109,9 +109,6 @@ fn sample_reads_every_record() {
 }
 
 #[test]
-#[ignore = "lib.rs detect() tests its marks in order and `<Sanctions` (OFAC advanced) also \
-            matches the UK list's `<SanctionsImposed>` in the file's first 4 KiB, so the UK \
-            sample is detected as ofac-advanced-xml; lib.rs is not this reader's to change"]
 fn the_format_is_detected_from_the_content() {
     assert_eq!(detect(&sample_path()).unwrap(), ListFormat::UkXml);
     let read = read_path(&sample_path(), None).unwrap();

@@ -13,6 +13,8 @@ use std::collections::{BTreeMap, HashMap};
 
 /// A key in more names than this is common: alone it does not make a candidate.
 const COMMON_KEY_POSTINGS: usize = 400;
+/// The most names one check scores.
+const MAX_CANDIDATE_NAMES: usize = 256;
 
 /// One name of one entry, prepared for comparing.
 #[derive(Clone, Debug)]
@@ -21,6 +23,8 @@ pub struct IndexedName {
     pub full: String,
     pub words: Vec<String>,
     pub keys: Vec<String>,
+    /// The words prepared for the scorer's alignment.
+    pub prepared: crate::matcher::score::Words,
     pub quality: NameQuality,
 }
 
@@ -73,6 +77,7 @@ impl ListIndex {
                     index.names.push(IndexedName {
                         entry: e,
                         full: name.full.clone(),
+                        prepared: crate::matcher::score::Words::new(&words),
                         words,
                         keys,
                         quality: name.quality,
@@ -142,10 +147,19 @@ impl ListIndex {
                 }
             }
         }
-        shared
+        let mut found: Vec<(u32, u32, u32)> = shared
             .into_iter()
             .filter(|(_, (rare, common))| *rare > 0 || *common >= 2)
-            .filter_map(|(n, _)| usize::try_from(n).ok())
+            .map(|(n, (rare, common))| (n, rare, common))
+            .collect();
+        // The names sharing most with the query, at most MAX_CANDIDATE_NAMES of them, so a
+        // check's cost has a ceiling however common its words are.
+        found.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
+        found.truncate(MAX_CANDIDATE_NAMES);
+        found.sort_by_key(|f| f.0);
+        found
+            .into_iter()
+            .filter_map(|(n, _, _)| usize::try_from(n).ok())
             .collect()
     }
 

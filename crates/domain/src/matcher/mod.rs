@@ -51,8 +51,10 @@ pub struct Matcher {
 impl Matcher {
     /// The entries scoring at least `floor`, best first (ties by list order), at most `limit`.
     pub fn screen(&self, query: &Query, floor: f64, limit: usize) -> Vec<Candidate> {
+        let words = normalise::tokens(&query.name);
         let prepared = PreparedQuery {
-            words: normalise::tokens(&query.name),
+            prepared: score::Words::new(&words),
+            words,
             birth_date: query.birth_date,
             nationalities: query.nationalities.clone(),
             country: query.country.clone(),

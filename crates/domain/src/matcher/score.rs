@@ -49,6 +49,8 @@ pub struct Reason {
 #[derive(Clone, Debug, Default)]
 pub struct PreparedQuery {
     pub words: Vec<String>,
+    /// The words prepared for alignment.
+    pub prepared: Words,
     pub birth_date: Option<ListedDate>,
     /// ISO codes.
     pub nationalities: Vec<String>,
@@ -98,7 +100,7 @@ pub fn score(
     weights: &Weights,
 ) -> Scored {
     let mut reasons = Vec::new();
-    let (name_score, matched) = name_similarity(&query.words, &name.words);
+    let (name_score, matched) = name_similarity(&query.prepared, &name.prepared);
     reasons.push(Reason {
         code: if name_score >= 0.999 {
             "name_exact"
@@ -370,6 +372,47 @@ fn fill(buf: &mut [char; MAX_WORD], s: &str) -> usize {
     n
 }
 
+/// A name's words prepared for alignment: each word and each adjacent pair joined, with
+/// their phonetic keys and letter counts. Built once per listed name (in the index) and once
+/// per query.
+#[derive(Clone, Debug, Default)]
+pub struct Words {
+    /// (text, first word, last word, key).
+    items: Vec<(String, usize, usize, String)>,
+    /// Letters of each word.
+    lens: Vec<usize>,
+    letters: usize,
+}
+
+impl Words {
+    pub fn new(words: &[String]) -> Words {
+        let mut items: Vec<(String, usize, usize, String)> = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.clone(), i, i, key(w)))
+            .collect();
+        for i in 1..words.len() {
+            let joined = format!("{}{}", words[i - 1], words[i]);
+            let k = key(&joined);
+            items.push((joined, i - 1, i, k));
+        }
+        let lens: Vec<usize> = words.iter().map(|w| w.chars().count()).collect();
+        Words {
+            letters: lens.iter().sum(),
+            items,
+            lens,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.lens.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lens.is_empty()
+    }
+}
+
 /// Aligns the query's words with the name's words; the name score and the words matched.
 ///
 /// Pairs are taken greedily from the most alike (ties by position, so the result is the
@@ -377,28 +420,11 @@ fn fill(buf: &mut [char; MAX_WORD], s: &str) -> usize {
 /// The score is 0.6 × how much of the query (by letters) is matched + 0.4 × how much of the
 /// name is, each weighted by the pair's likeness; when no pair is spelled alike (only
 /// sounds), it is at most 0.7.
-pub fn name_similarity(query: &[String], name: &[String]) -> (f64, usize) {
-    if query.is_empty() || name.is_empty() {
+pub fn name_similarity(query: &Words, name: &Words) -> (f64, usize) {
+    if query.is_empty() || name.is_empty() || query.letters == 0 || name.letters == 0 {
         return (0.0, 0);
     }
-    // Items: single words, and adjacent pairs joined.
-    let items = |ws: &[String]| {
-        let mut v: Vec<(String, usize, usize)> = ws
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (w.clone(), i, i))
-            .collect();
-        for i in 1..ws.len() {
-            v.push((format!("{}{}", ws[i - 1], ws[i]), i - 1, i));
-        }
-        v.into_iter()
-            .map(|(w, from, to)| {
-                let k = key(&w);
-                (w, from, to, k)
-            })
-            .collect::<Vec<_>>()
-    };
-    let (qi, ni) = (items(query), items(name));
+    let (qi, ni) = (&query.items, &name.items);
     let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
     for (a, qa) in qi.iter().enumerate() {
         for (b, nb) in ni.iter().enumerate() {
@@ -423,18 +449,17 @@ pub fn name_similarity(query: &[String], name: &[String]) -> (f64, usize) {
         if (qa.1..=qa.2).any(|i| q_used[i]) || (nb.1..=nb.2).any(|j| n_used[j]) {
             continue;
         }
-        for i in qa.1..=qa.2 {
-            q_used[i] = true;
-            q_matched += s * query[i].chars().count() as f64;
+        for (used, len) in q_used[qa.1..=qa.2].iter_mut().zip(&query.lens[qa.1..=qa.2]) {
+            *used = true;
+            q_matched += s * *len as f64;
         }
-        for j in nb.1..=nb.2 {
-            n_used[j] = true;
-            n_matched += s * name[j].chars().count() as f64;
+        for (used, len) in n_used[nb.1..=nb.2].iter_mut().zip(&name.lens[nb.1..=nb.2]) {
+            *used = true;
+            n_matched += s * *len as f64;
         }
         count += qa.2 - qa.1 + 1;
     }
-    let letters = |ws: &[String]| ws.iter().map(|w| w.chars().count()).sum::<usize>() as f64;
-    let score = 0.6 * q_matched / letters(query) + 0.4 * n_matched / letters(name);
+    let score = 0.6 * q_matched / query.letters as f64 + 0.4 * n_matched / name.letters as f64;
     let score = if spelled_pair {
         score
     } else {
@@ -447,8 +472,8 @@ pub fn name_similarity(query: &[String], name: &[String]) -> (f64, usize) {
 mod tests {
     use super::*;
 
-    fn words(s: &str) -> Vec<String> {
-        crate::matcher::normalise::tokens(s)
+    fn words(s: &str) -> Words {
+        Words::new(&crate::matcher::normalise::tokens(s))
     }
 
     #[test]

@@ -31,6 +31,7 @@ pub mod lithuania;
 mod luhn;
 pub mod orgnr;
 pub mod personnummer;
+pub mod shape;
 
 use crate::country::Country;
 use chrono::NaiveDate;

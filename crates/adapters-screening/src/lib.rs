@@ -17,8 +17,12 @@ mod eu;
 mod ofac_advanced;
 mod ofac_csv;
 mod opensanctions;
+#[cfg(test)]
+mod testing;
+mod text;
 mod uk;
 mod un;
+mod xml;
 
 pub use countries::iso_code;
 

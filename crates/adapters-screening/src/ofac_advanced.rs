@@ -132,70 +132,40 @@
 //! unit tests cover those shapes on small synthetic documents.
 
 use crate::countries::iso_code;
+use crate::text::{covering, push_unique, value};
+use crate::xml::{self, Layout, RootName};
 use crate::ReadError;
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use domain::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
     NameQuality, ParsedList,
 };
-use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::{BytesRef, BytesStart, Event};
-use quick_xml::reader::Reader;
+use quick_xml::events::BytesStart;
 use quick_xml::XmlVersion;
 use std::collections::{HashMap, HashSet};
 
 const FORMAT: &str = "ofac-advanced-xml";
-const ROOT: &str = "Sanctions";
+
+const LAYOUT: Layout = Layout {
+    format: FORMAT,
+    root: "Sanctions",
+    root_name: RootName::Local,
+    expand_empty_elements: true,
+    refuse_cdata_outside_root: false,
+};
 
 /// Elements nested deeper than this inside one record are not kept (the deepest part of
 /// the format, a birth date's `Year`, is 7 levels below its `DistinctParty`).
 const MAX_DEPTH: usize = 16;
 
 fn malformed(detail: impl Into<String>) -> ReadError {
-    ReadError::Malformed {
-        format: FORMAT,
-        detail: detail.into(),
-    }
+    xml::malformed(FORMAT, detail)
 }
 
 /// Reads a whole file of this format.
 pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
-    let mut reader = Reader::from_reader(xml);
-    let config = reader.config_mut();
-    config.check_end_names = true;
-    config.expand_empty_elements = true;
-
     let mut parser = Parser::default();
-    loop {
-        let event = reader.read_event().map_err(|e| {
-            malformed(format!(
-                "XML error at byte {}: {e}",
-                reader.error_position()
-            ))
-        })?;
-        match event {
-            Event::Start(start) => parser.start(&start)?,
-            Event::Empty(start) => {
-                parser.start(&start)?;
-                parser.end();
-            }
-            Event::End(_) => parser.end(),
-            Event::Text(text) => parser.text(&text.xml10_content())?,
-            Event::CData(data) => parser.text(&data.xml10_content())?,
-            Event::GeneralRef(reference) => parser.reference(&reference)?,
-            Event::Eof => break,
-            Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
-        }
-    }
-    if !parser.root_seen {
-        return Err(malformed(format!("no <{ROOT}> root element")));
-    }
-    if parser.depth > 0 {
-        return Err(malformed(format!(
-            "the file ends inside an element ({} left open): truncated?",
-            parser.depth
-        )));
-    }
+    xml::read(xml, &LAYOUT, &mut parser)?;
     for (seen, section) in [
         (parser.seen_reference_values, "ReferenceValueSets"),
         (parser.seen_parties, "DistinctParties"),
@@ -232,13 +202,9 @@ impl Section {
     }
 }
 
-/// The stream's position and the record being gathered.
+/// The section and the record being gathered.
 #[derive(Default)]
 struct Parser {
-    /// The open elements.
-    depth: usize,
-    root_seen: bool,
-    root_closed: bool,
     seen_reference_values: bool,
     seen_parties: bool,
     /// The section open at depth 1, if any.
@@ -247,30 +213,21 @@ struct Parser {
     reading: Reading,
 }
 
-impl Parser {
-    fn start(&mut self, start: &BytesStart<'_>) -> Result<(), ReadError> {
+impl xml::Handler for Parser {
+    fn open(&mut self, start: &BytesStart<'_>, depth: usize) -> Result<(), ReadError> {
         if let Some(builder) = self.record.as_mut() {
             builder.open(start)?;
         } else {
             let name = start.local_name();
             let name = name.as_ref();
-            match self.depth {
+            match depth {
                 0 => {
-                    if self.root_closed {
-                        return Err(malformed(format!("a second root element <{name}>")));
-                    }
-                    if name != ROOT {
-                        return Err(malformed(format!(
-                            "the root element is <{name}>, not <{ROOT}>"
-                        )));
-                    }
                     let root = Node::new(start)?;
                     if root.attr("DeltaBaseVersion").is_some() {
                         return Err(malformed(
                             "a delta file (DeltaBaseVersion on the root): changes to a list, not a list",
                         ));
                     }
-                    self.root_seen = true;
                 }
                 1 => {
                     let section = Section::of(name);
@@ -287,58 +244,35 @@ impl Parser {
                 _ => {}
             }
         }
-        self.depth += 1;
         Ok(())
     }
 
-    fn end(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+    fn close(&mut self, depth: usize) {
         if let Some(builder) = self.record.as_mut() {
             if let Some(node) = builder.close() {
                 self.record = None;
-                match (self.depth, self.section) {
+                match (depth, self.section) {
                     (1, _) => self.reading.issue = Some(node),
                     (_, Some(section)) => self.reading.take(section, node),
                     _ => {}
                 }
             }
         }
-        match self.depth {
-            0 => self.root_closed = true,
-            1 if self.record.is_none() => self.section = None,
-            _ => {}
+        if depth == 1 && self.record.is_none() {
+            self.section = None;
         }
     }
 
-    fn text(&mut self, text: &str) -> Result<(), ReadError> {
-        if self.depth == 0 && !text.trim().is_empty() {
-            return Err(malformed("text outside the root element"));
-        }
+    fn text(&mut self, _depth: usize, text: &str) {
         if let Some(builder) = self.record.as_mut() {
             builder.text(text);
         }
-        Ok(())
     }
 
-    fn reference(&mut self, reference: &BytesRef<'_>) -> Result<(), ReadError> {
-        if self.depth == 0 {
-            return Err(malformed("a reference outside the root element"));
-        }
+    fn unreadable(&mut self, why: String) {
         if let Some(builder) = self.record.as_mut() {
-            match resolve(reference) {
-                Some(s) => builder.text(&s),
-                None => builder.bad(format!("unknown XML reference &{};", reference.as_ref())),
-            }
+            builder.bad(why);
         }
-        Ok(())
-    }
-}
-
-fn resolve(reference: &BytesRef<'_>) -> Option<String> {
-    match reference.resolve_char_ref() {
-        Ok(Some(c)) => Some(c.to_string()),
-        Ok(None) => resolve_predefined_entity(reference.as_ref()).map(str::to_owned),
-        Err(_) => None,
     }
 }
 
@@ -483,12 +417,6 @@ impl Builder {
             }
         }
     }
-}
-
-/// A value as the list means it: whitespace collapsed, trimmed; `None` when empty.
-fn value(raw: &str) -> Option<String> {
-    let v = raw.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!v.is_empty()).then_some(v)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1247,12 +1175,6 @@ fn push_name(names: &mut Vec<ListedName>, name: ListedName) {
     }
 }
 
-fn push_unique<T: PartialEq>(list: &mut Vec<T>, v: T) {
-    if !list.contains(&v) {
-        list.push(v);
-    }
-}
-
 /// An entry's countries, deduplicated: by code when both have one, else by the words.
 #[derive(Default)]
 struct Countries(Vec<ListedCountry>);
@@ -1376,24 +1298,15 @@ fn exact_date(node: &Node) -> Result<NaiveDate, String> {
 fn narrowest(first: NaiveDate, last: NaiveDate) -> ListedDate {
     if first == last {
         ListedDate::Day(first)
-    } else if first.year() != last.year() {
-        ListedDate::Years {
-            from: first.year(),
-            to: last.year(),
-        }
-    } else if first.month() == last.month() {
-        ListedDate::Month {
-            year: first.year(),
-            month: first.month(),
-        }
     } else {
-        ListedDate::Year(first.year())
+        covering(first, last)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{day, is_malformed_as, random_bytes_never_panic, strong, Rng};
 
     /// Reference values with the real OFAC IDs, and a few more for these tests.
     const REFS: &str = r#"<ReferenceValueSets>
@@ -1504,13 +1417,6 @@ mod tests {
         )
     }
 
-    fn strong(s: &str) -> ListedName {
-        ListedName {
-            full: s.into(),
-            quality: NameQuality::Strong,
-        }
-    }
-
     fn country(code: Option<&str>, name: &str) -> ListedCountry {
         ListedCountry {
             code: code.map(Into::into),
@@ -1518,18 +1424,8 @@ mod tests {
         }
     }
 
-    fn day(y: i32, m: u32, d: u32) -> NaiveDate {
-        NaiveDate::from_ymd_opt(y, m, d).unwrap()
-    }
-
     fn is_malformed(r: Result<ParsedList, ReadError>) -> bool {
-        matches!(
-            r,
-            Err(ReadError::Malformed {
-                format: "ofac-advanced-xml",
-                ..
-            })
-        )
+        is_malformed_as(r, "ofac-advanced-xml")
     }
 
     #[test]
@@ -2034,31 +1930,14 @@ mod tests {
         }
     }
 
-    /// A small deterministic generator (xorshift), for inputs no one wrote by hand.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
-
     #[test]
     fn odd_input_never_panics() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        for _ in 0..300 {
-            let len = (rng.next() % 256) as usize;
-            let mut bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-            assert!(read(&bytes).is_err());
-            let mut framed =
-                b"<Sanctions><ReferenceValueSets/><DistinctParties><DistinctParty FixedRef=\"1\">"
-                    .to_vec();
-            framed.append(&mut bytes);
-            let _ = read(&framed);
-        }
+        random_bytes_never_panic(
+            read,
+            &mut rng,
+            b"<Sanctions><ReferenceValueSets/><DistinctParties><DistinctParty FixedRef=\"1\">",
+        );
         // Deep nesting inside a record is not kept in memory as a tree.
         let deep = String::from_utf8(doc(
             "",

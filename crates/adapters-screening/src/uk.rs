@@ -63,41 +63,34 @@
 //!   companies, subsidiaries, ship owners, types, tonnage and length: free text or
 //!   bookkeeping the matcher does not use.
 
-use crate::countries::iso_code;
+use crate::text::{country, day_or_month, parse_timestamp, push_country, push_unique, value};
+use crate::xml::{self, Layout, RootName};
 use crate::ReadError;
-use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use domain::sanctions::{
-    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
-    NameQuality, ParsedList,
+    EntryKind, ListEntry, ListSource, ListedDate, ListedIdentifier, ListedName, NameQuality,
+    ParsedList,
 };
-use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::{BytesRef, BytesStart, Event};
-use quick_xml::reader::Reader;
+use quick_xml::events::BytesStart;
 
-const FORMAT: &str = "uk-xml";
-const ROOT: &str = "Designations";
 const RECORD: &str = "Designation";
 const GENERATED: &str = "DateGenerated";
+
+const LAYOUT: Layout = Layout {
+    format: "uk-xml",
+    root: "Designations",
+    root_name: RootName::AfterLastPrefix,
+    expand_empty_elements: false,
+    refuse_cdata_outside_root: true,
+};
 
 /// How many levels of elements inside a `Designation` are kept (the format uses five:
 /// `IndividualDetails/Individual/BirthDetails/Location/CountryOfBirth`); deeper ones are
 /// no part of the format and their text is not read.
 const MAX_DEPTH: usize = 6;
 
-fn malformed(detail: impl Into<String>) -> ReadError {
-    ReadError::Malformed {
-        format: FORMAT,
-        detail: detail.into(),
-    }
-}
-
 /// Reads a whole UK Sanctions List XML file.
 pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
-    let mut reader = Reader::from_reader(xml);
-    let config = reader.config_mut();
-    config.check_end_names = true;
-    config.expand_empty_elements = false;
-
     let mut state = State {
         list: ParsedList {
             source: ListSource::UkSanctionsList,
@@ -105,109 +98,30 @@ pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
             entries: Vec::new(),
             skipped: Vec::new(),
         },
-        depth: 0,
-        root_seen: false,
-        root_closed: false,
         record: None,
         generated: None,
     };
-
-    loop {
-        let event = reader.read_event().map_err(|e| {
-            malformed(format!(
-                "XML error at byte {}: {e}",
-                reader.error_position()
-            ))
-        })?;
-        match event {
-            Event::Start(start) => {
-                state.open(&start)?;
-                state.depth += 1;
-            }
-            Event::Empty(start) => {
-                state.open(&start)?;
-                state.close();
-            }
-            Event::End(_) => {
-                state.depth = state.depth.saturating_sub(1);
-                state.close();
-            }
-            Event::Text(text) => {
-                let raw = text.xml10_content();
-                if state.depth == 0 && !raw.trim().is_empty() {
-                    return Err(malformed("text outside the root element"));
-                }
-                state.text(&raw);
-            }
-            Event::CData(data) => {
-                if state.depth == 0 {
-                    return Err(malformed("character data outside the root element"));
-                }
-                state.text(&data.xml10_content());
-            }
-            Event::GeneralRef(reference) => {
-                if state.depth == 0 {
-                    return Err(malformed("a reference outside the root element"));
-                }
-                match resolve(&reference) {
-                    Some(s) => state.text(&s),
-                    None => {
-                        if let Some(r) = state.record.as_mut() {
-                            if r.bad.is_none() {
-                                r.bad =
-                                    Some(format!("unknown XML reference &{};", reference.as_ref()));
-                            }
-                        }
-                    }
-                }
-            }
-            Event::Eof => break,
-            Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
-        }
-    }
-    if !state.root_seen {
-        return Err(malformed(format!("no <{ROOT}> root element")));
-    }
-    if state.depth > 0 {
-        return Err(malformed(format!(
-            "the file ends inside an element ({} left open): truncated?",
-            state.depth
-        )));
-    }
+    xml::read(xml, &LAYOUT, &mut state)?;
     Ok(state.list)
 }
 
-/// The reader's position in the file and what it has gathered.
+/// What the reader has gathered. The open elements' depth is 1 inside the root, 2 inside a
+/// record (or `DateGenerated`), 3 inside a record's field, ...
 struct State {
     list: ParsedList,
-    /// The number of open elements: 1 inside the root, 2 inside a record (or
-    /// `DateGenerated`), 3 inside a record's field, ...
-    depth: usize,
-    root_seen: bool,
-    root_closed: bool,
     record: Option<Record>,
     /// The text of an open `DateGenerated`.
     generated: Option<String>,
 }
 
-impl State {
-    /// Handles a start tag (`self.depth` elements are open around it).
-    fn open(&mut self, start: &BytesStart<'_>) -> Result<(), ReadError> {
+impl xml::Handler for State {
+    /// Handles a start tag (`depth` elements are open around it).
+    fn open(&mut self, start: &BytesStart<'_>, depth: usize) -> Result<(), ReadError> {
         let qname = start.name();
         let raw = qname.as_ref();
         let local = raw.rsplit_once(':').map_or(raw, |(_, l)| l);
-        match self.depth {
-            0 => {
-                if self.root_closed {
-                    return Err(malformed(format!("a second root element <{raw}>")));
-                }
-                if local != ROOT {
-                    return Err(malformed(format!(
-                        "the root element is <{raw}>, not <{ROOT}>"
-                    )));
-                }
-                self.root_seen = true;
-            }
+        match depth {
+            0 => {}
             1 => match local {
                 RECORD => self.record = Some(Record::new()),
                 GENERATED => self.generated = Some(String::new()),
@@ -222,10 +136,10 @@ impl State {
         Ok(())
     }
 
-    /// Handles the end of an element; `self.depth` elements stay open.
-    fn close(&mut self) {
-        match self.depth {
-            0 => self.root_closed = true,
+    /// Handles the end of an element; `depth` elements stay open.
+    fn close(&mut self, depth: usize) {
+        match depth {
+            0 => {}
             1 => {
                 if let Some(r) = self.record.take() {
                     match r.into_entry() {
@@ -247,26 +161,24 @@ impl State {
         }
     }
 
-    /// Adds text read while `self.depth` elements are open.
-    fn text(&mut self, text: &str) {
-        if self.depth == 2 {
+    /// Adds text read while `depth` elements are open.
+    fn text(&mut self, depth: usize, text: &str) {
+        if depth == 2 {
             if let Some(g) = self.generated.as_mut() {
                 g.push_str(text);
             }
         }
-        if self.depth >= 3 {
+        if depth >= 3 {
             if let Some(r) = self.record.as_mut() {
-                r.text(self.depth - 2, text);
+                r.text(depth - 2, text);
             }
         }
     }
-}
 
-fn resolve(reference: &BytesRef<'_>) -> Option<String> {
-    match reference.resolve_char_ref() {
-        Ok(Some(c)) => Some(c.to_string()),
-        Ok(None) => resolve_predefined_entity(reference.as_ref()).map(str::to_owned),
-        Err(_) => None,
+    fn unreadable(&mut self, why: String) {
+        if let Some(r) = self.record.as_mut() {
+            r.bad.get_or_insert(why);
+        }
     }
 }
 
@@ -276,41 +188,7 @@ fn parse_generated(s: &str) -> Option<DateTime<Utc>> {
     if let Some(day) = parse_day(s) {
         return day.and_hms_opt(0, 0, 0).map(|t| t.and_utc());
     }
-    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
-        return Some(t.with_timezone(&Utc));
-    }
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")
-        .ok()
-        .map(|t| t.and_utc())
-}
-
-/// A value as the list means it: whitespace collapsed, trimmed; `None` when empty.
-fn value(raw: &str) -> Option<String> {
-    let v = raw.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!v.is_empty()).then_some(v)
-}
-
-fn push_unique<T: PartialEq>(list: &mut Vec<T>, v: T) {
-    if !list.contains(&v) {
-        list.push(v);
-    }
-}
-
-fn country(name: String) -> ListedCountry {
-    ListedCountry {
-        code: iso_code(&name).map(str::to_owned),
-        name,
-    }
-}
-
-fn push_country(list: &mut Vec<ListedCountry>, c: ListedCountry) {
-    let seen = list.iter().any(|o| match (&o.code, &c.code) {
-        (Some(a), Some(b)) => a == b,
-        _ => o.name == c.name,
-    });
-    if !seen {
-        list.push(c);
-    }
+    parse_timestamp(s)
 }
 
 /// A day or month number of one or two digits, or `None` for the list's unknown (`dd`,
@@ -319,14 +197,7 @@ fn date_part(s: &str, unknown: &str, max: u32) -> Result<Option<u32>, ()> {
     if s.eq_ignore_ascii_case(unknown) {
         return Ok(None);
     }
-    if s.is_empty() || s.len() > 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(());
-    }
-    match s.parse::<u32>() {
-        Ok(0) => Ok(None),
-        Ok(n) if n <= max => Ok(Some(n)),
-        _ => Err(()),
-    }
+    day_or_month(s, max)
 }
 
 /// A year: four digits, or digits followed by unknown ones (`19yy`: 1900 to 1999); `None`
@@ -677,6 +548,9 @@ fn imo_digits(v: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{assert_cuts_malformed, day, is_malformed_as, strong, testdata, weak};
+    use crate::testing::{mutants_never_panic, random_bytes_never_panic, Rng};
+    use domain::sanctions::ListedCountry;
 
     fn doc(records: &str) -> Vec<u8> {
         format!(
@@ -687,32 +561,8 @@ mod tests {
         .into_bytes()
     }
 
-    fn strong(s: &str) -> ListedName {
-        ListedName {
-            full: s.into(),
-            quality: NameQuality::Strong,
-        }
-    }
-
-    fn weak(s: &str) -> ListedName {
-        ListedName {
-            full: s.into(),
-            quality: NameQuality::Weak,
-        }
-    }
-
-    fn day(y: i32, m: u32, d: u32) -> NaiveDate {
-        NaiveDate::from_ymd_opt(y, m, d).unwrap()
-    }
-
     fn is_malformed(r: Result<ParsedList, ReadError>) -> bool {
-        matches!(
-            r,
-            Err(ReadError::Malformed {
-                format: "uk-xml",
-                ..
-            })
-        )
+        is_malformed_as(r, "uk-xml")
     }
 
     #[test]
@@ -1021,79 +871,22 @@ mod tests {
     }
 
     fn sample() -> Vec<u8> {
-        std::fs::read(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("testdata/uk/fcdo_uk_sanctions_list_excerpt_2026-09-10.xml"),
-        )
-        .unwrap()
+        testdata("uk/fcdo_uk_sanctions_list_excerpt_2026-09-10.xml")
     }
 
     #[test]
     fn a_truncated_copy_of_the_sample_is_malformed() {
         let full = sample();
         assert_eq!(read(&full).unwrap().entries.len(), 5);
-        // Cuts spread over the file, landing in tags, attributes, text and multi-byte
-        // characters alike.
-        for i in 1..60 {
-            let cut = full.len() * i / 60 + i;
-            assert!(is_malformed(read(&full[..cut])), "cut at {cut}");
-        }
-        assert!(is_malformed(read(&full[..full.len() - 2])));
-    }
-
-    /// A small deterministic generator (xorshift), for inputs no one wrote by hand.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
+        assert_cuts_malformed(read, "uk-xml", &full, (60, 1), 2);
     }
 
     #[test]
     fn odd_input_never_panics() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         // Random bytes, with and without a plausible root.
-        for _ in 0..300 {
-            let len = (rng.next() % 256) as usize;
-            let mut bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-            assert!(read(&bytes).is_err());
-            let mut framed = b"<Designations><Designation>".to_vec();
-            framed.append(&mut bytes);
-            let _ = read(&framed);
-        }
-        // The sample with bytes flipped, dropped and markup characters sprayed in: every
-        // outcome is a list or an error, never a panic; a list never holds a nameless entry.
-        let full = sample();
-        for round in 0..600 {
-            let mut bytes = full.clone();
-            for _ in 0..(1 + rng.next() % 8) {
-                let at = (rng.next() as usize) % bytes.len();
-                match rng.next() % 5 {
-                    0 => bytes[at] = rng.next() as u8,
-                    1 => {
-                        bytes.remove(at);
-                    }
-                    2 => bytes[at] = b"<>&/;\"'=:#"[(rng.next() % 10) as usize],
-                    3 => bytes.insert(at, b'&'),
-                    _ => {
-                        // A digit or a letter swapped: dates, codes and flags go odd.
-                        bytes[at] = b"0123456789yZx-"[(rng.next() % 14) as usize];
-                    }
-                }
-            }
-            if let Ok(list) = read(&bytes) {
-                assert!(
-                    list.entries.len() + list.skipped.len() <= 5,
-                    "round {round}"
-                );
-                for e in &list.entries {
-                    assert!(!e.names.is_empty() && !e.source_entry_id.is_empty());
-                }
-            }
-        }
+        random_bytes_never_panic(read, &mut rng, b"<Designations><Designation>");
+        // The sample with bytes flipped, dropped and markup characters sprayed in.
+        mutants_never_panic(read, &mut rng, &sample(), 5);
     }
 }

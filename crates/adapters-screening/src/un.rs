@@ -51,251 +51,136 @@
 //!   free text or bookkeeping the matcher does not use.
 
 use crate::countries::iso_code;
+use crate::text::{country, parse_timestamp, parse_xs_date, parse_year, push_country, push_unique};
+use crate::xml::{self, Layout, RootName};
 use crate::ReadError;
-use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use chrono::NaiveDate;
 use domain::sanctions::{
-    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
-    NameQuality, ParsedList,
+    EntryKind, ListEntry, ListSource, ListedDate, ListedIdentifier, ListedName, NameQuality,
+    ParsedList,
 };
-use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::{BytesRef, BytesStart, Event};
-use quick_xml::reader::Reader;
+use quick_xml::events::BytesStart;
 use quick_xml::XmlVersion;
 
-const FORMAT: &str = "un-xml";
-const ROOT: &str = "CONSOLIDATED_LIST";
-
-fn malformed(detail: impl Into<String>) -> ReadError {
-    ReadError::Malformed {
-        format: FORMAT,
-        detail: detail.into(),
-    }
-}
+const LAYOUT: Layout = Layout {
+    format: "un-xml",
+    root: "CONSOLIDATED_LIST",
+    root_name: RootName::Qualified,
+    expand_empty_elements: false,
+    refuse_cdata_outside_root: true,
+};
 
 /// Reads a whole UN Consolidated List file.
 pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
-    let mut reader = Reader::from_reader(xml);
-    let config = reader.config_mut();
-    config.check_end_names = true;
-    config.expand_empty_elements = false;
-
-    let mut list = ParsedList {
-        source: ListSource::UnConsolidated,
-        published_at: None,
-        entries: Vec::new(),
-        skipped: Vec::new(),
+    let mut reading = Reading {
+        list: ParsedList {
+            source: ListSource::UnConsolidated,
+            published_at: None,
+            entries: Vec::new(),
+            skipped: Vec::new(),
+        },
+        container: None,
+        record: None,
     };
-    // The open elements' depth: 1 inside the root, 2 inside INDIVIDUALS/ENTITIES, 3 inside a
-    // record, 4 inside a record's field, 5 inside a field's part.
-    let mut depth = 0usize;
-    let mut root_seen = false;
-    let mut root_closed = false;
-    let mut container: Option<EntryKind> = None;
-    let mut record: Option<Record> = None;
+    xml::read(xml, &LAYOUT, &mut reading)?;
+    Ok(reading.list)
+}
 
-    loop {
-        let event = reader.read_event().map_err(|e| {
-            malformed(format!(
-                "XML error at byte {}: {e}",
-                reader.error_position()
-            ))
-        })?;
-        match event {
-            Event::Start(start) => {
-                open(
-                    &start,
-                    depth,
-                    &mut list,
-                    &mut root_seen,
-                    root_closed,
-                    &mut container,
-                    &mut record,
-                )?;
-                depth += 1;
+/// What has been read, and the record being gathered. The open elements' depth is 1 inside
+/// the root, 2 inside INDIVIDUALS/ENTITIES, 3 inside a record, 4 inside a record's field, 5
+/// inside a field's part.
+struct Reading {
+    list: ParsedList,
+    container: Option<EntryKind>,
+    record: Option<Record>,
+}
+
+impl xml::Handler for Reading {
+    /// Handles a start tag at `depth` (the number of elements already open).
+    fn open(&mut self, start: &BytesStart<'_>, depth: usize) -> Result<(), ReadError> {
+        let name = start.name();
+        let name = name.as_ref();
+        match depth {
+            0 => {
+                self.list.published_at = start
+                    .try_get_attribute("dateGenerated")
+                    .ok()
+                    .flatten()
+                    .and_then(|a| a.normalized_value(XmlVersion::Implicit1_0).ok())
+                    .and_then(|v| parse_timestamp(&v));
             }
-            Event::Empty(start) => {
-                open(
-                    &start,
-                    depth,
-                    &mut list,
-                    &mut root_seen,
-                    root_closed,
-                    &mut container,
-                    &mut record,
-                )?;
-                close(depth, &mut list, &mut container, &mut record);
-                if depth == 0 {
-                    root_closed = true;
-                }
+            1 => {
+                self.container = match name {
+                    "INDIVIDUALS" => Some(EntryKind::Person),
+                    "ENTITIES" => Some(EntryKind::Organisation),
+                    _ => None,
+                };
             }
-            Event::End(_) => {
-                depth = depth.saturating_sub(1);
-                close(depth, &mut list, &mut container, &mut record);
-                if depth == 0 {
-                    root_closed = true;
-                }
-            }
-            Event::Text(text) => {
-                let raw = text.xml10_content();
-                if depth == 0 && !raw.trim().is_empty() {
-                    return Err(malformed("text outside the root element"));
-                }
-                if let Some(r) = record.as_mut() {
-                    r.push_text(depth, &raw);
+            2 => {
+                let Some(kind) = self.container else {
+                    return Ok(());
+                };
+                let expected = match kind {
+                    EntryKind::Person => "INDIVIDUAL",
+                    _ => "ENTITY",
+                };
+                if name == expected {
+                    self.record = Some(Record::new(kind));
+                } else {
+                    let list = &mut self.list;
+                    let n = list.skipped.len() + list.entries.len() + 1;
+                    list.skipped.push(format!(
+                        "record {n}: unexpected <{name}> among the {expected} records"
+                    ));
                 }
             }
-            Event::CData(data) => {
-                if depth == 0 {
-                    return Err(malformed("character data outside the root element"));
-                }
-                if let Some(r) = record.as_mut() {
-                    let raw = data.xml10_content();
-                    r.push_text(depth, &raw);
+            3 => {
+                if let Some(r) = self.record.as_mut() {
+                    r.fields.push(Field {
+                        name: name.to_owned(),
+                        text: String::new(),
+                        parts: Vec::new(),
+                    });
                 }
             }
-            Event::GeneralRef(reference) => {
-                if depth == 0 {
-                    return Err(malformed("a reference outside the root element"));
+            4 => {
+                if let Some(field) = self.record.as_mut().and_then(|r| r.fields.last_mut()) {
+                    field.parts.push((name.to_owned(), String::new()));
                 }
-                if let Some(r) = record.as_mut() {
-                    match resolve(&reference) {
-                        Some(s) => r.push_text(depth, &s),
-                        None => {
-                            if r.bad.is_none() {
-                                r.bad =
-                                    Some(format!("unknown XML reference &{};", reference.as_ref()));
-                            }
-                        }
+            }
+            // Deeper elements are no part of the format: their text is not read.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Handles an end tag that leaves `depth` elements open.
+    fn close(&mut self, depth: usize) {
+        match depth {
+            1 => self.container = None,
+            2 => {
+                if let Some(r) = self.record.take() {
+                    match r.into_entry() {
+                        Ok(entry) => self.list.entries.push(entry),
+                        Err(why) => self.list.skipped.push(why),
                     }
                 }
             }
-            Event::Eof => break,
-            Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+            _ => {}
         }
     }
-    if !root_seen {
-        return Err(malformed(format!("no <{ROOT}> root element")));
-    }
-    if depth > 0 {
-        return Err(malformed(format!(
-            "the file ends inside an element ({depth} left open): truncated?"
-        )));
-    }
-    Ok(list)
-}
 
-/// Handles a start tag at `depth` (the number of elements already open).
-fn open(
-    start: &BytesStart<'_>,
-    depth: usize,
-    list: &mut ParsedList,
-    root_seen: &mut bool,
-    root_closed: bool,
-    container: &mut Option<EntryKind>,
-    record: &mut Option<Record>,
-) -> Result<(), ReadError> {
-    let name = start.name();
-    let name = name.as_ref();
-    match depth {
-        0 => {
-            if root_closed {
-                return Err(malformed(format!("a second root element <{name}>")));
-            }
-            if name != ROOT {
-                return Err(malformed(format!(
-                    "the root element is <{name}>, not <{ROOT}>"
-                )));
-            }
-            *root_seen = true;
-            list.published_at = start
-                .try_get_attribute("dateGenerated")
-                .ok()
-                .flatten()
-                .and_then(|a| a.normalized_value(XmlVersion::Implicit1_0).ok())
-                .and_then(|v| parse_timestamp(&v));
+    fn text(&mut self, depth: usize, text: &str) {
+        if let Some(r) = self.record.as_mut() {
+            r.push_text(depth, text);
         }
-        1 => {
-            *container = match name {
-                "INDIVIDUALS" => Some(EntryKind::Person),
-                "ENTITIES" => Some(EntryKind::Organisation),
-                _ => None,
-            };
-        }
-        2 => {
-            let Some(kind) = *container else {
-                return Ok(());
-            };
-            let expected = match kind {
-                EntryKind::Person => "INDIVIDUAL",
-                _ => "ENTITY",
-            };
-            if name == expected {
-                *record = Some(Record::new(kind));
-            } else {
-                let n = list.skipped.len() + list.entries.len() + 1;
-                list.skipped.push(format!(
-                    "record {n}: unexpected <{name}> among the {expected} records"
-                ));
-            }
-        }
-        3 => {
-            if let Some(r) = record.as_mut() {
-                r.fields.push(Field {
-                    name: name.to_owned(),
-                    text: String::new(),
-                    parts: Vec::new(),
-                });
-            }
-        }
-        4 => {
-            if let Some(field) = record.as_mut().and_then(|r| r.fields.last_mut()) {
-                field.parts.push((name.to_owned(), String::new()));
-            }
-        }
-        // Deeper elements are no part of the format: their text is not read.
-        _ => {}
     }
-    Ok(())
-}
 
-/// Handles an end tag that leaves `depth` elements open.
-fn close(
-    depth: usize,
-    list: &mut ParsedList,
-    container: &mut Option<EntryKind>,
-    record: &mut Option<Record>,
-) {
-    match depth {
-        1 => *container = None,
-        2 => {
-            if let Some(r) = record.take() {
-                match r.into_entry() {
-                    Ok(entry) => list.entries.push(entry),
-                    Err(why) => list.skipped.push(why),
-                }
-            }
+    fn unreadable(&mut self, why: String) {
+        if let Some(r) = self.record.as_mut() {
+            r.bad.get_or_insert(why);
         }
-        _ => {}
     }
-}
-
-fn resolve(reference: &BytesRef<'_>) -> Option<String> {
-    match reference.resolve_char_ref() {
-        Ok(Some(c)) => Some(c.to_string()),
-        Ok(None) => resolve_predefined_entity(reference.as_ref()).map(str::to_owned),
-        Err(_) => None,
-    }
-}
-
-/// `2026-02-27T00:00:09.554Z`; without a zone the time is taken as UTC.
-fn parse_timestamp(s: &str) -> Option<DateTime<Utc>> {
-    let s = s.trim();
-    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
-        return Some(t.with_timezone(&Utc));
-    }
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")
-        .ok()
-        .map(|t| t.and_utc())
 }
 
 /// One element directly inside a record, with its own text and its children's.
@@ -332,41 +217,7 @@ struct Record {
 
 /// A value as the list means it: whitespace collapsed, trimmed; `None` when empty or `na`.
 fn value(raw: &str) -> Option<String> {
-    let v = raw.split_whitespace().collect::<Vec<_>>().join(" ");
-    if v.is_empty() || v == "na" || v.eq_ignore_ascii_case("n/a") {
-        None
-    } else {
-        Some(v)
-    }
-}
-
-fn country(name: String) -> ListedCountry {
-    ListedCountry {
-        code: iso_code(&name).map(str::to_owned),
-        name,
-    }
-}
-
-fn push_country(list: &mut Vec<ListedCountry>, c: ListedCountry) {
-    let seen = list.iter().any(|o| match (&o.code, &c.code) {
-        (Some(a), Some(b)) => a == b,
-        _ => o.name == c.name,
-    });
-    if !seen {
-        list.push(c);
-    }
-}
-
-fn push_unique<T: PartialEq>(list: &mut Vec<T>, v: T) {
-    if !list.contains(&v) {
-        list.push(v);
-    }
-}
-
-fn parse_year(s: &str) -> Option<i32> {
-    (s.len() == 4 && s.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| s.parse().ok())
-        .flatten()
+    crate::text::value(raw).filter(|v| v != "na" && !v.eq_ignore_ascii_case("n/a"))
 }
 
 /// `YYYY-MM-DD`, `YYYY-MM` or `YYYY`.
@@ -387,22 +238,6 @@ fn parse_date(s: &str) -> Option<ListedDate> {
         return None;
     }
     NaiveDate::from_ymd_opt(year, month, day).map(ListedDate::Day)
-}
-
-/// `LISTED_ON`: `YYYY-MM-DD`, with an optional `xs:date` zone (`Z`, `+HH:MM`, `-HH:MM`).
-fn parse_listed_on(s: &str) -> Option<NaiveDate> {
-    let (day, zone) = (s.get(..10)?, s.get(10..)?);
-    let zone_ok = zone.is_empty()
-        || zone == "Z"
-        || (zone.len() == 6
-            && (zone.starts_with('+') || zone.starts_with('-'))
-            && zone.as_bytes()[3] == b':'
-            && zone[1..3].bytes().all(|b| b.is_ascii_digit())
-            && zone[4..].bytes().all(|b| b.is_ascii_digit()));
-    if !zone_ok {
-        return None;
-    }
-    NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()
 }
 
 impl Record {
@@ -622,7 +457,7 @@ impl Record {
         let listed_on = match self.text("LISTED_ON") {
             None => None,
             Some(s) => {
-                Some(parse_listed_on(&s).ok_or_else(|| format!("unreadable LISTED_ON {s:?}"))?)
+                Some(parse_xs_date(&s).ok_or_else(|| format!("unreadable LISTED_ON {s:?}"))?)
             }
         };
 
@@ -643,6 +478,10 @@ impl Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{assert_cuts_malformed, is_malformed_as, random_bytes_never_panic};
+    use crate::testing::{strong, testdata, weak, Rng};
+    use chrono::{DateTime, Utc};
+    use domain::sanctions::ListedCountry;
 
     fn doc(individuals: &str, entities: &str) -> Vec<u8> {
         format!(
@@ -655,28 +494,8 @@ mod tests {
         .into_bytes()
     }
 
-    fn strong(s: &str) -> ListedName {
-        ListedName {
-            full: s.into(),
-            quality: NameQuality::Strong,
-        }
-    }
-
-    fn weak(s: &str) -> ListedName {
-        ListedName {
-            full: s.into(),
-            quality: NameQuality::Weak,
-        }
-    }
-
     fn is_malformed(r: Result<ParsedList, ReadError>) -> bool {
-        matches!(
-            r,
-            Err(ReadError::Malformed {
-                format: "un-xml",
-                ..
-            })
-        )
+        is_malformed_as(r, "un-xml")
     }
 
     #[test]
@@ -938,48 +757,23 @@ mod tests {
     }
 
     fn sample() -> Vec<u8> {
-        std::fs::read(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("testdata/un/un_sc_consolidated_2026-02-27.xml"),
-        )
-        .unwrap()
+        testdata("un/un_sc_consolidated_2026-02-27.xml")
     }
 
     #[test]
     fn a_truncated_copy_of_the_sample_is_malformed() {
-        let full = sample();
-        // Cuts spread over the file, landing in tags, text and multi-byte characters alike.
-        for i in 1..40 {
-            let cut = full.len() * i / 40 + i * 7;
-            assert!(is_malformed(read(&full[..cut])), "cut at {cut}");
-        }
-        assert!(is_malformed(read(&full[..full.len() - 1])));
-    }
-
-    /// A small deterministic generator (xorshift), for inputs no one wrote by hand.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
+        assert_cuts_malformed(read, "un-xml", &sample(), (40, 7), 1);
     }
 
     #[test]
     fn odd_input_never_panics() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         // Random bytes, with and without a plausible root.
-        for _ in 0..300 {
-            let len = (rng.next() % 256) as usize;
-            let mut bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-            assert!(read(&bytes).is_err());
-            let mut framed = b"<CONSOLIDATED_LIST><INDIVIDUALS><INDIVIDUAL>".to_vec();
-            framed.append(&mut bytes);
-            let _ = read(&framed);
-        }
+        random_bytes_never_panic(
+            read,
+            &mut rng,
+            b"<CONSOLIDATED_LIST><INDIVIDUALS><INDIVIDUAL>",
+        );
         // A real record with bytes flipped, dropped and markup characters sprayed in.
         let full = sample();
         let end = full
@@ -1041,16 +835,16 @@ mod tests {
             assert_eq!(parse_date(bad), None, "{bad}");
         }
         assert_eq!(
-            parse_listed_on("2015-04-07-04:00"),
+            parse_xs_date("2015-04-07-04:00"),
             NaiveDate::from_ymd_opt(2015, 4, 7)
         );
         assert_eq!(
-            parse_listed_on("2015-04-07+05:30"),
+            parse_xs_date("2015-04-07+05:30"),
             NaiveDate::from_ymd_opt(2015, 4, 7)
         );
-        assert_eq!(parse_listed_on("2015-04-07T00:00"), None);
-        assert_eq!(parse_listed_on("2015-04-07-04:0é"), None);
-        assert_eq!(parse_listed_on("2015-04-0é"), None);
+        assert_eq!(parse_xs_date("2015-04-07T00:00"), None);
+        assert_eq!(parse_xs_date("2015-04-07-04:0é"), None);
+        assert_eq!(parse_xs_date("2015-04-0é"), None);
         assert!(parse_timestamp("2026-02-27T00:00:09.554Z").is_some());
         assert!(parse_timestamp("27/02/2026").is_none());
     }

@@ -2,19 +2,15 @@
 //! crate's public `read_path` and `detect`.
 
 use adapters_screening::{detect, read_path, ListFormat, ReadError};
-use chrono::{NaiveDate, TimeZone, Utc};
+use chrono::{TimeZone, Utc};
 use domain::sanctions::{
-    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
-    NameQuality, ParsedList,
+    EntryKind, ListEntry, ListSource, ListedDate, ListedIdentifier, NameQuality, ParsedList,
 };
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(rel)
-}
+mod common;
+use common::{country, day, strong, testdata, weak, TempFile};
 
 fn sample_path() -> PathBuf {
     testdata("eu/fsf_xml_1_1_excerpt_2026-08-05.xml")
@@ -42,40 +38,11 @@ fn legacy_path() -> PathBuf {
 
 fn sample() -> &'static ParsedList {
     static LIST: OnceLock<ParsedList> = OnceLock::new();
-    LIST.get_or_init(|| {
-        read_path(&sample_path(), Some(ListFormat::EuXml))
-            .expect("the sample reads")
-            .list
-    })
+    common::read_once(&LIST, &sample_path(), ListFormat::EuXml)
 }
 
 fn entry(id: &str) -> &'static ListEntry {
-    sample()
-        .entries
-        .iter()
-        .find(|e| e.source_entry_id == id)
-        .unwrap_or_else(|| panic!("{id} is in the sample"))
-}
-
-fn strong(s: &str) -> ListedName {
-    ListedName {
-        full: s.into(),
-        quality: NameQuality::Strong,
-    }
-}
-
-fn weak(s: &str) -> ListedName {
-    ListedName {
-        full: s.into(),
-        quality: NameQuality::Weak,
-    }
-}
-
-fn country(code: &str, name: &str) -> ListedCountry {
-    ListedCountry {
-        code: Some(code.into()),
-        name: name.into(),
-    }
+    common::entry(sample(), id)
 }
 
 fn id(kind: &str, value: &str, country: Option<&str>) -> ListedIdentifier {
@@ -84,10 +51,6 @@ fn id(kind: &str, value: &str, country: Option<&str>) -> ListedIdentifier {
         value: value.into(),
         country: country.map(Into::into),
     }
-}
-
-fn day(y: i32, m: u32, d: u32) -> NaiveDate {
-    NaiveDate::from_ymd_opt(y, m, d).unwrap()
 }
 
 #[test]
@@ -318,34 +281,12 @@ fn eu_3092_36_low_quality_aliases_are_weak_and_the_islamic_date_is_not_gregorian
     assert_eq!(e.listed_on, Some(day(2011, 3, 24)));
 }
 
-/// A file in the temporary directory, removed when dropped.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(tag: &str, bytes: &[u8]) -> TempFile {
-        let path =
-            std::env::temp_dir().join(format!("idreg-eu-test-{}-{tag}.xml", std::process::id()));
-        std::fs::write(&path, bytes).unwrap();
-        TempFile(path)
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 fn assert_malformed_path(tag: &str, path: &Path) {
-    match read_path(path, Some(ListFormat::EuXml)) {
-        Err(ReadError::Malformed { format, .. }) => assert_eq!(format, "eu-xml", "{tag}"),
-        other => panic!("{tag}: expected Malformed, got {other:?}"),
-    }
+    common::assert_malformed_path(ListFormat::EuXml, tag, path);
 }
 
 fn assert_malformed(tag: &str, bytes: &[u8]) {
-    let file = TempFile::new(tag, bytes);
-    assert_malformed_path(tag, &file.0);
+    common::assert_malformed(ListFormat::EuXml, "eu-test", tag, bytes);
 }
 
 #[test]
@@ -361,8 +302,6 @@ fn the_obsolete_v1_0_file_is_another_format() {
 
 #[test]
 fn not_this_format_is_malformed() {
-    assert_malformed("nope", b"<nope/>");
-    assert_malformed("binary", &[0x00, 0xff, 0x13, 0x37, 0x80, 0x3c, 0xfe, 0x7f]);
     assert_malformed(
         "no-namespace",
         b"<export generationDate=\"2026-08-05T16:47:04\"><sanctionEntity/></export>",
@@ -374,24 +313,15 @@ fn not_this_format_is_malformed() {
         assert_malformed_path(other, &testdata(other));
     }
     let full = std::fs::read(sample_path()).unwrap();
-    assert_malformed("half", &full[..full.len() / 2]);
-    let root_end = full
-        .windows(b"</export>".len())
-        .rposition(|w| w == b"</export>")
-        .unwrap();
-    assert_malformed("no-root-end", &full[..root_end]);
-    assert_malformed("cut-in-root-end", &full[..root_end + 4]);
+    common::assert_cut_short_malformed(ListFormat::EuXml, "eu-test", &full, "export", 4);
     // Cut inside a multi-byte character of the Persian alias.
-    let persian = full
-        .windows("صنایع".len())
-        .position(|w| w == "صنایع".as_bytes())
-        .unwrap();
-    assert_malformed("cut-in-char", &full[..persian + 1]);
+    assert_malformed("cut-in-char", &full[..common::find(&full, "صنایع") + 1]);
 }
 
 #[test]
 fn an_export_without_records_is_empty() {
     let file = TempFile::new(
+        "eu-test",
         "empty",
         b"<export xmlns=\"http://eu.europa.ec/fpi/fsd/export\" generationDate=\"2026-08-05T16:47:04.449+02:00\"/>",
     );

@@ -3,16 +3,18 @@
 //! through the crate's public `read_path` and `detect`.
 
 use adapters_screening::{detect, read_path, ListFormat, ReadError};
-use chrono::{NaiveDate, TimeZone, Utc};
+use chrono::{TimeZone, Utc};
 use domain::sanctions::{
-    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
-    NameQuality, ParsedList,
+    EntryKind, ListEntry, ListSource, ListedDate, ListedIdentifier, NameQuality, ParsedList,
 };
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
+mod common;
+use common::{country, day, strong, testdata, weak, Rng, TempFile};
+
 fn sample_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/ofac_advanced/sdn_advanced_assembled.xml")
+    testdata("ofac_advanced/sdn_advanced_assembled.xml")
 }
 
 fn sample_text() -> String {
@@ -21,40 +23,11 @@ fn sample_text() -> String {
 
 fn sample() -> &'static ParsedList {
     static LIST: OnceLock<ParsedList> = OnceLock::new();
-    LIST.get_or_init(|| {
-        read_path(&sample_path(), Some(ListFormat::OfacAdvancedXml))
-            .expect("the assembled document reads")
-            .list
-    })
+    common::read_once(&LIST, &sample_path(), ListFormat::OfacAdvancedXml)
 }
 
 fn entry(id: &str) -> &'static ListEntry {
-    sample()
-        .entries
-        .iter()
-        .find(|e| e.source_entry_id == id)
-        .unwrap_or_else(|| panic!("{id} is in the sample"))
-}
-
-fn strong(s: &str) -> ListedName {
-    ListedName {
-        full: s.into(),
-        quality: NameQuality::Strong,
-    }
-}
-
-fn weak(s: &str) -> ListedName {
-    ListedName {
-        full: s.into(),
-        quality: NameQuality::Weak,
-    }
-}
-
-fn country(code: &str, name: &str) -> ListedCountry {
-    ListedCountry {
-        code: Some(code.into()),
-        name: name.into(),
-    }
+    common::entry(sample(), id)
 }
 
 fn id(kind: &str, value: &str, country: &str) -> ListedIdentifier {
@@ -65,32 +38,8 @@ fn id(kind: &str, value: &str, country: &str) -> ListedIdentifier {
     }
 }
 
-fn day(y: i32, m: u32, d: u32) -> NaiveDate {
-    NaiveDate::from_ymd_opt(y, m, d).unwrap()
-}
-
-/// A file of its own for one test (the crate has no temp-file dependency).
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(tag: &str, bytes: &[u8]) -> TempFile {
-        let path = std::env::temp_dir().join(format!(
-            "idreg-ofac-advanced-{}-{tag}.xml",
-            std::process::id()
-        ));
-        std::fs::write(&path, bytes).unwrap();
-        TempFile(path)
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 fn read_bytes(tag: &str, bytes: &[u8]) -> Result<ParsedList, ReadError> {
-    let file = TempFile::new(tag, bytes);
+    let file = TempFile::new("ofac-advanced", tag, bytes);
     read_path(&file.0, Some(ListFormat::OfacAdvancedXml)).map(|r| r.list)
 }
 
@@ -377,8 +326,7 @@ fn a_reference_value_missing_from_the_sets_skips_every_party_using_it() {
 
 #[test]
 fn other_formats_and_broken_files_are_malformed() {
-    let un =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/un/un_sc_consolidated_2026-02-27.xml");
+    let un = testdata("un/un_sc_consolidated_2026-02-27.xml");
     let r = read_path(&un, Some(ListFormat::OfacAdvancedXml));
     assert!(is_malformed(&r), "the UN list is not this format");
     for (i, bad) in [
@@ -418,23 +366,11 @@ fn truncated_copies_are_malformed() {
     assert!(is_malformed(&r));
 }
 
-/// A small deterministic generator (xorshift), for inputs no one wrote by hand.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 #[test]
 fn mutated_copies_never_panic() {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let full = sample_text().into_bytes();
-    let file = TempFile::new("mutant", b"");
+    let file = TempFile::new("ofac-advanced", "mutant", b"");
     let (mut read, mut refused) = (0, 0);
     for round in 0..400 {
         let mut bytes = full.clone();

@@ -3,19 +3,15 @@
 //! crate's public `read_path` and `detect`.
 
 use adapters_screening::{detect, read_path, ListFormat, ReadError};
-use chrono::{NaiveDate, TimeZone, Utc};
+use chrono::{TimeZone, Utc};
 use domain::sanctions::{
-    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
-    NameQuality, ParsedList,
+    EntryKind, ListEntry, ListSource, ListedDate, ListedIdentifier, NameQuality, ParsedList,
 };
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(rel)
-}
+mod common;
+use common::{country, day, strong, testdata, weak, TempFile};
 
 fn sample_path() -> PathBuf {
     testdata("uk/fcdo_uk_sanctions_list_excerpt_2026-09-10.xml")
@@ -23,40 +19,11 @@ fn sample_path() -> PathBuf {
 
 fn sample() -> &'static ParsedList {
     static LIST: OnceLock<ParsedList> = OnceLock::new();
-    LIST.get_or_init(|| {
-        read_path(&sample_path(), Some(ListFormat::UkXml))
-            .expect("the sample reads")
-            .list
-    })
+    common::read_once(&LIST, &sample_path(), ListFormat::UkXml)
 }
 
 fn entry(id: &str) -> &'static ListEntry {
-    sample()
-        .entries
-        .iter()
-        .find(|e| e.source_entry_id == id)
-        .unwrap_or_else(|| panic!("{id} is in the sample"))
-}
-
-fn strong(s: &str) -> ListedName {
-    ListedName {
-        full: s.into(),
-        quality: NameQuality::Strong,
-    }
-}
-
-fn weak(s: &str) -> ListedName {
-    ListedName {
-        full: s.into(),
-        quality: NameQuality::Weak,
-    }
-}
-
-fn country(code: &str, name: &str) -> ListedCountry {
-    ListedCountry {
-        code: Some(code.into()),
-        name: name.into(),
-    }
+    common::entry(sample(), id)
 }
 
 fn id(kind: &str, value: &str) -> ListedIdentifier {
@@ -65,10 +32,6 @@ fn id(kind: &str, value: &str) -> ListedIdentifier {
         value: value.into(),
         country: None,
     }
-}
-
-fn day(y: i32, m: u32, d: u32) -> NaiveDate {
-    NaiveDate::from_ymd_opt(y, m, d).unwrap()
 }
 
 #[test]
@@ -237,40 +200,16 @@ fn aqd0195_name_without_name6_and_a_year_only_birth_date() {
     assert!(e.identifiers.is_empty());
 }
 
-/// A file in the temporary directory, removed when dropped.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(tag: &str, bytes: &[u8]) -> TempFile {
-        let path =
-            std::env::temp_dir().join(format!("idreg-uk-test-{}-{tag}.xml", std::process::id()));
-        std::fs::write(&path, bytes).unwrap();
-        TempFile(path)
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 fn assert_malformed_path(tag: &str, path: &Path) {
-    match read_path(path, Some(ListFormat::UkXml)) {
-        Err(ReadError::Malformed { format, .. }) => assert_eq!(format, "uk-xml", "{tag}"),
-        other => panic!("{tag}: expected Malformed, got {other:?}"),
-    }
+    common::assert_malformed_path(ListFormat::UkXml, tag, path);
 }
 
 fn assert_malformed(tag: &str, bytes: &[u8]) {
-    let file = TempFile::new(tag, bytes);
-    assert_malformed_path(tag, &file.0);
+    common::assert_malformed(ListFormat::UkXml, "uk-test", tag, bytes);
 }
 
 #[test]
 fn not_this_format_is_malformed() {
-    assert_malformed("nope", b"<nope/>");
-    assert_malformed("binary", &[0x00, 0xff, 0x13, 0x37, 0x80, 0x3c, 0xfe, 0x7f]);
     for other in [
         "un/un_sc_consolidated_2026-02-27.xml",
         "eu/fsf_xml_1_1_excerpt_2026-08-05.xml",
@@ -278,24 +217,15 @@ fn not_this_format_is_malformed() {
         assert_malformed_path(other, &testdata(other));
     }
     let full = std::fs::read(sample_path()).unwrap();
-    assert_malformed("half", &full[..full.len() / 2]);
-    let root_end = full
-        .windows(b"</Designations>".len())
-        .rposition(|w| w == b"</Designations>")
-        .unwrap();
-    assert_malformed("no-root-end", &full[..root_end]);
-    assert_malformed("cut-in-root-end", &full[..root_end + 6]);
+    common::assert_cut_short_malformed(ListFormat::UkXml, "uk-test", &full, "Designations", 6);
     // Cut inside a multi-byte character of the Arabic name.
-    let arabic = full
-        .windows("محمد".len())
-        .position(|w| w == "محمد".as_bytes())
-        .unwrap();
-    assert_malformed("cut-in-char", &full[..arabic + 1]);
+    assert_malformed("cut-in-char", &full[..common::find(&full, "محمد") + 1]);
 }
 
 #[test]
 fn a_list_without_designations_is_empty() {
     let file = TempFile::new(
+        "uk-test",
         "empty",
         b"<Designations><DateGenerated>10/09/2026</DateGenerated></Designations>",
     );

@@ -1,60 +1,30 @@
 //! The UN Consolidated List reader against the sample file of 2026-02-27, through the
 //! crate's public `read_path`.
 
-use adapters_screening::{read_path, ListFormat, ReadError};
-use chrono::{NaiveDate, TimeZone, Utc};
+use adapters_screening::{read_path, ListFormat};
+use chrono::{TimeZone, Utc};
 use domain::sanctions::{
-    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
-    NameQuality, ParsedList,
+    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, NameQuality,
+    ParsedList,
 };
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
+mod common;
+use common::{country, day, strong, testdata, weak};
+
 fn sample_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/un/un_sc_consolidated_2026-02-27.xml")
+    testdata("un/un_sc_consolidated_2026-02-27.xml")
 }
 
 fn sample() -> &'static ParsedList {
     static LIST: OnceLock<ParsedList> = OnceLock::new();
-    LIST.get_or_init(|| {
-        read_path(&sample_path(), Some(ListFormat::UnXml))
-            .expect("the sample reads")
-            .list
-    })
+    common::read_once(&LIST, &sample_path(), ListFormat::UnXml)
 }
 
 fn entry(id: &str) -> &'static ListEntry {
-    sample()
-        .entries
-        .iter()
-        .find(|e| e.source_entry_id == id)
-        .unwrap_or_else(|| panic!("{id} is in the sample"))
-}
-
-fn strong(s: &str) -> ListedName {
-    ListedName {
-        full: s.into(),
-        quality: NameQuality::Strong,
-    }
-}
-
-fn weak(s: &str) -> ListedName {
-    ListedName {
-        full: s.into(),
-        quality: NameQuality::Weak,
-    }
-}
-
-fn country(code: &str, name: &str) -> ListedCountry {
-    ListedCountry {
-        code: Some(code.into()),
-        name: name.into(),
-    }
-}
-
-fn day(y: i32, m: u32, d: u32) -> NaiveDate {
-    NaiveDate::from_ymd_opt(y, m, d).unwrap()
+    common::entry(sample(), id)
 }
 
 #[test]
@@ -396,42 +366,8 @@ fn odd_corners_of_the_sample() {
             }));
 }
 
-/// A file in the temporary directory, removed when dropped.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(tag: &str, bytes: &[u8]) -> TempFile {
-        let path =
-            std::env::temp_dir().join(format!("idreg-un-test-{}-{tag}.xml", std::process::id()));
-        std::fs::write(&path, bytes).unwrap();
-        TempFile(path)
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-fn assert_malformed(tag: &str, bytes: &[u8]) {
-    let file = TempFile::new(tag, bytes);
-    match read_path(&file.0, Some(ListFormat::UnXml)) {
-        Err(ReadError::Malformed { format, .. }) => assert_eq!(format, "un-xml", "{tag}"),
-        other => panic!("{tag}: expected Malformed, got {other:?}"),
-    }
-}
-
 #[test]
 fn not_this_format_is_malformed() {
-    assert_malformed("nope", b"<nope/>");
-    assert_malformed("binary", &[0x00, 0xff, 0x13, 0x37, 0x80, 0x3c, 0xfe, 0x7f]);
     let full = std::fs::read(sample_path()).unwrap();
-    assert_malformed("half", &full[..full.len() / 2]);
-    let root_end = full
-        .windows(b"</CONSOLIDATED_LIST>".len())
-        .rposition(|w| w == b"</CONSOLIDATED_LIST>")
-        .unwrap();
-    assert_malformed("no-root-end", &full[..root_end]);
-    assert_malformed("cut-in-root-end", &full[..root_end + 5]);
+    common::assert_cut_short_malformed(ListFormat::UnXml, "un-test", &full, "CONSOLIDATED_LIST", 5);
 }

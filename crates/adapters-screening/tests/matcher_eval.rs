@@ -12,8 +12,10 @@ use domain::matcher::{Matcher, Query};
 use domain::sanctions::{ListEntry, ListSource, ListedDate, SourceVersion, SourceVersionId};
 use std::path::PathBuf;
 
-/// The score from which a candidate is put before a person (the policy's `review`).
-const REVIEW: f64 = 0.80;
+/// The score from which a candidate is put before a person: the default policy's `review`.
+fn review() -> f64 {
+    domain::screening::PolicyConfig::default().review
+}
 
 fn testdata(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -100,7 +102,7 @@ fn the_development_share_is_found_and_negatives_stay_clear() {
                 .collect(),
             ..Query::default()
         };
-        let candidates = matcher.screen(&query, REVIEW, 10);
+        let candidates = matcher.screen(&query, review(), 10);
         match candidates.iter().position(|c| right.contains(&c.entry)) {
             Some(rank) => {
                 found += 1;
@@ -121,7 +123,7 @@ fn the_development_share_is_found_and_negatives_stay_clear() {
             birth_date: date(&row[5]),
             ..Query::default()
         };
-        if let Some(c) = matcher.screen(&query, REVIEW, 1).first() {
+        if let Some(c) = matcher.screen(&query, review(), 1).first() {
             flagged.push(format!(
                 "{} ~ {} ({:.2})",
                 row[0], index.names[c.name].full, c.score

@@ -28,6 +28,7 @@ pub mod refresh_service;
 pub mod sanctions;
 pub mod scheduler;
 pub mod scope;
+pub mod screening;
 pub mod services;
 pub mod subject;
 pub mod subject_service;

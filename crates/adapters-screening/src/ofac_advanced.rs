@@ -1306,7 +1306,7 @@ fn narrowest(first: NaiveDate, last: NaiveDate) -> ListedDate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{day, is_malformed_as, random_bytes_never_panic, strong, Rng};
+    use crate::testing::{day, id, is_malformed_as, random_bytes_never_panic, strong, Rng};
 
     /// Reference values with the real OFAC IDs, and a few more for these tests.
     const REFS: &str = r#"<ReferenceValueSets>
@@ -1599,11 +1599,6 @@ mod tests {
             list.published_at,
             Some(day(2026, 1, 2).and_hms_opt(0, 0, 0).unwrap().and_utc())
         );
-        let id = |kind: &str, value: &str, country: Option<&str>| ListedIdentifier {
-            kind: kind.into(),
-            value: value.into(),
-            country: country.map(Into::into),
-        };
         assert_eq!(
             list.entries,
             vec![ListEntry {

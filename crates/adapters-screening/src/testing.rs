@@ -2,7 +2,7 @@
 
 use crate::ReadError;
 use chrono::NaiveDate;
-use domain::sanctions::{ListedName, NameQuality, ParsedList};
+use domain::sanctions::{ListedCountry, ListedIdentifier, ListedName, NameQuality, ParsedList};
 
 pub(crate) fn strong(s: &str) -> ListedName {
     ListedName {
@@ -16,6 +16,33 @@ pub(crate) fn weak(s: &str) -> ListedName {
         full: s.into(),
         quality: NameQuality::Weak,
     }
+}
+
+pub(crate) fn country(code: Option<&str>, name: &str) -> ListedCountry {
+    ListedCountry {
+        code: code.map(Into::into),
+        name: name.into(),
+    }
+}
+
+pub(crate) fn id(kind: &str, value: &str, country: Option<&str>) -> ListedIdentifier {
+    ListedIdentifier {
+        kind: kind.into(),
+        value: value.into(),
+        country: country.map(Into::into),
+    }
+}
+
+/// The skipped records are exactly these, in order, each named as it begins.
+pub(crate) fn assert_skipped(skipped: &[String], prefixes: &[&str]) {
+    for (i, prefix) in prefixes.iter().enumerate() {
+        assert!(
+            skipped.get(i).is_some_and(|s| s.starts_with(prefix)),
+            "{:?} does not start with {prefix:?}",
+            skipped.get(i)
+        );
+    }
+    assert_eq!(skipped.len(), prefixes.len(), "{skipped:#?}");
 }
 
 pub(crate) fn day(y: i32, m: u32, d: u32) -> NaiveDate {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 mod common;
-use common::{country, day, strong, testdata, weak, TempFile};
+use common::{country, day, ids_and_kinds, strong, testdata, weak, TempFile};
 
 fn sample_path() -> PathBuf {
     testdata("eu/fsf_xml_1_1_excerpt_2026-08-05.xml")
@@ -66,11 +66,7 @@ fn sample_reads_every_record() {
         )
     );
     assert_eq!(list.skipped, Vec::<String>::new());
-    let ids: Vec<_> = list
-        .entries
-        .iter()
-        .map(|e| (e.source_entry_id.as_str(), e.kind))
-        .collect();
+    let ids = ids_and_kinds(list);
     assert_eq!(
         ids,
         [

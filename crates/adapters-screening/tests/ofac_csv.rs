@@ -1,12 +1,12 @@
 //! OFAC's legacy CSV sets read through the public `read_path`, on the samples in
 //! `testdata/` (see `testdata/PROVENANCE.md`) and on crafted sets.
 
+mod common;
+
 use adapters_screening::{read_path, ListFormat, ReadError};
 use chrono::NaiveDate;
-use domain::sanctions::{
-    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, NameQuality,
-    ParsedList,
-};
+use common::{country, entry, id, ids_and_kinds};
+use domain::sanctions::{EntryKind, ListEntry, ListSource, ListedDate, NameQuality, ParsedList};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -28,34 +28,12 @@ fn cons() -> ParsedList {
     read(&testdata("ofac_cons_2025-12")).expect("the consolidated sample reads")
 }
 
-fn entry<'a>(list: &'a ParsedList, id: &str) -> &'a ListEntry {
-    list.entries
-        .iter()
-        .find(|e| e.source_entry_id == id)
-        .unwrap_or_else(|| panic!("ent_num {id} is read"))
-}
-
 fn names(e: &ListEntry, quality: NameQuality) -> Vec<&str> {
     e.names
         .iter()
         .filter(|n| n.quality == quality)
         .map(|n| n.full.as_str())
         .collect()
-}
-
-fn country(code: &str, name: &str) -> ListedCountry {
-    ListedCountry {
-        code: Some(code.into()),
-        name: name.into(),
-    }
-}
-
-fn id(kind: &str, value: &str, country: Option<&str>) -> ListedIdentifier {
-    ListedIdentifier {
-        kind: kind.into(),
-        value: value.into(),
-        country: country.map(Into::into),
-    }
 }
 
 fn day(y: i32, m: u32, d: u32) -> ListedDate {
@@ -544,11 +522,7 @@ fn records_the_reader_cannot_use_are_skipped_and_named() {
             "add.csv line 3: ent_num 98 is not in the primary file",
         ]
     );
-    let ids: Vec<_> = list
-        .entries
-        .iter()
-        .map(|e| (e.source_entry_id.as_str(), e.kind))
-        .collect();
+    let ids = ids_and_kinds(&list);
     assert_eq!(
         ids,
         [

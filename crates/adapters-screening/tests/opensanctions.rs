@@ -1,11 +1,12 @@
 //! The OpenSanctions FollowTheMoney reader against two real exports (the Zala Aero cluster
 //! and yente's older `t1` sample), through the crate's public `read_path` and `detect`.
 
+mod common;
+
 use adapters_screening::{detect, read_path, ListFormat, ReadError};
-use chrono::NaiveDate;
+use common::{day, entry, id, ids_and_kinds, strong, weak};
 use domain::sanctions::{
-    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
-    NameQuality, ParsedList,
+    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, NameQuality, ParsedList,
 };
 use serde_json::json;
 use std::collections::HashSet;
@@ -30,44 +31,11 @@ fn zala() -> &'static ParsedList {
     LIST.get_or_init(|| read(&testdata("zala_entities.ftm.json")).expect("the sample reads"))
 }
 
-fn entry<'a>(list: &'a ParsedList, id: &str) -> &'a ListEntry {
-    list.entries
-        .iter()
-        .find(|e| e.source_entry_id == id)
-        .unwrap_or_else(|| panic!("{id} is an entry"))
-}
-
-fn strong(s: &str) -> ListedName {
-    ListedName {
-        full: s.into(),
-        quality: NameQuality::Strong,
-    }
-}
-
-fn weak(s: &str) -> ListedName {
-    ListedName {
-        full: s.into(),
-        quality: NameQuality::Weak,
-    }
-}
-
 fn country(code: Option<&str>, name: &str) -> ListedCountry {
     ListedCountry {
         code: code.map(str::to_owned),
         name: name.into(),
     }
-}
-
-fn id(kind: &str, value: &str, country: Option<&str>) -> ListedIdentifier {
-    ListedIdentifier {
-        kind: kind.into(),
-        value: value.into(),
-        country: country.map(str::to_owned),
-    }
-}
-
-fn day(y: i32, m: u32, d: u32) -> NaiveDate {
-    NaiveDate::from_ymd_opt(y, m, d).unwrap()
 }
 
 fn strings(v: &[&str]) -> Vec<String> {
@@ -347,11 +315,7 @@ fn t1_older_export_reads() {
     let list = read(&testdata("t1_entities.ftm.json")).unwrap();
     assert_eq!(list.skipped, Vec::<String>::new());
     assert_eq!(list.published_at, None);
-    let kinds: Vec<_> = list
-        .entries
-        .iter()
-        .map(|e| (e.source_entry_id.as_str(), e.kind))
-        .collect();
+    let kinds = ids_and_kinds(&list);
     assert_eq!(
         kinds,
         [
@@ -531,11 +495,7 @@ fn odd_corners_map_as_documented() {
             "line 20 (Person): no id",
         ]
     );
-    let ids: Vec<_> = list
-        .entries
-        .iter()
-        .map(|e| (e.source_entry_id.as_str(), e.kind))
-        .collect();
+    let ids = ids_and_kinds(&list);
     assert_eq!(
         ids,
         [

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 mod common;
-use common::{country, day, strong, testdata, weak, TempFile};
+use common::{country, day, ids_and_kinds, strong, testdata, weak, TempFile};
 
 fn sample_path() -> PathBuf {
     testdata("uk/fcdo_uk_sanctions_list_excerpt_2026-09-10.xml")
@@ -44,11 +44,7 @@ fn sample_reads_every_record() {
         Some(Utc.with_ymd_and_hms(2026, 9, 10, 0, 0, 0).unwrap())
     );
     assert_eq!(list.skipped, Vec::<String>::new());
-    let ids: Vec<_> = list
-        .entries
-        .iter()
-        .map(|e| (e.source_entry_id.as_str(), e.kind))
-        .collect();
+    let ids = ids_and_kinds(list);
     assert_eq!(
         ids,
         [

@@ -6,7 +6,9 @@
 
 use adapters_screening::{read_path, ListFormat, ReadError};
 use chrono::NaiveDate;
-use domain::sanctions::{ListEntry, ListedCountry, ListedName, NameQuality, ParsedList};
+use domain::sanctions::{
+    EntryKind, ListEntry, ListedCountry, ListedIdentifier, ListedName, NameQuality, ParsedList,
+};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -57,6 +59,22 @@ pub fn country(code: &str, name: &str) -> ListedCountry {
         code: Some(code.into()),
         name: name.into(),
     }
+}
+
+pub fn id(kind: &str, value: &str, country: Option<&str>) -> ListedIdentifier {
+    ListedIdentifier {
+        kind: kind.into(),
+        value: value.into(),
+        country: country.map(Into::into),
+    }
+}
+
+/// Each entry's id and kind, in the list's order.
+pub fn ids_and_kinds(list: &ParsedList) -> Vec<(&str, EntryKind)> {
+    list.entries
+        .iter()
+        .map(|e| (e.source_entry_id.as_str(), e.kind))
+        .collect()
 }
 
 pub fn day(y: i32, m: u32, d: u32) -> NaiveDate {

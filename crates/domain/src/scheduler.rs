@@ -92,8 +92,12 @@ pub struct TickReport {
     pub retried: u32,
     /// Subscriptions suspended by their run (`permit_lapsed`, `country_deprovisioned`).
     pub suspended: u32,
-    /// Runs of subscriptions that ended (or were suspended) while the run was under way.
+    /// Runs of subscriptions that ended (or were suspended) while the run was under way,
+    /// or whose lease another replica took over.
     pub cancelled: u32,
+    /// Runs with nothing to read yet (a tenant not active, a subject without a company code
+    /// in the subscription's country), due again one cadence later.
+    pub postponed: u32,
     /// Ended subscriptions purged after their retention.
     pub purged: u32,
     /// Runs that failed in the service itself (storage); their lease runs out and another
@@ -110,6 +114,7 @@ enum RunEnd {
     Retry,
     Suspended,
     Cancelled,
+    Postponed,
 }
 
 impl Scheduler {
@@ -138,6 +143,7 @@ impl Scheduler {
                 Ok(RunEnd::Retry) => report.retried += 1,
                 Ok(RunEnd::Suspended) => report.suspended += 1,
                 Ok(RunEnd::Cancelled) => report.cancelled += 1,
+                Ok(RunEnd::Postponed) => report.postponed += 1,
                 // The lease runs out and the run is claimed again with the same due time.
                 Err(f) => {
                     report.failed += 1;
@@ -165,7 +171,9 @@ impl Scheduler {
         let next_check = next_due(run.due_at, sub.check_days, now);
         if tenant.status != TenantStatus::Active {
             // A tenant not (yet) active is not worked for; its subscriptions wait.
-            return self.complete(run, next_check, None, None).await;
+            return self
+                .complete(run, next_check, None, None, RunEnd::Postponed)
+                .await;
         }
         if !tenant.provisioned.contains(sub.country) {
             return self
@@ -179,7 +187,9 @@ impl Scheduler {
                 {
                     return self.suspend(run, SuspensionReason::PermitLapsed, now).await;
                 }
-                self.complete(run, next_check, Some(now), None).await
+                let checked = RunEnd::Checked { deferred: false };
+                self.complete(run, next_check, Some(now), None, checked)
+                    .await
             }
             SubscriptionKind::Company => {
                 let caller = Caller::monitoring(tenant, data_key, now);
@@ -199,7 +209,9 @@ impl Scheduler {
         let Some(orgnr) = self.watched_identifier(caller, sub).await? else {
             // The subject holds no company code in the subscription's country any more
             // (moved by a merge): nothing to read until one is there again.
-            return self.complete(run, next_check, None, None).await;
+            return self
+                .complete(run, next_check, None, None, RunEnd::Postponed)
+                .await;
         };
         // The last look before an upstream call: an ended subscription makes none.
         if !self.still_active(run).await? {
@@ -210,9 +222,9 @@ impl Scheduler {
             Ok(read) => read,
             Err(_) => {
                 let retry = now + Duration::minutes(RETRY_AFTER_MINUTES);
-                self.complete(run, retry.min(next_check), None, None)
-                    .await?;
-                return Ok(RunEnd::Retry);
+                return self
+                    .complete(run, retry.min(next_check), None, None, RunEnd::Retry)
+                    .await;
             }
         };
 
@@ -264,10 +276,10 @@ impl Scheduler {
         }
         let next = deferred_until.map_or(next_check, |resume| resume.min(next_check));
         let full_at = (scope == ReadingScope::Full).then_some(now);
-        self.complete(run, next, Some(now), full_at).await?;
-        Ok(RunEnd::Checked {
+        let checked = RunEnd::Checked {
             deferred: deferred_until.is_some(),
-        })
+        };
+        self.complete(run, next, Some(now), full_at, checked).await
     }
 
     /// Spends the paid calls of one full refresh from the monitoring share, atomically;
@@ -348,12 +360,15 @@ impl Scheduler {
         })
     }
 
+    /// Completes the run with its next due time and dates; answers `done`, or `Cancelled`
+    /// when the claim no longer held (another replica took the run over, or it ended).
     async fn complete(
         &self,
         run: &ClaimedRun,
         next_run_at: DateTime<Utc>,
         checked_at: Option<DateTime<Utc>>,
         full_refresh_at: Option<DateTime<Utc>>,
+        done: RunEnd,
     ) -> Result<RunEnd, Failure> {
         let outcome = RunOutcome {
             next_run_at,
@@ -365,11 +380,7 @@ impl Scheduler {
             .complete_run(run, &outcome)
             .await
             .map_err(Failure::internal)?;
-        Ok(if held {
-            RunEnd::Checked { deferred: false }
-        } else {
-            RunEnd::Cancelled
-        })
+        Ok(if held { done } else { RunEnd::Cancelled })
     }
 }
 

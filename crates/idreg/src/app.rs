@@ -161,6 +161,7 @@ impl App {
                                 retried = report.retried,
                                 suspended = report.suspended,
                                 cancelled = report.cancelled,
+                                postponed = report.postponed,
                                 purged = report.purged,
                                 failed = report.failed,
                                 "monitoring pass"

@@ -2,6 +2,7 @@
 
 mod keys;
 mod person_vault;
+mod screening_vault;
 mod secrets;
 mod token;
 mod vault;

@@ -166,6 +166,22 @@ impl AesVault {
         Ok(dek)
     }
 
+    /// A key of its own for `info`, derived from the tenant's data key (so one purpose's
+    /// hashes never equal another's).
+    pub(crate) fn tenant_purpose_key(
+        &self,
+        tenant: &TenantId,
+        key: &WrappedDataKey,
+        info: &[u8],
+    ) -> Result<Key, CryptoError> {
+        let dek = self.unwrap_key(tenant, key)?;
+        let mut out = Zeroizing::new([0u8; KEY_LEN]);
+        Hkdf::<Sha256>::new(None, &dek[..])
+            .expand(info, &mut out[..])
+            .map_err(|_| fail("key derivation failed"))?;
+        Ok(out)
+    }
+
     pub(crate) fn tenant_keys(
         &self,
         tenant: &TenantId,

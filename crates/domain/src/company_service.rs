@@ -78,6 +78,28 @@ impl CompanyService {
     pub async fn profile(&self, caller: &Caller, wire: &str) -> Result<ServedProfile, Failure> {
         caller.require_operation(Operation::GetCompany)?;
         let (orgnr, registry) = self.admit_company(caller, wire)?;
+        self.serve_profile(caller, &orgnr, registry).await
+    }
+
+    /// The profile of a company subject for a screening check: the same cache and registry
+    /// rules as `GET /v1/companies/{orgnr}`, under `screening:run` (the check route's scope)
+    /// rather than `kyb:read`. The caller has already seen the subject in its countries.
+    pub async fn screening_profile(
+        &self,
+        caller: &Caller,
+        orgnr: &Identifier,
+    ) -> Result<ServedProfile, Failure> {
+        let registry = self.registry(orgnr.country())?;
+        self.serve_profile(caller, orgnr, registry).await
+    }
+
+    async fn serve_profile(
+        &self,
+        caller: &Caller,
+        orgnr: &Identifier,
+        registry: &Arc<dyn CompanyRegistry>,
+    ) -> Result<ServedProfile, Failure> {
+        let orgnr = orgnr.clone();
         let cached = self
             .store
             .cached_profile(&caller.tenant_id, orgnr.country(), orgnr.expose_canonical())

@@ -199,3 +199,23 @@ mod tests {
         assert!(!ClientId::from_wire("x").is_well_formed());
     }
 }
+prefixed_id!(
+    /// One version of the service's screening policy (`policy_version_id` on checks).
+    PolicyVersionId,
+    "pol_"
+);
+prefixed_id!(
+    /// One version of a tenant's override of the screening policy.
+    OverrideVersionId,
+    "ovr_"
+);
+prefixed_id!(
+    /// One entry of a tenant's screening whitelist.
+    WhitelistEntryId,
+    "wle_"
+);
+prefixed_id!(
+    /// One screening check (an append-only row).
+    ScreeningCheckId,
+    "chk_"
+);

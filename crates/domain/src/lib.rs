@@ -29,6 +29,8 @@ pub mod sanctions;
 pub mod scheduler;
 pub mod scope;
 pub mod screening;
+pub mod screening_admin;
+pub mod screening_service;
 pub mod services;
 pub mod subject;
 pub mod subject_service;

@@ -57,6 +57,16 @@ pub enum Operation {
     GetSubscription,
     /// `POST /v1/subscriptions/{id}/end`.
     EndSubscription,
+    /// `POST /v1/screening/checks` (answers 201).
+    RunScreeningCheck,
+    /// `GET /v1/screening/checks`.
+    ListScreeningChecks,
+    /// `GET /v1/screening/checks/{id}`.
+    GetScreeningCheck,
+    /// `GET /v1/screening/overrides`: the tenant's policy override versions.
+    ListScreeningOverrides,
+    /// `GET /v1/screening/whitelist`: the tenant's whitelist entries.
+    ListScreeningWhitelist,
     /// A `POST /mcp` message other than `tools/call` (`initialize`, `tools/list`, `ping`, ...).
     McpRequest,
     /// A call of `POST /mcp` `tools/call`; the tool's own route invocations are audited too.
@@ -74,6 +84,7 @@ impl Operation {
             | Operation::CreateSubscription
             | Operation::EndSubscription
             | Operation::RefreshCompany
+            | Operation::RunScreeningCheck
             | Operation::McpRequest
             | Operation::McpToolCall => "POST",
             Operation::MonitoringRun => "RUN",
@@ -87,7 +98,11 @@ impl Operation {
             | Operation::GetPerson
             | Operation::ListEvents
             | Operation::ListSubscriptions
-            | Operation::GetSubscription => "GET",
+            | Operation::GetSubscription
+            | Operation::ListScreeningChecks
+            | Operation::GetScreeningCheck
+            | Operation::ListScreeningOverrides
+            | Operation::ListScreeningWhitelist => "GET",
         }
     }
 
@@ -108,6 +123,10 @@ impl Operation {
             Operation::CreateSubscription | Operation::ListSubscriptions => "/v1/subscriptions",
             Operation::GetSubscription => "/v1/subscriptions/{id}",
             Operation::EndSubscription => "/v1/subscriptions/{id}/end",
+            Operation::RunScreeningCheck | Operation::ListScreeningChecks => "/v1/screening/checks",
+            Operation::GetScreeningCheck => "/v1/screening/checks/{id}",
+            Operation::ListScreeningOverrides => "/v1/screening/overrides",
+            Operation::ListScreeningWhitelist => "/v1/screening/whitelist",
             Operation::McpRequest | Operation::McpToolCall => "/mcp",
             Operation::MonitoringRun => "scheduler:monitoring",
         }
@@ -148,6 +167,17 @@ impl Operation {
                 Scope::KybRead,
                 Scope::KycRead,
             ],
+            // `kyc:read` is needed besides when the subject is a person (the use case checks).
+            Operation::RunScreeningCheck => &[Scope::ScreeningRun],
+            // `screening:run` also opens the screening reads.
+            Operation::ListScreeningChecks | Operation::GetScreeningCheck => {
+                &[Scope::ScreeningRead, Scope::ScreeningRun]
+            }
+            Operation::ListScreeningOverrides | Operation::ListScreeningWhitelist => &[
+                Scope::ScreeningRead,
+                Scope::ScreeningRun,
+                Scope::ScreeningPolicy,
+            ],
             // Open to every admitted caller (the token endpoint authenticates by credentials).
             Operation::IssueToken | Operation::McpRequest | Operation::McpToolCall => &[],
             // Not a consumer's operation: the scheduler's own principal runs it.
@@ -158,7 +188,7 @@ impl Operation {
     /// The status of a successful answer.
     pub fn success_status(self) -> u16 {
         match self {
-            Operation::CreateSubscription => 201,
+            Operation::CreateSubscription | Operation::RunScreeningCheck => 201,
             _ => 200,
         }
     }
@@ -256,6 +286,27 @@ impl Operation {
             Operation::ListSubscriptions => &[BadRequest],
             Operation::GetSubscription => &[NotFound],
             Operation::EndSubscription => &[NotFound, SubscriptionEnded],
+            // The body (400s, before anything is read or stored), the orgnr's country (403),
+            // a person subject's scope and permit (403) and ceiling (429), the subject (404;
+            // 501 when identified only where no register is served), the register (503),
+            // then the policy and the lists (503 `screening_unavailable`).
+            Operation::RunScreeningCheck => &[
+                BadRequest,
+                InvalidIdentifier,
+                NameIsIdentifier,
+                CountryNotGranted,
+                CountryNotProvisioned,
+                NotFound,
+                PersonregPermitRequired,
+                PersonregPermitSuspended,
+                BudgetExceeded,
+                CountryNotSupported,
+                UpstreamUnavailable,
+                ScreeningUnavailable,
+            ],
+            Operation::ListScreeningChecks => &[BadRequest],
+            Operation::GetScreeningCheck => &[NotFound],
+            Operation::ListScreeningOverrides | Operation::ListScreeningWhitelist => &[],
             // Described by the tool list, whose tools answer their routes' errors.
             Operation::McpRequest | Operation::McpToolCall => &[],
             Operation::MonitoringRun => &[],
@@ -270,7 +321,7 @@ impl Operation {
 mod tests {
     use super::*;
 
-    const ALL: [Operation; 18] = [
+    const ALL: [Operation; 23] = [
         Operation::IssueToken,
         Operation::ResolveSubject,
         Operation::GetSubject,
@@ -287,6 +338,11 @@ mod tests {
         Operation::ListSubscriptions,
         Operation::GetSubscription,
         Operation::EndSubscription,
+        Operation::RunScreeningCheck,
+        Operation::ListScreeningChecks,
+        Operation::GetScreeningCheck,
+        Operation::ListScreeningOverrides,
+        Operation::ListScreeningWhitelist,
         Operation::McpRequest,
         Operation::McpToolCall,
     ];

@@ -635,3 +635,172 @@ pub trait SanctionsListStore: Send + Sync {
         id: &crate::sanctions::SourceVersionId,
     ) -> Result<Vec<crate::sanctions::ListEntry>, StoreError>;
 }
+
+/// What a check needs of the service's and the tenant's screening configuration, read in one
+/// round trip.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScreeningContext {
+    /// The service's active policy version (`None`: no check can run).
+    pub policy: Option<crate::screening::PolicyVersion>,
+    /// The tenant's active override version.
+    pub override_version: Option<crate::screening::OverrideVersion>,
+    /// The tenant's whitelist entries in effect at the time asked.
+    pub whitelist: Vec<crate::screening::WhitelistEntry>,
+}
+
+/// Screening policies (service-wide), tenants' override versions and whitelists, and the
+/// append-only checks.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ScreeningStore: Send + Sync {
+    /// The active policy version, the tenant's active override version and its whitelist
+    /// entries in effect at `at`, in one read.
+    async fn screening_context(
+        &self,
+        tenant: &TenantId,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<ScreeningContext, StoreError>;
+
+    /// Appends a check. Checks are never updated or deleted.
+    async fn insert_check(&self, check: &crate::screening::StoredCheck) -> Result<(), StoreError>;
+
+    /// One of the tenant's checks.
+    async fn check(
+        &self,
+        tenant: &TenantId,
+        id: &crate::ids::ScreeningCheckId,
+    ) -> Result<Option<crate::screening::StoredCheck>, StoreError>;
+
+    /// The tenant's checks, newest first (`checked_at`, then id), of `subject` when given,
+    /// readable within `countries` (a check with no country is readable by every caller), at
+    /// most `limit`.
+    async fn checks(
+        &self,
+        tenant: &TenantId,
+        subject: Option<SubjectId>,
+        countries: &CountrySet,
+        limit: u32,
+    ) -> Result<Vec<crate::screening::StoredCheck>, StoreError>;
+
+    /// Publishes a new policy version (numbered after the newest) and makes it the active
+    /// one, retiring the previously active one, in one transaction.
+    async fn publish_policy(
+        &self,
+        id: crate::ids::PolicyVersionId,
+        config: &crate::screening::PolicyConfig,
+        created_by: &str,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<crate::screening::PolicyVersion, StoreError>;
+
+    /// Makes `id` no longer active (no policy is active afterwards unless another is
+    /// published). `None` when there is no such version.
+    async fn retire_policy(
+        &self,
+        id: &crate::ids::PolicyVersionId,
+    ) -> Result<Option<crate::screening::PolicyVersion>, StoreError>;
+
+    /// Every policy version, newest first.
+    async fn policies(&self) -> Result<Vec<crate::screening::PolicyVersion>, StoreError>;
+
+    /// Stores a new draft override version for the tenant, numbered after its newest.
+    async fn propose_override(
+        &self,
+        tenant: &TenantId,
+        id: crate::ids::OverrideVersionId,
+        config: &crate::screening::OverrideConfig,
+        proposed_by: &str,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<crate::screening::OverrideVersion, StoreError>;
+
+    /// Moves an override version from `from` to `to` (setting `approved_by` when given, and
+    /// `effective_from` = `at` when `to` is active), only if it is still in `from`. Moving to
+    /// `active` retires the tenant's active version in the same transaction, so exactly one
+    /// is active at a time. `None` when the version does not exist or is no longer in
+    /// `from`.
+    async fn move_override<'a>(
+        &self,
+        tenant: &TenantId,
+        id: &crate::ids::OverrideVersionId,
+        from: crate::screening::OverrideStatus,
+        to: crate::screening::OverrideStatus,
+        approved_by: Option<&'a str>,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Option<crate::screening::OverrideVersion>, StoreError>;
+
+    /// One of the tenant's override versions.
+    async fn override_version(
+        &self,
+        tenant: &TenantId,
+        id: &crate::ids::OverrideVersionId,
+    ) -> Result<Option<crate::screening::OverrideVersion>, StoreError>;
+
+    /// The tenant's override versions, newest first.
+    async fn overrides(
+        &self,
+        tenant: &TenantId,
+    ) -> Result<Vec<crate::screening::OverrideVersion>, StoreError>;
+
+    /// Stores a new (unapproved) whitelist entry.
+    async fn add_whitelist_entry(
+        &self,
+        entry: &crate::screening::WhitelistEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Approves an entry that is unapproved, unrevoked and created by someone other than
+    /// `approver`. `None` when no such entry is waiting.
+    async fn approve_whitelist_entry(
+        &self,
+        tenant: &TenantId,
+        id: &crate::ids::WhitelistEntryId,
+        approver: &str,
+    ) -> Result<Option<crate::screening::WhitelistEntry>, StoreError>;
+
+    /// Revokes an entry not yet revoked. `None` when there is no such entry or it is revoked
+    /// already.
+    async fn revoke_whitelist_entry(
+        &self,
+        tenant: &TenantId,
+        id: &crate::ids::WhitelistEntryId,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Option<crate::screening::WhitelistEntry>, StoreError>;
+
+    /// One of the tenant's whitelist entries.
+    async fn whitelist_entry(
+        &self,
+        tenant: &TenantId,
+        id: &crate::ids::WhitelistEntryId,
+    ) -> Result<Option<crate::screening::WhitelistEntry>, StoreError>;
+
+    /// The tenant's whitelist entries, newest first.
+    async fn whitelist(
+        &self,
+        tenant: &TenantId,
+    ) -> Result<Vec<crate::screening::WhitelistEntry>, StoreError>;
+}
+
+/// Keeps screening inputs under the tenant's keys: sealed for storage, and a keyed hash
+/// (`input_hash`) that names an input without revealing it.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+pub trait ScreeningVault: Send + Sync {
+    fn seal_check_input(
+        &self,
+        tenant: &TenantId,
+        key: &crate::tenant::WrappedDataKey,
+        input: &crate::screening::CheckInput,
+    ) -> Result<crate::screening::SealedCheckInput, CryptoError>;
+
+    fn open_check_input(
+        &self,
+        tenant: &TenantId,
+        key: &crate::tenant::WrappedDataKey,
+        sealed: &crate::screening::SealedCheckInput,
+    ) -> Result<crate::screening::CheckInput, CryptoError>;
+
+    /// `hmac-sha256:<hex>` of `canonical` under a key derived from the tenant's data key.
+    fn input_hash(
+        &self,
+        tenant: &TenantId,
+        key: &crate::tenant::WrappedDataKey,
+        canonical: &str,
+    ) -> Result<String, CryptoError>;
+}

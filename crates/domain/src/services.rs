@@ -51,6 +51,10 @@ pub struct Ports {
     pub subscriptions: Arc<dyn SubscriptionStore>,
     /// Sanctions lists' versions.
     pub sanctions: Arc<dyn crate::ports::SanctionsListStore>,
+    /// Screening policies, overrides, whitelists and checks.
+    pub screening: Arc<dyn crate::ports::ScreeningStore>,
+    /// Seals screening inputs and takes their keyed hashes.
+    pub screening_vault: Arc<dyn crate::ports::ScreeningVault>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -94,12 +98,16 @@ pub struct Services {
     pub refresh: Arc<RefreshService>,
     /// Scheduled monitoring (every replica runs it; `idreg` drives its passes).
     pub scheduler: Scheduler,
-    pub persons: PersonService,
+    pub persons: Arc<PersonService>,
     pub events: EventService,
     pub subscriptions: SubscriptionService,
     pub admin: AdminService,
     /// Sanctions-list imports (operator command line and scheduled imports).
     pub lists: crate::list_service::ListService,
+    /// Screening checks and their reads.
+    pub screening: Arc<crate::screening_service::ScreeningService>,
+    /// The operator's screening configuration: policies, overrides, whitelists.
+    pub screening_admin: crate::screening_admin::ScreeningAdmin,
 }
 
 impl Services {
@@ -131,7 +139,33 @@ impl Services {
             subscriptions: ports.subscriptions.clone(),
             clock: ports.clock.clone(),
         });
+        let persons = Arc::new(PersonService {
+            registries: ports.person_registries.clone(),
+            store: ports.persons.clone(),
+            calls: ports.companies.clone(),
+            vault: ports.person_vault.clone(),
+            subjects: subjects.clone(),
+            clock: ports.clock.clone(),
+            revalidate_after: settings.person_revalidate_after,
+        });
         Services {
+            screening: Arc::new(crate::screening_service::ScreeningService {
+                store: ports.screening.clone(),
+                lists: ports.sanctions.clone(),
+                vault: ports.screening_vault.clone(),
+                subject_store: ports.subjects.clone(),
+                subjects: subjects.clone(),
+                companies: companies.clone(),
+                persons: persons.clone(),
+                clock: ports.clock.clone(),
+                loaded: std::sync::Mutex::new(None),
+            }),
+            screening_admin: crate::screening_admin::ScreeningAdmin {
+                store: ports.screening.clone(),
+                tenants: ports.tenants.clone(),
+                subjects: ports.subjects.clone(),
+                clock: ports.clock.clone(),
+            },
             lists: crate::list_service::ListService {
                 store: ports.sanctions.clone(),
                 clock: ports.clock.clone(),
@@ -178,15 +212,7 @@ impl Services {
                     .map(|r| r.country())
                     .collect(),
             },
-            persons: PersonService {
-                registries: ports.person_registries.clone(),
-                store: ports.persons.clone(),
-                calls: ports.companies.clone(),
-                vault: ports.person_vault.clone(),
-                subjects: subjects.clone(),
-                clock: ports.clock.clone(),
-                revalidate_after: settings.person_revalidate_after,
-            },
+            persons,
             companies,
             admin: AdminService {
                 tenants: ports.tenants,

@@ -51,6 +51,20 @@ pub struct Matcher {
 impl Matcher {
     /// The entries scoring at least `floor`, best first (ties by list order), at most `limit`.
     pub fn screen(&self, query: &Query, floor: f64, limit: usize) -> Vec<Candidate> {
+        screen(&self.index, &self.weights, query, floor, limit)
+    }
+}
+
+/// Screens `query` against `index` with `weights` (a check's policy): the entries scoring at
+/// least `floor`, best first (ties by list order), at most `limit`.
+pub fn screen(
+    index: &ListIndex,
+    weights: &Weights,
+    query: &Query,
+    floor: f64,
+    limit: usize,
+) -> Vec<Candidate> {
+    {
         let words = normalise::tokens(&query.name);
         let prepared = PreparedQuery {
             prepared: score::Words::new(&words),
@@ -68,9 +82,9 @@ impl Matcher {
         let mut consider = |entry: usize, name: usize| {
             let scored = score::score(
                 &prepared,
-                &self.index.names[name],
-                &self.index.entries[entry],
-                &self.weights,
+                &index.names[name],
+                &index.entries[entry],
+                weights,
             );
             if best.len() <= entry {
                 best.resize(entry + 1, None);
@@ -84,12 +98,12 @@ impl Matcher {
                 });
             }
         };
-        for n in self.index.candidate_names(&prepared.words) {
-            consider(self.index.names[n].entry, n);
+        for n in index.candidate_names(&prepared.words) {
+            consider(index.names[n].entry, n);
         }
         if let Some(id) = &prepared.identifier {
-            for e in self.index.entries_with_identifier(id) {
-                if let Some(n) = self.index.names.iter().position(|n| n.entry == e) {
+            for e in index.entries_with_identifier(id) {
+                if let Some(n) = index.names.iter().position(|n| n.entry == e) {
                     consider(e, n);
                 }
             }

@@ -8,6 +8,7 @@ mod gate;
 mod paid_service;
 mod person_service;
 mod scheduler;
+mod screening_service;
 mod subject_service;
 mod token_issuer;
 
@@ -68,6 +69,11 @@ pub(crate) fn tenant(provisioned: &str) -> Tenant {
         retention_days: crate::subscription::DEFAULT_RETENTION_DAYS,
         created_at: now() - Duration::days(30),
     }
+}
+
+/// An active tenant of Sweden with this id.
+pub(crate) fn tenant_with_id(id: TenantId) -> Tenant {
+    Tenant { id, ..tenant("SE") }
 }
 
 /// A live grant of `tenant` (generation 1, no expiry).

@@ -80,11 +80,13 @@ pub struct LoadedLists {
 /// A validated request.
 enum Plan {
     Subject(SubjectId),
-    Adhoc {
-        input: CheckInput,
-        query: Query,
-        orgnr: Option<Identifier>,
-    },
+    Adhoc(Box<AdhocPlan>),
+}
+
+struct AdhocPlan {
+    input: CheckInput,
+    query: Query,
+    orgnr: Option<Identifier>,
 }
 
 /// A subject's identity, read for a check.
@@ -209,19 +211,22 @@ impl ScreeningService {
         let loaded = self.loaded(&lists).await?;
 
         let screened = match plan {
-            Plan::Adhoc {
-                input,
-                query,
-                orgnr,
-            } => Screened {
-                input,
-                query,
-                subject_id: None,
-                visibility: orgnr.map(|o| o.country()),
-                input_kind: InputKind::Adhoc,
-                input_verified: false,
-                person: false,
-            },
+            Plan::Adhoc(adhoc) => {
+                let AdhocPlan {
+                    input,
+                    query,
+                    orgnr,
+                } = *adhoc;
+                Screened {
+                    input,
+                    query,
+                    subject_id: None,
+                    visibility: orgnr.map(|o| o.country()),
+                    input_kind: InputKind::Adhoc,
+                    input_verified: false,
+                    person: false,
+                }
+            }
             Plan::Subject(id) => self.read_subject(caller, &id).await?,
         };
 
@@ -381,11 +386,11 @@ impl ScreeningService {
             country,
             registration_number: orgnr.as_ref().map(|o| o.expose_canonical().to_owned()),
         };
-        Ok(Plan::Adhoc {
+        Ok(Plan::Adhoc(Box::new(AdhocPlan {
             input,
             query,
             orgnr,
-        })
+        })))
     }
 
     /// A subject's identity for a check (step 4).

@@ -12,12 +12,17 @@
 //! - `mcp`: a `tools/call` of `get_company_profile` on the same cached companies;
 //! - `events`: a page of 100 events at a random cursor, with 10 thousand and then 1 million
 //!   events in the tenant's log (`events-10k`, `events-1m`);
-//! - `token`: `POST /oauth/token` (Argon2id-bound by design, so under fewer connections).
+//! - `token`: `POST /oauth/token` (Argon2id-bound by design, so under fewer connections);
+//! - `screening`: an ad-hoc `POST /v1/screening/checks` over UN + OFAC SDN + OFAC
+//!   consolidated loaded together (imported with `idreg lists import`, the default policy
+//!   published with `idreg screening policy publish`), the bodies drawn in turn from the
+//!   development share of the evaluation set (treated positives and negatives, names with
+//!   birth dates), each check appended like any other.
 //!
 //! For each it reports requests per second, p50 and p99 latency, database transactions per
 //! request (from `pg_stat_database`, after the statistics are flushed) and the server's
 //! resident memory. Options: `--duration S` (default 15), `--connections N` (default 64),
-//! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|person|mcp|token|events` (several, comma-separated),
+//! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|person|mcp|token|events|screening` (several, comma-separated),
 //! `--hold` (after the runs, keep the server up and print what an external load script needs:
 //! its URL, a token, a file of primed orgnrs and its pid; stop it with Ctrl-C).
 
@@ -162,7 +167,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             "--tenant",
             &tenant_id,
             "--scopes",
-            "kyb:read kyc:read events:read",
+            "kyb:read kyc:read events:read screening:run",
             "--countries",
             "SE",
         ],
@@ -214,7 +219,12 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         ("ORGNRS_FILE", persons_file.display().to_string()),
         ("PATH_PREFIX", "/v1/persons/".to_owned()),
     ];
-    let scenarios: [Scenario; 5] = [
+    let checks_file = work.join("checks.txt");
+    if options.runs("screening") {
+        prepare_screening(root, &binary, &env, &checks_file)?;
+    }
+    let screening_env = [("BODIES_FILE", checks_file.display().to_string())];
+    let scenarios: [Scenario; 6] = [
         ("company", "company.lua", options.connections, &[]),
         (
             "officers",
@@ -227,6 +237,12 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         // Each token costs an Argon2id verification (about 19 MiB and tens of milliseconds of
         // CPU) by design; more connections only queue.
         ("token", "token.lua", options.connections.min(8), &[]),
+        (
+            "screening",
+            "screening.lua",
+            options.connections,
+            &screening_env,
+        ),
     ];
     for (name, script, connections, extra_env) in scenarios {
         if !options.runs(name) {
@@ -298,6 +314,102 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Loads the three lists and publishes the default policy with the operator command line,
+/// then writes one ad-hoc check body per line to `bodies`: every treated positive and the
+/// first thousand negatives of the development share, interleaved.
+fn prepare_screening(
+    root: &Path,
+    binary: &Path,
+    env: &[(&str, String)],
+    bodies: &Path,
+) -> Result<()> {
+    let testdata = root.join("crates/adapters-screening/testdata");
+    for list in [
+        "un/un_sc_consolidated_2026-02-27.xml",
+        "ofac_sdn_2021-07",
+        "ofac_cons_2025-12",
+    ] {
+        let out = Command::new(binary)
+            .args(["lists", "import"])
+            .arg(testdata.join(list))
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .stderr(Stdio::null())
+            .output()?;
+        if !out.status.success() {
+            bail!("idreg lists import {list} failed");
+        }
+    }
+    let out = Command::new(binary)
+        .args(["screening", "policy", "publish", "--by", "bench"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()?;
+    if !out.status.success() {
+        bail!(
+            "idreg screening policy publish: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let body = |name: &str, dob: &str| {
+        let mut o = serde_json::json!({ "name": name });
+        if !dob.is_empty() {
+            o["birth_date"] = Value::String(dob.to_owned());
+        }
+        o.to_string()
+    };
+    let positives =
+        std::fs::read_to_string(testdata.join("eval/un_treated_vs_original_pairs.csv"))?;
+    let negatives = std::fs::read_to_string(testdata.join("eval/negatives_us.csv"))?;
+    let positives: Vec<String> = positives
+        .lines()
+        .skip(1)
+        .map(csv_fields)
+        .filter(|f| f.len() >= 4)
+        .map(|f| body(&f[2], &f[3]))
+        .collect();
+    let negatives: Vec<String> = negatives
+        .lines()
+        .skip(1)
+        .take(1000)
+        .map(csv_fields)
+        .filter(|f| f.len() >= 6)
+        .map(|f| body(&f[0], &f[5]))
+        .collect();
+    let mut lines = Vec::new();
+    let (mut p, mut n) = (positives.iter(), negatives.iter());
+    loop {
+        let (a, b) = (p.next(), n.next());
+        if a.is_none() && b.is_none() {
+            break;
+        }
+        lines.extend(a.into_iter().chain(b).cloned());
+    }
+    std::fs::write(bodies, lines.join("\n") + "\n")?;
+    eprintln!(
+        "bench: lists loaded, policy published, {} check bodies",
+        lines.len()
+    );
+    Ok(())
+}
+
+/// The fields of one CSV line (double quotes group, `""` escapes a quote).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut fields, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => fields.push(std::mem::take(&mut field)),
+            _ => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
 }
 
 /// Warms up, then runs `script` for the options' duration between two reads of the
@@ -379,7 +491,24 @@ function request()
 end
 ";
 
-const SCRIPTS: [(&str, &str); 4] = [
+const SCRIPTS: [(&str, &str); 5] = [
+    (
+        "screening.lua",
+        r#"
+local token, file = os.getenv("TOKEN"), os.getenv("BODIES_FILE")
+local reqs, n, i = {}, 0, 0
+function init(args)
+  for line in io.lines(file) do
+    n = n + 1
+    reqs[n] = wrk.format("POST", "/v1/screening/checks", {
+      ["Authorization"] = "Bearer " .. token,
+      ["Accept"] = "application/json",
+      ["Content-Type"] = "application/json" }, line)
+  end
+  i = math.random(1, n)
+end
+"#,
+    ),
     (
         "events.lua",
         r#"

@@ -42,6 +42,7 @@ use crate::screening::{
 };
 use crate::subject_service::SubjectService;
 use chrono::{DateTime, Datelike, Utc};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The most candidates a check keeps.
@@ -68,6 +69,25 @@ pub struct ScreeningService {
     pub clock: Arc<dyn Clock>,
     /// The index of the active list versions, rebuilt when they change.
     pub loaded: Mutex<Option<Arc<LoadedLists>>>,
+    /// Set while one request builds a new index.
+    pub building: AtomicBool,
+}
+
+/// The one builder of a new index; the flag drops when it ends (or fails).
+struct Building<'a>(&'a AtomicBool);
+
+impl<'a> Building<'a> {
+    fn start(flag: &'a AtomicBool) -> Option<Building<'a>> {
+        flag.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| Building(flag))
+    }
+}
+
+impl Drop for Building<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
 }
 
 /// The active list versions, indexed for the matcher.
@@ -264,16 +284,20 @@ impl ScreeningService {
             band,
             policy_version_id: policy.id,
             tenant_override_version_id: context.override_version.as_ref().map(|o| o.id),
-            source_version_ids: lists.iter().map(|l| l.version.id).collect(),
+            source_version_ids: loaded.index.versions.iter().map(|v| v.id).collect(),
+            // A list whose latest import failed, or whose newest version is still being
+            // indexed (the check ran on the version before it, and names that one).
             degraded_sources: lists
                 .iter()
-                .filter(|l| l.failed_since.is_some())
+                .filter(|l| l.failed_since.is_some() || !loaded.version_ids.contains(&l.version.id))
                 .map(|l| l.version.source.as_str().to_owned())
                 .collect(),
-            truncated_datasets: lists
+            truncated_datasets: loaded
+                .index
+                .versions
                 .iter()
-                .filter(|l| l.version.skipped_count > 0)
-                .map(|l| l.version.source.as_str().to_owned())
+                .filter(|v| v.skipped_count > 0)
+                .map(|v| v.source.as_str().to_owned())
                 .collect(),
             matcher_version: MATCHER_VERSION.to_owned(),
             checked_at: now,
@@ -538,12 +562,23 @@ impl ScreeningService {
             .collect()
     }
 
-    /// The index of `lists` (sorted by source), built once per set of active versions.
+    /// The index of `lists` (sorted by source), built once per set of active versions. While
+    /// one request builds the index of a new set, the others keep using the previous index
+    /// (their checks name the versions it holds), so an import never stalls every request.
     async fn loaded(&self, lists: &[ActiveList]) -> Result<Arc<LoadedLists>, Failure> {
         let ids: Vec<SourceVersionId> = lists.iter().map(|l| l.version.id).collect();
-        if let Some(current) = self.current().filter(|l| l.version_ids == ids) {
-            return Ok(current);
+        let current = self.current();
+        if let Some(current) = current.as_ref().filter(|l| l.version_ids == ids) {
+            return Ok(current.clone());
         }
+        let Some(_building) = Building::start(&self.building) else {
+            if let Some(current) = current {
+                return Ok(current);
+            }
+            return Err(unavailable(
+                "the sanctions lists are being loaded; retry in a few seconds",
+            ));
+        };
         let mut versions = Vec::with_capacity(lists.len());
         for list in lists {
             let entries = self

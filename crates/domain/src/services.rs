@@ -159,6 +159,7 @@ impl Services {
                 persons: persons.clone(),
                 clock: ports.clock.clone(),
                 loaded: std::sync::Mutex::new(None),
+                building: Default::default(),
             }),
             screening_admin: crate::screening_admin::ScreeningAdmin {
                 store: ports.screening.clone(),

@@ -145,6 +145,7 @@ impl World {
             }),
             clock: clock(),
             loaded: Mutex::new(None),
+            building: Default::default(),
         }
     }
 }

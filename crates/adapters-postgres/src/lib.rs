@@ -9,6 +9,7 @@ mod grants;
 mod paid;
 mod persons;
 mod sanctions;
+mod screening;
 pub mod schema;
 mod statements;
 mod subjects;

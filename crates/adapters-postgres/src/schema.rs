@@ -319,6 +319,89 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    screening_policy_versions (policy_version_id) {
+        policy_version_id -> Text,
+        version -> Int4,
+        review -> Float8,
+        hit -> Float8,
+        birth_date_exact -> Float8,
+        birth_date_partial -> Float8,
+        birth_date_mismatch -> Float8,
+        nationality_match -> Float8,
+        nationality_mismatch -> Float8,
+        country_match -> Float8,
+        weak_alias -> Float8,
+        created_by -> Text,
+        created_at -> Timestamptz,
+        active -> Bool,
+    }
+}
+
+diesel::table! {
+    screening_override_versions (tenant_id, override_version_id) {
+        tenant_id -> Text,
+        override_version_id -> Text,
+        version -> Int4,
+        review -> Nullable<Float8>,
+        hit -> Nullable<Float8>,
+        birth_date_exact -> Nullable<Float8>,
+        birth_date_partial -> Nullable<Float8>,
+        birth_date_mismatch -> Nullable<Float8>,
+        nationality_match -> Nullable<Float8>,
+        nationality_mismatch -> Nullable<Float8>,
+        country_match -> Nullable<Float8>,
+        weak_alias -> Nullable<Float8>,
+        proposed_by -> Text,
+        approved_by -> Nullable<Text>,
+        status -> Text,
+        effective_from -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    screening_whitelist_entries (tenant_id, whitelist_entry_id) {
+        tenant_id -> Text,
+        whitelist_entry_id -> Text,
+        subject_id -> Nullable<Text>,
+        input_hash -> Nullable<Text>,
+        source -> Text,
+        source_entry_id -> Text,
+        reason -> Text,
+        created_by -> Text,
+        approved_by -> Nullable<Text>,
+        created_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        revoked_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    screening_checks (tenant_id, check_id) {
+        tenant_id -> Text,
+        check_id -> Text,
+        grant_id -> Text,
+        subject_id -> Nullable<Text>,
+        visibility -> Nullable<Text>,
+        input_kind -> Text,
+        sealed_input -> Bytea,
+        has_identifier -> Bool,
+        person_fields_masked -> Bool,
+        input_hash -> Nullable<Text>,
+        input_verified -> Bool,
+        band -> Text,
+        policy_version_id -> Text,
+        tenant_override_version_id -> Nullable<Text>,
+        source_version_ids -> Array<Text>,
+        degraded_sources -> Array<Text>,
+        truncated_datasets -> Array<Text>,
+        matcher_version -> Text,
+        checked_at -> Timestamptz,
+        candidates -> Jsonb,
+    }
+}
+
 diesel::joinable!(permits -> tenants (tenant_id));
 diesel::joinable!(grants -> tenants (tenant_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -347,4 +430,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     sanctions_entries,
     sanctions_active_lists,
     sanctions_import_failures,
+    screening_policy_versions,
+    screening_override_versions,
+    screening_whitelist_entries,
+    screening_checks,
 );

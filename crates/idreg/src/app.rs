@@ -33,7 +33,9 @@ impl App {
     /// As [`App::prepare`] with a given clock (tests move time forward with it).
     pub async fn prepare_with_clock(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<App> {
         let upstreams = crate::upstreams::start(&config)?;
-        Self::assemble(config, clock, upstreams).await
+        let app = Self::assemble(config, clock, upstreams).await?;
+        app.warm_screening();
+        Ok(app)
     }
 
     /// For operator commands: the database and keys, no upstreams (none is called).
@@ -85,6 +87,8 @@ impl App {
             events: Arc::new(database.clone()),
             subscriptions: Arc::new(database.clone()),
             sanctions: Arc::new(database.clone()),
+            screening: Arc::new(database.clone()),
+            screening_vault: Arc::new(keys.vault()),
             clock,
         };
         let settings = Settings {
@@ -137,6 +141,19 @@ impl App {
 }
 
 impl App {
+    /// Builds the index of the active sanctions lists in the background, so the first
+    /// screening check does not wait for it. Neither delays nor fails the start: a failure is
+    /// logged, and the first check builds the index instead.
+    fn warm_screening(&self) {
+        let services = self.services.clone();
+        tokio::spawn(async move {
+            match services.screening.warm().await {
+                Ok(entries) => tracing::info!(entries, "screening index warmed"),
+                Err(e) => tracing::warn!(error = %e.message, "warming the screening index failed"),
+            }
+        });
+    }
+
     /// Starts scheduled monitoring in the background, unless the configuration turned it off
     /// (`IDREG_SCHEDULER_INTERVAL_MS=0`). Every replica may run it: the shared queue hands each
     /// due run to one of them. A pass that filled its batch is followed at once by another;

@@ -7,8 +7,8 @@
 //! second adapter adds a `Backing` variant, a constructor and one `conformance_tests!` list.
 //!
 //! The checks live in one file per port (`tenants`, `grants`, `audit`, `subjects`,
-//! `companies`, `paid`, `persons`, `events`); this file
-//! holds what they share: the ports under test, the view beneath them, and the fixtures.
+//! `companies`, `paid`, `persons`, `events`, `subscriptions`, `sanctions`, `screening`); this
+//! file holds what they share: the ports under test, the view beneath them, and the fixtures.
 //!
 //! The storage layer never sees a plaintext identifier: the checks fabricate
 //! `ProtectedIdentifier`s from random bytes.
@@ -46,6 +46,7 @@ pub struct Stores {
     pub events: Arc<dyn EventStore>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub sanctions: Arc<dyn domain::ports::SanctionsListStore>,
+    pub screening: Arc<dyn domain::ports::ScreeningStore>,
     pub backing: Backing,
 }
 
@@ -285,6 +286,7 @@ mod grants;
 mod paid;
 mod persons;
 mod sanctions;
+mod screening;
 mod subjects;
 mod subscriptions;
 mod tenants;
@@ -313,6 +315,7 @@ mod postgres {
     use super::paid::*;
     use super::persons::*;
     use super::sanctions::*;
+    use super::screening::*;
     use super::subjects::*;
     use super::subscriptions::*;
     use super::tenants::*;
@@ -337,12 +340,25 @@ mod postgres {
             persons: database.clone(),
             events: database.clone(),
             subscriptions: database.clone(),
-            sanctions: database,
+            sanctions: database.clone(),
+            screening: database,
             backing: Backing::Postgres(db),
         }
     }
 
     conformance_tests!(stores;
+        policy_versions_are_numbered_and_one_is_active =>
+            check_policy_versions_are_numbered_and_one_is_active,
+        override_versions_move_by_compare_and_set =>
+            check_override_versions_move_by_compare_and_set,
+        concurrent_activations_leave_one_active => check_concurrent_activations_leave_one_active,
+        whitelist_entries_need_four_eyes_and_count_only_in_effect =>
+            check_whitelist_entries_need_four_eyes_and_count_only_in_effect,
+        a_check_reads_back_exactly_and_lists_newest_first =>
+            check_a_check_reads_back_exactly_and_lists_newest_first,
+        another_tenant_sees_nothing_of_a_tenants_screening =>
+            check_another_tenant_sees_nothing_of_a_tenants_screening,
+        checks_are_append_only_beneath_the_port => check_checks_are_append_only_beneath_the_port,
         one_unended_subscription_per_subject_and_kind =>
             check_one_unended_subscription_per_subject_and_kind,
         the_queue_is_shared_safely_by_replicas => check_the_queue_is_shared_safely_by_replicas,

@@ -1,0 +1,1088 @@
+//! `ScreeningStore` on PostgreSQL: the service's policy versions, tenants' override versions
+//! and whitelists, and the append-only checks.
+//!
+//! - One active policy version and one active override version per tenant are partial unique
+//!   indexes; publishing a policy locks the table against other writers, and every move of a
+//!   tenant's override versions locks the tenant's row, so concurrent activations queue and
+//!   each retires the one before it.
+//! - A check's row is never updated or deleted: a trigger refuses both. Its candidates are one
+//!   `jsonb` document in the shapes below (private to storage); scores are kept there as the
+//!   shortest decimal text that reads back to the same `f64` (a JSON number would go through
+//!   serde_json's float parsing, which is not correctly rounded without a workspace feature).
+//! - Thresholds and weights are `double precision` columns, read back bit for bit.
+//! - Every tenant-owned query names the tenant.
+
+use crate::convert::{backend, corrupt, parse_id, TxError};
+use crate::schema::{
+    screening_checks, screening_override_versions, screening_policy_versions,
+    screening_whitelist_entries, tenants,
+};
+use crate::Database;
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::dsl::max;
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::country::{Country, CountrySet};
+use domain::ids::{
+    OverrideVersionId, PolicyVersionId, ScreeningCheckId, SubjectId, TenantId, WhitelistEntryId,
+};
+use domain::matcher::score::{Contribution, Weights};
+use domain::ports::{ScreeningContext, ScreeningStore, StoreError};
+use domain::sanctions::{
+    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
+    NameQuality,
+};
+use domain::screening::{
+    Band, CandidateEvidence, CheckCandidate, CheckReason, InputKind, OverrideConfig,
+    OverrideStatus, OverrideVersion, PolicyConfig, PolicyVersion, SealedCheckInput, StoredCheck,
+    WeightOverrides, WhitelistEntry,
+};
+use serde::{Deserialize, Serialize};
+
+// --- rows ---
+
+type PolicyRow = (
+    String,
+    i32,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    String,
+    DateTime<Utc>,
+    bool,
+);
+
+macro_rules! policy_columns {
+    () => {
+        (
+            screening_policy_versions::policy_version_id,
+            screening_policy_versions::version,
+            screening_policy_versions::review,
+            screening_policy_versions::hit,
+            screening_policy_versions::birth_date_exact,
+            screening_policy_versions::birth_date_partial,
+            screening_policy_versions::birth_date_mismatch,
+            screening_policy_versions::nationality_match,
+            screening_policy_versions::nationality_mismatch,
+            screening_policy_versions::country_match,
+            screening_policy_versions::weak_alias,
+            screening_policy_versions::created_by,
+            screening_policy_versions::created_at,
+            screening_policy_versions::active,
+        )
+    };
+}
+
+type OverrideRow = (
+    String,
+    String,
+    i32,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    String,
+    Option<String>,
+    String,
+    Option<DateTime<Utc>>,
+    DateTime<Utc>,
+);
+
+macro_rules! override_columns {
+    () => {
+        (
+            screening_override_versions::tenant_id,
+            screening_override_versions::override_version_id,
+            screening_override_versions::version,
+            screening_override_versions::review,
+            screening_override_versions::hit,
+            screening_override_versions::birth_date_exact,
+            screening_override_versions::birth_date_partial,
+            screening_override_versions::birth_date_mismatch,
+            screening_override_versions::nationality_match,
+            screening_override_versions::nationality_mismatch,
+            screening_override_versions::country_match,
+            screening_override_versions::weak_alias,
+            screening_override_versions::proposed_by,
+            screening_override_versions::approved_by,
+            screening_override_versions::status,
+            screening_override_versions::effective_from,
+            screening_override_versions::created_at,
+        )
+    };
+}
+
+type WhitelistRow = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    DateTime<Utc>,
+    DateTime<Utc>,
+    Option<DateTime<Utc>>,
+);
+
+macro_rules! whitelist_columns {
+    () => {
+        (
+            screening_whitelist_entries::tenant_id,
+            screening_whitelist_entries::whitelist_entry_id,
+            screening_whitelist_entries::subject_id,
+            screening_whitelist_entries::input_hash,
+            screening_whitelist_entries::source,
+            screening_whitelist_entries::source_entry_id,
+            screening_whitelist_entries::reason,
+            screening_whitelist_entries::created_by,
+            screening_whitelist_entries::approved_by,
+            screening_whitelist_entries::created_at,
+            screening_whitelist_entries::expires_at,
+            screening_whitelist_entries::revoked_at,
+        )
+    };
+}
+
+type CheckRow = (
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    Vec<u8>,
+    bool,
+    bool,
+    Option<String>,
+    bool,
+    String,
+    String,
+    Option<String>,
+    Vec<String>,
+    Vec<String>,
+    Vec<String>,
+    String,
+    DateTime<Utc>,
+    serde_json::Value,
+);
+
+macro_rules! check_columns {
+    () => {
+        (
+            screening_checks::tenant_id,
+            screening_checks::check_id,
+            screening_checks::grant_id,
+            screening_checks::subject_id,
+            screening_checks::visibility,
+            screening_checks::input_kind,
+            screening_checks::sealed_input,
+            screening_checks::has_identifier,
+            screening_checks::person_fields_masked,
+            screening_checks::input_hash,
+            screening_checks::input_verified,
+            screening_checks::band,
+            screening_checks::policy_version_id,
+            screening_checks::tenant_override_version_id,
+            screening_checks::source_version_ids,
+            screening_checks::degraded_sources,
+            screening_checks::truncated_datasets,
+            screening_checks::matcher_version,
+            screening_checks::checked_at,
+            screening_checks::candidates,
+        )
+    };
+}
+
+fn version_number(n: i32) -> Result<u32, StoreError> {
+    u32::try_from(n).map_err(|_| corrupt("version number"))
+}
+
+fn policy_of(r: PolicyRow) -> Result<PolicyVersion, StoreError> {
+    Ok(PolicyVersion {
+        id: parse_id(&r.0, "policy version id")?,
+        version: version_number(r.1)?,
+        config: PolicyConfig {
+            review: r.2,
+            hit: r.3,
+            weights: Weights {
+                birth_date_exact: r.4,
+                birth_date_partial: r.5,
+                birth_date_mismatch: r.6,
+                nationality_match: r.7,
+                nationality_mismatch: r.8,
+                country_match: r.9,
+                weak_alias: r.10,
+            },
+        },
+        created_by: r.11,
+        created_at: r.12,
+        active: r.13,
+    })
+}
+
+fn override_of(r: OverrideRow) -> Result<OverrideVersion, StoreError> {
+    let thresholds = match (r.3, r.4) {
+        (Some(review), Some(hit)) => Some((review, hit)),
+        (None, None) => None,
+        _ => return Err(corrupt("override thresholds")),
+    };
+    Ok(OverrideVersion {
+        tenant_id: parse_id(&r.0, "tenant id")?,
+        id: parse_id(&r.1, "override version id")?,
+        version: version_number(r.2)?,
+        config: OverrideConfig {
+            thresholds,
+            weights: WeightOverrides {
+                birth_date_exact: r.5,
+                birth_date_partial: r.6,
+                birth_date_mismatch: r.7,
+                nationality_match: r.8,
+                nationality_mismatch: r.9,
+                country_match: r.10,
+                weak_alias: r.11,
+            },
+        },
+        proposed_by: r.12,
+        approved_by: r.13,
+        status: OverrideStatus::parse(&r.14).ok_or_else(|| corrupt("override status"))?,
+        effective_from: r.15,
+        created_at: r.16,
+    })
+}
+
+fn whitelist_of(r: WhitelistRow) -> Result<WhitelistEntry, StoreError> {
+    Ok(WhitelistEntry {
+        tenant_id: parse_id(&r.0, "tenant id")?,
+        id: parse_id(&r.1, "whitelist entry id")?,
+        subject_id: r
+            .2
+            .as_deref()
+            .map(|s| parse_id(s, "subject id"))
+            .transpose()?,
+        input_hash: r.3,
+        source: ListSource::parse(&r.4).ok_or_else(|| corrupt("list source"))?,
+        source_entry_id: r.5,
+        reason: r.6,
+        created_by: r.7,
+        approved_by: r.8,
+        created_at: r.9,
+        expires_at: r.10,
+        revoked_at: r.11,
+    })
+}
+
+fn check_of(r: CheckRow) -> Result<StoredCheck, StoreError> {
+    let candidates: Vec<StoredCandidate> =
+        serde_json::from_value(r.19).map_err(|_| corrupt("check candidates"))?;
+    Ok(StoredCheck {
+        tenant_id: parse_id(&r.0, "tenant id")?,
+        id: parse_id(&r.1, "screening check id")?,
+        grant_id: parse_id(&r.2, "grant id")?,
+        subject_id: r
+            .3
+            .as_deref()
+            .map(|s| parse_id(s, "subject id"))
+            .transpose()?,
+        visibility: r
+            .4
+            .as_deref()
+            .map(|c| Country::from_code(c).ok_or_else(|| corrupt("country")))
+            .transpose()?,
+        input_kind: InputKind::parse(&r.5).ok_or_else(|| corrupt("input kind"))?,
+        sealed_input: SealedCheckInput(r.6),
+        has_identifier: r.7,
+        person_fields_masked: r.8,
+        input_hash: r.9,
+        input_verified: r.10,
+        band: Band::parse(&r.11).ok_or_else(|| corrupt("band"))?,
+        policy_version_id: parse_id(&r.12, "policy version id")?,
+        tenant_override_version_id: r
+            .13
+            .as_deref()
+            .map(|s| parse_id(s, "override version id"))
+            .transpose()?,
+        source_version_ids: r
+            .14
+            .iter()
+            .map(|s| parse_id(s, "source version id"))
+            .collect::<Result<_, _>>()?,
+        degraded_sources: r.15,
+        truncated_datasets: r.16,
+        matcher_version: r.17,
+        checked_at: r.18,
+        candidates: candidates
+            .into_iter()
+            .map(StoredCandidate::into_domain)
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+// --- the candidates document (private to storage) ---
+
+#[derive(Serialize, Deserialize)]
+struct StoredCandidate {
+    id: String,
+    entity_id: String,
+    source: String,
+    source_entry_id: String,
+    source_version_id: String,
+    /// `f64`'s shortest round-trip decimal (`Display`), parsed back with `str::parse`.
+    score: String,
+    band: String,
+    reasons: Vec<StoredReason>,
+    listing: StoredListing,
+    evidence: StoredEvidence,
+    whitelisted: bool,
+    whitelist_id: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredReason {
+    code: String,
+    detail: String,
+    contributes: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredEvidence {
+    digest: String,
+    published_at: Option<DateTime<Utc>>,
+    imported_at: DateTime<Utc>,
+    matched_name: String,
+    matched_name_quality: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredListing {
+    source_entry_id: String,
+    kind: String,
+    names: Vec<StoredName>,
+    birth_dates: Vec<StoredDate>,
+    nationalities: Vec<StoredCountry>,
+    countries: Vec<StoredCountry>,
+    identifiers: Vec<StoredIdentifier>,
+    programs: Vec<String>,
+    listed_on: Option<NaiveDate>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredName {
+    full: String,
+    quality: String,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "precision", rename_all = "snake_case")]
+enum StoredDate {
+    Day { date: NaiveDate },
+    Month { year: i32, month: u32 },
+    Year { year: i32 },
+    Years { from: i32, to: i32 },
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredCountry {
+    code: Option<String>,
+    name: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredIdentifier {
+    kind: String,
+    value: String,
+    country: Option<String>,
+}
+
+fn contribution_of(s: &str) -> Result<Contribution, StoreError> {
+    [Contribution::Up, Contribution::Down, Contribution::Neutral]
+        .into_iter()
+        .find(|c| c.as_str() == s)
+        .ok_or_else(|| corrupt("reason contribution"))
+}
+
+fn quality_of(s: &str) -> Result<NameQuality, StoreError> {
+    [NameQuality::Strong, NameQuality::Weak]
+        .into_iter()
+        .find(|q| q.as_str() == s)
+        .ok_or_else(|| corrupt("name quality"))
+}
+
+fn stored_country(c: &ListedCountry) -> StoredCountry {
+    StoredCountry {
+        code: c.code.clone(),
+        name: c.name.clone(),
+    }
+}
+
+fn country_of(c: StoredCountry) -> ListedCountry {
+    ListedCountry {
+        code: c.code,
+        name: c.name,
+    }
+}
+
+impl StoredListing {
+    fn from_domain(e: &ListEntry) -> StoredListing {
+        StoredListing {
+            source_entry_id: e.source_entry_id.clone(),
+            kind: e.kind.as_str().to_owned(),
+            names: e
+                .names
+                .iter()
+                .map(|n| StoredName {
+                    full: n.full.clone(),
+                    quality: n.quality.as_str().to_owned(),
+                })
+                .collect(),
+            birth_dates: e
+                .birth_dates
+                .iter()
+                .map(|d| match *d {
+                    ListedDate::Day(date) => StoredDate::Day { date },
+                    ListedDate::Month { year, month } => StoredDate::Month { year, month },
+                    ListedDate::Year(year) => StoredDate::Year { year },
+                    ListedDate::Years { from, to } => StoredDate::Years { from, to },
+                })
+                .collect(),
+            nationalities: e.nationalities.iter().map(stored_country).collect(),
+            countries: e.countries.iter().map(stored_country).collect(),
+            identifiers: e
+                .identifiers
+                .iter()
+                .map(|i| StoredIdentifier {
+                    kind: i.kind.clone(),
+                    value: i.value.clone(),
+                    country: i.country.clone(),
+                })
+                .collect(),
+            programs: e.programs.clone(),
+            listed_on: e.listed_on,
+        }
+    }
+
+    fn into_domain(self) -> Result<ListEntry, StoreError> {
+        Ok(ListEntry {
+            source_entry_id: self.source_entry_id,
+            kind: EntryKind::parse(&self.kind).ok_or_else(|| corrupt("entry kind"))?,
+            names: self
+                .names
+                .into_iter()
+                .map(|n| {
+                    Ok(ListedName {
+                        quality: quality_of(&n.quality)?,
+                        full: n.full,
+                    })
+                })
+                .collect::<Result<_, StoreError>>()?,
+            birth_dates: self
+                .birth_dates
+                .into_iter()
+                .map(|d| match d {
+                    StoredDate::Day { date } => ListedDate::Day(date),
+                    StoredDate::Month { year, month } => ListedDate::Month { year, month },
+                    StoredDate::Year { year } => ListedDate::Year(year),
+                    StoredDate::Years { from, to } => ListedDate::Years { from, to },
+                })
+                .collect(),
+            nationalities: self.nationalities.into_iter().map(country_of).collect(),
+            countries: self.countries.into_iter().map(country_of).collect(),
+            identifiers: self
+                .identifiers
+                .into_iter()
+                .map(|i| ListedIdentifier {
+                    kind: i.kind,
+                    value: i.value,
+                    country: i.country,
+                })
+                .collect(),
+            programs: self.programs,
+            listed_on: self.listed_on,
+        })
+    }
+}
+
+impl StoredCandidate {
+    fn from_domain(c: &CheckCandidate) -> StoredCandidate {
+        StoredCandidate {
+            id: c.id.clone(),
+            entity_id: c.entity_id.clone(),
+            source: c.source.as_str().to_owned(),
+            source_entry_id: c.source_entry_id.clone(),
+            source_version_id: c.source_version_id.to_string(),
+            score: c.score.to_string(),
+            band: c.band.as_str().to_owned(),
+            reasons: c
+                .reasons
+                .iter()
+                .map(|r| StoredReason {
+                    code: r.code.clone(),
+                    detail: r.detail.clone(),
+                    contributes: r.contributes.as_str().to_owned(),
+                })
+                .collect(),
+            listing: StoredListing::from_domain(&c.listing),
+            evidence: StoredEvidence {
+                digest: c.evidence.digest.clone(),
+                published_at: c.evidence.published_at,
+                imported_at: c.evidence.imported_at,
+                matched_name: c.evidence.matched_name.clone(),
+                matched_name_quality: c.evidence.matched_name_quality.as_str().to_owned(),
+            },
+            whitelisted: c.whitelisted,
+            whitelist_id: c.whitelist_id.map(|w| w.to_string()),
+        }
+    }
+
+    fn into_domain(self) -> Result<CheckCandidate, StoreError> {
+        Ok(CheckCandidate {
+            id: self.id,
+            entity_id: self.entity_id,
+            source: ListSource::parse(&self.source).ok_or_else(|| corrupt("list source"))?,
+            source_entry_id: self.source_entry_id,
+            source_version_id: parse_id(&self.source_version_id, "source version id")?,
+            score: self.score.parse().map_err(|_| corrupt("candidate score"))?,
+            band: Band::parse(&self.band).ok_or_else(|| corrupt("band"))?,
+            reasons: self
+                .reasons
+                .into_iter()
+                .map(|r| {
+                    Ok(CheckReason {
+                        contributes: contribution_of(&r.contributes)?,
+                        code: r.code,
+                        detail: r.detail,
+                    })
+                })
+                .collect::<Result<_, StoreError>>()?,
+            listing: self.listing.into_domain()?,
+            evidence: CandidateEvidence {
+                matched_name_quality: quality_of(&self.evidence.matched_name_quality)?,
+                digest: self.evidence.digest,
+                published_at: self.evidence.published_at,
+                imported_at: self.evidence.imported_at,
+                matched_name: self.evidence.matched_name,
+            },
+            whitelisted: self.whitelisted,
+            whitelist_id: self
+                .whitelist_id
+                .as_deref()
+                .map(|w| parse_id(w, "whitelist entry id"))
+                .transpose()?,
+        })
+    }
+}
+
+/// Locks the tenant's row for the rest of the transaction (not against foreign-key checks),
+/// so one tenant's override versions are numbered and moved one transaction at a time.
+/// `false` when there is no such tenant.
+async fn lock_tenant(
+    conn: &mut diesel_async::AsyncPgConnection,
+    tenant_id: &str,
+) -> Result<bool, TxError> {
+    let found: Option<String> = tenants::table
+        .find(tenant_id)
+        .select(tenants::tenant_id)
+        .for_no_key_update()
+        .first(conn)
+        .await
+        .optional()?;
+    Ok(found.is_some())
+}
+
+#[async_trait]
+impl ScreeningStore for Database {
+    async fn screening_context(
+        &self,
+        tenant: &TenantId,
+        at: DateTime<Utc>,
+    ) -> Result<ScreeningContext, StoreError> {
+        let tenant_id = tenant.to_string();
+        let mut conn = self.conn().await?;
+        // One statement: the tenant's row joined to the active policy, its active override
+        // and its whitelist entries in effect (one row per entry, or one row without any).
+        let rows: Vec<(Option<PolicyRow>, Option<OverrideRow>, Option<WhitelistRow>)> =
+            tenants::table
+                .left_join(
+                    screening_policy_versions::table.on(screening_policy_versions::active.eq(true)),
+                )
+                .left_join(
+                    screening_override_versions::table.on(screening_override_versions::tenant_id
+                        .eq(tenants::tenant_id)
+                        .and(
+                            screening_override_versions::status.eq(OverrideStatus::Active.as_str()),
+                        )),
+                )
+                .left_join(
+                    screening_whitelist_entries::table.on(screening_whitelist_entries::tenant_id
+                        .eq(tenants::tenant_id)
+                        .and(screening_whitelist_entries::approved_by.is_not_null())
+                        .and(
+                            screening_whitelist_entries::revoked_at
+                                .is_null()
+                                .or(screening_whitelist_entries::revoked_at.gt(at)),
+                        )
+                        .and(screening_whitelist_entries::expires_at.gt(at))),
+                )
+                .filter(tenants::tenant_id.eq(&tenant_id))
+                .select((
+                    policy_columns!().nullable(),
+                    override_columns!().nullable(),
+                    whitelist_columns!().nullable(),
+                ))
+                .order((
+                    screening_whitelist_entries::created_at.desc(),
+                    screening_whitelist_entries::whitelist_entry_id.desc(),
+                ))
+                .load(&mut conn)
+                .await
+                .map_err(backend)?;
+        let mut context = ScreeningContext::default();
+        for (i, (policy, override_version, entry)) in rows.into_iter().enumerate() {
+            if i == 0 {
+                context.policy = policy.map(policy_of).transpose()?;
+                context.override_version = override_version.map(override_of).transpose()?;
+            }
+            if let Some(entry) = entry {
+                context.whitelist.push(whitelist_of(entry)?);
+            }
+        }
+        Ok(context)
+    }
+
+    async fn insert_check(&self, check: &StoredCheck) -> Result<(), StoreError> {
+        let candidates: Vec<StoredCandidate> = check
+            .candidates
+            .iter()
+            .map(StoredCandidate::from_domain)
+            .collect();
+        let candidates =
+            serde_json::to_value(candidates).map_err(|e| StoreError::Backend(e.to_string()))?;
+        let ids = |v: &[domain::ids::SourceVersionId]| -> Vec<String> {
+            v.iter().map(ToString::to_string).collect()
+        };
+        let mut conn = self.conn().await?;
+        diesel::insert_into(screening_checks::table)
+            .values((
+                screening_checks::tenant_id.eq(check.tenant_id.to_string()),
+                screening_checks::check_id.eq(check.id.to_string()),
+                screening_checks::grant_id.eq(check.grant_id.to_string()),
+                screening_checks::subject_id.eq(check.subject_id.map(|s| s.to_string())),
+                screening_checks::visibility.eq(check.visibility.map(|c| c.code())),
+                screening_checks::input_kind.eq(check.input_kind.as_str()),
+                screening_checks::sealed_input.eq(&check.sealed_input.0),
+                screening_checks::has_identifier.eq(check.has_identifier),
+                screening_checks::person_fields_masked.eq(check.person_fields_masked),
+                screening_checks::input_hash.eq(&check.input_hash),
+                screening_checks::input_verified.eq(check.input_verified),
+                screening_checks::band.eq(check.band.as_str()),
+                screening_checks::policy_version_id.eq(check.policy_version_id.to_string()),
+                screening_checks::tenant_override_version_id
+                    .eq(check.tenant_override_version_id.map(|o| o.to_string())),
+                screening_checks::source_version_ids.eq(ids(&check.source_version_ids)),
+                screening_checks::degraded_sources.eq(&check.degraded_sources),
+                screening_checks::truncated_datasets.eq(&check.truncated_datasets),
+                screening_checks::matcher_version.eq(&check.matcher_version),
+                screening_checks::checked_at.eq(check.checked_at),
+                screening_checks::candidates.eq(candidates),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn check(
+        &self,
+        tenant: &TenantId,
+        id: &ScreeningCheckId,
+    ) -> Result<Option<StoredCheck>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<CheckRow> = screening_checks::table
+            .find((tenant.to_string(), id.to_string()))
+            .select(check_columns!())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+        row.map(check_of).transpose()
+    }
+
+    async fn checks(
+        &self,
+        tenant: &TenantId,
+        subject: Option<SubjectId>,
+        countries: &CountrySet,
+        limit: u32,
+    ) -> Result<Vec<StoredCheck>, StoreError> {
+        let codes: Vec<&str> = countries.iter().map(|c| c.code()).collect();
+        let mut query = screening_checks::table
+            .filter(screening_checks::tenant_id.eq(tenant.to_string()))
+            .filter(
+                screening_checks::visibility
+                    .is_null()
+                    .or(screening_checks::visibility.eq_any(codes)),
+            )
+            .select(check_columns!())
+            .order((
+                screening_checks::checked_at.desc(),
+                screening_checks::check_id.desc(),
+            ))
+            .limit(i64::from(limit))
+            .into_boxed();
+        if let Some(subject) = subject {
+            query = query.filter(screening_checks::subject_id.eq(subject.to_string()));
+        }
+        let mut conn = self.conn().await?;
+        let rows: Vec<CheckRow> = query.load(&mut conn).await.map_err(backend)?;
+        rows.into_iter().map(check_of).collect()
+    }
+
+    async fn publish_policy(
+        &self,
+        id: PolicyVersionId,
+        config: &PolicyConfig,
+        created_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<PolicyVersion, StoreError> {
+        let w = &config.weights;
+        let mut conn = self.conn().await?;
+        let published = conn
+            .transaction(async |conn| -> Result<PolicyVersion, TxError> {
+                // Publishers queue here (readers do not): numbering and the switch of the
+                // active version happen one publish at a time.
+                diesel::sql_query(
+                    "LOCK TABLE screening_policy_versions IN SHARE ROW EXCLUSIVE MODE",
+                )
+                .execute(conn)
+                .await?;
+                let newest: Option<i32> = screening_policy_versions::table
+                    .select(max(screening_policy_versions::version))
+                    .first(conn)
+                    .await?;
+                let version = newest.unwrap_or(0).checked_add(1).ok_or_else(|| {
+                    TxError(StoreError::Backend("policy version out of range".into()))
+                })?;
+                diesel::update(
+                    screening_policy_versions::table
+                        .filter(screening_policy_versions::active.eq(true)),
+                )
+                .set(screening_policy_versions::active.eq(false))
+                .execute(conn)
+                .await?;
+                let row: PolicyRow = diesel::insert_into(screening_policy_versions::table)
+                    .values((
+                        screening_policy_versions::policy_version_id.eq(id.to_string()),
+                        screening_policy_versions::version.eq(version),
+                        screening_policy_versions::review.eq(config.review),
+                        screening_policy_versions::hit.eq(config.hit),
+                        screening_policy_versions::birth_date_exact.eq(w.birth_date_exact),
+                        screening_policy_versions::birth_date_partial.eq(w.birth_date_partial),
+                        screening_policy_versions::birth_date_mismatch.eq(w.birth_date_mismatch),
+                        screening_policy_versions::nationality_match.eq(w.nationality_match),
+                        screening_policy_versions::nationality_mismatch.eq(w.nationality_mismatch),
+                        screening_policy_versions::country_match.eq(w.country_match),
+                        screening_policy_versions::weak_alias.eq(w.weak_alias),
+                        screening_policy_versions::created_by.eq(created_by),
+                        screening_policy_versions::created_at.eq(at),
+                        screening_policy_versions::active.eq(true),
+                    ))
+                    .returning(policy_columns!())
+                    .get_result(conn)
+                    .await?;
+                Ok(policy_of(row)?)
+            })
+            .await?;
+        Ok(published)
+    }
+
+    async fn retire_policy(
+        &self,
+        id: &PolicyVersionId,
+    ) -> Result<Option<PolicyVersion>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<PolicyRow> =
+            diesel::update(screening_policy_versions::table.find(id.to_string()))
+                .set(screening_policy_versions::active.eq(false))
+                .returning(policy_columns!())
+                .get_result(&mut conn)
+                .await
+                .optional()
+                .map_err(backend)?;
+        row.map(policy_of).transpose()
+    }
+
+    async fn policies(&self) -> Result<Vec<PolicyVersion>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<PolicyRow> = screening_policy_versions::table
+            .select(policy_columns!())
+            .order(screening_policy_versions::version.desc())
+            .load(&mut conn)
+            .await
+            .map_err(backend)?;
+        rows.into_iter().map(policy_of).collect()
+    }
+
+    async fn propose_override(
+        &self,
+        tenant: &TenantId,
+        id: OverrideVersionId,
+        config: &OverrideConfig,
+        proposed_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<OverrideVersion, StoreError> {
+        let tenant_id = tenant.to_string();
+        let (review, hit) = config.thresholds.unzip();
+        let w = &config.weights;
+        let mut conn = self.conn().await?;
+        let proposed = conn
+            .transaction(async |conn| -> Result<OverrideVersion, TxError> {
+                if !lock_tenant(conn, &tenant_id).await? {
+                    return Err(TxError(StoreError::NotFound));
+                }
+                let newest: Option<i32> = screening_override_versions::table
+                    .filter(screening_override_versions::tenant_id.eq(&tenant_id))
+                    .select(max(screening_override_versions::version))
+                    .first(conn)
+                    .await?;
+                let version = newest.unwrap_or(0).checked_add(1).ok_or_else(|| {
+                    TxError(StoreError::Backend("override version out of range".into()))
+                })?;
+                let row: OverrideRow = diesel::insert_into(screening_override_versions::table)
+                    .values((
+                        screening_override_versions::tenant_id.eq(&tenant_id),
+                        screening_override_versions::override_version_id.eq(id.to_string()),
+                        screening_override_versions::version.eq(version),
+                        screening_override_versions::review.eq(review),
+                        screening_override_versions::hit.eq(hit),
+                        screening_override_versions::birth_date_exact.eq(w.birth_date_exact),
+                        screening_override_versions::birth_date_partial.eq(w.birth_date_partial),
+                        screening_override_versions::birth_date_mismatch.eq(w.birth_date_mismatch),
+                        screening_override_versions::nationality_match.eq(w.nationality_match),
+                        screening_override_versions::nationality_mismatch
+                            .eq(w.nationality_mismatch),
+                        screening_override_versions::country_match.eq(w.country_match),
+                        screening_override_versions::weak_alias.eq(w.weak_alias),
+                        screening_override_versions::proposed_by.eq(proposed_by),
+                        screening_override_versions::approved_by.eq(None::<String>),
+                        screening_override_versions::status.eq(OverrideStatus::Draft.as_str()),
+                        screening_override_versions::effective_from.eq(None::<DateTime<Utc>>),
+                        screening_override_versions::created_at.eq(at),
+                    ))
+                    .returning(override_columns!())
+                    .get_result(conn)
+                    .await?;
+                Ok(override_of(row)?)
+            })
+            .await?;
+        Ok(proposed)
+    }
+
+    async fn move_override<'a>(
+        &self,
+        tenant: &TenantId,
+        id: &OverrideVersionId,
+        from: OverrideStatus,
+        to: OverrideStatus,
+        approved_by: Option<&'a str>,
+        at: DateTime<Utc>,
+    ) -> Result<Option<OverrideVersion>, StoreError> {
+        let tenant_id = tenant.to_string();
+        let id = id.to_string();
+        let mut conn = self.conn().await?;
+        let moved = conn
+            .transaction(async |conn| -> Result<Option<OverrideVersion>, TxError> {
+                // One move per tenant at a time: a second activation waits here, then sees
+                // the first one's version active and retires it.
+                if !lock_tenant(conn, &tenant_id).await? {
+                    return Ok(None);
+                }
+                let current: Option<OverrideRow> = screening_override_versions::table
+                    .find((&tenant_id, &id))
+                    .select(override_columns!())
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?;
+                let Some(current) = current else {
+                    return Ok(None);
+                };
+                if current.14 != from.as_str() {
+                    return Ok(None);
+                }
+                if to == OverrideStatus::Active {
+                    diesel::update(
+                        screening_override_versions::table
+                            .filter(screening_override_versions::tenant_id.eq(&tenant_id))
+                            .filter(
+                                screening_override_versions::status
+                                    .eq(OverrideStatus::Active.as_str()),
+                            )
+                            .filter(screening_override_versions::override_version_id.ne(&id)),
+                    )
+                    .set(screening_override_versions::status.eq(OverrideStatus::Retired.as_str()))
+                    .execute(conn)
+                    .await?;
+                }
+                let approved_by = approved_by.map(str::to_owned).or(current.13);
+                let effective_from = if to == OverrideStatus::Active {
+                    Some(at)
+                } else {
+                    current.15
+                };
+                let row: OverrideRow =
+                    diesel::update(screening_override_versions::table.find((&tenant_id, &id)))
+                        .set((
+                            screening_override_versions::status.eq(to.as_str()),
+                            screening_override_versions::approved_by.eq(approved_by),
+                            screening_override_versions::effective_from.eq(effective_from),
+                        ))
+                        .returning(override_columns!())
+                        .get_result(conn)
+                        .await?;
+                Ok(Some(override_of(row)?))
+            })
+            .await?;
+        Ok(moved)
+    }
+
+    async fn override_version(
+        &self,
+        tenant: &TenantId,
+        id: &OverrideVersionId,
+    ) -> Result<Option<OverrideVersion>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<OverrideRow> = screening_override_versions::table
+            .find((tenant.to_string(), id.to_string()))
+            .select(override_columns!())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+        row.map(override_of).transpose()
+    }
+
+    async fn overrides(&self, tenant: &TenantId) -> Result<Vec<OverrideVersion>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<OverrideRow> = screening_override_versions::table
+            .filter(screening_override_versions::tenant_id.eq(tenant.to_string()))
+            .select(override_columns!())
+            .order(screening_override_versions::version.desc())
+            .load(&mut conn)
+            .await
+            .map_err(backend)?;
+        rows.into_iter().map(override_of).collect()
+    }
+
+    async fn add_whitelist_entry(&self, entry: &WhitelistEntry) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        diesel::insert_into(screening_whitelist_entries::table)
+            .values((
+                screening_whitelist_entries::tenant_id.eq(entry.tenant_id.to_string()),
+                screening_whitelist_entries::whitelist_entry_id.eq(entry.id.to_string()),
+                screening_whitelist_entries::subject_id.eq(entry.subject_id.map(|s| s.to_string())),
+                screening_whitelist_entries::input_hash.eq(&entry.input_hash),
+                screening_whitelist_entries::source.eq(entry.source.as_str()),
+                screening_whitelist_entries::source_entry_id.eq(&entry.source_entry_id),
+                screening_whitelist_entries::reason.eq(&entry.reason),
+                screening_whitelist_entries::created_by.eq(&entry.created_by),
+                screening_whitelist_entries::approved_by.eq(&entry.approved_by),
+                screening_whitelist_entries::created_at.eq(entry.created_at),
+                screening_whitelist_entries::expires_at.eq(entry.expires_at),
+                screening_whitelist_entries::revoked_at.eq(entry.revoked_at),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn approve_whitelist_entry(
+        &self,
+        tenant: &TenantId,
+        id: &WhitelistEntryId,
+        approver: &str,
+    ) -> Result<Option<WhitelistEntry>, StoreError> {
+        let mut conn = self.conn().await?;
+        // Four eyes in the statement itself: only a waiting entry made by someone else.
+        let row: Option<WhitelistRow> = diesel::update(
+            screening_whitelist_entries::table
+                .find((tenant.to_string(), id.to_string()))
+                .filter(screening_whitelist_entries::approved_by.is_null())
+                .filter(screening_whitelist_entries::revoked_at.is_null())
+                .filter(screening_whitelist_entries::created_by.ne(approver)),
+        )
+        .set(screening_whitelist_entries::approved_by.eq(approver))
+        .returning(whitelist_columns!())
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(backend)?;
+        row.map(whitelist_of).transpose()
+    }
+
+    async fn revoke_whitelist_entry(
+        &self,
+        tenant: &TenantId,
+        id: &WhitelistEntryId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<WhitelistEntry>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<WhitelistRow> = diesel::update(
+            screening_whitelist_entries::table
+                .find((tenant.to_string(), id.to_string()))
+                .filter(screening_whitelist_entries::revoked_at.is_null()),
+        )
+        .set(screening_whitelist_entries::revoked_at.eq(at))
+        .returning(whitelist_columns!())
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(backend)?;
+        row.map(whitelist_of).transpose()
+    }
+
+    async fn whitelist_entry(
+        &self,
+        tenant: &TenantId,
+        id: &WhitelistEntryId,
+    ) -> Result<Option<WhitelistEntry>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<WhitelistRow> = screening_whitelist_entries::table
+            .find((tenant.to_string(), id.to_string()))
+            .select(whitelist_columns!())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+        row.map(whitelist_of).transpose()
+    }
+
+    async fn whitelist(&self, tenant: &TenantId) -> Result<Vec<WhitelistEntry>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<WhitelistRow> = screening_whitelist_entries::table
+            .filter(screening_whitelist_entries::tenant_id.eq(tenant.to_string()))
+            .select(whitelist_columns!())
+            .order((
+                screening_whitelist_entries::created_at.desc(),
+                screening_whitelist_entries::whitelist_entry_id.desc(),
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(backend)?;
+        rows.into_iter().map(whitelist_of).collect()
+    }
+}

@@ -1,4 +1,5 @@
-//! The command line: `serve`, `migrate`, `demo`, and the operator's `admin` commands.
+//! The command line: `serve`, `migrate`, `demo`, and the operator's `admin` commands (the
+//! `lists` and `screening` commands are in their own modules).
 //!
 //! Every `admin` command prints one JSON object on stdout. On failure it prints
 //! `{"error": <code>, "message": <text>}` and exits non-zero.
@@ -41,6 +42,10 @@ pub enum Command {
     /// Sanctions lists: import a file as a new version, show the active ones.
     #[command(subcommand)]
     Lists(crate::lists::ListsCommand),
+    /// Screening configuration: policy versions, tenants' override versions and whitelist
+    /// entries (four eyes); each prints one JSON object.
+    #[command(subcommand)]
+    Screening(crate::screening::ScreeningCommand),
 }
 
 #[derive(Args, Debug, Clone)]

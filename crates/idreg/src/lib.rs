@@ -7,5 +7,6 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod lists;
+pub mod screening;
 pub mod telemetry;
 pub mod upstreams;

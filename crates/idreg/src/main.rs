@@ -46,6 +46,10 @@ async fn main() -> ExitCode {
             Ok(app) => idreg::lists::execute_lists(&app, command).await,
             Err(f) => Err(f),
         }),
+        Command::Screening(command) => print_outcome(match cli::prepare(config).await {
+            Ok(app) => idreg::screening::execute_screening(&app, command).await,
+            Err(f) => Err(f),
+        }),
         Command::Migrate => {
             let run = async {
                 adapters_postgres::ensure_database_exists(&config.database_url).await?;
@@ -109,6 +113,11 @@ fn print_outcome(result: Result<serde_json::Value, domain::Failure>) -> ExitCode
         }
         Err(failure) => {
             println!("{}", cli::failure_json(&failure));
+            // And for a person at the terminal: the message alone, on one line.
+            match &failure.internal {
+                Some(cause) => eprintln!("idreg: {}: {cause}", failure.message),
+                None => eprintln!("idreg: {}", failure.message),
+            }
             ExitCode::FAILURE
         }
     }

@@ -35,6 +35,8 @@ impl App {
         let upstreams = crate::upstreams::start(&config)?;
         let app = Self::assemble(config, clock, upstreams).await?;
         app.warm_screening();
+        // Off unless IDREG_LISTS_URLS is set; runs as long as the process.
+        let _ = crate::list_schedule::start(&app);
         Ok(app)
     }
 

@@ -17,6 +17,8 @@
 //! | `IDREG_WORKERS`        | `workers`            | the number of cores |
 //! | `IDREG_LOG`            | `log`                | `info` |
 //! | `IDREG_LOG_FORMAT`     | `log_format`         | `text` (or `json`) |
+//! | `IDREG_LISTS_URLS`     | `lists_urls`         | none (no scheduled list import); `official`, or `source=url,...` |
+//! | `IDREG_LISTS_INTERVAL_HOURS` | `lists_interval_hours` | `24` (`0` off) |
 
 use anyhow::{bail, Context};
 use serde::Deserialize;
@@ -96,6 +98,11 @@ pub struct Config {
     pub sandbox: bool,
     /// Swedish upstream settings (`IDREG_SE_*` without the prefix, lower case).
     pub se: std::collections::BTreeMap<String, String>,
+    /// Sanctions lists imported on a schedule from their URLs (`IDREG_LISTS_URLS`; none by
+    /// default: the lists are imported by hand, or by the demo from the bundled files).
+    pub lists: Vec<crate::list_schedule::ScheduledList>,
+    /// Hours between scheduled list imports; 0 turns them off.
+    pub lists_interval_hours: u64,
 }
 
 impl std::fmt::Debug for Config {
@@ -139,6 +146,8 @@ impl Default for Config {
             log_format: LogFormat::Text,
             sandbox: false,
             se: Default::default(),
+            lists: Vec::new(),
+            lists_interval_hours: crate::list_schedule::DEFAULT_INTERVAL_HOURS,
         }
     }
 }
@@ -163,6 +172,8 @@ struct FileConfig {
     scheduler_batch: Option<u32>,
     log: Option<String>,
     log_format: Option<String>,
+    lists_urls: Option<String>,
+    lists_interval_hours: Option<u64>,
     se: Option<std::collections::BTreeMap<String, String>>,
 }
 
@@ -243,6 +254,14 @@ impl Config {
         if let Some(v) = var("IDREG_LOG") {
             config.log = v;
         }
+        if let Some(v) = var("IDREG_LISTS_URLS") {
+            config.lists = crate::list_schedule::parse_urls(&v)?;
+        }
+        if let Some(v) = var("IDREG_LISTS_INTERVAL_HOURS") {
+            config.lists_interval_hours = v
+                .parse()
+                .context("IDREG_LISTS_INTERVAL_HOURS must be a whole number")?;
+        }
         for key in SE_KEYS {
             if let Some(v) = var(&format!("IDREG_SE_{}", key.to_ascii_uppercase())) {
                 config.se.insert((*key).to_owned(), v);
@@ -300,6 +319,12 @@ impl Config {
         if let Some(v) = file.log_format {
             self.log_format = parse_log_format(&v)?;
         }
+        if let Some(v) = file.lists_urls {
+            self.lists = crate::list_schedule::parse_urls(&v)?;
+        }
+        if let Some(v) = file.lists_interval_hours {
+            self.lists_interval_hours = v;
+        }
         for (key, value) in file.se.unwrap_or_default() {
             if !SE_KEYS.contains(&key.as_str()) {
                 bail!("unknown key `{key}` in the [se] table");
@@ -327,6 +352,12 @@ impl Config {
         }
         if !(1..=10_000).contains(&self.scheduler_batch) {
             bail!("the scheduler's batch must be between 1 and 10000 runs");
+        }
+        if self.lists_interval_hours > crate::list_schedule::MAX_INTERVAL_HOURS {
+            bail!(
+                "the list import interval must be at most {} hours (0 turns it off)",
+                crate::list_schedule::MAX_INTERVAL_HOURS
+            );
         }
         if self.db_pool_size == 0 {
             bail!("the database pool needs at least one connection");
@@ -362,6 +393,23 @@ mod tests {
         assert_eq!(c.database_url, "postgres://x@y/z");
         assert_eq!(c.token_ttl_seconds, 600);
         assert_eq!(c.listen, DEFAULT_LISTEN);
+    }
+
+    #[test]
+    fn scheduled_list_import_is_off_unless_urls_are_configured() {
+        let c = Config::load_from(|_| None).unwrap();
+        assert!(c.lists.is_empty());
+        assert_eq!(c.lists_interval_hours, 24);
+        let env: HashMap<&str, &str> = [
+            ("IDREG_LISTS_URLS", "official"),
+            ("IDREG_LISTS_INTERVAL_HOURS", "6"),
+        ]
+        .into();
+        let c = Config::load_from(|k| env.get(k).map(|v| v.to_string())).unwrap();
+        assert_eq!(c.lists.len(), 3);
+        assert_eq!(c.lists_interval_hours, 6);
+        let env: HashMap<&str, &str> = [("IDREG_LISTS_URLS", "un_sc")].into();
+        assert!(Config::load_from(|k| env.get(k).map(|v| v.to_string())).is_err());
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod list_schedule;
 pub mod lists;
 pub mod screening;
 pub mod telemetry;

@@ -25,6 +25,11 @@ pub fn input<T: JsonSchema>() -> Map<String, Value> {
     let mut schema = tidy(schema.to_value());
     // The struct's doc comment speaks to Rust readers; the tool's description speaks to users.
     schema.remove("description");
+    // A tool without arguments still names its (empty) properties: some clients read
+    // `properties` unconditionally.
+    schema
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
     schema
 }
 
@@ -127,6 +132,17 @@ mod tests {
         name: String,
         inner: Inner,
         maybe: Option<Inner>,
+    }
+
+    #[test]
+    fn an_input_without_fields_has_empty_properties() {
+        #[derive(JsonSchema, serde::Deserialize)]
+        struct Nothing {}
+        let schema = input::<Nothing>();
+        assert_eq!(
+            Value::Object(schema),
+            json!({"type": "object", "properties": {}})
+        );
     }
 
     #[test]

@@ -221,6 +221,111 @@ pub fn lookup_company(body: &Value) -> String {
     )
 }
 
+/// A screening check body (`screen_subject`, `get_screening_check`): its band, how many
+/// candidates and the best of them by list entry and score. Never the input screened (a
+/// person's name or an organisation number).
+pub fn screening_check(body: &Value) -> String {
+    let candidates = body
+        .get("candidates")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let whitelisted = candidates
+        .iter()
+        .filter(|c| c.get("whitelisted") == Some(&Value::Bool(true)))
+        .count();
+    let top = match candidates.first() {
+        None => String::new(),
+        Some(c) => format!(
+            "; best {} `{}` at {} ({})",
+            text(c, "/entity_id"),
+            text(c, "/evidence/matched_name"),
+            c.get("score")
+                .and_then(Value::as_f64)
+                .map_or("?".to_owned(), |s| format!("{s:.4}")),
+            text(c, "/band"),
+        ),
+    };
+    let whitelisted = if whitelisted == 0 {
+        String::new()
+    } else {
+        format!(", {whitelisted} whitelisted")
+    };
+    format!(
+        "Screening check {} ({}): {}; {}{}{}",
+        text(body, "/id"),
+        text(body, "/input_kind"),
+        text(body, "/band"),
+        plural(candidates.len(), "candidate", "candidates"),
+        whitelisted,
+        top,
+    )
+}
+
+/// `GET /v1/screening/checks`: how many, and how many in each raised band.
+pub fn screening_checks(body: &Value) -> String {
+    let checks = body
+        .get("checks")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let in_band = |band: &str| {
+        checks
+            .iter()
+            .filter(|c| c.get("band").and_then(Value::as_str) == Some(band))
+            .count()
+    };
+    format!(
+        "{} (newest first): {} hit, {} review",
+        plural(checks.len(), "screening check", "screening checks"),
+        in_band("hit"),
+        in_band("review"),
+    )
+}
+
+/// `GET /v1/screening/overrides`: how many versions, and which one is active.
+pub fn screening_overrides(body: &Value) -> String {
+    let versions = body
+        .get("versions")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let active = versions
+        .iter()
+        .find(|v| v.get("status").and_then(Value::as_str) == Some("active"))
+        .map_or(
+            "none active (the service's policy applies)".to_owned(),
+            |v| {
+                format!(
+                    "version {} ({}) active",
+                    v.get("version").and_then(Value::as_u64).unwrap_or(0),
+                    text(v, "/id")
+                )
+            },
+        );
+    format!(
+        "{}; {active}",
+        plural(versions.len(), "override version", "override versions"),
+    )
+}
+
+/// `GET /v1/screening/whitelist`: how many entries, and how many are in effect now.
+pub fn screening_whitelist(body: &Value) -> String {
+    let entries = body
+        .get("entries")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let effective = entries
+        .iter()
+        .filter(|e| e.get("effective") == Some(&Value::Bool(true)))
+        .count();
+    format!(
+        "{}, {effective} in effect now",
+        plural(entries.len(), "whitelist entry", "whitelist entries"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,6 +348,48 @@ mod tests {
         assert_eq!(
             s,
             "Person idr_Y (SE): Ulf Erik Utvandrare; emigrated 2022-05-17; subject 01T"
+        );
+    }
+
+    #[test]
+    fn screening_summaries_name_the_band_and_the_best_entry_never_the_input() {
+        let check = json!({"id": "chk_1", "input_kind": "adhoc", "band": "review",
+            "input_snapshot": {"name": "Anna Andersson", "orgnr": "se:5560360793"},
+            "candidates": [
+                {"entity_id": "un_sc:QDi.1", "score": 0.8612, "band": "review", "whitelisted": false,
+                 "evidence": {"matched_name": "ANNA ANDERSEN"}},
+                {"entity_id": "un_sc:QDi.2", "score": 0.75, "band": "clear", "whitelisted": true,
+                 "evidence": {"matched_name": "ANNE"}}]});
+        let s = screening_check(&check);
+        assert_eq!(
+            s,
+            "Screening check chk_1 (adhoc): review; 2 candidates, 1 whitelisted; best un_sc:QDi.1 `ANNA ANDERSEN` at 0.8612 (review)"
+        );
+        assert!(!s.contains("Andersson") && !s.contains("5560360793"));
+        let clear =
+            json!({"id": "chk_2", "input_kind": "subject", "band": "clear", "candidates": []});
+        assert_eq!(
+            screening_check(&clear),
+            "Screening check chk_2 (subject): clear; 0 candidates"
+        );
+        assert_eq!(
+            screening_checks(&json!({"checks": [check, clear]})),
+            "2 screening checks (newest first): 0 hit, 1 review"
+        );
+        assert_eq!(
+            screening_overrides(
+                &json!({"versions": [{"id": "ovr_1", "version": 2, "status": "active"},
+                {"id": "ovr_0", "version": 1, "status": "retired"}]})
+            ),
+            "2 override versions; version 2 (ovr_1) active"
+        );
+        assert_eq!(
+            screening_overrides(&json!({"versions": []})),
+            "0 override versions; none active (the service's policy applies)"
+        );
+        assert_eq!(
+            screening_whitelist(&json!({"entries": [{"effective": true}, {"effective": false}]})),
+            "2 whitelist entries, 1 in effect now"
         );
     }
 

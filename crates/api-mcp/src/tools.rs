@@ -10,6 +10,9 @@
 
 use crate::{args, schema, summary};
 use api_rest::bodies::{self, Body};
+use api_rest::dto::screening::{
+    OverrideVersionListDto, ScreeningCheckDto, ScreeningCheckListDto, WhitelistDto,
+};
 use api_rest::dto::{
     BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, EventPageDto, JsonBody,
     OfficersDto, PersonProfileDto, RefreshDto, SubjectResponse, SubscriptionDto,
@@ -357,6 +360,57 @@ pub struct SubjectIdArgs {
     pub id: String,
 }
 
+/// Arguments of `screen_subject`: either `subject_id` or an ad-hoc identity.
+#[derive(Deserialize, JsonSchema)]
+pub struct ScreenArgs {
+    /// A subject of the tenant (from a resolve or a lookup), instead of the ad-hoc fields. A
+    /// person subject's name and birth date are read from the population register (needs
+    /// kyc:read and the tenant's permit in force); a company subject's from its profile.
+    #[serde(default)]
+    pub subject_id: Option<String>,
+    /// Ad hoc: the name to screen (a person's or an organisation's), at most 300
+    /// characters. Never put a personal identity number in it (refused with
+    /// name_is_identifier): screen the person by subject_id instead.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Ad hoc: the birth date, `YYYY-MM-DD`, or `YYYY-MM` or `YYYY` when only that much is
+    /// known.
+    #[serde(default)]
+    pub birth_date: Option<String>,
+    /// Ad hoc: nationalities as ISO 3166-1 alpha-2 codes (`SE`, `RU`), at most 20.
+    #[serde(default)]
+    pub nationalities: Option<Vec<String>>,
+    /// Ad hoc: an organisation number in identifier wire form (`5560360793`,
+    /// `se:5560360793`), compared with the lists' registration numbers.
+    #[serde(default)]
+    pub orgnr: Option<String>,
+    /// Ad hoc: the screened party's country, ISO 3166-1 alpha-2.
+    #[serde(default)]
+    pub country: Option<String>,
+}
+
+/// Arguments of `get_screening_check`.
+#[derive(Deserialize, JsonSchema)]
+pub struct ScreeningCheckIdArgs {
+    /// The check id (`chk_` + 26 characters).
+    pub id: String,
+}
+
+/// Arguments of `list_screening_checks`.
+#[derive(Deserialize, JsonSchema)]
+pub struct ListScreeningChecksArgs {
+    /// At most this many, 1 to 200 (default 50).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Only the checks of this subject.
+    #[serde(default)]
+    pub subject_id: Option<String>,
+}
+
+/// Tools without arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct NoArgs {}
+
 // ---------------------------------------------------------------------------------------
 // The table.
 
@@ -596,6 +650,94 @@ fn build() -> Vec<Tool> {
         .with_output::<EventPageDto>(),
         Tool::new(
             Spec {
+                name: "screen_subject",
+                title: "Screen against sanctions lists",
+                description: "Screens a subject (subject_id) or an ad-hoc identity (name, birth_date, \
+                    nationalities, orgnr, country; at least a name or an orgnr) against the loaded \
+                    sanctions lists and appends the check. Each candidate list entry comes with \
+                    its score, band (clear, review, hit), reasons (code, detail, contributes up, \
+                    down or neutral), the listing and its evidence; the check names every version \
+                    it ran under, so the same input gives the same result. Never from a cache. A \
+                    name holding a personal identity number is refused (name_is_identifier): \
+                    screen the person by subject_id. No policy or no list loaded is \
+                    screening_unavailable. The 201 body of POST /v1/screening/checks.",
+                operations: &[Operation::RunScreeningCheck],
+                effect: Effect::Write,
+                // A subject check reads the person or company register.
+                open_world: true,
+                summary: summary::screening_check,
+                listed_for: None,
+            },
+            screen_subject,
+        )
+        .with_output::<ScreeningCheckDto>(),
+        Tool::new(
+            Spec {
+                name: "get_screening_check",
+                title: "Screening check",
+                description: "A screening check by id, as it was appended (candidates, scores, \
+                    reasons, versions), its input masked for this token. The body of \
+                    GET /v1/screening/checks/{id}.",
+                operations: &[Operation::GetScreeningCheck],
+                effect: Effect::Read,
+                open_world: false,
+                summary: summary::screening_check,
+                listed_for: None,
+            },
+            get_screening_check,
+        )
+        .with_output::<ScreeningCheckDto>(),
+        Tool::new(
+            Spec {
+                name: "list_screening_checks",
+                title: "List screening checks",
+                description: "The tenant's screening checks, newest first, bounded by the \
+                    credential's countries (a check on a name alone is visible to every grant); \
+                    optionally those of one subject. The body of GET /v1/screening/checks.",
+                operations: &[Operation::ListScreeningChecks],
+                effect: Effect::Read,
+                open_world: false,
+                summary: summary::screening_checks,
+                listed_for: None,
+            },
+            list_screening_checks,
+        )
+        .with_output::<ScreeningCheckListDto>(),
+        Tool::new(
+            Spec {
+                name: "list_screening_overrides",
+                title: "List screening policy overrides",
+                description: "The tenant's override versions of the service's screening policy \
+                    (thresholds and weights it sets, status draft, approved, active or retired, \
+                    who proposed and approved it), newest first. The body of \
+                    GET /v1/screening/overrides.",
+                operations: &[Operation::ListScreeningOverrides],
+                effect: Effect::Read,
+                open_world: false,
+                summary: summary::screening_overrides,
+                listed_for: None,
+            },
+            list_screening_overrides,
+        )
+        .with_output::<OverrideVersionListDto>(),
+        Tool::new(
+            Spec {
+                name: "list_screening_whitelist",
+                title: "List the screening whitelist",
+                description: "The tenant's screening whitelist entries (a list entry cleared for \
+                    a subject or a check's input_hash, with reason, makers, expiry, and whether \
+                    in effect now), newest first. The body of GET /v1/screening/whitelist.",
+                operations: &[Operation::ListScreeningWhitelist],
+                effect: Effect::Read,
+                open_world: false,
+                summary: summary::screening_whitelist,
+                listed_for: None,
+            },
+            list_screening_whitelist,
+        )
+        .with_output::<WhitelistDto>(),
+        Tool::new(
+            Spec {
                 name: "lookup_company",
                 title: "Look up a company",
                 description: "Looks a company up by organisation number: its registry profile and the \
@@ -780,6 +922,69 @@ fn get_subject(cx: Ctx<'_>, args: SubjectIdArgs) -> Fut<'_> {
     }))
 }
 
+fn screen_subject(cx: Ctx<'_>, args: ScreenArgs) -> Fut<'_> {
+    Box::pin(
+        cx.route(Operation::RunScreeningCheck, move |s, c| async move {
+            let mut body = Map::new();
+            let strings = [
+                ("subject_id", args.subject_id),
+                ("name", args.name),
+                ("birth_date", args.birth_date),
+                ("orgnr", args.orgnr),
+                ("country", args.country),
+            ];
+            for (field, value) in strings {
+                if let Some(v) = value {
+                    body.insert(field.into(), Value::String(v));
+                }
+            }
+            if let Some(n) = args.nationalities {
+                body.insert(
+                    "nationalities".into(),
+                    Value::Array(n.into_iter().map(Value::String).collect()),
+                );
+            }
+            bodies::run_screening_check(s, &c, &JsonBody::from_map(body)).await
+        }),
+    )
+}
+
+fn get_screening_check(cx: Ctx<'_>, args: ScreeningCheckIdArgs) -> Fut<'_> {
+    Box::pin(
+        cx.route(Operation::GetScreeningCheck, move |s, c| async move {
+            bodies::get_screening_check(s, &c, &args.id).await
+        }),
+    )
+}
+
+fn list_screening_checks(cx: Ctx<'_>, args: ListScreeningChecksArgs) -> Fut<'_> {
+    Box::pin(
+        cx.route(Operation::ListScreeningChecks, move |s, c| async move {
+            let request = domain::screening::ChecksRequest {
+                limit: args.limit.map(|l| l.to_string()),
+                subject_id: args.subject_id,
+            };
+            bodies::list_screening_checks(s, &c, &request).await
+        }),
+    )
+}
+
+fn list_screening_overrides(cx: Ctx<'_>, _args: NoArgs) -> Fut<'_> {
+    Box::pin(
+        cx.route(Operation::ListScreeningOverrides, move |s, c| async move {
+            bodies::list_screening_overrides(s, &c).await
+        }),
+    )
+}
+
+fn list_screening_whitelist(cx: Ctx<'_>, _args: NoArgs) -> Fut<'_> {
+    Box::pin(
+        cx.route(Operation::ListScreeningWhitelist, move |s, c| async move {
+            bodies::list_screening_whitelist(s, &c).await
+        }),
+    )
+}
+
 /// The company profile, then the resolve. The profile route goes first so that whatever it
 /// refuses (no `kyb:read`, a malformed or foreign number, a company the register does not
 /// know, a country not served) is the tool's answer and no subject is created for it; on
@@ -893,6 +1098,40 @@ mod tests {
             ]
         );
         assert_eq!(names(&events), ["list_changes", "list_events"]);
+        let read: ScopeSet = [Scope::ScreeningRead].into_iter().collect();
+        let run: ScopeSet = [Scope::ScreeningRun].into_iter().collect();
+        let reads = [
+            "get_screening_check",
+            "list_screening_checks",
+            "list_screening_overrides",
+            "list_screening_whitelist",
+        ];
+        assert_eq!(names(&read), reads);
+        let mut all = reads.to_vec();
+        all.push("screen_subject");
+        assert_eq!(names(&run), all);
+    }
+
+    #[test]
+    fn screen_subject_takes_optional_fields_and_a_list_of_nationalities() {
+        let d = find("screen_subject").unwrap().descriptor();
+        let input = &d["inputSchema"];
+        assert!(
+            input.get("required").is_none_or(|r| r == &json!([])),
+            "{input}"
+        );
+        assert_eq!(
+            input["properties"]["nationalities"]["items"]["type"],
+            "string"
+        );
+        for field in ["birth_date", "country", "name", "orgnr", "subject_id"] {
+            assert!(input["properties"][field].is_object(), "{field}");
+        }
+        assert_eq!(d["annotations"]["openWorldHint"], true);
+        let get = find("get_screening_check").unwrap().descriptor();
+        assert_eq!(get["inputSchema"]["required"], json!(["id"]));
+        let none = find("list_screening_whitelist").unwrap().descriptor();
+        assert_eq!(none["inputSchema"]["type"], "object");
     }
 
     #[test]

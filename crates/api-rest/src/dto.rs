@@ -11,6 +11,8 @@ use domain::{ErrorCode, Failure};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub mod screening;
+
 /// Timestamps on the wire: RFC 3339, UTC, millisecond precision.
 pub fn timestamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
@@ -189,6 +191,27 @@ impl JsonBody {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(_) => Err(Failure::bad_request(field, "must be a string")),
+        }
+    }
+
+    /// An optional list of strings (absent or null gives `None`); an item of another type is
+    /// named by its index (`` `nationalities[1]`: must be a string ``).
+    pub fn optional_str_array(&self, field: &str) -> Result<Option<Vec<String>>, Failure> {
+        match self.0.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| match item {
+                    Value::String(s) => Ok(s.clone()),
+                    _ => Err(Failure::bad_request(
+                        &format!("{field}[{i}]"),
+                        "must be a string",
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(_) => Err(Failure::bad_request(field, "must be a list of strings")),
         }
     }
 
@@ -867,7 +890,6 @@ pub struct TokenRequestBody {
     scope: Option<String>,
 }
 
-/// Body of `POST /v1/subjects/resolve`.
 /// A subscription.
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct SubscriptionDto {
@@ -953,6 +975,7 @@ pub struct SubscribeRequestBody {
     full_refresh_days: Option<i64>,
 }
 
+/// Body of `POST /v1/subjects/resolve`.
 #[derive(utoipa::ToSchema)]
 #[schema(as = ResolveRequest)]
 #[allow(dead_code)] // a schema only

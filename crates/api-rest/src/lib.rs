@@ -95,6 +95,32 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             Method::POST,
             routes::subscriptions::end,
         ))
+        .service(
+            web::resource("/v1/screening/checks")
+                .route(web::post().to(routes::screening::run))
+                .route(web::get().to(routes::screening::list))
+                .default_service(web::to(|| async {
+                    method_not_allowed(
+                        &Method::GET,
+                        "this path answers GET and POST only".to_owned(),
+                    )
+                })),
+        )
+        .service(serve(
+            "/v1/screening/checks/{id}",
+            Method::GET,
+            routes::screening::get,
+        ))
+        .service(serve(
+            "/v1/screening/overrides",
+            Method::GET,
+            routes::screening::overrides,
+        ))
+        .service(serve(
+            "/v1/screening/whitelist",
+            Method::GET,
+            routes::screening::whitelist,
+        ))
         .service(serve(
             "/v1/documents/{id}",
             Method::GET,

@@ -56,6 +56,11 @@ pub const CLIENT_BASIC: &str = "client_basic";
         crate::routes::subscriptions::list,
         crate::routes::subscriptions::get,
         crate::routes::subscriptions::end,
+        crate::routes::screening::run,
+        crate::routes::screening::list,
+        crate::routes::screening::get,
+        crate::routes::screening::overrides,
+        crate::routes::screening::whitelist,
         serve,
     ),
     components(schemas(ErrorBody, TokenErrorBody)),
@@ -66,6 +71,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         (name = "persons", description = "Person data, each value with evidence"),
         (name = "events", description = "The per-tenant event log"),
         (name = "subscriptions", description = "Ongoing monitoring of subjects"),
+        (name = "screening", description = "Sanctions screening: reproducible, append-only checks with scored, explained candidates"),
         (name = "contract", description = "The machine-readable interface itself"),
     )
 )]
@@ -141,7 +147,7 @@ pub fn normalise(value: Value) -> Value {
 // Errors.
 
 /// The REST operations of the document (those with a route template of their own).
-pub const REST_OPERATIONS: [Operation; 16] = [
+pub const REST_OPERATIONS: [Operation; 21] = [
     Operation::IssueToken,
     Operation::ResolveSubject,
     Operation::GetSubject,
@@ -158,6 +164,11 @@ pub const REST_OPERATIONS: [Operation; 16] = [
     Operation::ListSubscriptions,
     Operation::GetSubscription,
     Operation::EndSubscription,
+    Operation::RunScreeningCheck,
+    Operation::ListScreeningChecks,
+    Operation::GetScreeningCheck,
+    Operation::ListScreeningOverrides,
+    Operation::ListScreeningWhitelist,
 ];
 
 /// When the interface answers each error code (the Errors part of the spec).

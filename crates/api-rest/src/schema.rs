@@ -129,3 +129,106 @@ pub fn share_band() -> Object {
         "How much the owner controls: more than 25 up to 50, more than 50 up to 75, more than 75 up to 100 percent, or `unknown` (control by other means, or no share stated)",
     )
 }
+
+/// A nullable country code: the country of a screening check (`null` for a check on a name
+/// alone, visible to every grant of the tenant).
+pub fn nullable_country_code() -> Object {
+    use utoipa::openapi::schema::SchemaType;
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .enum_values(Some(
+            Country::ALL
+                .map(|c| serde_json::Value::from(c.code()))
+                .into_iter()
+                .chain([serde_json::Value::Null]),
+        ))
+        .description(Some(
+            "Country code (ISO 3166-1 alpha-2); `null` when the check names no country",
+        ))
+        .extensions(Some(
+            ExtensionsBuilder::new().add("x-open-enum", true).build(),
+        ))
+        .build()
+}
+
+/// A screening band (closed: the spec's result values).
+pub fn screening_band() -> Object {
+    use domain::screening::Band;
+    string_enum(
+        [Band::Clear, Band::Review, Band::Hit].map(Band::as_str),
+        false,
+        "`clear`, `review` (to be put before a person) or `hit`, by the policy's thresholds",
+    )
+}
+
+/// How a reason moves a candidate's score (closed).
+pub fn contribution() -> Object {
+    use domain::matcher::score::Contribution;
+    string_enum(
+        [Contribution::Up, Contribution::Down, Contribution::Neutral].map(Contribution::as_str),
+        false,
+        "Whether the reason raises the score, lowers it, or leaves it",
+    )
+}
+
+/// What a screening check screened (closed).
+pub fn input_kind() -> Object {
+    use domain::screening::InputKind;
+    string_enum(
+        [InputKind::Subject, InputKind::Adhoc].map(InputKind::as_str),
+        false,
+        "`subject`: a subject of the tenant, read from its register; `adhoc`: the identity sent",
+    )
+}
+
+/// A sanctions list's source id; open: new lists are added in minor versions.
+pub fn list_source() -> Object {
+    string_enum(
+        domain::sanctions::ListSource::ALL.map(domain::sanctions::ListSource::as_str),
+        true,
+        "The sanctions list (source id)",
+    )
+}
+
+/// What a list entry designates; open.
+pub fn entry_kind() -> Object {
+    use domain::sanctions::EntryKind;
+    string_enum(
+        [
+            EntryKind::Person,
+            EntryKind::Organisation,
+            EntryKind::Vessel,
+            EntryKind::Aircraft,
+            EntryKind::Other,
+        ]
+        .map(EntryKind::as_str),
+        true,
+        "What the list entry designates",
+    )
+}
+
+/// How much a list trusts a name (closed).
+pub fn name_quality() -> Object {
+    use domain::sanctions::NameQuality;
+    string_enum(
+        [NameQuality::Strong, NameQuality::Weak].map(NameQuality::as_str),
+        false,
+        "`strong`: a primary name or a good alias; `weak`: a low-quality alias the list marks as too broad to identify alone",
+    )
+}
+
+/// A tenant override version's status (closed).
+pub fn override_status() -> Object {
+    use domain::screening::OverrideStatus;
+    string_enum(
+        [
+            OverrideStatus::Draft,
+            OverrideStatus::Approved,
+            OverrideStatus::Active,
+            OverrideStatus::Retired,
+        ]
+        .map(OverrideStatus::as_str),
+        false,
+        "`draft`, `approved` (by an operator other than the proposer), `active` (at most one per tenant) or `retired`",
+    )
+}

@@ -4,6 +4,7 @@ pub mod companies;
 pub mod events;
 pub mod paid;
 pub mod persons;
+pub mod screening;
 pub mod subjects;
 pub mod subscriptions;
 pub mod token;

@@ -1,5 +1,8 @@
 //! The default run: the service with a demo tenant and grant made on first run, and a
-//! ready curl walk-through printed on start. No hand-made configuration.
+//! ready curl walk-through printed on start. No hand-made configuration: screening is made
+//! usable too (the bundled UN and OFAC list files imported, a no-op by digest once stored;
+//! the default policy published when none is active), and one ad-hoc screening check and one
+//! `name_is_identifier` refusal are run through the REST API on start, their results printed.
 //!
 //! The grant's ids are kept in `<state_dir>/demo.json`; its secret is never written down:
 //! every start rotates it and prints the new one.
@@ -7,12 +10,18 @@
 use crate::app::App;
 use crate::cli::ServeArgs;
 use crate::config::Config;
+use adapters_screening::ListFormat;
 use anyhow::Context;
 use domain::admin::{NewGrant, NewTenant};
 use domain::country::{Country, CountrySet};
+use domain::sanctions::ImportOutcome;
 use domain::scope::{Scope, ScopeSet};
+use domain::screening::PolicyConfig;
 use domain::tenant::PermitStatus;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::PathBuf;
 
 #[derive(Serialize, Deserialize)]
 struct DemoState {
@@ -42,6 +51,16 @@ pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
         if admin.tenant(&state.tenant_id).await.is_ok() {
             if let Ok(issued) = admin.rotate_secret(&state.grant_id).await {
                 if issued.grant.revoked_at.is_none() {
+                    // A grant made by an older demo may lack scopes added since (screening).
+                    let consumer: ScopeSet = Scope::CONSUMER.into_iter().collect();
+                    if !consumer.is_subset(&issued.grant.scopes) {
+                        let all: ScopeSet =
+                            issued.grant.scopes.iter().chain(consumer.iter()).collect();
+                        admin
+                            .update_grant(&state.grant_id, Some(all), None)
+                            .await
+                            .map_err(|f| anyhow::anyhow!("{f}"))?;
+                    }
                     return Ok(DemoCredentials {
                         tenant_id: state.tenant_id,
                         grant_id: state.grant_id,
@@ -102,21 +121,27 @@ pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
 pub const DEMO_REVALIDATE_SECONDS: i64 = 30;
 
 /// The walk-through printed on start.
-pub fn walkthrough(base_url: &str, control_url: Option<&str>, c: &DemoCredentials) -> String {
+/// `screening` is the demonstration printed before the closing line.
+pub fn walkthrough(
+    base_url: &str,
+    control_url: Option<&str>,
+    c: &DemoCredentials,
+    screening: &str,
+) -> String {
     let control = control_url
         .map(|u| {
             format!(
                 r#"
-  # 8. Make the register fail; after the demo's {DEMO_REVALIDATE_SECONDS} s revalidation window the
-  #    cached profile comes back with "stale": true (and an uncached company gives 503)
+  # 10. Make the register fail; after the demo's {DEMO_REVALIDATE_SECONDS} s revalidation window the
+  #     cached profile comes back with "stale": true (and an uncached company gives 503)
   curl -s -X POST {u}/faults/bolagsverket -H 'content-type: application/json' -d '{{"kind":"http_5xx","status":503}}'
   sleep {DEMO_REVALIDATE_SECONDS}; curl -s {base_url}/v1/companies/5561890038 -H "Authorization: Bearer $TOKEN" | head -c 80; echo
   curl -s {base_url}/v1/companies/5560021361 -H "Authorization: Bearer $TOKEN"
   curl -s -X DELETE {u}/faults/bolagsverket
 
-  # 9. Monitoring: subscribe to a company; the scheduler running in this process logs its
-  #    baseline within seconds. Script a rename in the sandbox and force a refresh
-  #    (kyb:refresh; metered): the change is a company.changed event with old and new values.
+  # 11. Monitoring: subscribe to a company; the scheduler running in this process logs its
+  #     baseline within seconds. Script a rename in the sandbox and force a refresh
+  #     (kyb:refresh; metered): the change is a company.changed event with old and new values.
   SUBJ=$(curl -s {base_url}/v1/companies/5560021361 -H "Authorization: Bearer $TOKEN" \
     | sed -E 's/.*"subject_id":"([^"]+)".*/\1/')
   curl -s {base_url}/v1/subscriptions -H "Authorization: Bearer $TOKEN" \
@@ -188,12 +213,27 @@ Walk-through (copy and paste):
     -H 'content-type: application/json' -d '{{"type":"personnummer","value":"19680216-9265"}}' \
     | sed -E 's/.*"identifier_ref":"([^"]+)".*/\1/')
   curl -s {base_url}/v1/persons/$PROT -H "Authorization: Bearer $TOKEN"
+
+  # 9. Sanctions screening (screening:run): an ad-hoc check of a name on the UN list, with a
+  #    birth date and a nationality: the band, and the candidates best first, each with its
+  #    reasons (the demo ran it on start: see below). A name holding a personal number is
+  #    refused with 400 name_is_identifier before anything is looked up or stored. Then the
+  #    tenant's checks, newest first, and the operator's policy versions.
+  curl -s {base_url}/v1/screening/checks -H "Authorization: Bearer $TOKEN" \
+    -H 'content-type: application/json' -d '{screening_body}'
+  curl -s {base_url}/v1/screening/checks -H "Authorization: Bearer $TOKEN" \
+    -H 'content-type: application/json' -d '{refused_body}'
+  curl -s "{base_url}/v1/screening/checks?limit=5" -H "Authorization: Bearer $TOKEN" | head -c 300; echo
+  cargo run -q -p idreg -- screening policy list
 {control}
+{screening}
 Stop with Ctrl-C. State (keys, demo ids) is kept in ./.idreg; the data in PostgreSQL.
 "#,
         tenant = c.tenant_id,
         client_id = c.client_id,
         client_secret = c.client_secret,
+        screening_body = SCREENING_BODY,
+        refused_body = REFUSED_BODY,
     )
 }
 
@@ -208,12 +248,260 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
     }
     let app = App::prepare(config).await?;
     let credentials = ensure_demo_tenant(&app).await?;
+    let screening = ensure_screening(&app).await;
     let server = app.start_http(&listen)?;
     let _scheduler = app.start_scheduler();
     let control = app.sandbox.as_ref().map(|s| s.control_url());
+    let screening = screening_demonstration(&server.base_url(), &credentials, &screening).await;
     println!(
         "{}",
-        walkthrough(&server.base_url(), control.as_deref(), &credentials)
+        walkthrough(
+            &server.base_url(),
+            control.as_deref(),
+            &credentials,
+            &screening
+        )
     );
     server.until_shutdown().await
+}
+
+/// The list files bundled with the source tree (their provenance is in
+/// `crates/adapters-screening/testdata/PROVENANCE.md`): the UN Security Council Consolidated
+/// List (2026-02-27), OFAC's SDN list (July 2021) and its consolidated non-SDN list
+/// (December 2025), each complete.
+pub const BUNDLED_LISTS: [(&str, ListFormat); 3] = [
+    ("un/un_sc_consolidated_2026-02-27.xml", ListFormat::UnXml),
+    ("ofac_sdn_2021-07", ListFormat::OfacCsv),
+    ("ofac_cons_2025-12", ListFormat::OfacCsv),
+];
+
+/// Where the bundled lists are: beside this crate in the source tree the binary was built
+/// from.
+pub fn bundled_lists_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../adapters-screening/testdata")
+}
+
+/// The ad-hoc check the demo runs: a name on the UN list (Eric Badege, listed with birth year
+/// 1971 and Congolese nationality), written in the other order, with a birth date in that
+/// year.
+pub const SCREENING_BODY: &str =
+    r#"{"name":"Badege Eric","birth_date":"1971-06-15","nationalities":["CD"]}"#;
+/// A name holding a Swedish personal number (Skatteverket's test number): refused.
+pub const REFUSED_BODY: &str = r#"{"name":"Anna Svensson 19811130-9285"}"#;
+
+/// What the demo made of screening on start, for the printed summary.
+#[derive(Default)]
+pub struct ScreeningSetup {
+    /// One line per list: what the import did.
+    pub lists: Vec<String>,
+    /// The active policy, in words.
+    pub policy: Option<String>,
+    /// What went wrong, if anything (the demo runs on without screening then).
+    pub problems: Vec<String>,
+}
+
+/// Makes screening usable: imports the bundled lists (a file already stored is recognised by
+/// its digest and stays the version it is), publishes the default policy when none is active,
+/// and builds the matcher's index before the server answers. A problem is reported, never
+/// fatal: the rest of the demo works without screening.
+pub async fn ensure_screening(app: &App) -> ScreeningSetup {
+    let mut setup = ScreeningSetup::default();
+    let dir = bundled_lists_dir();
+    if !dir.is_dir() {
+        setup.problems.push(format!(
+            "the bundled lists are not at {} (run the demo from its source tree, or import lists with `idreg lists import`)",
+            dir.display()
+        ));
+    }
+    for (file, format) in BUNDLED_LISTS {
+        if !dir.is_dir() {
+            break;
+        }
+        let path = dir.join(file);
+        let read = {
+            let path = path.clone();
+            tokio::task::spawn_blocking(move || adapters_screening::read_path(&path, Some(format)))
+                .await
+        };
+        let read = match read {
+            Ok(Ok(read)) => read,
+            Ok(Err(e)) => {
+                setup
+                    .problems
+                    .push(format!("reading {}: {e}", path.display()));
+                continue;
+            }
+            Err(e) => {
+                setup
+                    .problems
+                    .push(format!("reading {}: {e}", path.display()));
+                continue;
+            }
+        };
+        let source = read.list.source;
+        match app.services.lists.import(read.list, &read.digest).await {
+            Ok(ImportOutcome::Stored(v)) => setup.lists.push(format!(
+                "{source}: {} entries, imported now as {}",
+                v.entry_count, v.id
+            )),
+            Ok(ImportOutcome::AlreadyStored(v)) => setup.lists.push(format!(
+                "{source}: {} entries, version {} (stored before)",
+                v.entry_count, v.id
+            )),
+            Err(f) => setup.problems.push(format!("importing {source}: {f}")),
+        }
+    }
+    let admin = &app.services.screening_admin;
+    let policy = match admin.policies().await {
+        Ok(policies) => match policies.into_iter().find(|p| p.active) {
+            Some(p) => Ok(p),
+            None => {
+                admin
+                    .publish_policy(PolicyConfig::default(), "idreg demo")
+                    .await
+            }
+        },
+        Err(f) => Err(f),
+    };
+    match policy {
+        Ok(p) => {
+            setup.policy = Some(format!(
+                "version {} (review from {:.2}, hit from {:.2}, by {})",
+                p.version, p.config.review, p.config.hit, p.created_by
+            ))
+        }
+        Err(f) => setup
+            .problems
+            .push(format!("publishing the default policy: {f}")),
+    }
+    if let Err(f) = app.services.screening.warm().await {
+        setup
+            .problems
+            .push(format!("building the screening index: {f}"));
+    }
+    setup
+}
+
+/// Runs the demo's screening check and its refusal through the REST API (a token of the demo
+/// grant, `POST /v1/screening/checks`) and describes both.
+pub async fn screening_demonstration(
+    base_url: &str,
+    c: &DemoCredentials,
+    setup: &ScreeningSetup,
+) -> String {
+    let mut out = String::from("Screening (lists bundled with the source, imported on start):\n");
+    for line in &setup.lists {
+        let _ = writeln!(out, "  {line}");
+    }
+    if let Some(policy) = &setup.policy {
+        let _ = writeln!(out, "  policy {policy}");
+    }
+    for problem in &setup.problems {
+        let _ = writeln!(out, "  problem: {problem}");
+    }
+    let _ = writeln!(out, "\nStep 9, run just now through the REST API:\n");
+    match run_screening_requests(base_url, c).await {
+        Ok(text) => out.push_str(&text),
+        Err(e) => {
+            let _ = writeln!(out, "  the screening requests failed: {e:#}");
+        }
+    }
+    out
+}
+
+async fn run_screening_requests(base_url: &str, c: &DemoCredentials) -> anyhow::Result<String> {
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(30))
+        .build()?;
+    let token: Value = client
+        .post(format!("{base_url}/oauth/token"))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", c.client_id.as_str()),
+            ("client_secret", c.client_secret.as_str()),
+        ])
+        .send()
+        .await?
+        .json()
+        .await?;
+    let token = token["access_token"]
+        .as_str()
+        .with_context(|| format!("no access token: {token}"))?
+        .to_owned();
+    let check = |body: &'static str| {
+        let client = client.clone();
+        let token = token.clone();
+        async move {
+            let response = client
+                .post(format!("{base_url}/v1/screening/checks"))
+                .bearer_auth(token)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await?;
+            let status = response.status().as_u16();
+            let body: Value = response.json().await?;
+            anyhow::Ok((status, body))
+        }
+    };
+    let mut out = String::new();
+
+    let (status, body) = check(SCREENING_BODY).await?;
+    let _ = writeln!(out, "  POST /v1/screening/checks {SCREENING_BODY}");
+    if status != 201 {
+        let _ = writeln!(
+            out,
+            "  -> {status} {}: {}",
+            body["error"].as_str().unwrap_or("?"),
+            body["message"].as_str().unwrap_or("")
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  -> 201 check {}: band {}, {} candidate(s), policy {}, lists {}",
+            body["id"].as_str().unwrap_or("?"),
+            body["band"].as_str().unwrap_or("?"),
+            body["candidate_count"],
+            body["policy_version_id"].as_str().unwrap_or("?"),
+            body["source_version_ids"]
+                .as_array()
+                .map(|v| v.len())
+                .unwrap_or(0),
+        );
+        match body["candidates"].get(0) {
+            None => {
+                let _ = writeln!(out, "     no candidate");
+            }
+            Some(first) => {
+                let _ = writeln!(
+                    out,
+                    "     first candidate: {} \"{}\" ({}), score {}, band {}",
+                    first["entity_id"].as_str().unwrap_or("?"),
+                    first["listing"]["names"][0]["name"].as_str().unwrap_or("?"),
+                    first["listing"]["kind"].as_str().unwrap_or("?"),
+                    first["score"],
+                    first["band"].as_str().unwrap_or("?"),
+                );
+                for reason in first["reasons"].as_array().into_iter().flatten() {
+                    let _ = writeln!(
+                        out,
+                        "       {:<8} {:<22} {}",
+                        reason["contributes"].as_str().unwrap_or("?"),
+                        reason["code"].as_str().unwrap_or("?"),
+                        reason["detail"].as_str().unwrap_or("")
+                    );
+                }
+            }
+        }
+    }
+
+    let (status, body) = check(REFUSED_BODY).await?;
+    let _ = writeln!(out, "\n  POST /v1/screening/checks {REFUSED_BODY}");
+    let _ = writeln!(
+        out,
+        "  -> {status} {}: {}",
+        body["error"].as_str().unwrap_or("?"),
+        body["message"].as_str().unwrap_or("")
+    );
+    Ok(out)
 }

@@ -3,10 +3,13 @@
 //! a tenant's whitelist entries (both with four eyes: whoever proposes or makes one never
 //! approves it).
 //!
-//! Every command prints one JSON object on stdout, like the `admin` and `lists` commands; a
-//! refusal prints `{"error", "message"}` there and the message on stderr, and exits non-zero.
+//! Every command prints one JSON object on stdout, like the `admin` and `lists` commands
+//! (override versions and whitelist entries in the shape the REST reads give them, with
+//! their `tenant_id`); a refusal prints `{"error", "message"}` there and the message on
+//! stderr, and exits non-zero.
 
 use crate::app::App;
+use api_rest::dto::screening::{OverrideVersionDto, WhitelistEntryDto};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use clap::Subcommand;
 use domain::matcher::score::Weights;
@@ -14,8 +17,9 @@ use domain::screening::{
     OverrideConfig, OverrideVersion, PolicyConfig, PolicyVersion, WeightOverrides, WhitelistEntry,
 };
 use domain::screening_admin::NewWhitelistEntry;
+use domain::screening_service::WhitelistView;
 use domain::Failure;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 #[derive(Subcommand, Debug)]
 pub enum ScreeningCommand {
@@ -344,59 +348,29 @@ pub fn policy_json(p: &PolicyVersion) -> Value {
     })
 }
 
-/// An override's `config`: only what it changes.
-fn override_config_json(c: &OverrideConfig) -> Value {
-    let mut config = Map::new();
-    if let Some((review, hit)) = c.thresholds {
-        config.insert("review".into(), json!(review));
-        config.insert("hit".into(), json!(hit));
-    }
-    let weights: Map<String, Value> = c
-        .weights
-        .fields()
-        .into_iter()
-        .filter_map(|(name, value)| value.map(|v| (name.to_owned(), json!(v))))
-        .collect();
-    config.insert("weights".into(), Value::Object(weights));
-    Value::Object(config)
-}
-
+/// An override version as `GET /v1/screening/overrides` shows it, with its tenant.
 pub fn override_json(o: &OverrideVersion) -> Value {
-    json!({
-        "id": o.id.to_string(),
-        "tenant_id": o.tenant_id.to_string(),
-        "version": o.version,
-        "config": override_config_json(&o.config),
-        "proposed_by": o.proposed_by,
-        "approved_by": o.approved_by,
-        "status": o.status.as_str(),
-        "effective_from": o.effective_from.map(timestamp),
-        "created_at": timestamp(o.created_at),
-    })
+    let mut value = serde_json::to_value(OverrideVersionDto::from(o)).unwrap_or_default();
+    value["tenant_id"] = Value::String(o.tenant_id.to_string());
+    value
 }
 
-/// An entry with `effective` computed at `now`.
+/// An entry as `GET /v1/screening/whitelist` shows it (`effective` computed at `now`), with
+/// its tenant.
 pub fn whitelist_json(e: &WhitelistEntry, now: DateTime<Utc>) -> Value {
-    json!({
-        "id": e.id.to_string(),
-        "tenant_id": e.tenant_id.to_string(),
-        "subject_id": e.subject_id.as_ref().map(ToString::to_string),
-        "input_hash": e.input_hash,
-        "source_id": e.source.as_str(),
-        "source_entry_id": e.source_entry_id,
-        "reason": e.reason,
-        "created_by": e.created_by,
-        "approved_by": e.approved_by,
-        "created_at": timestamp(e.created_at),
-        "expires_at": timestamp(e.expires_at),
-        "revoked_at": e.revoked_at.map(timestamp),
-        "effective": e.effective(now),
-    })
+    let view = WhitelistView {
+        effective: e.effective(now),
+        entry: e.clone(),
+    };
+    let mut value = serde_json::to_value(WhitelistEntryDto::from(&view)).unwrap_or_default();
+    value["tenant_id"] = Value::String(e.tenant_id.to_string());
+    value
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use api_rest::dto::screening::OverrideConfigDto;
 
     #[test]
     fn a_date_expires_at_the_next_midnight_and_a_time_is_taken_as_given() {
@@ -425,8 +399,9 @@ mod tests {
         assert!(override_config(None, None, &[]).is_err());
         let o = override_config(Some(0.85), Some(0.95), &["country_match=0".into()]).unwrap();
         assert_eq!(o.thresholds, Some((0.85, 0.95)));
+        let shown = serde_json::to_value(OverrideConfigDto::from(&o)).unwrap();
         assert_eq!(
-            override_config_json(&o),
+            shown,
             json!({"review": 0.85, "hit": 0.95, "weights": {"country_match": 0.0}})
         );
     }

@@ -42,10 +42,15 @@ fn digits_as_text(schema: &Map<String, Value>, arguments: &mut Map<String, Value
         return;
     };
     for (name, value) in arguments.iter_mut() {
+        // `"string"`, or `["string", "null"]` for an optional argument.
         let is_string = properties
             .get(name)
             .and_then(|p| p.get("type"))
-            .is_some_and(|t| t == "string");
+            .is_some_and(|t| match t {
+                Value::String(t) => t == "string",
+                Value::Array(ts) => ts.iter().any(|t| t == "string"),
+                _ => false,
+            });
         let digits = DIGIT_IDENTIFIERS.contains(&name.as_str());
         if let (true, true, Some(n)) = (is_string, digits, value.as_u64()) {
             *value = Value::String(n.to_string());
@@ -247,6 +252,17 @@ mod tests {
         // Numbers stay numbers where the schema asks for one.
         let limited = run(json!({"orgnr": 7, "limit": 10})).unwrap();
         assert_eq!((limited.orgnr.as_str(), limited.limit), ("7", Some(10)));
+        // An optional identifier argument too.
+        #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
+        struct Optional {
+            #[serde(default)]
+            orgnr: Option<String>,
+        }
+        let optional = parse::<Optional>(
+            &crate::schema::input::<Optional>(),
+            json!({"orgnr": 5560360793u64}),
+        );
+        assert_eq!(optional.unwrap().orgnr.as_deref(), Some("5560360793"));
         // An opaque id is no digit string: a number there is still not a string.
         #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
         struct Opaque {

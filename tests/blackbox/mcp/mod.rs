@@ -99,5 +99,6 @@ fn text(result: &Value, i: usize) -> &str {
 
 mod audit;
 mod python_sdk;
+mod screening;
 mod tools;
 mod transport;

@@ -261,31 +261,47 @@ impl SanctionsListStore for Database {
 
     async fn active_lists(&self) -> Result<Vec<ActiveList>, StoreError> {
         let mut conn = self.conn().await?;
-        let rows: Vec<(VersionRow, DateTime<Utc>)> =
+        // One statement (every check reads it): each active version joined to the imports
+        // that failed since it became active, newest first; the first row of a list carries
+        // its latest failure.
+        let rows: Vec<(VersionRow, DateTime<Utc>, Option<(DateTime<Utc>, String)>)> =
             sanctions_active_lists::table
                 .inner_join(sanctions_source_versions::table.on(
                     sanctions_source_versions::version_id.eq(sanctions_active_lists::version_id),
                 ))
-                .select((version_columns!(), sanctions_active_lists::activated_at))
-                .order(sanctions_active_lists::source)
+                .left_join(
+                    sanctions_import_failures::table.on(sanctions_import_failures::source
+                        .eq(sanctions_active_lists::source)
+                        .and(
+                            sanctions_import_failures::attempted_at
+                                .gt(sanctions_active_lists::activated_at),
+                        )),
+                )
+                .select((
+                    version_columns!(),
+                    sanctions_active_lists::activated_at,
+                    (
+                        sanctions_import_failures::attempted_at,
+                        sanctions_import_failures::reason,
+                    )
+                        .nullable(),
+                ))
+                .order((
+                    sanctions_active_lists::source,
+                    sanctions_import_failures::attempted_at.desc(),
+                ))
                 .load(&mut conn)
                 .await
                 .map_err(backend)?;
-        let mut lists = Vec::with_capacity(rows.len());
-        for (row, activated_at) in rows {
+        let mut lists: Vec<ActiveList> = Vec::with_capacity(rows.len());
+        for (row, activated_at, failed) in rows {
             let version = version_of(row)?;
-            let failed: Option<(DateTime<Utc>, String)> = sanctions_import_failures::table
-                .filter(sanctions_import_failures::source.eq(version.source.as_str()))
-                .filter(sanctions_import_failures::attempted_at.gt(activated_at))
-                .order(sanctions_import_failures::attempted_at.desc())
-                .select((
-                    sanctions_import_failures::attempted_at,
-                    sanctions_import_failures::reason,
-                ))
-                .first(&mut conn)
-                .await
-                .optional()
-                .map_err(backend)?;
+            if lists
+                .last()
+                .is_some_and(|l| l.version.source == version.source)
+            {
+                continue;
+            }
             lists.push(ActiveList {
                 failed_since: failed.map(|(attempted_at, reason)| FailedImport {
                     source: version.source,

@@ -68,7 +68,7 @@ pub struct CheckInput {
     pub birth_date: Option<String>,
     /// ISO 3166-1 alpha-2 codes, upper case, in the order given.
     pub nationalities: Vec<String>,
-    /// An organisation number in wire form (`SE5560360793`).
+    /// An organisation number in wire form (`se:5560360793`).
     pub orgnr: Option<String>,
     /// ISO 3166-1 alpha-2 code of the screened party's country, upper case.
     pub country: Option<String>,

@@ -250,7 +250,7 @@ mod tests {
 
     /// Valid under any check rules: Skatteverket's test personnummer and a real orgnr.
     fn personnummer() -> Identifier {
-        Identifier::restore(IdentifierType::Personnummer, "191212121212")
+        Identifier::restore(IdentifierType::Personnummer, "198111309285")
             .expect("test personnummer parses")
     }
 

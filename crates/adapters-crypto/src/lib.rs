@@ -5,6 +5,7 @@ mod person_vault;
 mod screening_vault;
 mod secrets;
 mod token;
+pub mod token_admission;
 mod vault;
 mod verified_tokens;
 

@@ -11,7 +11,8 @@
 //!
 //! Values enter the Datalog only as parameters, never by string formatting. Claims are read
 //! back only from the authority block: a block a holder appends can restrict the token (its
-//! checks run) but can never add to what it grants.
+//! checks run) but can never add to what it grants. What an appended block may hold at all
+//! (checks only, of bounded shape) is decided before any Datalog runs: `token_admission`.
 
 use crate::keys::SigningKey;
 use crate::verified_tokens::VerifiedTokens;
@@ -166,6 +167,9 @@ impl TokenAuthority for BiscuitTokens {
             return verdict;
         }
         let biscuit = Biscuit::from_base64(token, self.public).map_err(parse_rejection)?;
+        // Appended blocks are bounded by shape before the engine sees them (see
+        // `token_admission`): the Datalog's own limits do not bound one rule's join.
+        crate::token_admission::admit(&biscuit).map_err(|_| Malformed)?;
         let now_term = date_term(now).ok_or(Malformed)?;
         let mut authorizer = AuthorizerBuilder::new()
             .code_with_params(AUTHORIZER_CODE, params([("now", now_term)]), HashMap::new())
@@ -472,7 +476,7 @@ mod tests {
     }
 
     #[test]
-    fn appended_blocks_cannot_add_claims() {
+    fn appended_facts_are_refused_before_any_datalog_runs() {
         let a = authority();
         let c = claims();
         let token = a.mint(&c).unwrap();
@@ -494,7 +498,7 @@ mod tests {
             .unwrap()
             .to_base64()
             .unwrap();
-        assert_eq!(a.verify(&attenuated, t0()).unwrap(), c);
+        assert_eq!(a.verify(&attenuated, t0()), Err(TokenRejection::Malformed));
     }
 
     #[test]
@@ -510,10 +514,9 @@ mod tests {
             .unwrap()
             .to_base64()
             .unwrap();
-        assert_eq!(
-            a.verify(&attenuated, c.expires_at + CDuration::hours(1)),
-            Err(TokenRejection::Expired(Box::new(c)))
-        );
+        for now in [t0(), c.expires_at + CDuration::hours(1)] {
+            assert_eq!(a.verify(&attenuated, now), Err(TokenRejection::Malformed));
+        }
     }
 
     #[test]
@@ -595,6 +598,44 @@ mod tests {
             a.verify(&attenuated, t0() + CDuration::minutes(6)),
             Err(TokenRejection::Malformed)
         );
+    }
+
+    /// The token that held a worker for a minute: 200 appended facts and a rule joining them
+    /// three ways. Refused by shape, before the engine runs.
+    #[test]
+    fn a_join_bomb_is_refused_before_the_engine_runs() {
+        let a = authority();
+        let c = claims();
+        let token = a.mint(&c).unwrap();
+        let facts: String = (0..200).map(|i| format!("n({i});")).collect();
+        let bomb = BlockBuilder::new()
+            .code(&format!("{facts} p($a, $b, $c) <- n($a), n($b), n($c);"))
+            .unwrap();
+        let bomb = biscuit_of(&a, &token)
+            .append(bomb)
+            .unwrap()
+            .to_base64()
+            .unwrap();
+        assert!(bomb.len() <= MAX_TOKEN_LEN, "the bomb fits the size limit");
+        // Without the shape rule, even limits far below ours would not stop it in time: the
+        // refusal must come from admission.
+        assert!(crate::token_admission::admit(&biscuit_of(&a, &bomb)).is_err());
+        assert_eq!(a.verify(&bomb, t0()), Err(TokenRejection::Malformed));
+    }
+
+    /// The largest token admitted verifies (its checks all hold) and is never remembered.
+    #[test]
+    fn the_largest_admitted_token_verifies() {
+        let a = authority();
+        let c = claims();
+        let token =
+            crate::token_admission::largest_admitted(biscuit_of(&a, &a.mint(&c).unwrap()));
+        // At least one block of the largest checks fits, and the size limit is what stops more.
+        assert!(token.block_count() >= 2, "{}", token.block_count());
+        let token = token.to_base64().unwrap();
+        assert!(token.len() <= MAX_TOKEN_LEN, "{} bytes", token.len());
+        assert_eq!(a.verify(&token, t0()).unwrap(), c);
+        assert_eq!(a.verified.len(), 0);
     }
 
     /// Signs an arbitrary authority block with the authority's key, to test what `verify`

@@ -14,6 +14,7 @@ mod paid;
 mod persons;
 mod privacy;
 mod refresh;
+mod repository;
 mod screening;
 mod storage_conformance;
 mod subjects;

@@ -1,0 +1,53 @@
+//! The repository stands alone: no tracked file names a path outside it (a machine's folders,
+//! a sibling checkout). Provenance notes name sources by their public address instead.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Spellings of paths that exist only on some machine, never in a clone.
+const OUTSIDE: [&str; 5] = ["/work/", "../shared/", "/root/", "/home/", "/tmp/bash_jobs"];
+
+#[test]
+fn no_tracked_file_names_a_path_outside_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let listed = Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root)
+        .output()
+        .expect("git runs");
+    assert!(listed.status.success(), "git ls-files failed");
+    let files: Vec<&[u8]> = listed
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|f| !f.is_empty())
+        .collect();
+    assert!(files.len() > 100, "the listing is the repository's files");
+    // This file spells the patterns on purpose.
+    let me = "tests/blackbox/repository.rs";
+    let mut found = Vec::new();
+    for file in files {
+        let name = String::from_utf8_lossy(file);
+        if name == me {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(root.join(&*name)) else {
+            continue; // deleted in the work tree
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        for pattern in OUTSIDE {
+            // A path starts a word: `/home/` inside a web address is no machine's folder.
+            let starts_path = |at: usize| {
+                pattern.starts_with('.')
+                    || !text[..at]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_alphanumeric() || "._-/".contains(c))
+            };
+            if let Some((at, _)) = text.match_indices(pattern).find(|(at, _)| starts_path(*at)) {
+                let line = text[..at].matches('\n').count() + 1;
+                found.push(format!("{name}:{line}: names `{pattern}`"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

@@ -30,7 +30,8 @@ fn main() {
     .expect("the public key");
     let authority = BiscuitTokens::new(key);
     let now = Utc.with_ymd_and_hms(2026, 11, 25, 10, 0, 0).unwrap();
-    let claims = || TokenClaims {
+    let claims = || {
+        TokenClaims {
         tenant_id: TenantId::generate(),
         grant_id: GrantId::generate(),
         scopes: ScopeSet::parse_list(
@@ -41,6 +42,7 @@ fn main() {
         credential_generation: 1,
         issued_at: now,
         expires_at: now + Duration::minutes(15),
+    }
     };
     let parse = |token: &str| Biscuit::from_base64(token, public).expect("a token");
 
@@ -62,7 +64,10 @@ fn main() {
         .to_base64()
         .expect("encoded");
 
-    assert!(authority.verify(&worst, now).is_ok(), "the worst token is accepted");
+    assert!(
+        authority.verify(&worst, now).is_ok(),
+        "the worst token is accepted"
+    );
     assert!(authority.verify(&bomb, now).is_err(), "the bomb is refused");
 
     println!("token verification, {RUNS} runs each (p50, p99, worst):");
@@ -76,7 +81,10 @@ fn main() {
             .is_ok()
     });
     report(
-        &format!("worst accepted ({} blocks)", parse(&worst).block_count() - 1),
+        &format!(
+            "worst accepted ({} blocks)",
+            parse(&worst).block_count() - 1
+        ),
         &worst.len(),
         || authority.verify(&worst, now).is_ok(),
     );

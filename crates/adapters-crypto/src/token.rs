@@ -628,8 +628,7 @@ mod tests {
     fn the_largest_admitted_token_verifies() {
         let a = authority();
         let c = claims();
-        let token =
-            crate::token_admission::largest_admitted(biscuit_of(&a, &a.mint(&c).unwrap()));
+        let token = crate::token_admission::largest_admitted(biscuit_of(&a, &a.mint(&c).unwrap()));
         // At least one block of the largest checks fits, and the size limit is what stops more.
         assert!(token.block_count() >= 2, "{}", token.block_count());
         let token = token.to_base64().unwrap();

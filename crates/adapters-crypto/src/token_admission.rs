@@ -171,7 +171,9 @@ mod tests {
     fn with_blocks(codes: &[&str]) -> Biscuit {
         let (_, mut token) = minted();
         for code in codes {
-            token = token.append(BlockBuilder::new().code(*code).unwrap()).unwrap();
+            token = token
+                .append(BlockBuilder::new().code(*code).unwrap())
+                .unwrap();
         }
         token
     }
@@ -224,7 +226,10 @@ mod tests {
                 Inadmissible::TooManyExpressions,
             ),
             (
-                vec![format!("check if scope($a), $a.length(){} >= 0;", " + 1".repeat(7))],
+                vec![format!(
+                    "check if scope($a), $a.length(){} >= 0;",
+                    " + 1".repeat(7)
+                )],
                 Inadmissible::TooManyOps,
             ),
         ];
@@ -293,9 +298,7 @@ mod tests {
                 BlockBuilder::new().code("check if true;").unwrap(),
             )
             .unwrap();
-        let token = token
-            .append_third_party(other.public(), block)
-            .unwrap();
+        let token = token.append_third_party(other.public(), block).unwrap();
         assert_eq!(admit(&token), Err(Inadmissible::ThirdPartyBlock));
     }
 }

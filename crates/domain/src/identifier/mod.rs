@@ -27,6 +27,7 @@
 //! The century of a ten-digit personal number depends on the date it is read:
 //! [`Identifier::parse`] reads it today (UTC), [`Identifier::parse_at`] on a given date.
 
+pub mod digits;
 pub mod lithuania;
 mod luhn;
 pub mod orgnr;
@@ -505,16 +506,101 @@ mod tests {
         }
     }
 
+    /// Wire strings of every kind: anything at all, digit strings of identifier lengths
+    /// with and without prefixes and separators, the same written with other scripts' digits,
+    /// NUL and spaces mixed in, and valid numbers (Skatteverket's test numbers, real company
+    /// codes) with one character changed or added.
+    fn wire_inputs() -> impl Strategy<Value = String> {
+        let valid = prop_oneof![
+            Just("198112199289"),
+            Just("811219-9289"),
+            Just("19570413-3106"),
+            Just("5560021361"),
+            Just("556002-1361"),
+            Just("lt:38703181745"),
+            Just("lt:304656794"),
+            Just("se:198111909287"),
+        ];
+        prop_oneof![
+            "\\PC{0,20}",
+            "(se:|lt:|SE:|)[0-9]{9,12}",
+            "(se:|lt:|)[0-9]{6,8}[-+]?[0-9]{4}",
+            "(se:|lt:| |)[0-9\\-+ \\x00\u{0660}-\u{0669}\u{FF10}-\u{FF19}\u{0966}-\u{096F}]{6,14}",
+            (valid.clone(), any::<usize>(), "\\PC").prop_map(|(v, at, c)| {
+                let mut chars: Vec<char> = v.chars().collect();
+                let at = at % chars.len();
+                chars[at] = c.chars().next().unwrap_or('0');
+                chars.into_iter().collect()
+            }),
+            (
+                valid,
+                any::<usize>(),
+                "[\\x00 \u{FF10}-\u{FF19}\u{0660}-\u{0669}]"
+            )
+                .prop_map(|(v, at, c)| {
+                    let mut s = v.to_owned();
+                    let at = (at % (s.len() + 1)).min(s.len());
+                    let at = (0..=at).rev().find(|i| s.is_char_boundary(*i)).unwrap_or(0);
+                    s.insert_str(at, &c);
+                    s
+                }),
+            Just("198112199289".to_owned()),
+        ]
+    }
+
+    /// What parses is written in ASCII digits with at most a `-` or `+` (after a prefix):
+    /// never with a NUL, a space inside or another script's digits.
+    fn written_in_ascii(wire: &str) -> bool {
+        let value = wire.trim().split_once(':').map_or(wire.trim(), |(_, v)| v);
+        value
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'-' || b == b'+')
+    }
+
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
         #[test]
-        fn any_input_is_refused_or_canonical(wire in "\\\\PC{0,20}", which in 0usize..5) {
+        fn any_input_is_refused_or_canonical(wire in wire_inputs(), which in 0usize..5) {
             // Whatever comes in, parsing does not panic, and what parses is stable.
             let ty = IdentifierType::ALL[which];
-            if let Ok(canonical) = parse(ty, &wire) {
-                prop_assert!(canonical.bytes().all(|b| b.is_ascii_digit()));
-                let again = parse(ty, &format!("{}:{canonical}", ty.country().prefix()));
-                prop_assert_eq!(again.as_ref(), Ok(&canonical));
+            match parse(ty, &wire) {
+                Ok(canonical) => {
+                    prop_assert!(written_in_ascii(&wire), "accepted {:?}", wire);
+                    prop_assert!(!canonical.is_empty());
+                    prop_assert!(canonical.bytes().all(|b| b.is_ascii_digit()));
+                    let again = parse(ty, &format!("{}:{canonical}", ty.country().prefix()));
+                    prop_assert_eq!(again.as_ref(), Ok(&canonical));
+                }
+                Err(e) => {
+                    let digits: String = wire.chars().filter(char::is_ascii_digit).collect();
+                    let message = e.to_string();
+                    prop_assert!(digits.len() < 4 || !message.contains(&digits), "{}", message);
+                }
             }
         }
+    }
+
+    /// The strategy above reaches both branches: a fair share of its inputs parse.
+    #[test]
+    fn the_any_input_strategy_reaches_accepted_values() {
+        use proptest::strategy::ValueTree;
+        use proptest::test_runner::TestRunner;
+        let mut runner = TestRunner::deterministic();
+        let strategy = wire_inputs();
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..4000 {
+            let wire = strategy.new_tree(&mut runner).unwrap().current();
+            let parses = IdentifierType::ALL
+                .iter()
+                .any(|ty| parse(*ty, &wire).is_ok());
+            if parses {
+                accepted += 1;
+            } else {
+                refused += 1;
+            }
+        }
+        assert!(accepted >= 200, "{accepted} of 4000 inputs parse");
+        assert!(refused >= 2000, "{refused} of 4000 inputs are refused");
     }
 }

@@ -61,35 +61,20 @@ pub(super) fn canonical(
 
     let (century, ten, separator) = split(value).ok_or(malformed.clone())?;
     let yy = i32::from(ten[0] * 10 + ten[1]);
-    let mm = u32::from(ten[2] * 10 + ten[3]);
-    let dd = u32::from(ten[4] * 10 + ten[5]);
+    let (mm, dd) = month_and_day(&ten);
 
     // The day tells a personnummer (1..=31) from a samordningsnummer (61..=91, or 60 when
     // the day is unknown).
-    let coordination = ty == IdentifierType::Samordningsnummer;
-    let day = match (coordination, dd) {
-        (false, 1..=31) => Some(dd),
-        (false, 60..=91) => {
-            return Err(IdentifierError::WrongKind {
-                ty,
-                shape: IdentifierType::Samordningsnummer,
-            })
-        }
-        (true, 61..=91) => Some(dd - 60),
-        (true, 60) => None,
-        (true, 1..=31) => {
-            return Err(IdentifierError::WrongKind {
-                ty,
-                shape: IdentifierType::Personnummer,
-            })
-        }
-        _ => return Err(bad_date),
+    let other = match ty {
+        IdentifierType::Samordningsnummer => IdentifierType::Personnummer,
+        _ => IdentifierType::Samordningsnummer,
     };
-    let month = match (coordination, mm) {
-        (_, 1..=12) => Some(mm),
-        (true, 0) => None,
-        _ => return Err(bad_date),
+    let day = match (written_day(ty, dd), written_day(other, dd)) {
+        (Some(day), _) => day,
+        (None, Some(_)) => return Err(IdentifierError::WrongKind { ty, shape: other }),
+        (None, None) => return Err(bad_date),
     };
+    let month = written_month(ty, mm).ok_or(bad_date.clone())?;
     if ten[6..9] == [0, 0, 0] {
         return Err(malformed);
     }
@@ -124,6 +109,55 @@ pub(super) fn canonical(
     let mut canonical = format!("{:02}", year / 100);
     canonical.extend(ten.iter().map(|&d| char::from(b'0' + d)));
     Ok(canonical)
+}
+
+/// The month and the day as written (`MM` and `DD` of `YYMMDDNNNC`).
+fn month_and_day(ten: &[u8; 10]) -> (u32, u32) {
+    (
+        u32::from(ten[2] * 10 + ten[3]),
+        u32::from(ten[4] * 10 + ten[5]),
+    )
+}
+
+/// The day a number of type `ty` may be written with: `Some(Some(day))` for a known day,
+/// `Some(None)` for a coordination number's unknown day (`60`), `None` if no number of that
+/// type is written so. The one rule the parser (above) and the shape rule ([`written_shape`])
+/// both read.
+fn written_day(ty: IdentifierType, dd: u32) -> Option<Option<u32>> {
+    match (ty, dd) {
+        (IdentifierType::Personnummer, 1..=31) => Some(Some(dd)),
+        (IdentifierType::Samordningsnummer, 61..=91) => Some(Some(dd - 60)),
+        (IdentifierType::Samordningsnummer, 60) => Some(None),
+        _ => None,
+    }
+}
+
+/// The month a number of type `ty` may be written with (`Some(None)`: a coordination
+/// number's unknown month `00`).
+fn written_month(ty: IdentifierType, mm: u32) -> Option<Option<u32>> {
+    match (ty, mm) {
+        (_, 1..=12) => Some(Some(mm)),
+        (IdentifierType::Samordningsnummer, 0) => Some(None),
+        _ => None,
+    }
+}
+
+/// The centuries a twelve-digit form may name: from the earliest accepted birth year to the
+/// next century (a number is never born after today, so the parser's range is narrower).
+pub(super) const WRITTEN_CENTURIES: std::ops::RangeInclusive<u32> = 18..=21;
+
+/// Whether the ten digits `YYMMDDNNNC` are written as a personnummer or a samordningsnummer
+/// could be, by the parser's own month and day rules, before the check digit, the calendar and
+/// today are asked: the wider net the shape rule casts (`shape`). Every number [`canonical`]
+/// accepts passes.
+pub(super) fn written_shape(ten: &[u8; 10]) -> bool {
+    let (mm, dd) = month_and_day(ten);
+    [
+        IdentifierType::Personnummer,
+        IdentifierType::Samordningsnummer,
+    ]
+    .into_iter()
+    .any(|ty| written_day(ty, dd).is_some() && written_month(ty, mm).is_some())
 }
 
 /// Splits the accepted shapes into the century (12-digit forms), the ten digits

@@ -113,6 +113,9 @@ fn check_value(schema: &Map<String, Value>, value: &Value, field: &str) -> Resul
             &format!("must be {}", article(wanted)),
         ));
     }
+    if let Value::String(text) = value {
+        api_rest::text::checked(field, text)?;
+    }
     if let Some(enumeration) = schema.get("enum").and_then(Value::as_array) {
         if !enumeration.contains(value) {
             let names: Vec<&str> = enumeration.iter().filter_map(Value::as_str).collect();

@@ -180,7 +180,7 @@ impl JsonBody {
     pub fn required_str(&self, field: &str) -> Result<String, Failure> {
         match self.0.get(field) {
             None | Some(Value::Null) => Err(Failure::bad_request(field, "is required")),
-            Some(Value::String(s)) => Ok(s.clone()),
+            Some(Value::String(s)) => Ok(crate::text::checked(field, s)?.to_owned()),
             Some(_) => Err(Failure::bad_request(field, "must be a string")),
         }
     }
@@ -189,7 +189,7 @@ impl JsonBody {
     pub fn optional_str(&self, field: &str) -> Result<Option<String>, Failure> {
         match self.0.get(field) {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::String(s)) => Ok(Some(crate::text::checked(field, s)?.to_owned())),
             Some(_) => Err(Failure::bad_request(field, "must be a string")),
         }
     }
@@ -203,7 +203,9 @@ impl JsonBody {
                 .iter()
                 .enumerate()
                 .map(|(i, item)| match item {
-                    Value::String(s) => Ok(s.clone()),
+                    Value::String(s) => {
+                        Ok(crate::text::checked(&format!("{field}[{i}]"), s)?.to_owned())
+                    }
                     _ => Err(Failure::bad_request(
                         &format!("{field}[{i}]"),
                         "must be a string",

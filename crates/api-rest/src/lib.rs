@@ -7,6 +7,7 @@ mod error;
 pub mod openapi;
 mod routes;
 pub mod schema;
+pub mod text;
 
 pub use context::{
     bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader,
@@ -196,7 +197,11 @@ where
             op,
             domain::operation::Surface::Rest,
             &ctx,
-            |caller| body(services, caller),
+            |caller| async move {
+                // Path segments and query values are client text (see `text`).
+                text::check_request(req)?;
+                body(services, caller).await
+            },
         )
         .await?;
     let status = actix_web::http::StatusCode::from_u16(op.success_status())

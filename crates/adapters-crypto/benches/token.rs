@@ -57,7 +57,7 @@ fn main() {
     let bomb = parse(&ordinary)
         .append(
             BlockBuilder::new()
-                .code(&format!("{facts} p($a, $b, $c) <- n($a), n($b), n($c);"))
+                .code(format!("{facts} p($a, $b, $c) <- n($a), n($b), n($c);"))
                 .expect("the bomb's code"),
         )
         .expect("appended")

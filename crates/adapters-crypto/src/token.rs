@@ -609,7 +609,7 @@ mod tests {
         let token = a.mint(&c).unwrap();
         let facts: String = (0..200).map(|i| format!("n({i});")).collect();
         let bomb = BlockBuilder::new()
-            .code(&format!("{facts} p($a, $b, $c) <- n($a), n($b), n($c);"))
+            .code(format!("{facts} p($a, $b, $c) <- n($a), n($b), n($c);"))
             .unwrap();
         let bomb = biscuit_of(&a, &token)
             .append(bomb)

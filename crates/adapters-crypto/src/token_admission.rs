@@ -148,6 +148,47 @@ fn admit_op(op: &schema::Op) -> Result<(), Inadmissible> {
     }
 }
 
+/// The largest check admitted: every bound at its limit, over facts every token has (its
+/// scopes), and satisfied.
+pub fn largest_admitted_check() -> String {
+    // `$v.length() + 1 + 1 + 1 + 1 + 1 + 1 >= 0`: 2 + 6 * 2 + 2 operations.
+    let expression = |v: &str| format!("{v}.length(){} >= 0", " + 1".repeat(6));
+    let query = format!(
+        "scope($a), scope($b), {}, {}, {}, {}",
+        expression("$a"),
+        expression("$b"),
+        expression("$a"),
+        expression("$b")
+    );
+    format!("check if {query} or {query};\n")
+}
+
+/// The largest appended block admitted: [`MAX_CHECKS_PER_BLOCK`] of the largest check.
+pub fn largest_admitted_block() -> String {
+    largest_admitted_check().repeat(MAX_CHECKS_PER_BLOCK)
+}
+
+/// `token` with as much appended as is admitted: the largest checks, block after block, as
+/// long as the token stays within [`crate::MAX_TOKEN_LEN`]. Its verification is the worst case
+/// the verifier accepts (timed by `cargo bench -p adapters-crypto --bench token`).
+pub fn largest_admitted(mut token: Biscuit) -> Biscuit {
+    for _ in 0..MAX_APPENDED_BLOCKS {
+        let fitting = (1..=MAX_CHECKS_PER_BLOCK).rev().find_map(|checks| {
+            let block = biscuit_auth::BlockBuilder::new()
+                .code(largest_admitted_check().repeat(checks))
+                .ok()?;
+            let longer = token.append(block).ok()?;
+            let len = longer.to_base64().ok()?.len();
+            (len <= crate::MAX_TOKEN_LEN).then_some(longer)
+        });
+        match fitting {
+            Some(longer) => token = longer,
+            None => break,
+        }
+    }
+    token
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,45 +342,4 @@ mod tests {
         let token = token.append_third_party(other.public(), block).unwrap();
         assert_eq!(admit(&token), Err(Inadmissible::ThirdPartyBlock));
     }
-}
-
-/// The largest check admitted: every bound at its limit, over facts every token has (its
-/// scopes), and satisfied.
-pub fn largest_admitted_check() -> String {
-    // `$v.length() + 1 + 1 + 1 + 1 + 1 + 1 >= 0`: 2 + 6 * 2 + 2 operations.
-    let expression = |v: &str| format!("{v}.length(){} >= 0", " + 1".repeat(6));
-    let query = format!(
-        "scope($a), scope($b), {}, {}, {}, {}",
-        expression("$a"),
-        expression("$b"),
-        expression("$a"),
-        expression("$b")
-    );
-    format!("check if {query} or {query};\n")
-}
-
-/// The largest appended block admitted: [`MAX_CHECKS_PER_BLOCK`] of the largest check.
-pub fn largest_admitted_block() -> String {
-    largest_admitted_check().repeat(MAX_CHECKS_PER_BLOCK)
-}
-
-/// `token` with as much appended as is admitted: the largest checks, block after block, as
-/// long as the token stays within [`crate::MAX_TOKEN_LEN`]. Its verification is the worst case
-/// the verifier accepts (timed by `cargo bench -p adapters-crypto --bench token`).
-pub fn largest_admitted(mut token: Biscuit) -> Biscuit {
-    for _ in 0..MAX_APPENDED_BLOCKS {
-        let fitting = (1..=MAX_CHECKS_PER_BLOCK).rev().find_map(|checks| {
-            let block = biscuit_auth::BlockBuilder::new()
-                .code(&largest_admitted_check().repeat(checks))
-                .ok()?;
-            let longer = token.append(block).ok()?;
-            let len = longer.to_base64().ok()?.len();
-            (len <= crate::MAX_TOKEN_LEN).then_some(longer)
-        });
-        match fitting {
-            Some(longer) => token = longer,
-            None => break,
-        }
-    }
-    token
 }

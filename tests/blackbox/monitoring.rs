@@ -475,7 +475,10 @@ async fn the_purge_after_retention_keeps_envelopes_and_cursors() {
     assert_eq!(ended_event["data"], json!({"purged": true}));
     // The other subscription's events keep their data (found by it: none was purged).
     let kept = of_subscription(&after, &other);
-    assert!(kept.len() >= 2, "the other's events keep their data: {kept:?}");
+    assert!(
+        kept.len() >= 2,
+        "the other's events keep their data: {kept:?}"
+    );
     assert_eq!(
         types(&kept[..2]),
         ["subscription.created", "refresh.completed"],

@@ -84,7 +84,10 @@ async fn officers_carry_refs_roles_and_the_signatory_rule() {
                 .is_some_and(|i| i.typ != "ORGANISATIONSNUMMER")
         })
         .count();
-    assert!(people >= 2, "the sandbox's {TEST_AB} has people with numbers");
+    assert!(
+        people >= 2,
+        "the sandbox's {TEST_AB} has people with numbers"
+    );
     let mut refs = BTreeSet::new();
     for o in list {
         assert!(o["role"].is_string() && o["name"].is_string());

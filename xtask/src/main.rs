@@ -81,7 +81,11 @@ fn test(extra: &[String]) -> Result<()> {
     // Strict: a test whose prerequisite is missing (the Python clients, PostgreSQL's server
     // binaries) fails here instead of skipping.
     let mut env: Vec<(&str, OsString)> = vec![("IDREG_TEST_STRICT", "1".into())];
-    env.extend(python.iter().map(|p| ("IDREG_TEST_PYTHON", p.clone().into())));
+    env.extend(
+        python
+            .iter()
+            .map(|p| ("IDREG_TEST_PYTHON", p.clone().into())),
+    );
     if !run_counted("cargo", &cargo_args, &env, &mut tally)? {
         failures.push("cargo test".into());
     }

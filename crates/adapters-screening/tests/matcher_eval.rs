@@ -142,7 +142,10 @@ fn the_development_share_is_found_and_negatives_stay_clear() {
     );
     let mut flagged = Vec::new();
     for row in &negatives {
-        assert!(!row[0].trim().is_empty(), "a negative without a name: {row:?}");
+        assert!(
+            !row[0].trim().is_empty(),
+            "a negative without a name: {row:?}"
+        );
         let query = Query {
             name: row[0].clone(),
             birth_date: date(&row[5]),

@@ -608,8 +608,7 @@ fn mutated_samples_never_panic() {
                 read_rounds += 1;
                 assert!(!list.entries.is_empty(), "round {round}");
                 assert!(!list.skipped.is_empty(), "round {round}: damage unnoticed");
-                let kept =
-                    common::check_damaged_read(&undamaged, &list, &format!("round {round}"));
+                let kept = common::check_damaged_read(&undamaged, &list, &format!("round {round}"));
                 // Scattered byte damage leaves most records alone.
                 assert!(
                     kept * 4 >= list.entries.len(),
@@ -622,5 +621,8 @@ fn mutated_samples_never_panic() {
         }
     }
     // Both outcomes are exercised.
-    assert!(read_rounds >= 5 && refused >= 5, "{read_rounds} read, {refused} refused");
+    assert!(
+        read_rounds >= 5 && refused >= 5,
+        "{read_rounds} read, {refused} refused"
+    );
 }

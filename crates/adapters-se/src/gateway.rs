@@ -265,8 +265,8 @@ fn read_token(
     }
     .unwrap_or(DEFAULT_TOKEN_LIFE);
     // Counted from when we asked: the token may have been issued a little earlier.
-    let used_for = chrono::Duration::from_std(life - margin.min(life / 2))
-        .unwrap_or(chrono::Duration::MAX);
+    let used_for =
+        chrono::Duration::from_std(life - margin.min(life / 2)).unwrap_or(chrono::Duration::MAX);
     let refresh_at = requested_at
         .checked_add_signed(used_for)
         .unwrap_or(DateTime::<Utc>::MAX_UTC);
@@ -302,7 +302,10 @@ mod tests {
         .unwrap();
         assert_eq!(t.refresh_at, now + chrono::Duration::seconds(2));
         let t = read_token("x", br#"{"access_token":"abc"}"#, now, Duration::ZERO).unwrap();
-        assert_eq!(t.refresh_at, now + chrono::Duration::from_std(DEFAULT_TOKEN_LIFE).unwrap());
+        assert_eq!(
+            t.refresh_at,
+            now + chrono::Duration::from_std(DEFAULT_TOKEN_LIFE).unwrap()
+        );
         assert!(read_token("x", br#"{"token_type":"Bearer"}"#, now, Duration::ZERO).is_err());
         assert!(read_token(
             "x",

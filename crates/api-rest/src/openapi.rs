@@ -508,11 +508,13 @@ mod tests {
         for row in rows {
             let status = row["status"].as_u64().unwrap();
             assert!((400..600).contains(&status), "{row}");
-            assert!(!row["condition"].as_str().unwrap().trim().is_empty(), "{row}");
+            assert!(
+                !row["condition"].as_str().unwrap().trim().is_empty(),
+                "{row}"
+            );
         }
-        let status_of = |code: &str| {
-            rows.iter().find(|r| r["code"] == code).unwrap()["status"].clone()
-        };
+        let status_of =
+            |code: &str| rows.iter().find(|r| r["code"] == code).unwrap()["status"].clone();
         assert_eq!(status_of("bad_request"), 400);
         assert_eq!(status_of("unauthorized"), 401);
         assert_eq!(status_of("forbidden"), 403);
@@ -533,8 +535,7 @@ mod tests {
         .unwrap();
         let version = version_file.trim();
         assert!(
-            version.split('.').count() == 3
-                && version.split('.').all(|n| n.parse::<u32>().is_ok()),
+            version.split('.').count() == 3 && version.split('.').all(|n| n.parse::<u32>().is_ok()),
             "{version}"
         );
         assert_eq!(doc["info"]["version"], version);
@@ -542,7 +543,11 @@ mod tests {
         assert_eq!(doc["info"]["title"], "idreg");
         // Canonical form: keys sorted at every level, two-space indentation, final newline.
         assert!(text.ends_with("}\n") && !text.ends_with("\n\n"));
-        assert!(text.starts_with("{\n  \"components\": {"), "{}", &text[..40]);
+        assert!(
+            text.starts_with("{\n  \"components\": {"),
+            "{}",
+            &text[..40]
+        );
         // `serde_json` here keeps objects in a sorted map (no `preserve_order`), so printing
         // the parsed document again gives the text back only if its keys were sorted.
         assert_eq!(serde_json::to_string_pretty(&doc).unwrap() + "\n", text);

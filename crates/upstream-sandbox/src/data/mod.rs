@@ -269,15 +269,34 @@ mod tests {
             synthetic,
             [
                 ("5570210657", LegalForm::Ab, Some("Havsörn El AB"), 5),
-                ("5589901825", LegalForm::Ab, Some("Sjöbris Fastigheter AB"), 6),
-                ("5573147989", LegalForm::Ab, Some("Vikhamntransport Aktiebolag"), 8),
-                ("5581861605", LegalForm::Ab, Some("Kvarnbäckmode Aktiebolag"), 5),
+                (
+                    "5589901825",
+                    LegalForm::Ab,
+                    Some("Sjöbris Fastigheter AB"),
+                    6
+                ),
+                (
+                    "5573147989",
+                    LegalForm::Ab,
+                    Some("Vikhamntransport Aktiebolag"),
+                    8
+                ),
+                (
+                    "5581861605",
+                    LegalForm::Ab,
+                    Some("Kvarnbäckmode Aktiebolag"),
+                    5
+                ),
             ]
         );
         let last = ds.companies().last().unwrap();
         assert_eq!(
             (last.id.as_str(), last.legal_form, last.name()),
-            ("199611092389", LegalForm::E, Some("Björkdal Handel Produktion"))
+            (
+                "199611092389",
+                LegalForm::E,
+                Some("Björkdal Handel Produktion")
+            )
         );
 
         let other = Dataset::generate(1);

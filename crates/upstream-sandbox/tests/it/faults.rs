@@ -173,7 +173,10 @@ async fn timeout_holds_longer_than_the_client_waits() {
     sb.stop().await;
     // Cut short, the hold answers 503 (a hold that ran out would be 504), and at once: the
     // hold is 30 s and the client's own timeout 20 s.
-    let status = held.await.expect("the held request's task").expect("an answer");
+    let status = held
+        .await
+        .expect("the held request's task")
+        .expect("an answer");
     assert_eq!(status, 503);
     assert!(started.elapsed() < Duration::from_secs(10));
 }

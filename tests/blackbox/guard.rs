@@ -233,15 +233,31 @@ async fn expired_tokens_and_expired_grants_are_401_and_attributed() {
     assert_eq!(minted.body["expires_in"], 900);
     let token = minted.body["access_token"].as_str().unwrap().to_owned();
     assert_eq!(app.get(SOME_SUBJECT, Some(&token)).await.status, 404);
-    app.clock.advance(Duration::minutes(61));
-    // The token itself would still have lived; the grant's expiry caps it.
+    // A token of the same age from a grant without expiry: the control that shows tokens
+    // of that age are still live when the expiring grant's token is refused.
+    let control = app.token(&c).await;
+
+    // The grant's expiry moved to before the token's own (no route shortens an expiry yet;
+    // the row is set as an operator's change would set it). The guard reads the grant on
+    // every request, so the live token is refused for the grant's expiry.
+    let earlier = app.clock_now() + Duration::minutes(5);
+    let changed = app
+        .db
+        .execute(&format!(
+            "UPDATE grants SET expires_at = '{}' WHERE grant_id = '{}'",
+            earlier.to_rfc3339(),
+            expiring.grant_id
+        ))
+        .await;
+    assert_eq!(changed, 1);
+    app.clock.advance(Duration::minutes(6));
+    // Nine of the token's fifteen minutes are left; the grant lapsed a minute ago.
+    assert_eq!(app.get(SOME_SUBJECT, Some(&control)).await.status, 404);
     let after = app.get(SOME_SUBJECT, Some(&token)).await;
-    assert_eq!(after.status, 401);
+    assert_eq!(after.status, 401, "{}", after.text);
+    assert_eq!(after.error_code(), "unauthorized");
     let row = last_audit(&app, &expiring).await;
-    assert!(
-        row["detail"] == "grant_expired" || row["detail"] == "token_expired",
-        "{row}"
-    );
+    assert_eq!(row["detail"], "grant_expired", "{row}");
     let mint_again = app
         .request_token(&expiring.client_id, &expiring.client_secret)
         .await;

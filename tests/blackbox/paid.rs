@@ -72,10 +72,28 @@ async fn officers_carry_refs_roles_and_the_signatory_rule() {
         .starts_with("Firman tecknas"));
     let list = d["officers"].as_array().unwrap();
     assert!(list.len() >= 3);
+    // The register's people with a Swedish number (not the audit firm) each get a ref.
+    let people = Dataset::standard()
+        .company(TEST_AB)
+        .unwrap()
+        .officers
+        .iter()
+        .filter(|o| {
+            o.identitet
+                .as_ref()
+                .is_some_and(|i| i.typ != "ORGANISATIONSNUMMER")
+        })
+        .count();
+    assert!(
+        people >= 2,
+        "the sandbox's {TEST_AB} has people with numbers"
+    );
+    let mut refs = BTreeSet::new();
     for o in list {
         assert!(o["role"].is_string() && o["name"].is_string());
         assert!(o.get("appointed_at").is_some() && o.get("personal_number_ref").is_some());
         if let Some(r) = o["personal_number_ref"].as_str() {
+            refs.insert(r.to_owned());
             assert!(r.starts_with("idr_"), "{r}");
             // The ref is a person subject of this tenant.
             let e = app
@@ -90,6 +108,7 @@ async fn officers_carry_refs_roles_and_the_signatory_rule() {
                 .any(|x| x["orgnr"] == TEST_AB));
         }
     }
+    assert_eq!(refs.len(), people, "one ref per numbered person: {refs:?}");
     // The audit firm is named without a ref.
     assert!(list
         .iter()

@@ -86,9 +86,20 @@ class Session:
 
     def __init__(self, url: str, token: str, mode: str = "auto") -> None:
         self.url, self.token, self.mode = url, token, mode
+        # Every HTTP answer the SDK got: (method, status, WWW-Authenticate).
+        self.answers: list[tuple[str, int, str]] = []
+
+    async def _note(self, response) -> None:
+        self.answers.append(
+            (response.request.method, response.status_code, response.headers.get("www-authenticate", ""))
+        )
 
     async def __aenter__(self) -> Client:
-        self.http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=30)
+        self.http = httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {self.token}"},
+            timeout=30,
+            event_hooks={"response": [self._note]},
+        )
         await self.http.__aenter__()
         self.client = Client(streamable_http_client(self.url, http_client=self.http), mode=self.mode)
         return await self.client.__aenter__()
@@ -255,13 +266,21 @@ async def run(url: str, token_all: str, token_narrow: str) -> Checks:
         except MCPError as e:
             checks.check("unknown tool is JSON-RPC -32602", e.code == -32602, f"{e.code} {e.message}")
 
-    # A bad token never gets a session.
+    # A bad token never gets a session: the SDK fails (with an error of its own choosing),
+    # and what made it fail is the server's 401 with a Bearer challenge, not anything else.
+    refused = Session(url, "not-a-token", "legacy")
     try:
-        async with Session(url, "not-a-token", "legacy") as client:
+        async with refused as client:
             await client.list_tools()
         checks.check("a bad token is refused", False, "connected")
-    except Exception:  # the SDK surfaces the 401 as an error of its own choosing
-        checks.check("a bad token is refused", True)
+    except Exception as e:
+        answers = refused.answers
+        checks.check(
+            "a bad token is refused with 401 and a Bearer challenge",
+            len(answers) > 0
+            and all(status == 401 and challenge.startswith("Bearer") for _, status, challenge in answers),
+            f"{type(e).__name__}: {e}; answers {answers}",
+        )
     return checks
 
 

@@ -5,7 +5,8 @@
 //!   with the official MCP Python SDK driving `POST /mcp` and standard OAuth client libraries
 //!   (authlib, requests-oauthlib) driving `/oauth/token` inside the black-box suite, then the
 //!   python-stdnum identifier oracle; the Python clients are installed into `.venv-test` from
-//!   the package registry. Ends with one summary line.
+//!   the package registry. The run is strict (`IDREG_TEST_STRICT=1`): a test whose
+//!   prerequisite is missing fails instead of skipping. Ends with one summary line.
 //! - `contract check|bless`: the interface snapshot under `contract/` and its version gate
 //!   (see [`contract`]).
 //! - `bench`: the request path under load (cached company read, an MCP tool call, the token
@@ -16,6 +17,7 @@ mod bench;
 mod contract;
 
 use anyhow::{bail, Context, Result};
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -76,10 +78,14 @@ fn test(extra: &[String]) -> Result<()> {
     let mut cargo_args: Vec<String> =
         vec!["test".into(), "--workspace".into(), "--no-fail-fast".into()];
     cargo_args.extend(extra.iter().filter(|a| a.as_str() != "--").cloned());
-    let env: Vec<(&str, PathBuf)> = python
-        .iter()
-        .map(|p| ("IDREG_TEST_PYTHON", p.clone()))
-        .collect();
+    // Strict: a test whose prerequisite is missing (the Python clients, PostgreSQL's server
+    // binaries) fails here instead of skipping.
+    let mut env: Vec<(&str, OsString)> = vec![("IDREG_TEST_STRICT", "1".into())];
+    env.extend(
+        python
+            .iter()
+            .map(|p| ("IDREG_TEST_PYTHON", p.clone().into())),
+    );
     if !run_counted("cargo", &cargo_args, &env, &mut tally)? {
         failures.push("cargo test".into());
     }
@@ -129,7 +135,7 @@ fn target_dir() -> PathBuf {
 fn run_counted(
     program: &str,
     args: &[String],
-    env: &[(&str, PathBuf)],
+    env: &[(&str, OsString)],
     tally: &mut Tally,
 ) -> Result<bool> {
     let mut child = Command::new(program)

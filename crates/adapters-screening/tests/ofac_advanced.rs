@@ -399,11 +399,14 @@ fn mutated_copies_never_panic() {
         match read_path(&file.0, Some(ListFormat::OfacAdvancedXml)) {
             Ok(result) => {
                 read += 1;
-                // Whatever was read is whole: every entry has a name and an id.
-                for e in &result.list.entries {
-                    assert!(!e.source_entry_id.is_empty(), "round {round}");
-                    assert!(!e.names.is_empty(), "round {round}");
-                }
+                // Whatever was read is whole, and mostly the sample's own entries.
+                let list = &result.list;
+                let kept = common::check_damaged_read(sample(), list, &format!("round {round}"));
+                assert!(
+                    kept * 4 >= list.entries.len(),
+                    "round {round}: {kept} of {} entries intact",
+                    list.entries.len()
+                );
             }
             Err(ReadError::Malformed { .. } | ReadError::Empty(_)) => refused += 1,
             Err(other) => panic!("round {round}: {other}"),

@@ -576,6 +576,13 @@ fn mutated_samples_never_panic() {
         ("sdn_comments.csv", sample("sdn_comments.csv")),
     ];
     let dir = scratch("mutated");
+    // The undamaged copies (the samples' first 40 kB) first: what damage is measured against.
+    for (name, original) in &files {
+        std::fs::write(dir.join(name), original).unwrap();
+    }
+    let undamaged = read(&dir).expect("the cut samples read");
+    assert!(undamaged.entries.len() > 100, "{}", undamaged.entries.len());
+    let (mut read_rounds, mut refused) = (0, 0);
     let noise = b"\",;()'\r\n\x1a\xc3\xa9\x80\x00-0- 9";
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
     let mut next = move || {
@@ -584,7 +591,7 @@ fn mutated_samples_never_panic() {
         state ^= state << 17;
         state
     };
-    for _ in 0..40 {
+    for round in 0..40 {
         for (name, original) in &files {
             let mut bytes = original.clone();
             for _ in 0..200 {
@@ -595,11 +602,27 @@ fn mutated_samples_never_panic() {
             bytes.truncate(bytes.len() - cut / 4);
             std::fs::write(dir.join(name), &bytes).unwrap();
         }
-        // Any outcome but a panic: entries with some records skipped, or Malformed.
+        // Entries with some records skipped, or Malformed; never a panic or half an entry.
         match read(&dir) {
-            Ok(list) => assert!(!list.entries.is_empty()),
-            Err(ReadError::Malformed { .. } | ReadError::Empty(_)) => {}
-            Err(other) => panic!("{other:?}"),
+            Ok(list) => {
+                read_rounds += 1;
+                assert!(!list.entries.is_empty(), "round {round}");
+                assert!(!list.skipped.is_empty(), "round {round}: damage unnoticed");
+                let kept = common::check_damaged_read(&undamaged, &list, &format!("round {round}"));
+                // Scattered byte damage leaves most records alone.
+                assert!(
+                    kept * 4 >= list.entries.len(),
+                    "round {round}: {kept} of {} entries intact",
+                    list.entries.len()
+                );
+            }
+            Err(ReadError::Malformed { .. } | ReadError::Empty(_)) => refused += 1,
+            Err(other) => panic!("round {round}: {other:?}"),
         }
     }
+    // Both outcomes are exercised.
+    assert!(
+        read_rounds >= 5 && refused >= 5,
+        "{read_rounds} read, {refused} refused"
+    );
 }

@@ -735,6 +735,12 @@ fn mutated_samples_never_panic() {
         match read(&file.0) {
             Ok(list) => {
                 assert!(!list.entries.is_empty());
+                let kept = common::check_damaged_read(zala(), &list, &format!("round {round}"));
+                assert!(
+                    kept * 4 >= list.entries.len(),
+                    "round {round}: {kept} of {} entries intact",
+                    list.entries.len()
+                );
                 outcomes[0] += 1;
             }
             Err(ReadError::Malformed { .. }) => outcomes[1] += 1,

@@ -1,17 +1,20 @@
 //! Bolagsverket's API gateway, shared by the APIs behind it (VDM, company information): the
 //! OAuth2 client-credentials token (cached, renewed before it runs out, one fetch at a
 //! time), and the authorised call that sends it, retries once with a new token when the
-//! gateway answers 401, and records every attempt.
+//! gateway answers 401, and records every attempt. The token's renewal reads time from the
+//! [`Clock`] port (the wall clock unless one is set), so tests move it instead of sleeping.
 
 use crate::config::ClientAuth;
 use crate::http::{
     conclude, exchange, log_call, new_request_id, record, status_failure, Answer, AnswerMeta,
     Operation, Step, Transport, REQUEST_ID,
 };
-use chrono::Utc;
+use chrono::{DateTime, Utc};
+use domain::clock::{Clock, SystemClock};
 use domain::company::{RegistryFailure, UpstreamCall};
 use reqwest::header::ACCEPT;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::Mutex;
 
 /// The token answer's size limit.
@@ -36,12 +39,13 @@ pub(crate) struct Gateway {
     pub http: reqwest::Client,
     auth: GatewayAuth,
     token: Mutex<Option<CachedToken>>,
+    clock: Arc<dyn Clock>,
 }
 
 struct CachedToken {
     access_token: String,
     /// When to stop using it (`expires_in` minus the margin).
-    refresh_at: Instant,
+    refresh_at: DateTime<Utc>,
 }
 
 /// The last attempt of an authorised call.
@@ -57,7 +61,13 @@ impl Gateway {
             http,
             auth,
             token: Mutex::new(None),
+            clock: Arc::new(SystemClock),
         }
+    }
+
+    /// The clock the token's renewal reads (the wall clock by default).
+    pub fn set_clock(&mut self, clock: Arc<dyn Clock>) {
+        self.clock = clock;
     }
 
     // -----------------------------------------------------------------------------------
@@ -68,7 +78,7 @@ impl Gateway {
     async fn token(&self) -> Result<String, RegistryFailure> {
         let mut slot = self.token.lock().await;
         if let Some(t) = slot.as_ref() {
-            if Instant::now() < t.refresh_at {
+            if self.clock.now() < t.refresh_at {
                 return Ok(t.access_token.clone());
             }
         }
@@ -108,7 +118,7 @@ impl Gateway {
                 form.push(("client_secret", &self.auth.client_secret));
             }
         }
-        let started = Instant::now();
+        let started = self.clock.now();
         let result = match exchange(rb.form(&form), MAX_TOKEN_BYTES).await {
             Err(t) => Err(t.failure(&format!("{} token request", self.auth.label))),
             Ok(a) if a.status == 200 => {
@@ -230,7 +240,7 @@ pub(crate) fn gateway_meta(a: &Answer) -> AnswerMeta {
 fn read_token(
     label: &str,
     body: &[u8],
-    requested_at: Instant,
+    requested_at: DateTime<Utc>,
     margin: Duration,
 ) -> Result<CachedToken, RegistryFailure> {
     let bad = |why: &str| RegistryFailure::Unavailable(format!("{label} token request: {why}"));
@@ -255,7 +265,11 @@ fn read_token(
     }
     .unwrap_or(DEFAULT_TOKEN_LIFE);
     // Counted from when we asked: the token may have been issued a little earlier.
-    let refresh_at = requested_at + life - margin.min(life / 2);
+    let used_for =
+        chrono::Duration::from_std(life - margin.min(life / 2)).unwrap_or(chrono::Duration::MAX);
+    let refresh_at = requested_at
+        .checked_add_signed(used_for)
+        .unwrap_or(DateTime::<Utc>::MAX_UTC);
     Ok(CachedToken {
         access_token,
         refresh_at,
@@ -268,7 +282,7 @@ mod tests {
 
     #[test]
     fn token_answers() {
-        let now = Instant::now();
+        let now = Utc::now();
         let t = read_token(
             "x",
             br#"{"access_token":"abc","scope":"x","token_type":"Bearer","expires_in":3600}"#,
@@ -277,7 +291,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(t.access_token, "abc");
-        assert_eq!(t.refresh_at, now + Duration::from_secs(3540));
+        assert_eq!(t.refresh_at, now + chrono::Duration::seconds(3540));
         // A short life keeps at least half of it.
         let t = read_token(
             "x",
@@ -286,9 +300,12 @@ mod tests {
             Duration::from_secs(60),
         )
         .unwrap();
-        assert_eq!(t.refresh_at, now + Duration::from_secs(2));
+        assert_eq!(t.refresh_at, now + chrono::Duration::seconds(2));
         let t = read_token("x", br#"{"access_token":"abc"}"#, now, Duration::ZERO).unwrap();
-        assert_eq!(t.refresh_at, now + DEFAULT_TOKEN_LIFE);
+        assert_eq!(
+            t.refresh_at,
+            now + chrono::Duration::from_std(DEFAULT_TOKEN_LIFE).unwrap()
+        );
         assert!(read_token("x", br#"{"token_type":"Bearer"}"#, now, Duration::ZERO).is_err());
         assert!(read_token(
             "x",

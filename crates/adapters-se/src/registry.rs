@@ -46,6 +46,13 @@ impl SwedishCompanyRegistry {
             scb: ScbClient::new(&config.scb)?,
         })
     }
+
+    /// Reads time from `clock` when deciding whether the cached gateway token is due for
+    /// renewal (the wall clock unless set; tests move a clock of their own).
+    pub fn with_clock(mut self, clock: std::sync::Arc<dyn domain::clock::Clock>) -> Self {
+        self.vdm.set_clock(clock);
+        self
+    }
 }
 
 /// Appends a step's calls; returns the index of its last call (the one its result rests on).

@@ -351,19 +351,46 @@ async fn a_personal_number_is_refused_without_a_call() {
 // Token
 // ---------------------------------------------------------------------------------------
 
+/// A clock the test moves by hand (it stands still otherwise).
+struct TestClock(Mutex<chrono::DateTime<chrono::Utc>>);
+
+impl TestClock {
+    fn advance(&self, by: chrono::Duration) {
+        *self.0.lock().unwrap() += by;
+    }
+}
+
+impl domain::clock::Clock for TestClock {
+    fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        *self.0.lock().unwrap()
+    }
+}
+
 #[tokio::test]
 async fn the_token_is_cached_and_renewed_before_it_expires() {
-    let (sb, reg) = start(SandboxConfig::default().with_token_ttl(Duration::from_secs(2)));
+    // A 600 s token with the 60 s margin is used for 540 s, on the connector's clock: the
+    // test moves that clock, so however slow the fetches are, none of them renews early.
+    let clock = Arc::new(TestClock(Mutex::new(chrono::Utc::now())));
+    let (sb, reg) = start(SandboxConfig::default().with_token_ttl(Duration::from_secs(600)));
+    let reg = reg.with_clock(clock.clone());
+    let tokens = || sb.control().calls_for(Source::BolagsverketToken).len();
     for _ in 0..3 {
         assert!(reg.fetch_profile(&orgnr(testnr::HB)).await.outcome.is_ok());
     }
-    assert_eq!(sb.control().calls_for(Source::BolagsverketToken).len(), 1);
-    // A 2 s token is used for 1 s at most (half its life), so it is renewed in time.
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(tokens(), 1);
+    // Just before the renewal point the cached token is still used.
+    clock.advance(chrono::Duration::seconds(539));
+    assert!(reg.fetch_profile(&orgnr(testnr::HB)).await.outcome.is_ok());
+    assert_eq!(tokens(), 1);
+    // At it, a new one is fetched first, and the fetch's calls all succeed with it.
+    clock.advance(chrono::Duration::seconds(1));
     let f = reg.fetch_profile(&orgnr(testnr::HB)).await;
     assert!(f.outcome.is_ok());
-    assert_eq!(sb.control().calls_for(Source::BolagsverketToken).len(), 2);
+    assert_eq!(tokens(), 2);
     assert!(f.calls.iter().all(|c| c.status == Some(200)));
+    // The new token is cached in turn.
+    assert!(reg.fetch_profile(&orgnr(testnr::HB)).await.outcome.is_ok());
+    assert_eq!(tokens(), 2);
     sb.stop().await;
 }
 

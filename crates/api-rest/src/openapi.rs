@@ -427,11 +427,29 @@ mod tests {
         let doc = document("9.8.7");
         assert_eq!(doc["openapi"], "3.1.0");
         assert_eq!(doc["info"]["version"], "9.8.7");
-        let scopes = doc["components"]["securitySchemes"][OAUTH2]["flows"]["clientCredentials"]
-            ["scopes"]
+        let scopes: Vec<&str> = doc["components"]["securitySchemes"][OAUTH2]["flows"]
+            ["clientCredentials"]["scopes"]
             .as_object()
-            .unwrap();
-        assert_eq!(scopes.len(), Scope::CONSUMER.len());
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        // The interface's consumer scopes, written out (sorted, as the document keeps keys).
+        assert_eq!(
+            scopes,
+            [
+                "decisions:write",
+                "events:read",
+                "identity:read",
+                "kyb:read",
+                "kyb:refresh",
+                "kyc:read",
+                "monitoring:read",
+                "monitoring:subscribe",
+                "screening:read",
+                "screening:run",
+            ]
+        );
     }
 
     #[test]
@@ -444,20 +462,106 @@ mod tests {
     }
 
     #[test]
-    fn every_error_code_has_a_condition() {
+    fn every_error_code_has_a_status_and_a_condition() {
         let table = error_codes();
-        assert_eq!(table.as_array().unwrap().len(), ErrorCode::ALL.len());
-        for code in ErrorCode::ALL {
-            assert!(!condition(code).is_empty());
+        let rows = table.as_array().unwrap();
+        let codes: Vec<&str> = rows.iter().map(|r| r["code"].as_str().unwrap()).collect();
+        // The interface's error codes, written out: a code missing from `ErrorCode::ALL` (and
+        // so from the table) fails here.
+        assert_eq!(
+            codes,
+            [
+                "bad_request",
+                "invalid_identifier",
+                "invalid_cursor",
+                "legal_basis_invalid",
+                "name_is_identifier",
+                "grant_countries_invalid",
+                "provisioned_countries_invalid",
+                "unauthorized",
+                "invalid_client",
+                "invalid_link",
+                "link_expired",
+                "link_invalid",
+                "link_used",
+                "forbidden",
+                "country_not_granted",
+                "country_not_provisioned",
+                "personreg_permit_required",
+                "personreg_permit_suspended",
+                "tenant_pending",
+                "not_found",
+                "ref_conflict",
+                "subscription_exists",
+                "subscription_ended",
+                "identifier_in_argument",
+                "budget_exceeded",
+                "internal_error",
+                "country_not_supported",
+                "upstream_unavailable",
+                "screening_unavailable",
+                "method_not_allowed",
+                "not_acceptable",
+                "origin_not_allowed",
+            ]
+        );
+        for row in rows {
+            let status = row["status"].as_u64().unwrap();
+            assert!((400..600).contains(&status), "{row}");
+            assert!(
+                !row["condition"].as_str().unwrap().trim().is_empty(),
+                "{row}"
+            );
         }
+        let status_of =
+            |code: &str| rows.iter().find(|r| r["code"] == code).unwrap()["status"].clone();
+        assert_eq!(status_of("bad_request"), 400);
+        assert_eq!(status_of("unauthorized"), 401);
+        assert_eq!(status_of("forbidden"), 403);
+        assert_eq!(status_of("not_found"), 404);
+        assert_eq!(status_of("internal_error"), 500);
+        assert_eq!(status_of("upstream_unavailable"), 503);
     }
 
     #[test]
     fn the_served_document_is_the_document_of_the_built_version() {
-        assert_eq!(
-            served_document(),
-            canonical_json(&document(contract_version()))
+        let text = served_document();
+        let doc: Value = serde_json::from_str(text).expect("the served document is JSON");
+        // The version is the one the contract's VERSION file names, read here apart from
+        // `contract_version` (which embeds it at build time).
+        let version_file = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contract/VERSION"),
+        )
+        .unwrap();
+        let version = version_file.trim();
+        assert!(
+            version.split('.').count() == 3 && version.split('.').all(|n| n.parse::<u32>().is_ok()),
+            "{version}"
         );
-        assert!(!contract_version().is_empty());
+        assert_eq!(doc["info"]["version"], version);
+        assert_eq!(doc["openapi"], "3.1.0");
+        assert_eq!(doc["info"]["title"], "idreg");
+        // Canonical form: keys sorted at every level, two-space indentation, final newline.
+        assert!(text.ends_with("}\n") && !text.ends_with("\n\n"));
+        assert!(
+            text.starts_with("{\n  \"components\": {"),
+            "{}",
+            &text[..40]
+        );
+        // `serde_json` here keeps objects in a sorted map (no `preserve_order`), so printing
+        // the parsed document again gives the text back only if its keys were sorted.
+        assert_eq!(serde_json::to_string_pretty(&doc).unwrap() + "\n", text);
+        // A few operations every version documents.
+        for (path, method) in [
+            ("/oauth/token", "post"),
+            ("/openapi.json", "get"),
+            ("/v1/companies/{orgnr}", "get"),
+            ("/v1/subjects/resolve", "post"),
+            ("/v1/events", "get"),
+        ] {
+            assert!(doc["paths"][path][method].is_object(), "{method} {path}");
+        }
+        // Made once: every call hands out the same text.
+        assert!(std::ptr::eq(text, served_document()));
     }
 }

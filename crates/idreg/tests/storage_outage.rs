@@ -5,7 +5,8 @@
 //! The shared test server cannot be stopped (other tests use it), so this test runs a private
 //! throwaway cluster (`initdb` into a temp dir, on a free port) and the real `idreg` binary
 //! against it. As root, the cluster's commands run as the `postgres` OS user (`initdb`
-//! refuses root). Without PostgreSQL's server binaries the test says so and skips.
+//! refuses root). Without PostgreSQL's server binaries (`initdb`, `pg_ctl`) a strict run
+//! (`cargo xtask test`, CI) fails; a plain `cargo test` says so and skips.
 
 use blackbox::TempDir;
 use serde_json::Value;
@@ -16,6 +17,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// This test, as its skip or failure names it.
+const TEST: &str = "storage_outage";
 
 /// A company the sandbox serves.
 const COMPANY: &str = "/v1/companies/5560021361";
@@ -186,7 +190,11 @@ impl Cluster {
     /// `None` (with the reason printed) when this machine cannot run a cluster.
     fn create() -> Option<Cluster> {
         let Some(bin) = server_binaries() else {
-            eprintln!("SKIPPED: no PostgreSQL server binaries under /usr/lib/postgresql/*/bin");
+            blackbox::missing_prerequisite(
+                TEST,
+                "no PostgreSQL server binaries (initdb, pg_ctl) under /usr/lib/postgresql/*/bin \
+                 or on PATH",
+            );
             return None;
         };
         let as_postgres = run_capture(Command::new("id").arg("-u")).trim() == "0";
@@ -198,9 +206,10 @@ impl Cluster {
             let runuser = Command::new("runuser").arg("--help").output();
             if !ids.is_ok_and(|o| o.status.success()) || !runuser.is_ok_and(|o| o.status.success())
             {
-                eprintln!(
-                    "SKIPPED: running as root, and initdb refuses root; there is no `postgres` \
-                     user or no `runuser` to run it as one"
+                blackbox::missing_prerequisite(
+                    TEST,
+                    "running as root, and initdb refuses root; there is no `postgres` user or \
+                     no `runuser` to run it as one",
                 );
                 return None;
             }
@@ -307,19 +316,27 @@ impl Drop for Cluster {
     }
 }
 
-/// The newest installed PostgreSQL's server binaries.
+/// The newest installed PostgreSQL's server binaries (Debian's layout), else the directory
+/// on `PATH` that holds both `initdb` and `pg_ctl`.
 fn server_binaries() -> Option<PathBuf> {
     let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .ok()?
+        .into_iter()
+        .flatten()
         .flatten()
         .filter_map(|entry| {
             let version = entry.file_name().to_string_lossy().parse::<u32>().ok()?;
             let bin = entry.path().join("bin");
-            (bin.join("initdb").is_file() && bin.join("pg_ctl").is_file()).then_some((version, bin))
+            has_server_binaries(&bin).then_some((version, bin))
         })
         .collect();
     found.sort();
-    found.pop().map(|(_, bin)| bin)
+    found.pop().map(|(_, bin)| bin).or_else(|| {
+        std::env::split_paths(&std::env::var_os("PATH")?).find(|dir| has_server_binaries(dir))
+    })
+}
+
+fn has_server_binaries(dir: &std::path::Path) -> bool {
+    dir.join("initdb").is_file() && dir.join("pg_ctl").is_file()
 }
 
 fn free_port() -> u16 {

@@ -238,6 +238,22 @@ mod tests {
         assert_eq!(z.len(), 1);
         let mut f = z.by_index(0).unwrap();
         assert!(f.name().unwrap().ends_with(".xhtml"));
+        // Two packages made in one second match even if stamped with the time of making:
+        // the entry's stamp is the report's registration day at noon, not now.
+        let stamp = f.last_modified().unwrap();
+        let registered = &r.registreringstidpunkt;
+        assert_eq!(
+            format!(
+                "{:04}-{:02}-{:02} {:02}:{:02}",
+                stamp.year(),
+                stamp.month(),
+                stamp.day(),
+                stamp.hour(),
+                stamp.minute()
+            ),
+            format!("{} 12:00", &registered[..10]),
+            "{registered}"
+        );
         let mut s = String::new();
         f.read_to_string(&mut s).unwrap();
         assert!(s.contains("name=\"se-gen-base:Nettoomsattning\" contextRef=\"period0\""));

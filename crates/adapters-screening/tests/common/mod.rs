@@ -9,6 +9,7 @@ use chrono::NaiveDate;
 use domain::sanctions::{
     EntryKind, ListEntry, ListedCountry, ListedIdentifier, ListedName, NameQuality, ParsedList,
 };
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -156,4 +157,33 @@ pub fn assert_cut_short_malformed(
         .unwrap();
     malformed("no-root-end", &full[..root_end]);
     malformed("cut-in-root-end", &full[..root_end + into]);
+}
+
+/// What a read of a damaged copy of a sample must hold, whatever the damage: every entry
+/// whole (an id and named), no id twice, and no more entries than the undamaged copy's read.
+/// Returns how many entries are exactly an entry of the undamaged read (the damage missed
+/// them), so a caller can require that reads of damaged copies keep the real data.
+pub fn check_damaged_read(original: &ParsedList, damaged: &ParsedList, round: &str) -> usize {
+    let mut ids = HashSet::new();
+    let mut intact = 0;
+    for e in &damaged.entries {
+        let id = e.source_entry_id.as_str();
+        assert!(!id.trim().is_empty(), "{round}: an entry without an id");
+        assert!(
+            !e.names.is_empty() && e.names.iter().all(|n| !n.full.trim().is_empty()),
+            "{round}: {id} without a name: {:?}",
+            e.names
+        );
+        assert!(ids.insert(id), "{round}: {id} read twice");
+        if original.entries.contains(e) {
+            intact += 1;
+        }
+    }
+    assert!(
+        damaged.entries.len() <= original.entries.len(),
+        "{round}: {} entries from a copy of {}",
+        damaged.entries.len(),
+        original.entries.len()
+    );
+    intact
 }

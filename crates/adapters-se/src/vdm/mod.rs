@@ -71,6 +71,11 @@ impl VdmClient {
         })
     }
 
+    /// The clock the gateway token's renewal reads.
+    pub fn set_clock(&mut self, clock: std::sync::Arc<dyn domain::clock::Clock>) {
+        self.gateway.set_clock(clock);
+    }
+
     // -----------------------------------------------------------------------------------
     // Data
     // -----------------------------------------------------------------------------------

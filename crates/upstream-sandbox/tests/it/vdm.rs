@@ -408,9 +408,27 @@ async fn dokumentlista_and_dokument_serve_real_zips() {
     sb.stop().await;
 }
 
-#[test]
-fn data_set_is_deterministic() {
-    assert_eq!(Dataset::standard(), Dataset::standard());
+/// The default sandbox serves the pinned standard data set: a synthetic company generated
+/// from the standard seed, under the number and name every process generates for it.
+#[tokio::test]
+async fn the_default_sandbox_serves_the_pinned_data_set() {
+    let sb = start();
+    let c = client();
+    let t = token(&sb, &c).await;
+    let v = organisationer(&sb, &c, &t, "5589901825").await;
+    let o = &v["organisationer"][0];
+    assert_eq!(o["organisationsform"]["kod"], "AB");
+    assert_eq!(
+        o["organisationsnamn"]["organisationsnamnLista"][0]["namn"],
+        "Sjöbris Fastigheter AB"
+    );
+    // Another seed's first synthetic company is not in it.
+    let v = organisationer(&sb, &c, &t, "5579051854").await;
+    assert_eq!(
+        v["organisationer"][0]["organisationsnamn"]["fel"]["typ"],
+        "ORGANISATION_FINNS_EJ"
+    );
+    sb.stop().await;
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod contract;
 mod errors;
 mod events;
 mod guard;
+mod hardening;
 mod mcp;
 mod monitoring;
 mod oauth;

@@ -7,7 +7,7 @@
 //! no gap and no duplicate; a rollback undoes the counter with the rows.
 
 use crate::convert::{backend, corrupt, parse_id, TxError};
-use crate::schema::{event_counters, events};
+use crate::schema::{customer_refs, event_counters, events};
 use crate::statements::{EventPageRead, EventScanEnd, RawJsonb};
 use crate::Database;
 use async_trait::async_trait;
@@ -139,6 +139,30 @@ pub(crate) async fn append_within(
         .await?
         .into_iter()
         .collect();
+    // The reference an event names, when its producer gave none: the subject's first
+    // customer reference (the port's rule), read in this transaction.
+    let unnamed: Vec<String> = new
+        .iter()
+        .filter(|e| e.subject_ref.is_none() && !logged.contains_key(&e.idempotency_key))
+        .filter_map(|e| e.subject_id.map(|s| s.to_string()))
+        .collect();
+    let mut first_refs: HashMap<String, String> = HashMap::new();
+    if !unnamed.is_empty() {
+        let refs: Vec<(String, String)> = customer_refs::table
+            .filter(customer_refs::tenant_id.eq(tenant_id))
+            .filter(customer_refs::subject_id.eq_any(&unnamed))
+            .order((
+                customer_refs::subject_id,
+                customer_refs::created_at,
+                customer_refs::ref_,
+            ))
+            .select((customer_refs::subject_id, customer_refs::ref_))
+            .load(conn)
+            .await?;
+        for (subject, reference) in refs {
+            first_refs.entry(subject).or_insert(reference);
+        }
+    }
     let mut next = last;
     let mut seqs = Vec::with_capacity(new.len());
     let mut fresh: HashMap<&str, i64> = HashMap::new();
@@ -160,7 +184,10 @@ pub(crate) async fn append_within(
             events::type_.eq(&e.type_name),
             events::country.eq(e.country.code()),
             events::subject_id.eq(e.subject_id.map(|s| s.to_string())),
-            events::subject_ref.eq(e.subject_ref.as_deref()),
+            events::subject_ref.eq(e.subject_ref.as_deref().or_else(|| {
+                e.subject_id
+                    .and_then(|s| first_refs.get(&s.to_string()).map(String::as_str))
+            })),
             events::occurred_at.eq(e.occurred_at),
             events::recorded_at.eq(recorded_at),
             events::data.eq(data),

@@ -469,6 +469,10 @@ pub trait EventStore: Send + Sync {
     /// commit, so concurrent writers (several replicas) never leave a gap or a duplicate and
     /// a rolled-back append leaves no hole. An event whose idempotency key the tenant's log
     /// already holds is not appended again: its existing `seq` is answered.
+    ///
+    /// An event naming a subject without a `subject_ref` MUST be logged with the subject's
+    /// first customer reference (the earliest attached; of two attached at once, the lesser),
+    /// as the store holds it in the appending transaction, or none when it has none.
     async fn append_events(
         &self,
         tenant: &TenantId,

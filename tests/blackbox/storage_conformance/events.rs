@@ -198,3 +198,88 @@ pub async fn check_pages_follow_the_cursor_and_the_filters(stores: &Stores) {
         .unwrap();
     assert!(none.events.is_empty() && none.next_cursor == 0);
 }
+
+/// An event naming a subject without a reference is logged with the subject's first customer
+/// reference (the earliest attached; of two attached at once, the lesser); a reference the
+/// producer gives is kept; a subject without references gives none.
+pub async fn check_events_name_the_subjects_first_customer_reference(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    let id = identifier(IdentifierType::Orgnr);
+    let first = company(t0());
+    let subject = stores
+        .subjects
+        .resolve_or_create_subject(&t.id, &id, Some("z-earliest"), &first)
+        .await
+        .unwrap()
+        .subject_id;
+    // A later reference, lesser by spelling, does not displace the earliest.
+    stores
+        .subjects
+        .resolve_or_create_subject(
+            &t.id,
+            &id,
+            Some("a-later"),
+            &company(t0() + Duration::minutes(5)),
+        )
+        .await
+        .unwrap();
+    // Two references of another subject attached at the same moment: the lesser.
+    let other_id = identifier(IdentifierType::Orgnr);
+    let tie = company(t0());
+    let other = stores
+        .subjects
+        .resolve_or_create_subject(&t.id, &other_id, Some("m-tie"), &tie)
+        .await
+        .unwrap()
+        .subject_id;
+    stores
+        .subjects
+        .resolve_or_create_subject(&t.id, &other_id, Some("k-tie"), &company(t0()))
+        .await
+        .unwrap();
+    let bare = stores
+        .subjects
+        .resolve_or_create_subject(
+            &t.id,
+            &identifier(IdentifierType::Orgnr),
+            None,
+            &company(t0()),
+        )
+        .await
+        .unwrap()
+        .subject_id;
+
+    let about = |key: &str, s: SubjectId, given: Option<&str>| NewEvent {
+        subject_id: Some(s),
+        subject_ref: given.map(str::to_owned),
+        ..event(key, "company.changed", Country::Se)
+    };
+    stores
+        .events
+        .append_events(
+            &t.id,
+            &[
+                about("e1", subject, None),
+                about("e2", subject, Some("given")),
+                about("e3", other, None),
+                about("e4", bare, None),
+                event("e5", "refresh.completed", Country::Se),
+            ],
+        )
+        .await
+        .unwrap();
+    let page = stores
+        .events
+        .events_page(&t.id, &query(0, 10, "SE"))
+        .await
+        .unwrap();
+    let refs: Vec<Option<&str>> = page
+        .events
+        .iter()
+        .map(|e| e.event.subject_ref.as_deref())
+        .collect();
+    assert_eq!(
+        refs,
+        [Some("z-earliest"), Some("given"), Some("k-tie"), None, None]
+    );
+}

@@ -379,6 +379,8 @@ mod postgres {
         keys_are_logged_once_and_a_failed_append_leaves_no_hole =>
             check_keys_are_logged_once_and_a_failed_append_leaves_no_hole,
         pages_follow_the_cursor_and_the_filters => check_pages_follow_the_cursor_and_the_filters,
+        events_name_the_subjects_first_customer_reference =>
+            check_events_name_the_subjects_first_customer_reference,
         concurrent_person_lookups_never_pass_the_ceiling =>
             check_concurrent_person_lookups_never_pass_the_ceiling,
         person_lookups_are_counted_apart => check_person_lookups_are_counted_apart,

@@ -8,6 +8,7 @@ mod errors;
 mod events;
 mod guard;
 mod mcp;
+mod merges;
 mod monitoring;
 mod oauth;
 mod paid;

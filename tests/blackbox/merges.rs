@@ -391,3 +391,115 @@ async fn screening_checks_made_before_a_merge_are_found_under_either_id() {
     )
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_scheduled_run_after_a_merge_logs_the_change_under_the_canonical_id() {
+    let app = TestApp::spawn().await;
+    let c = app.provision(SCOPES, "SE", "SE").await;
+    let token = app.token(&c).await;
+    // A first (its company code is the older one the merged subject holds).
+    let a = company_subject(&app, &token, WITH_REPORTS).await;
+    let b = company_subject(&app, &token, TEST_AB).await;
+    let sub = subscribe(&app, &token, &a).await;
+    let sub_id = sub.body["subscription_id"].as_str().unwrap().to_owned();
+    let report = app.run_scheduler().await;
+    assert_eq!(report.claimed, 1, "the baseline: {report:?}");
+
+    merge(&app, &c.tenant_id, &a, &b).await;
+    app.sandbox()
+        .patch_company(
+            WITH_REPORTS,
+            &CompanyPatch {
+                name: Some("Schemalagt Omdöpt AB".into()),
+                ..CompanyPatch::default()
+            },
+        )
+        .unwrap();
+    app.clock.advance(chrono::Duration::days(1));
+    let token = app.token(&c).await;
+    let report = app.run_scheduler().await;
+    assert_eq!((report.claimed, report.checked), (1, 1), "{report:?}");
+
+    let log = events(&app, &token).await;
+    let changed: Vec<&Value> = log
+        .iter()
+        .filter(|e| e["type"] == "company.changed")
+        .collect();
+    assert_eq!(changed.len(), 1, "{log:?}");
+    assert_eq!(changed[0]["data"]["trigger"], "scheduled");
+    assert_eq!(changed[0]["data"]["subscription_id"], sub_id.as_str());
+    assert_eq!(changed[0]["subject_id"], b.as_str());
+    assert_eq!(changed[0]["aliases"], json!([a]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_person_subscription_and_cached_profile_follow_a_merge() {
+    use upstream_sandbox::spar::persons::{COORDINATION_RECORDED, ORDINARY};
+    let app = TestApp::spawn().await;
+    let (c, token) = crate::persons::with_permit(
+        &app,
+        "kyb:read kyc:read monitoring:subscribe monitoring:read events:read",
+    )
+    .await;
+    let ref_a = crate::persons::person_ref(&app, &token, COORDINATION_RECORDED).await;
+    crate::persons::person_ref(&app, &token, ORDINARY).await;
+    let profile = app.get(&format!("/v1/persons/{ref_a}"), Some(&token)).await;
+    assert_eq!(profile.status, 200, "{}", profile.text);
+    let a = profile.body["data"]["subject_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let b = app
+        .resolve(&token, "personnummer", ORDINARY, None)
+        .await
+        .body["subject_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let sub = app
+        .post_json(
+            "/v1/subscriptions",
+            Some(&token),
+            &json!({"subject_id": a, "kind": "person", "legal_basis": "aml_cdd"}),
+        )
+        .await;
+    assert_eq!(sub.status, 201, "{}", sub.text);
+    let sub_id = sub.body["subscription_id"].as_str().unwrap().to_owned();
+
+    merge(&app, &c.tenant_id, &a, &b).await;
+
+    let read = app
+        .get(&format!("/v1/subscriptions/{sub_id}"), Some(&token))
+        .await;
+    assert_eq!(read.body["subject_id"], b.as_str());
+    assert_eq!(read.body["aliases"], json!([a]));
+    let again = app
+        .post_json(
+            "/v1/subscriptions",
+            Some(&token),
+            &json!({"subject_id": b, "kind": "person", "legal_basis": "aml_cdd"}),
+        )
+        .await;
+    assert_eq!(
+        (again.status, again.error_code()),
+        (409, "subscription_exists")
+    );
+    // The cached profile names the canonical subject; so does the tool.
+    let body = tool_is_rest(
+        &app,
+        &token,
+        "get_person_profile",
+        json!({"ref": ref_a}),
+        &format!("/v1/persons/{ref_a}"),
+    )
+    .await;
+    assert_eq!(body["data"]["subject_id"], b.as_str());
+    assert_eq!(body["data"]["aliases"], json!([a]));
+    let rows = app
+        .db
+        .rows(&format!(
+            "SELECT 1 AS x FROM person_profiles WHERE subject_id = '{a}'"
+        ))
+        .await;
+    assert!(rows.is_empty(), "the cached profile moved");
+}

@@ -365,8 +365,8 @@ mod postgres {
             check_a_merge_moves_subscriptions_and_ends_the_planned_ones,
         a_merge_that_would_leave_two_unended_subscriptions_writes_nothing =>
             check_a_merge_that_would_leave_two_unended_subscriptions_writes_nothing,
-        cached_data_and_documents_follow_a_merge =>
-            check_cached_data_and_documents_follow_a_merge,
+        cached_data_paid_objects_and_documents_follow_a_merge =>
+            check_cached_data_paid_objects_and_documents_follow_a_merge,
         one_unended_subscription_per_subject_and_kind =>
             check_one_unended_subscription_per_subject_and_kind,
         the_queue_is_shared_safely_by_replicas => check_the_queue_is_shared_safely_by_replicas,

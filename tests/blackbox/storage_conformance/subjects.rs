@@ -556,7 +556,7 @@ pub(super) async fn check_a_merge_that_would_leave_two_unended_subscriptions_wri
     assert_eq!(page.events.len(), 2, "only the two creates");
 }
 
-pub(super) async fn check_cached_data_and_documents_follow_a_merge(stores: &Stores) {
+pub(super) async fn check_cached_data_paid_objects_and_documents_follow_a_merge(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let from = super::companies::company_subject(stores, &t).await;
     let into = super::companies::company_subject(stores, &t).await;
@@ -567,13 +567,45 @@ pub(super) async fn check_cached_data_and_documents_follow_a_merge(stores: &Stor
         .save_profile(&t.id, &from, &saved)
         .await
         .unwrap();
+    let paid_evidence = stores
+        .companies
+        .record_calls(
+            &t.id,
+            "/v1/companies/{orgnr}/officers",
+            &[(
+                CallRef::generate(),
+                super::companies::call(
+                    domain::evidence::EvidenceSource::CompanyregForetagsinformation,
+                    "POST /organisationer",
+                    t0(),
+                ),
+            )],
+        )
+        .await
+        .unwrap()
+        .remove(0);
+    let paid_key = domain::paid::PaidKey {
+        kind: domain::paid::PaidKind::Officers,
+        country: Country::Se,
+        key: super::companies::ORGNR.into(),
+    };
+    stores
+        .paid
+        .save_paid(
+            &t.id,
+            &paid_key,
+            &from,
+            &super::paid::officers(super::companies::ORGNR, paid_evidence),
+        )
+        .await
+        .unwrap();
     stores
         .subjects
         .merge_subjects(&t.id, &merge_of(from, into, Vec::new()))
         .await
         .unwrap();
     let Backing::Postgres(db) = &stores.backing;
-    for table in ["company_profiles", "company_documents"] {
+    for table in ["company_profiles", "company_documents", "paid_objects"] {
         let rows = db
             .rows(&format!(
                 "SELECT subject_id FROM {table} WHERE tenant_id = '{}'",
@@ -601,6 +633,16 @@ pub(super) async fn check_cached_data_and_documents_follow_a_merge(stores: &Stor
         .unwrap();
     assert_eq!(
         (cached.subject.subject_id, cached.subject.aliases),
+        (into, vec![from])
+    );
+    let paid = stores
+        .paid
+        .cached_paid(&t.id, &paid_key)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (paid.subject.subject_id, paid.subject.aliases),
         (into, vec![from])
     );
 }

@@ -10,6 +10,7 @@ mod events;
 mod guard;
 mod hardening;
 mod mcp;
+mod merges;
 mod monitoring;
 mod oauth;
 mod paid;

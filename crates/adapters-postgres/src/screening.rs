@@ -179,7 +179,20 @@ type CheckRow = (
     String,
     DateTime<Utc>,
     serde_json::Value,
+    Vec<String>,
 );
+
+/// A check's subject as read: its canonical id now (a merge since the check followed one
+/// hop; the row itself is append-only and keeps the id it was made under), and the ids
+/// merged into it.
+const CHECK_SUBJECT: &str = "COALESCE((SELECT m.merged_into FROM subjects m \
+     WHERE m.tenant_id = screening_checks.tenant_id \
+       AND m.subject_id = screening_checks.subject_id), screening_checks.subject_id)";
+const CHECK_SUBJECT_ALIASES: &str = "ARRAY(SELECT a.subject_id FROM subjects a \
+     WHERE a.tenant_id = screening_checks.tenant_id AND a.merged_into = COALESCE(( \
+       SELECT m.merged_into FROM subjects m WHERE m.tenant_id = screening_checks.tenant_id \
+         AND m.subject_id = screening_checks.subject_id), screening_checks.subject_id) \
+     ORDER BY a.subject_id)";
 
 macro_rules! check_columns {
     () => {
@@ -187,7 +200,7 @@ macro_rules! check_columns {
             screening_checks::tenant_id,
             screening_checks::check_id,
             screening_checks::grant_id,
-            screening_checks::subject_id,
+            diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::Text>>(CHECK_SUBJECT),
             screening_checks::visibility,
             screening_checks::input_kind,
             screening_checks::sealed_input,
@@ -204,6 +217,9 @@ macro_rules! check_columns {
             screening_checks::matcher_version,
             screening_checks::checked_at,
             screening_checks::candidates,
+            diesel::dsl::sql::<diesel::sql_types::Array<diesel::sql_types::Text>>(
+                CHECK_SUBJECT_ALIASES,
+            ),
         )
     };
 }
@@ -298,6 +314,11 @@ fn check_of(r: CheckRow) -> Result<StoredCheck, StoreError> {
             .as_deref()
             .map(|s| parse_id(s, "subject id"))
             .transpose()?,
+        aliases: r
+            .20
+            .iter()
+            .map(|a| parse_id(a, "subject id"))
+            .collect::<Result<_, _>>()?,
         visibility: r
             .4
             .as_deref()
@@ -744,7 +765,22 @@ impl ScreeningStore for Database {
             .limit(i64::from(limit))
             .into_boxed();
         if let Some(subject) = subject {
-            query = query.filter(screening_checks::subject_id.eq(subject.to_string()));
+            // The checks made under any id of the subject: its canonical id and every alias
+            // (whichever of them was asked).
+            let tenant_id = tenant.to_string();
+            query = query.filter(
+                diesel::dsl::sql::<diesel::sql_types::Bool>(
+                    "screening_checks.subject_id IN (SELECT g.subject_id FROM subjects g, \
+                       (SELECT COALESCE(c.merged_into, c.subject_id) AS id FROM subjects c \
+                        WHERE c.tenant_id = ",
+                )
+                .bind::<diesel::sql_types::Text, _>(tenant_id.clone())
+                .sql(" AND c.subject_id = ")
+                .bind::<diesel::sql_types::Text, _>(subject.to_string())
+                .sql(") x WHERE g.tenant_id = ")
+                .bind::<diesel::sql_types::Text, _>(tenant_id)
+                .sql(" AND (g.subject_id = x.id OR g.merged_into = x.id))"),
+            );
         }
         let mut conn = self.conn().await?;
         let rows: Vec<CheckRow> = query.load(&mut conn).await.map_err(backend)?;

@@ -487,10 +487,20 @@ impl QueryFragment<Pg> for ClaimDue {
         out.push_bind_param::<Timestamptz, _>(&self.lease_until)?;
         out.push_sql(
             " FROM due WHERE s.tenant_id = due.tenant_id AND s.subscription_id = due.subscription_id \
-             RETURNING s.tenant_id, s.subscription_id, s.subject_id, s.kind, s.legal_basis, \
+             RETURNING s.tenant_id, s.subscription_id, \
+               COALESCE((SELECT m.merged_into FROM subjects m \
+                 WHERE m.tenant_id = s.tenant_id AND m.subject_id = s.subject_id), \
+                 s.subject_id) AS subject_id, \
+               s.kind, s.legal_basis, \
                s.legal_basis_ref, s.status, s.check_days, s.full_refresh_days, s.country, \
                s.created_at, s.suspended_at, s.suspension_reason, s.ended_at, s.purge_after, \
-               s.next_run_at, s.claimed_until, s.last_checked_at, s.last_full_refresh_at",
+               s.next_run_at, s.claimed_until, s.last_checked_at, s.last_full_refresh_at, \
+               ARRAY(SELECT a.subject_id FROM subjects a \
+                 WHERE a.tenant_id = s.tenant_id AND a.merged_into = COALESCE(( \
+                   SELECT m.merged_into FROM subjects m \
+                   WHERE m.tenant_id = s.tenant_id AND m.subject_id = s.subject_id), \
+                   s.subject_id) \
+                 ORDER BY a.subject_id) AS aliases",
         );
         Ok(())
     }

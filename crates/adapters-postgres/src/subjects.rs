@@ -1,12 +1,13 @@
 //! `SubjectStore` on PostgreSQL.
 
 use crate::convert::{backend, corrupt, parse_id, TxError};
-use crate::schema::{call_records, customer_refs, subject_identifiers, subjects};
+use crate::schema::{call_records, customer_refs, subject_identifiers, subjects, subscriptions};
 use crate::Database;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel::sql_types::{BigInt, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::country::Country;
 use domain::evidence::{Evidence, EvidenceSource};
@@ -15,7 +16,7 @@ use domain::ids::{IdentifierRef, SubjectId, TenantId};
 use domain::ports::{StoreError, SubjectStore};
 use domain::subject::{
     CustomerRef, FirstSighting, FreshSubject, IdentifierHolder, ProtectedIdentifier, Resolution,
-    SubjectHandle, SubjectIdentifier, SubjectRecord,
+    SubjectHandle, SubjectIdentifier, SubjectMerge, SubjectRecord,
 };
 
 /// A lock key for one identifier of one tenant: resolvers of the same identifier queue up,
@@ -44,6 +45,47 @@ async fn canonical_of(
         .map_err(backend)?;
     Ok(merged.unwrap_or_else(|| subject_id.to_owned()))
 }
+
+/// The canonical id of `subject_id`, its row locked (`FOR KEY SHARE`) for the caller's
+/// transaction: a merge of it (which locks it `FOR UPDATE`) waits until the caller commits,
+/// and one committed meanwhile is followed. A row written in the transaction under that id
+/// therefore names the canonical id as of the commit, and a merge moving the subject's rows
+/// sees it.
+pub(crate) async fn lock_canonical(
+    conn: &mut AsyncPgConnection,
+    tenant: &str,
+    subject_id: &str,
+) -> Result<String, TxError> {
+    let mut current = subject_id.to_owned();
+    // One hop but for a merge racing the read; a chain never grows longer than a few.
+    for _ in 0..8 {
+        let merged: Option<String> = subjects::table
+            .find((tenant, &current))
+            .select(subjects::merged_into)
+            .for_key_share()
+            .first(conn)
+            .await?;
+        match merged {
+            None => return Ok(current),
+            Some(next) => current = next,
+        }
+    }
+    Err(TxError(StoreError::Backend(
+        "subject merge chain does not end".into(),
+    )))
+}
+
+/// Tables whose rows name a subject and follow it when it is merged: the tenant's cache and
+/// its records of what it was handed. (Subscriptions move apart, as a move can clash;
+/// screening checks are append-only and resolve through the alias when read; the event
+/// log keeps what it recorded, rendered under the canonical id when read.)
+const FOLLOWING_TABLES: [&str; 5] = [
+    "company_profiles",
+    "company_documents",
+    "paid_objects",
+    "person_profiles",
+    "screening_whitelist_entries",
+];
 
 async fn aliases_of(
     conn: &mut AsyncPgConnection,
@@ -79,16 +121,15 @@ impl SubjectStore for Database {
     async fn merge_subjects(
         &self,
         tenant: &TenantId,
-        from: &SubjectId,
-        into: &SubjectId,
-        event: &domain::event::NewEvent,
+        merge: &SubjectMerge,
     ) -> Result<(), StoreError> {
         let tenant_id = tenant.to_string();
-        let (from, into) = (from.to_string(), into.to_string());
+        let (from, into) = (merge.from.to_string(), merge.into.to_string());
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| -> Result<(), TxError> {
             // Both subjects, locked for the merge, in a fixed order (no deadlock with a merge
-            // the other way round).
+            // the other way round). A write that names either subject (a new subscription)
+            // waits for the merge and then follows it (`lock_canonical`).
             let mut pair = [from.as_str(), into.as_str()];
             pair.sort_unstable();
             let found: Vec<String> = subjects::table
@@ -131,7 +172,57 @@ impl SubjectStore for Database {
             .set(customer_refs::subject_id.eq(&into))
             .execute(conn)
             .await?;
-            crate::events::append_within(conn, &tenant_id, std::slice::from_ref(event)).await?;
+
+            // The subscriptions that end with the merge (one that ended meanwhile stays as
+            // it is, and logs nothing more).
+            let mut events = vec![merge.event.clone()];
+            for (ended, event) in &merge.ended {
+                let n = diesel::update(
+                    subscriptions::table
+                        .find((&tenant_id, ended.id.to_string()))
+                        .filter(subscriptions::status.ne("ended")),
+                )
+                .set((
+                    subscriptions::status.eq("ended"),
+                    subscriptions::ended_at.eq(ended.ended_at),
+                    subscriptions::purge_after.eq(ended.purge_after),
+                    subscriptions::next_run_at.eq(None::<DateTime<Utc>>),
+                    subscriptions::claimed_until.eq(None::<DateTime<Utc>>),
+                ))
+                .execute(conn)
+                .await?;
+                if n == 1 {
+                    events.push(event.clone());
+                }
+            }
+            // Every row naming one of the merged ids now names `into` (rows of an older
+            // merge that still name an alias are caught up too).
+            let moved = diesel::sql_query(
+                "UPDATE subscriptions SET subject_id = $2 WHERE tenant_id = $1 AND subject_id IN \
+                 (SELECT subject_id FROM subjects WHERE tenant_id = $1 AND merged_into = $2)",
+            )
+            .bind::<Text, _>(&tenant_id)
+            .bind::<Text, _>(&into)
+            .execute(conn)
+            .await;
+            match moved {
+                Ok(_) => {}
+                Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
+                    return Err(TxError(StoreError::SubscriptionExists))
+                }
+                Err(e) => return Err(e.into()),
+            }
+            for table in FOLLOWING_TABLES {
+                diesel::sql_query(format!(
+                    "UPDATE {table} SET subject_id = $2 WHERE tenant_id = $1 AND subject_id IN \
+                     (SELECT subject_id FROM subjects WHERE tenant_id = $1 AND merged_into = $2)"
+                ))
+                .bind::<Text, _>(&tenant_id)
+                .bind::<Text, _>(&into)
+                .execute(conn)
+                .await?;
+            }
+            crate::events::append_within(conn, &tenant_id, &events).await?;
             Ok(())
         })
         .await?;

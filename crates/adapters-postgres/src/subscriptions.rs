@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::sql_types::{Int4, Nullable, Text, Timestamptz};
+use diesel::sql_types::{Array, Bool, Int4, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::country::Country;
 use domain::event::NewEvent;
@@ -41,13 +41,27 @@ type Row = (
     Option<DateTime<Utc>>,
     Option<DateTime<Utc>>,
     Option<DateTime<Utc>>,
+    Vec<String>,
 );
+
+/// A subscription's subject as read: its canonical id (one merge hop followed; a merge moves
+/// subscriptions, so this is the stored id but for rows written before that), and the ids
+/// merged into it.
+const CANONICAL_SUBJECT: &str = "COALESCE((SELECT m.merged_into FROM subjects m \
+     WHERE m.tenant_id = subscriptions.tenant_id AND m.subject_id = subscriptions.subject_id), \
+     subscriptions.subject_id)";
+const SUBJECT_ALIASES: &str = "ARRAY(SELECT a.subject_id FROM subjects a \
+     WHERE a.tenant_id = subscriptions.tenant_id AND a.merged_into = COALESCE(( \
+       SELECT m.merged_into FROM subjects m \
+       WHERE m.tenant_id = subscriptions.tenant_id AND m.subject_id = subscriptions.subject_id), \
+       subscriptions.subject_id) \
+     ORDER BY a.subject_id)";
 
 macro_rules! columns {
     () => {
         (
             subscriptions::subscription_id,
-            subscriptions::subject_id,
+            diesel::dsl::sql::<Text>(CANONICAL_SUBJECT),
             subscriptions::kind,
             subscriptions::legal_basis,
             subscriptions::legal_basis_ref,
@@ -61,7 +75,27 @@ macro_rules! columns {
             subscriptions::ended_at,
             subscriptions::purge_after,
             subscriptions::next_run_at,
+            diesel::dsl::sql::<Array<Text>>(SUBJECT_ALIASES),
         )
+    };
+}
+
+/// `subscriptions.subject_id` is one of the ids of `$subject` (its canonical id or an alias,
+/// whichever of them `$subject` is), both `&str`. (A macro: the expression's type is spelt
+/// by the compiler.)
+macro_rules! of_subject {
+    ($tenant:expr, $subject:expr) => {
+        diesel::dsl::sql::<Bool>(
+            "subscriptions.subject_id IN (SELECT g.subject_id FROM subjects g, \
+               (SELECT COALESCE(c.merged_into, c.subject_id) AS id FROM subjects c \
+                WHERE c.tenant_id = ",
+        )
+        .bind::<Text, _>($tenant.to_owned())
+        .sql(" AND c.subject_id = ")
+        .bind::<Text, _>($subject.to_owned())
+        .sql(") x WHERE g.tenant_id = ")
+        .bind::<Text, _>($tenant.to_owned())
+        .sql(" AND (g.subject_id = x.id OR g.merged_into = x.id))")
     };
 }
 
@@ -87,6 +121,11 @@ fn from_row(r: Row) -> Result<Subscription, StoreError> {
         ended_at: r.12,
         purge_after: r.13,
         next_run_at: r.14,
+        aliases: r
+            .15
+            .iter()
+            .map(|a| parse_id(a, "subject id"))
+            .collect::<Result<_, _>>()?,
     })
 }
 
@@ -101,45 +140,91 @@ impl SubscriptionStore for Database {
         tenant: &TenantId,
         s: &Subscription,
         event: &NewEvent,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Subscription, StoreError> {
         let tenant_id = tenant.to_string();
+        let id = s.id.to_string();
         let (check_days, full_refresh_days) =
             (cadence(s.check_days)?, cadence(s.full_refresh_days)?);
         let mut conn = self.conn().await?;
-        conn.transaction(async |conn| -> Result<(), TxError> {
-            let inserted = diesel::insert_into(subscriptions::table)
-                .values((
-                    subscriptions::tenant_id.eq(&tenant_id),
-                    subscriptions::subscription_id.eq(s.id.to_string()),
-                    subscriptions::subject_id.eq(s.subject_id.to_string()),
-                    subscriptions::kind.eq(s.kind.as_str()),
-                    subscriptions::legal_basis.eq(s.legal_basis.as_str()),
-                    subscriptions::legal_basis_ref.eq(s.legal_basis_ref.as_deref()),
-                    subscriptions::status.eq(s.status.as_str()),
-                    subscriptions::check_days.eq(check_days),
-                    subscriptions::full_refresh_days.eq(full_refresh_days),
-                    subscriptions::country.eq(s.country.code()),
-                    subscriptions::created_at.eq(s.created_at),
-                    subscriptions::suspended_at.eq(s.suspended_at),
-                    subscriptions::suspension_reason.eq(s.suspension_reason.map(|r| r.as_str())),
-                    subscriptions::ended_at.eq(s.ended_at),
-                    subscriptions::purge_after.eq(s.purge_after),
-                    subscriptions::next_run_at.eq(s.next_run_at),
-                ))
-                .execute(conn)
-                .await;
-            match inserted {
-                Ok(_) => {}
-                Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
-                    return Err(TxError(StoreError::SubscriptionExists))
+        let stored = conn
+            .transaction(async |conn| -> Result<Subscription, TxError> {
+                let subject_id =
+                    crate::subjects::lock_canonical(conn, &tenant_id, &s.subject_id.to_string())
+                        .await?;
+                // Rows written before merges moved subscriptions may name an alias: the
+                // index alone would not see them.
+                let unended: Option<String> = subscriptions::table
+                    .filter(subscriptions::tenant_id.eq(&tenant_id))
+                    .filter(of_subject!(tenant_id, subject_id))
+                    .filter(subscriptions::kind.eq(s.kind.as_str()))
+                    .filter(subscriptions::status.ne("ended"))
+                    .select(subscriptions::subscription_id)
+                    .first(conn)
+                    .await
+                    .optional()?;
+                if unended.is_some() {
+                    return Err(TxError(StoreError::SubscriptionExists));
                 }
-                Err(e) => return Err(e.into()),
-            }
-            append_within(conn, &tenant_id, std::slice::from_ref(event)).await?;
-            Ok(())
-        })
-        .await?;
-        Ok(())
+                let inserted = diesel::insert_into(subscriptions::table)
+                    .values((
+                        subscriptions::tenant_id.eq(&tenant_id),
+                        subscriptions::subscription_id.eq(&id),
+                        subscriptions::subject_id.eq(&subject_id),
+                        subscriptions::kind.eq(s.kind.as_str()),
+                        subscriptions::legal_basis.eq(s.legal_basis.as_str()),
+                        subscriptions::legal_basis_ref.eq(s.legal_basis_ref.as_deref()),
+                        subscriptions::status.eq(s.status.as_str()),
+                        subscriptions::check_days.eq(check_days),
+                        subscriptions::full_refresh_days.eq(full_refresh_days),
+                        subscriptions::country.eq(s.country.code()),
+                        subscriptions::created_at.eq(s.created_at),
+                        subscriptions::suspended_at.eq(s.suspended_at),
+                        subscriptions::suspension_reason
+                            .eq(s.suspension_reason.map(|r| r.as_str())),
+                        subscriptions::ended_at.eq(s.ended_at),
+                        subscriptions::purge_after.eq(s.purge_after),
+                        subscriptions::next_run_at.eq(s.next_run_at),
+                    ))
+                    .execute(conn)
+                    .await;
+                match inserted {
+                    Ok(_) => {}
+                    Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
+                        return Err(TxError(StoreError::SubscriptionExists))
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+                let mut event = event.clone();
+                event.subject_id = Some(parse_id(&subject_id, "subject id")?);
+                append_within(conn, &tenant_id, std::slice::from_ref(&event)).await?;
+                let row: Row = subscriptions::table
+                    .find((&tenant_id, &id))
+                    .select(columns!())
+                    .first(conn)
+                    .await?;
+                Ok(from_row(row)?)
+            })
+            .await?;
+        Ok(stored)
+    }
+
+    async fn unended_subscriptions(
+        &self,
+        tenant: &TenantId,
+        subject: &domain::ids::SubjectId,
+    ) -> Result<Vec<Subscription>, StoreError> {
+        let tenant_id = tenant.to_string();
+        let mut conn = self.conn().await?;
+        let rows: Vec<Row> = subscriptions::table
+            .filter(subscriptions::tenant_id.eq(&tenant_id))
+            .filter(of_subject!(tenant_id, subject.to_string()))
+            .filter(subscriptions::status.ne("ended"))
+            .order((subscriptions::created_at, subscriptions::subscription_id))
+            .select(columns!())
+            .load(&mut conn)
+            .await
+            .map_err(backend)?;
+        rows.into_iter().map(from_row).collect()
     }
 
     async fn subscription(
@@ -389,10 +474,11 @@ impl SubscriptionStore for Database {
         subject: &domain::ids::SubjectId,
         kind: SubscriptionKind,
     ) -> Result<Option<Subscription>, StoreError> {
+        let tenant_id = tenant.to_string();
         let mut conn = self.conn().await?;
         let row: Option<Row> = subscriptions::table
-            .filter(subscriptions::tenant_id.eq(tenant.to_string()))
-            .filter(subscriptions::subject_id.eq(subject.to_string()))
+            .filter(subscriptions::tenant_id.eq(&tenant_id))
+            .filter(of_subject!(tenant_id, subject.to_string()))
             .filter(subscriptions::kind.eq(kind.as_str()))
             .filter(subscriptions::status.eq("active"))
             .select(columns!())
@@ -514,6 +600,8 @@ struct ClaimRow {
     last_checked_at: Option<DateTime<Utc>>,
     #[diesel(sql_type = Nullable<Timestamptz>)]
     last_full_refresh_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Array<Text>)]
+    aliases: Vec<String>,
 }
 
 impl ClaimRow {
@@ -540,6 +628,7 @@ impl ClaimRow {
             self.ended_at,
             self.purge_after,
             self.next_run_at,
+            self.aliases,
         ))?;
         Ok(ClaimedRun {
             tenant_id: parse_id(&self.tenant_id, "tenant id")?,

@@ -181,7 +181,7 @@ pub async fn create_subscription(
         full_refresh_days: body.optional_i64("full_refresh_days")?,
     };
     let s = services.subscriptions.create(caller, request).await?;
-    Body::of(&SubscriptionDto::from(&s))
+    Body::of(&SubscriptionDto::new(&caller.tenant_id, &s))
 }
 
 /// `GET /v1/subscriptions`.
@@ -192,7 +192,10 @@ pub async fn list_subscriptions(
 ) -> Result<Body, Failure> {
     let list = services.subscriptions.list(caller, request).await?;
     Body::of(&SubscriptionListDto {
-        subscriptions: list.iter().map(SubscriptionDto::from).collect(),
+        subscriptions: list
+            .iter()
+            .map(|s| SubscriptionDto::new(&caller.tenant_id, s))
+            .collect(),
     })
 }
 
@@ -203,7 +206,7 @@ pub async fn get_subscription(
     id: &str,
 ) -> Result<Body, Failure> {
     let s = services.subscriptions.get(caller, id).await?;
-    Body::of(&SubscriptionDto::from(&s))
+    Body::of(&SubscriptionDto::new(&caller.tenant_id, &s))
 }
 
 /// `POST /v1/subscriptions/{id}/end`.
@@ -213,7 +216,7 @@ pub async fn end_subscription(
     id: &str,
 ) -> Result<Body, Failure> {
     let s = services.subscriptions.end(caller, id).await?;
-    Body::of(&SubscriptionDto::from(&s))
+    Body::of(&SubscriptionDto::new(&caller.tenant_id, &s))
 }
 
 /// `POST /v1/companies/{orgnr}/refresh`.

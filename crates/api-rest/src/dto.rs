@@ -896,6 +896,7 @@ pub struct TokenRequestBody {
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct SubscriptionDto {
     pub subscription_id: String,
+    /// The subject's canonical id: a merge moves the subscription to the merged subject.
     pub subject_id: String,
     /// `person` or `company`.
     pub kind: &'static str,
@@ -927,10 +928,16 @@ pub struct SubscriptionDto {
     /// Additive: why it is suspended (`country_deprovisioned`, `permit_lapsed`); `null` when not.
     #[schema(required = true)]
     pub suspension_reason: Option<&'static str>,
+    /// Additive: older subject ids merged into `subject_id`; each stays a valid alias.
+    pub aliases: Vec<String>,
+    /// Additive.
+    pub tenant_id: String,
+    /// Additive: the version of this body's shape.
+    pub schema_version: &'static str,
 }
 
-impl From<&domain::subscription::Subscription> for SubscriptionDto {
-    fn from(s: &domain::subscription::Subscription) -> Self {
+impl SubscriptionDto {
+    pub fn new(tenant: &domain::ids::TenantId, s: &domain::subscription::Subscription) -> Self {
         SubscriptionDto {
             subscription_id: s.id.to_string(),
             subject_id: s.subject_id.to_string(),
@@ -947,6 +954,9 @@ impl From<&domain::subscription::Subscription> for SubscriptionDto {
             next_run_at: s.next_run_at.map(timestamp),
             country: s.country.code(),
             suspension_reason: s.suspension_reason.map(|r| r.as_str()),
+            aliases: s.aliases.iter().map(ToString::to_string).collect(),
+            tenant_id: tenant.to_string(),
+            schema_version: domain::evidence::SCHEMA_VERSION,
         }
     }
 }

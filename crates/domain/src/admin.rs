@@ -257,10 +257,16 @@ impl AdminService {
     }
 
     /// `idreg admin subject merge <tenant> <from> <into>`: the two subjects are one. `from`
-    /// (and any id merged into it) becomes an alias of `into`, resolving one hop; its
-    /// identifiers and customer references move to `into`; a `subject.merged` event is
-    /// logged under `into`'s country (the tenant's own when it holds no identifier). Both
-    /// must be canonical subjects of the tenant, of one kind. Answers the merged subject.
+    /// (and any id merged into it) becomes an alias of `into`, resolving one hop; everything
+    /// keyed by `from` follows it to `into` (identifiers, customer references, subscriptions
+    /// and their baselines, cached data, document ids, whitelist entries; screening checks
+    /// are found through the alias); a `subject.merged` event is logged under `into`'s
+    /// country (the tenant's own when it holds no identifier). Both must be canonical
+    /// subjects of the tenant, of one kind. Answers the merged subject.
+    ///
+    /// One unended subscription per subject and kind holds across the merge: where both
+    /// subjects had one of a kind, `into`'s survives and `from`'s ends with it
+    /// (`subscription.ended`, `reason` `subject_merged`, naming the survivor).
     pub async fn merge_subjects(
         &self,
         tenant: &str,
@@ -352,11 +358,73 @@ impl AdminService {
                 retrieved_at: now,
             },
         };
-        self.subjects
-            .merge_subjects(&id, &from_id, &into_id, &event)
-            .await
-            .map_err(store_failure("subject"))?;
+        let retention = chrono::Duration::days(i64::from(tenant.retention_days));
+        // A subscription made on either subject between the plan and the merge's
+        // transaction can clash with one left unended: the store refuses, and the merge is
+        // planned again from what is stored then.
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let merge = crate::subject::SubjectMerge {
+                from: from_id,
+                into: into_id,
+                event: event.clone(),
+                ended: self
+                    .subscriptions_ended_by_merge(&id, from_id, into_id, now, retention)
+                    .await?,
+            };
+            match self.subjects.merge_subjects(&id, &merge).await {
+                Ok(()) => break,
+                Err(StoreError::SubscriptionExists) if attempts < 3 => continue,
+                Err(e) => return Err(store_failure("subject")(e)),
+            }
+        }
         load(into_id).await
+    }
+
+    /// `from`'s unended subscriptions of a kind `into` also has an unended one of, as they
+    /// end with the merge, each with its `subscription.ended` event (`reason`
+    /// `subject_merged`, the surviving subscription named).
+    async fn subscriptions_ended_by_merge(
+        &self,
+        tenant: &TenantId,
+        from: crate::ids::SubjectId,
+        into: crate::ids::SubjectId,
+        now: DateTime<Utc>,
+        retention: chrono::Duration,
+    ) -> Result<Vec<(crate::subscription::Subscription, crate::event::NewEvent)>, Failure> {
+        use crate::event::EventData;
+        let unended = |s| {
+            let store = self.subscriptions.clone();
+            async move {
+                store
+                    .unended_subscriptions(tenant, &s)
+                    .await
+                    .map_err(Failure::internal)
+            }
+        };
+        let (of_from, of_into) = (unended(from).await?, unended(into).await?);
+        let mut ended = Vec::new();
+        for sub in of_from {
+            let Some(survivor) = of_into.iter().find(|s| s.kind == sub.kind) else {
+                continue;
+            };
+            let mut gone = sub.ended(now, retention);
+            gone.subject_id = into;
+            let mut event = crate::subscription_service::lifecycle_event(&gone, "ended", now);
+            if let EventData::Object(fields) = &mut event.data {
+                fields.push((
+                    "reason".to_owned(),
+                    EventData::Text(crate::subscription::ENDED_BY_MERGE.to_owned()),
+                ));
+                fields.push((
+                    "surviving_subscription_id".to_owned(),
+                    EventData::Text(survivor.id.to_string()),
+                ));
+            }
+            ended.push((gone, event));
+        }
+        Ok(ended)
     }
 
     pub async fn create_grant(&self, new: NewGrant) -> Result<IssuedGrant, Failure> {

@@ -186,19 +186,21 @@ pub trait SubjectStore: Send + Sync {
     async fn subject(&self, tenant: &TenantId, id: &SubjectId)
         -> Result<SubjectRecord, StoreError>;
 
-    /// Merges subject `from` into `into` (both canonical subjects of the tenant, of one kind)
-    /// and appends `event`, in one transaction: `from`, and every id merged into it, becomes
-    /// an alias of `into` (one hop), and `from`'s identifiers and customer references move to
-    /// `into`.
+    /// Carries out `merge` (both subjects canonical subjects of the tenant, of one kind) in
+    /// one transaction: `from`, and every id merged into it, becomes an alias of `into` (one
+    /// hop); `from`'s identifiers, customer references, subscriptions, cached company,
+    /// person and paid data, document ids and whitelist entries move to `into`; each
+    /// subscription in `merge.ended` that has not ended meanwhile ends with its event; then
+    /// the merge event is appended. Screening checks stay as written.
     ///
     /// # Errors
-    /// `NotFound` when the tenant has no such subject.
+    /// `NotFound` when the tenant has no such subject. `SubscriptionExists` (nothing written)
+    /// when a subscription of `from` left unended would make two unended subscriptions of
+    /// `into` of one kind (one created since the merge was planned): plan again.
     async fn merge_subjects(
         &self,
         tenant: &TenantId,
-        from: &SubjectId,
-        into: &SubjectId,
-        event: &NewEvent,
+        merge: &crate::subject::SubjectMerge,
     ) -> Result<(), StoreError>;
 
     /// The subject holding the identifier behind an `identifier_ref`, with the identifier as
@@ -494,18 +496,29 @@ pub trait EventStore: Send + Sync {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait SubscriptionStore: Send + Sync {
-    /// Stores a new subscription and appends `event`.
+    /// Stores a new subscription and appends `event`. The subscription is stored under its
+    /// subject's canonical id as of the write (a merge committed since the subject was read
+    /// is followed); answers it as stored, with the subject's aliases.
     ///
     /// # Errors
     /// MUST return `SubscriptionExists` (and write nothing) when the tenant has a subscription
-    /// of the same subject and kind that has not ended, checked atomically with the write:
-    /// of concurrent creates, one wins.
+    /// of the same subject (under any of its ids) and kind that has not ended, checked
+    /// atomically with the write: of concurrent creates, and of a create and a merge, one
+    /// wins.
     async fn create_subscription(
         &self,
         tenant: &TenantId,
         subscription: &Subscription,
         event: &NewEvent,
-    ) -> Result<(), StoreError>;
+    ) -> Result<Subscription, StoreError>;
+
+    /// The tenant's subscriptions of the subject (asked by its canonical id or an alias)
+    /// that have not ended, oldest first.
+    async fn unended_subscriptions(
+        &self,
+        tenant: &TenantId,
+        subject: &SubjectId,
+    ) -> Result<Vec<Subscription>, StoreError>;
 
     async fn subscription(
         &self,
@@ -582,7 +595,8 @@ pub trait SubscriptionStore: Send + Sync {
         limit: u32,
     ) -> Result<Vec<(TenantId, SubscriptionId)>, StoreError>;
 
-    /// The tenant's active subscription of `kind` watching the subject, if any.
+    /// The tenant's active subscription of `kind` watching the subject (asked by its
+    /// canonical id or an alias), if any.
     async fn active_subscription(
         &self,
         tenant: &TenantId,
@@ -668,14 +682,15 @@ pub trait ScreeningStore: Send + Sync {
     /// Appends a check. Checks are never updated or deleted.
     async fn insert_check(&self, check: &crate::screening::StoredCheck) -> Result<(), StoreError>;
 
-    /// One of the tenant's checks.
+    /// One of the tenant's checks (its subject read as its canonical id now, with aliases).
     async fn check(
         &self,
         tenant: &TenantId,
         id: &crate::ids::ScreeningCheckId,
     ) -> Result<Option<crate::screening::StoredCheck>, StoreError>;
 
-    /// The tenant's checks, newest first (`checked_at`, then id), of `subject` when given,
+    /// The tenant's checks, newest first (`checked_at`, then id), of `subject` when given
+    /// (asked by its canonical id or an alias, the checks made under any of its ids),
     /// readable within `countries` (a check with no country is readable by every caller), at
     /// most `limit`.
     async fn checks(

@@ -114,6 +114,8 @@ struct Screened {
     input: CheckInput,
     query: Query,
     subject_id: Option<SubjectId>,
+    /// The ids merged into the subject when it was screened.
+    aliases: Vec<SubjectId>,
     visibility: Option<Country>,
     input_kind: InputKind,
     input_verified: bool,
@@ -241,6 +243,7 @@ impl ScreeningService {
                     input,
                     query,
                     subject_id: None,
+                    aliases: Vec::new(),
                     visibility: orgnr.map(|o| o.country()),
                     input_kind: InputKind::Adhoc,
                     input_verified: false,
@@ -274,6 +277,7 @@ impl ScreeningService {
             tenant_id: caller.tenant_id,
             grant_id: caller.grant_id,
             subject_id: screened.subject_id,
+            aliases: screened.aliases.clone(),
             visibility: screened.visibility,
             input_kind: screened.input_kind,
             sealed_input,
@@ -447,6 +451,7 @@ impl ScreeningService {
                         ..Query::default()
                     },
                     subject_id: Some(identity.subject.subject_id),
+                    aliases: identity.subject.aliases.clone(),
                     visibility: Some(identity.country),
                     input_kind: InputKind::Subject,
                     input_verified: true,
@@ -486,6 +491,7 @@ impl ScreeningService {
                         ..Query::default()
                     },
                     subject_id: Some(served.subject.subject_id),
+                    aliases: served.subject.aliases.clone(),
                     visibility: Some(orgnr.country()),
                     input_kind: InputKind::Subject,
                     input_verified: true,

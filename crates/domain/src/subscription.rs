@@ -132,8 +132,10 @@ pub const MAX_RETENTION_DAYS: u32 = 3650;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Subscription {
     pub id: SubscriptionId,
-    /// The subject's canonical id when the subscription was made.
+    /// The subject's canonical id (a merge moves the subscription to the merged subject).
     pub subject_id: SubjectId,
+    /// The ids merged into the subject, as read (each stays a valid alias).
+    pub aliases: Vec<SubjectId>,
     pub kind: SubscriptionKind,
     pub legal_basis: LegalBasis,
     /// Free text, never parsed.
@@ -162,6 +164,10 @@ impl Subscription {
         self
     }
 }
+
+/// Why a subscription ended with a merge of its subject into another that already had one of
+/// the same kind (the `reason` of its `subscription.ended` event).
+pub const ENDED_BY_MERGE: &str = "subject_merged";
 
 /// A create request after the surface has parsed its JSON.
 #[derive(Clone, Debug, Default)]

@@ -180,6 +180,7 @@ impl SubscriptionService {
         let subscription = Subscription {
             id: SubscriptionId::generate(),
             subject_id: record.subject_id,
+            aliases: record.aliases.clone(),
             kind,
             legal_basis,
             legal_basis_ref,
@@ -201,7 +202,7 @@ impl SubscriptionService {
             .create_subscription(&caller.tenant_id, &subscription, &event)
             .await
         {
-            Ok(()) => Ok(subscription),
+            Ok(stored) => Ok(stored),
             Err(StoreError::SubscriptionExists) => Err(Failure::new(
                 ErrorCode::SubscriptionExists,
                 format!(

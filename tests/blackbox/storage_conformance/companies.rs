@@ -10,7 +10,7 @@ use domain::company::{
 use domain::evidence::EvidenceSource;
 use domain::subject::SubjectHandle;
 
-const ORGNR: &str = "5560021361";
+pub(super) const ORGNR: &str = "5560021361";
 const ROUTE: &str = "/v1/companies/{orgnr}";
 
 pub(super) fn call(source: EvidenceSource, operation: &str, at: DateTime<Utc>) -> UpstreamCall {

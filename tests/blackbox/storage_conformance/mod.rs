@@ -359,6 +359,14 @@ mod postgres {
         another_tenant_sees_nothing_of_a_tenants_screening =>
             check_another_tenant_sees_nothing_of_a_tenants_screening,
         checks_are_append_only_beneath_the_port => check_checks_are_append_only_beneath_the_port,
+        checks_made_before_a_merge_are_found_under_either_id =>
+            check_checks_made_before_a_merge_are_found_under_either_id,
+        a_merge_moves_subscriptions_and_ends_the_planned_ones =>
+            check_a_merge_moves_subscriptions_and_ends_the_planned_ones,
+        a_merge_that_would_leave_two_unended_subscriptions_writes_nothing =>
+            check_a_merge_that_would_leave_two_unended_subscriptions_writes_nothing,
+        cached_data_paid_objects_and_documents_follow_a_merge =>
+            check_cached_data_paid_objects_and_documents_follow_a_merge,
         one_unended_subscription_per_subject_and_kind =>
             check_one_unended_subscription_per_subject_and_kind,
         the_queue_is_shared_safely_by_replicas => check_the_queue_is_shared_safely_by_replicas,

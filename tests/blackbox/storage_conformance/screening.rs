@@ -710,6 +710,7 @@ fn stored_check(
         tenant_id: t.id,
         grant_id: g.id,
         subject_id: subject,
+        aliases: Vec::new(),
         visibility,
         input_kind: if subject.is_some() {
             InputKind::Subject
@@ -974,4 +975,79 @@ pub async fn check_checks_are_append_only_beneath_the_port(stores: &Stores) {
         }
     }
     assert_eq!(store.check(&t.id, &check.id).await.unwrap(), Some(check));
+}
+
+pub async fn check_checks_made_before_a_merge_are_found_under_either_id(stores: &Stores) {
+    let store = &stores.screening;
+    let (t, _) = tenant(stores, "SE").await;
+    let (g, _) = grant(stores, &t, "SE").await;
+    let policy = publish(stores, t0()).await;
+    let from = super::companies::company_subject(stores, &t).await;
+    let into = super::companies::company_subject(stores, &t).await;
+    let other = super::companies::company_subject(stores, &t).await;
+    let se = CountrySet::parse_list("SE").unwrap();
+    let of_from = stored_check(&t, &g, policy.id, Some(from), Some(Country::Se), t0());
+    let of_into = stored_check(
+        &t,
+        &g,
+        policy.id,
+        Some(into),
+        Some(Country::Se),
+        t0() + Duration::minutes(1),
+    );
+    let of_other = stored_check(&t, &g, policy.id, Some(other), Some(Country::Se), t0());
+    for c in [&of_from, &of_into, &of_other] {
+        store.insert_check(c).await.unwrap();
+    }
+    let wl = whitelist_entry(&t, Some(from), "36", t0());
+    store.add_whitelist_entry(&wl).await.unwrap();
+
+    stores
+        .subjects
+        .merge_subjects(
+            &t.id,
+            &domain::subject::SubjectMerge {
+                from,
+                into,
+                event: super::events::event("merge", "subject.merged", Country::Se),
+                ended: Vec::new(),
+            },
+        )
+        .await
+        .unwrap();
+
+    // Listed under either id: the checks of both; each read names the canonical id now.
+    for id in [from, into] {
+        let listed = store.checks(&t.id, Some(id), &se, 50).await.unwrap();
+        assert_eq!(ids(&listed), vec![of_into.id, of_from.id], "asked by {id}");
+        for c in &listed {
+            assert_eq!((c.subject_id, c.aliases.clone()), (Some(into), vec![from]));
+        }
+    }
+    let read = store.check(&t.id, &of_from.id).await.unwrap().unwrap();
+    assert_eq!(
+        read,
+        StoredCheck {
+            subject_id: Some(into),
+            aliases: vec![from],
+            ..of_from.clone()
+        }
+    );
+    // Another subject's checks are its own.
+    let listed = store.checks(&t.id, Some(other), &se, 50).await.unwrap();
+    assert_eq!(ids(&listed), vec![of_other.id]);
+    assert_eq!(listed[0].aliases, Vec::<SubjectId>::new());
+    // The row itself was not rewritten (append-only): it still names the id it was made
+    // under.
+    let Backing::Postgres(db) = &stores.backing;
+    let rows = db
+        .rows(&format!(
+            "SELECT subject_id FROM screening_checks WHERE check_id = '{}'",
+            of_from.id
+        ))
+        .await;
+    assert_eq!(rows[0]["subject_id"], from.to_string());
+    // A whitelist entry made for the merged-away subject now clears for the canonical one.
+    let entry = store.whitelist_entry(&t.id, &wl.id).await.unwrap().unwrap();
+    assert_eq!(entry.subject_id, Some(into));
 }

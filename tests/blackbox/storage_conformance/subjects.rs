@@ -367,3 +367,282 @@ pub(super) async fn check_another_tenants_subject_is_not_found(stores: &Stores) 
         Err(StoreError::NotFound)
     );
 }
+
+/// A merge with the subscriptions the use case plans to end (each with its event).
+fn merge_of(
+    from: SubjectId,
+    into: SubjectId,
+    ended: Vec<(domain::subscription::Subscription, domain::event::NewEvent)>,
+) -> domain::subject::SubjectMerge {
+    domain::subject::SubjectMerge {
+        from,
+        into,
+        event: super::events::event(
+            &format!("merge:{from}:{into}"),
+            "subject.merged",
+            Country::Se,
+        ),
+        ended,
+    }
+}
+
+pub(super) async fn check_a_merge_moves_subscriptions_and_ends_the_planned_ones(stores: &Stores) {
+    use domain::subscription::{SubscriptionKind, SubscriptionStatus};
+    let (t, _) = tenant(stores, "SE").await;
+    let from = super::companies::company_subject(stores, &t).await;
+    let into = super::companies::company_subject(stores, &t).await;
+    let of_from = super::subscriptions::subscription(from, SubscriptionKind::Company);
+    let of_into = super::subscriptions::subscription(into, SubscriptionKind::Company);
+    let person_of_from = super::subscriptions::subscription(from, SubscriptionKind::Person);
+    for (i, s) in [&of_from, &of_into, &person_of_from]
+        .into_iter()
+        .enumerate()
+    {
+        let stored = stores
+            .subscriptions
+            .create_subscription(
+                &t.id,
+                s,
+                &super::events::event(&format!("c{i}"), "subscription.created", Country::Se),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            (stored.subject_id, stored.aliases.clone()),
+            (s.subject_id, vec![])
+        );
+    }
+    let gone = of_from.clone().ended(t0(), Duration::days(90));
+    let ended_event = super::events::event("end-merged", "subscription.ended", Country::Se);
+    stores
+        .subjects
+        .merge_subjects(
+            &t.id,
+            &merge_of(from, into, vec![(gone.clone(), ended_event)]),
+        )
+        .await
+        .unwrap();
+
+    // The ended one ended; every one names the canonical id and its alias.
+    let read = |id| {
+        let store = stores.subscriptions.clone();
+        let t = t.id;
+        async move { store.subscription(&t, &id).await.unwrap().unwrap() }
+    };
+    let ended = read(of_from.id).await;
+    assert_eq!(ended.status, SubscriptionStatus::Ended);
+    assert_eq!(ended.ended_at, gone.ended_at);
+    assert_eq!(ended.next_run_at, None);
+    for s in [&of_from, &of_into, &person_of_from] {
+        let r = read(s.id).await;
+        assert_eq!(
+            (r.subject_id, r.aliases),
+            (into, vec![from]),
+            "{:?}",
+            s.kind
+        );
+    }
+    // Beneath the port too: the rows moved (the unique index keeps holding).
+    let Backing::Postgres(db) = &stores.backing;
+    let moved = db
+        .rows(&format!(
+            "SELECT count(*) AS n FROM subscriptions WHERE tenant_id = '{}' AND subject_id = '{into}'",
+            t.id
+        ))
+        .await;
+    assert_eq!(moved[0]["n"], 3);
+
+    // Asked by either id: one unended subscription of each kind.
+    for id in [from, into] {
+        let unended = stores
+            .subscriptions
+            .unended_subscriptions(&t.id, &id)
+            .await
+            .unwrap();
+        let mut ids: Vec<_> = unended.iter().map(|s| s.id).collect();
+        ids.sort_by_key(ToString::to_string);
+        let mut want = vec![of_into.id, person_of_from.id];
+        want.sort_by_key(ToString::to_string);
+        assert_eq!(ids, want);
+        let active = stores
+            .subscriptions
+            .active_subscription(&t.id, &id, SubscriptionKind::Company)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(active.id, of_into.id);
+    }
+    // A create asked under the alias is refused as a duplicate, and once the survivor ends
+    // it is stored under the canonical id.
+    let again = super::subscriptions::subscription(from, SubscriptionKind::Company);
+    let refused = stores
+        .subscriptions
+        .create_subscription(
+            &t.id,
+            &again,
+            &super::events::event("again", "subscription.created", Country::Se),
+        )
+        .await;
+    assert_eq!(refused.unwrap_err(), StoreError::SubscriptionExists);
+    stores
+        .subscriptions
+        .end_subscription(
+            &t.id,
+            &of_into.clone().ended(t0(), Duration::days(90)),
+            &super::events::event("end-into", "subscription.ended", Country::Se),
+        )
+        .await
+        .unwrap();
+    let stored = stores
+        .subscriptions
+        .create_subscription(
+            &t.id,
+            &again,
+            &super::events::event("again-2", "subscription.created", Country::Se),
+        )
+        .await
+        .unwrap();
+    assert_eq!((stored.subject_id, stored.aliases), (into, vec![from]));
+
+    // The merge and the end were logged in the merge's transaction, under the right keys.
+    let page = stores
+        .events
+        .events_page(&t.id, &super::events::query(0, 100, "SE"))
+        .await
+        .unwrap();
+    let keys: Vec<&str> = page
+        .events
+        .iter()
+        .map(|e| e.event.idempotency_key.as_str())
+        .collect();
+    assert!(
+        keys.contains(&format!("merge:{from}:{into}").as_str()),
+        "{keys:?}"
+    );
+    assert!(keys.contains(&"end-merged"), "{keys:?}");
+}
+
+pub(super) async fn check_a_merge_that_would_leave_two_unended_subscriptions_writes_nothing(
+    stores: &Stores,
+) {
+    use domain::subscription::SubscriptionKind;
+    let (t, _) = tenant(stores, "SE").await;
+    let from = super::companies::company_subject(stores, &t).await;
+    let into = super::companies::company_subject(stores, &t).await;
+    for (i, subject) in [from, into].into_iter().enumerate() {
+        stores
+            .subscriptions
+            .create_subscription(
+                &t.id,
+                &super::subscriptions::subscription(subject, SubscriptionKind::Company),
+                &super::events::event(&format!("c{i}"), "subscription.created", Country::Se),
+            )
+            .await
+            .unwrap();
+    }
+    // Planned as if `from` had none (a subscription made after the plan).
+    let refused = stores
+        .subjects
+        .merge_subjects(&t.id, &merge_of(from, into, Vec::new()))
+        .await;
+    assert_eq!(refused.unwrap_err(), StoreError::SubscriptionExists);
+    let record = stores.subjects.subject(&t.id, &from).await.unwrap();
+    assert_eq!((record.subject_id, record.aliases), (from, vec![]));
+    let page = stores
+        .events
+        .events_page(&t.id, &super::events::query(0, 100, "SE"))
+        .await
+        .unwrap();
+    assert_eq!(page.events.len(), 2, "only the two creates");
+}
+
+pub(super) async fn check_cached_data_paid_objects_and_documents_follow_a_merge(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    let from = super::companies::company_subject(stores, &t).await;
+    let into = super::companies::company_subject(stores, &t).await;
+    let evidence = super::companies::record_profile_calls(stores, &t, t0()).await;
+    let saved = super::companies::profile("Testbolaget AB", "doc-of-from", &evidence, t0());
+    stores
+        .companies
+        .save_profile(&t.id, &from, &saved)
+        .await
+        .unwrap();
+    let paid_evidence = stores
+        .companies
+        .record_calls(
+            &t.id,
+            "/v1/companies/{orgnr}/officers",
+            &[(
+                CallRef::generate(),
+                super::companies::call(
+                    domain::evidence::EvidenceSource::CompanyregForetagsinformation,
+                    "POST /organisationer",
+                    t0(),
+                ),
+            )],
+        )
+        .await
+        .unwrap()
+        .remove(0);
+    let paid_key = domain::paid::PaidKey {
+        kind: domain::paid::PaidKind::Officers,
+        country: Country::Se,
+        key: super::companies::ORGNR.into(),
+    };
+    stores
+        .paid
+        .save_paid(
+            &t.id,
+            &paid_key,
+            &from,
+            &super::paid::officers(super::companies::ORGNR, paid_evidence),
+        )
+        .await
+        .unwrap();
+    stores
+        .subjects
+        .merge_subjects(&t.id, &merge_of(from, into, Vec::new()))
+        .await
+        .unwrap();
+    let Backing::Postgres(db) = &stores.backing;
+    for table in ["company_profiles", "company_documents", "paid_objects"] {
+        let rows = db
+            .rows(&format!(
+                "SELECT subject_id FROM {table} WHERE tenant_id = '{}'",
+                t.id
+            ))
+            .await;
+        assert!(!rows.is_empty(), "{table}");
+        assert!(
+            rows.iter().all(|r| r["subject_id"] == into.to_string()),
+            "{table}: {rows:?}"
+        );
+    }
+    let (owner, _) = stores
+        .companies
+        .document_owner(&t.id, "doc-of-from")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((owner.subject_id, owner.aliases), (into, vec![from]));
+    let cached = stores
+        .companies
+        .cached_profile(&t.id, Country::Se, super::companies::ORGNR)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (cached.subject.subject_id, cached.subject.aliases),
+        (into, vec![from])
+    );
+    let paid = stores
+        .paid
+        .cached_paid(&t.id, &paid_key)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (paid.subject.subject_id, paid.subject.aliases),
+        (into, vec![from])
+    );
+}

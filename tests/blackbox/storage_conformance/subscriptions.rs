@@ -8,10 +8,11 @@ use domain::subscription::{
     LegalBasis, Subscription, SubscriptionFilter, SubscriptionKind, SubscriptionStatus,
 };
 
-fn subscription(subject: SubjectId, kind: SubscriptionKind) -> Subscription {
+pub(super) fn subscription(subject: SubjectId, kind: SubscriptionKind) -> Subscription {
     Subscription {
         id: SubscriptionId::generate(),
         subject_id: subject,
+        aliases: Vec::new(),
         kind,
         legal_basis: LegalBasis::AmlCdd,
         legal_basis_ref: Some("ref-1".into()),
@@ -49,7 +50,7 @@ pub async fn check_one_unended_subscription_per_subject_and_kind(stores: &Stores
     let mut made = 0;
     for task in tasks {
         match task.await.unwrap() {
-            Ok(()) => made += 1,
+            Ok(_) => made += 1,
             Err(StoreError::SubscriptionExists) => {}
             Err(e) => panic!("{e}"),
         }

@@ -168,7 +168,8 @@ pub struct ScreeningCandidateDto {
 pub struct ScreeningCheckDto {
     /// `chk_` + 26 characters.
     pub id: String,
-    /// The subject screened; `null` for an ad-hoc check.
+    /// The subject screened, by its canonical id now (a check made before a merge names the
+    /// merged subject); `null` for an ad-hoc check.
     #[schema(required = true)]
     pub subject_id: Option<String>,
     #[schema(schema_with = crate::schema::input_kind)]
@@ -206,6 +207,11 @@ pub struct ScreeningCheckDto {
     pub country: Option<&'static str>,
     /// Additive: the version of this body's shape.
     pub schema_version: &'static str,
+    /// Additive: older subject ids merged into `subject_id` (each a valid alias; empty for an
+    /// ad-hoc check).
+    pub aliases: Vec<String>,
+    /// Additive.
+    pub tenant_id: String,
 }
 
 impl From<&ServedCheck> for ScreeningCheckDto {
@@ -243,6 +249,8 @@ impl From<&ServedCheck> for ScreeningCheckDto {
                 .collect(),
             country: c.visibility.map(|v| v.code()),
             schema_version: domain::evidence::SCHEMA_VERSION,
+            aliases: c.aliases.iter().map(ToString::to_string).collect(),
+            tenant_id: c.tenant_id.to_string(),
         }
     }
 }

@@ -126,7 +126,12 @@ pub struct StoredCheck {
     pub tenant_id: TenantId,
     /// The credential that ran it (for the record; not served).
     pub grant_id: GrantId,
+    /// The subject screened. As written: its canonical id at the time of the check. As read
+    /// back: its canonical id now (a later merge followed one hop), so a check made before
+    /// a merge names the merged subject.
     pub subject_id: Option<SubjectId>,
+    /// The ids merged into `subject_id` (each a valid alias), as of the read; not stored.
+    pub aliases: Vec<SubjectId>,
     /// The country that bounds who may read it: the subject's, or the ad-hoc `orgnr`'s;
     /// `None` for a check on a name alone, which every grant of the tenant may read.
     pub visibility: Option<Country>,

@@ -83,6 +83,7 @@ fn subscription(kind: SubscriptionKind) -> Subscription {
     Subscription {
         id: SubscriptionId::generate(),
         subject_id: SubjectId::generate(),
+        aliases: Vec::new(),
         kind,
         legal_basis: LegalBasis::AmlCdd,
         legal_basis_ref: None,

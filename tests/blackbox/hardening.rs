@@ -193,3 +193,74 @@ async fn events_carry_the_subjects_first_customer_reference() {
         assert_eq!(e["ref"], "cust-17", "{e}");
     }
 }
+
+/// Free text that is stored and logged as sent (a customer reference, a legal-basis
+/// reference) never carries a personal number: refused naming the field, unechoed, nothing
+/// stored.
+#[tokio::test(flavor = "multi_thread")]
+async fn references_holding_a_personal_number_are_refused() {
+    let app = TestApp::spawn_with_sandbox().await;
+    let c = app.provision(ALL_SCOPES, "SE", "SE").await;
+    let token = app.token(&c).await;
+    for reference in [
+        "19811130-9285",
+        "cust 811130 9285",
+        "\u{FF18}\u{FF11}\u{FF11}\u{FF11}\u{FF13}\u{FF10}\u{FF19}\u{FF12}\u{FF18}\u{FF15}",
+    ] {
+        let a = app
+            .resolve(&token, "orgnr", "5560021361", Some(reference))
+            .await;
+        assert_eq!(
+            (a.status, a.error_code()),
+            (400, "bad_request"),
+            "{}",
+            a.text
+        );
+        assert!(
+            a.body["message"].as_str().unwrap().starts_with("`ref`"),
+            "{}",
+            a.text
+        );
+        assert!(
+            !a.text.contains("9285") && !a.text.contains('\u{FF15}'),
+            "{}",
+            a.text
+        );
+    }
+    assert_eq!(
+        app.db.count("subjects", "true").await,
+        0,
+        "nothing was created"
+    );
+    let subject = app
+        .resolve(&token, "orgnr", "5560021361", Some("cust-17"))
+        .await;
+    let subject_id = subject.body["subject_id"].as_str().unwrap();
+    let a = app
+        .post_json(
+            "/v1/subscriptions",
+            Some(&token),
+            &json!({"subject_id": subject_id, "kind": "company", "legal_basis": "aml_cdd",
+                    "legal_basis_ref": "KYC file of 19811130-9285"}),
+        )
+        .await;
+    assert_eq!(
+        (a.status, a.error_code()),
+        (400, "bad_request"),
+        "{}",
+        a.text
+    );
+    assert!(
+        a.body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("`legal_basis_ref`"),
+        "{}",
+        a.text
+    );
+    assert_eq!(app.db.count("subscriptions", "true").await, 0);
+    let dump = app.db.dump_text().await;
+    for spelling in ["198111309285", "8111309285", "811130-9285", "811130 9285"] {
+        assert!(!dump.contains(spelling), "the database holds {spelling}");
+    }
+}

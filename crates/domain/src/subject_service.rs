@@ -45,6 +45,14 @@ impl SubjectService {
                     &format!("must be at most {MAX_REF_LEN} characters"),
                 ))
             }
+            // A reference is stored and logged as sent: it must never carry a personal
+            // number (the identifier itself is what is protected).
+            Some(r) if crate::identifier::shape::holds_personal_number(&r) => {
+                return Err(Failure::bad_request(
+                    "ref",
+                    crate::identifier::shape::IN_FREE_TEXT,
+                ))
+            }
             Some(r) => Some(r),
         };
         let identifier = Identifier::parse(id_type, &request.value, self.clock.now().date_naive())

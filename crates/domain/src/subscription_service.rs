@@ -120,6 +120,12 @@ impl SubscriptionService {
                     "must be at most 500 characters",
                 ))
             }
+            Some(r) if crate::identifier::shape::holds_personal_number(&r) => {
+                return Err(Failure::bad_request(
+                    "legal_basis_ref",
+                    crate::identifier::shape::IN_FREE_TEXT,
+                ))
+            }
             other => other,
         };
 

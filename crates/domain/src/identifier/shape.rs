@@ -28,6 +28,13 @@
 
 use super::{digits, lithuania, personnummer};
 
+/// The refusal of a free-text field (a customer reference, a legal-basis reference) that
+/// holds a number shaped like a personal identity number: such text is stored and logged as
+/// sent, so it must never carry one. The number is never echoed.
+pub const IN_FREE_TEXT: &str = "holds a number shaped like a personal identity number; \
+    references are stored as sent, so they must not carry one (send the number as the \
+    identifier and use a reference of your own)";
+
 /// Separators read between two groups of one number (`811130 - 9285` has three).
 pub const MAX_SEPARATORS: usize = 3;
 

@@ -13,10 +13,11 @@ use domain::country::Country;
 use domain::evidence::{Evidence, EvidenceSource};
 use domain::identifier::{IdentifierType, SubjectKind};
 use domain::ids::{IdentifierRef, SubjectId, TenantId};
+use domain::merge::SubjectMerge;
 use domain::ports::{StoreError, SubjectStore};
 use domain::subject::{
     CustomerRef, FirstSighting, FreshSubject, IdentifierHolder, ProtectedIdentifier, Resolution,
-    SubjectHandle, SubjectIdentifier, SubjectMerge, SubjectRecord,
+    SubjectHandle, SubjectIdentifier, SubjectRecord,
 };
 
 /// A lock key for one identifier of one tenant: resolvers of the same identifier queue up,

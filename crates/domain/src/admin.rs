@@ -365,7 +365,7 @@ impl AdminService {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let merge = crate::subject::SubjectMerge {
+            let merge = crate::merge::SubjectMerge {
                 from: from_id,
                 into: into_id,
                 event: event.clone(),

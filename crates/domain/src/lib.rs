@@ -18,6 +18,7 @@ pub mod identifier;
 pub mod ids;
 pub mod list_service;
 pub mod matcher;
+pub mod merge;
 pub mod operation;
 pub mod paid;
 pub mod paid_service;

@@ -200,7 +200,7 @@ pub trait SubjectStore: Send + Sync {
     async fn merge_subjects(
         &self,
         tenant: &TenantId,
-        merge: &crate::subject::SubjectMerge,
+        merge: &crate::merge::SubjectMerge,
     ) -> Result<(), StoreError>;
 
     /// The subject holding the identifier behind an `identifier_ref`, with the identifier as

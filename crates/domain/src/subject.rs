@@ -78,23 +78,6 @@ pub struct SubjectHandle {
     pub aliases: Vec<SubjectId>,
 }
 
-/// A merge of subject `from` into `into` as the store carries it out, in one transaction.
-///
-/// Everything keyed by `from` follows it to `into`: its identifiers, customer references,
-/// unended and ended subscriptions (with their baselines), cached data, document ids and
-/// whitelist entries. One unended subscription per subject and kind holds across the merge:
-/// where both had one of a kind, `into`'s survives and `from`'s is in `ended`, each as it
-/// ends, with its `subscription.ended` event. Screening checks are append-only and stay as
-/// they are; reads resolve them through the alias.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SubjectMerge {
-    pub from: SubjectId,
-    pub into: SubjectId,
-    /// The `subject.merged` event.
-    pub event: crate::event::NewEvent,
-    pub ended: Vec<(crate::subscription::Subscription, crate::event::NewEvent)>,
-}
-
 /// The answer of a resolve.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resolution {

@@ -1006,7 +1006,7 @@ pub async fn check_checks_made_before_a_merge_are_found_under_either_id(stores: 
         .subjects
         .merge_subjects(
             &t.id,
-            &domain::subject::SubjectMerge {
+            &domain::merge::SubjectMerge {
                 from,
                 into,
                 event: super::events::event("merge", "subject.merged", Country::Se),

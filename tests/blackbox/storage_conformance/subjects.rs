@@ -373,8 +373,8 @@ fn merge_of(
     from: SubjectId,
     into: SubjectId,
     ended: Vec<(domain::subscription::Subscription, domain::event::NewEvent)>,
-) -> domain::subject::SubjectMerge {
-    domain::subject::SubjectMerge {
+) -> domain::merge::SubjectMerge {
+    domain::merge::SubjectMerge {
         from,
         into,
         event: super::events::event(

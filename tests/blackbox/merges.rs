@@ -503,3 +503,78 @@ async fn a_person_subscription_and_cached_profile_follow_a_merge() {
         .await;
     assert!(rows.is_empty(), "the cached profile moved");
 }
+
+/// Subscription creates racing a merge, under either id: whatever the interleaving, the
+/// canonical subject ends with exactly one unended company subscription, and every create
+/// answered 201 is that one or one the merge ended with its event.
+#[tokio::test(flavor = "multi_thread")]
+async fn creates_racing_a_merge_leave_one_active_subscription() {
+    for round in 0..3 {
+        let app = TestApp::spawn().await;
+        let c = app.provision(SCOPES, "SE", "SE").await;
+        let token = app.token(&c).await;
+        let a = company_subject(&app, &token, WITH_REPORTS).await;
+        let b = company_subject(&app, &token, TEST_AB).await;
+        let creates: Vec<_> = (0..12)
+            .map(|i| {
+                let (http, url, token) = (app.http.clone(), app.url("/v1/subscriptions"), token.clone());
+                let subject = if i % 2 == 0 { a.clone() } else { b.clone() };
+                tokio::spawn(async move {
+                    let r = http
+                        .post(url)
+                        .bearer_auth(token)
+                        .json(&json!({"subject_id": subject, "kind": "company", "legal_basis": "aml_cdd"}))
+                        .send()
+                        .await
+                        .expect("request");
+                    let status = r.status().as_u16();
+                    (status, r.json::<Value>().await.unwrap_or(Value::Null))
+                })
+            })
+            .collect();
+        // The merge lands somewhere among the creates (a different point each round).
+        tokio::time::sleep(std::time::Duration::from_millis(5 * round)).await;
+        merge(&app, &c.tenant_id, &a, &b).await;
+        let mut created = Vec::new();
+        for create in creates {
+            let (status, body) = create.await.unwrap();
+            match status {
+                201 => created.push(body["subscription_id"].as_str().unwrap().to_owned()),
+                409 => assert_eq!(body["error"], "subscription_exists", "{body}"),
+                other => panic!("round {round}: {other} {body}"),
+            }
+        }
+        assert!(
+            !created.is_empty() && created.len() <= 2,
+            "round {round}: {created:?}"
+        );
+        let listed = app
+            .get("/v1/subscriptions?status=active", Some(&token))
+            .await;
+        let active = listed.body["subscriptions"].as_array().unwrap();
+        assert_eq!(active.len(), 1, "round {round}: {}", listed.text);
+        assert_eq!(active[0]["subject_id"], b.as_str());
+        assert_eq!(active[0]["aliases"], json!([a]));
+        // A second create answered 201 was ended by the merge, with its event.
+        for id in created
+            .iter()
+            .filter(|id| active[0]["subscription_id"] != id.as_str())
+        {
+            let ended = app
+                .get(&format!("/v1/subscriptions/{id}"), Some(&token))
+                .await;
+            assert_eq!(
+                ended.body["status"], "ended",
+                "round {round}: {}",
+                ended.text
+            );
+            let logged = events(&app, &token).await;
+            assert!(
+                logged.iter().any(|e| e["type"] == "subscription.ended"
+                    && e["data"]["subscription_id"] == id.as_str()
+                    && e["data"]["reason"] == "subject_merged"),
+                "round {round}: the merge's end event for {id}"
+            );
+        }
+    }
+}

@@ -32,6 +32,103 @@ fn identifier_lock_key(tenant: &str, blind_index: &[u8]) -> i64 {
     hash as i64
 }
 
+/// The subject `id` names (its canonical one, a merge followed) with its identifiers,
+/// references, aliases and evidence, read on `conn` (within one snapshot: see
+/// `SubjectStore::subject`).
+async fn read_subject(
+    conn: &mut AsyncPgConnection,
+    tenant_id: &str,
+    id: &str,
+) -> Result<SubjectRecord, StoreError> {
+    let tenant_id = tenant_id.to_owned();
+    let subject_id = canonical_of(conn, &tenant_id, id).await?;
+    let (kind, created_at, call_ref): (String, DateTime<Utc>, String) = subjects::table
+        .find((&tenant_id, &subject_id))
+        .select((subjects::kind, subjects::created_at, subjects::call_ref))
+        .first(conn)
+        .await
+        .map_err(backend)?;
+    type IdentifierRow = (String, String, String, DateTime<Utc>, Option<DateTime<Utc>>);
+    let identifier_rows: Vec<IdentifierRow> = subject_identifiers::table
+        .filter(subject_identifiers::tenant_id.eq(&tenant_id))
+        .filter(subject_identifiers::subject_id.eq(&subject_id))
+        .order((
+            subject_identifiers::valid_from,
+            subject_identifiers::identifier_ref,
+        ))
+        .select((
+            subject_identifiers::identifier_ref,
+            subject_identifiers::id_type,
+            subject_identifiers::country,
+            subject_identifiers::valid_from,
+            subject_identifiers::valid_to,
+        ))
+        .load(conn)
+        .await
+        .map_err(backend)?;
+    let identifiers = identifier_rows
+        .into_iter()
+        .map(|(r, t, c, from, to)| {
+            Ok(SubjectIdentifier {
+                identifier_ref: parse_id(&r, "identifier ref")?,
+                id_type: IdentifierType::parse(&t).ok_or_else(|| corrupt("identifier type"))?,
+                country: Country::from_code(&c).ok_or_else(|| corrupt("country"))?,
+                valid_from: from,
+                valid_to: to,
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    let refs: Vec<(String, DateTime<Utc>)> = customer_refs::table
+        .filter(customer_refs::tenant_id.eq(&tenant_id))
+        .filter(customer_refs::subject_id.eq(&subject_id))
+        .order((customer_refs::created_at, customer_refs::ref_))
+        .select((customer_refs::ref_, customer_refs::created_at))
+        .load(conn)
+        .await
+        .map_err(backend)?;
+    type CallRow = (
+        String,
+        DateTime<Utc>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        DateTime<Utc>,
+    );
+    let call: CallRow = call_records::table
+        .find((&tenant_id, &call_ref))
+        .select((
+            call_records::source,
+            call_records::source_timestamp,
+            call_records::upstream_ref,
+            call_records::digest,
+            call_records::schema_version,
+            call_records::retrieved_at,
+        ))
+        .first(conn)
+        .await
+        .map_err(backend)?;
+    Ok(SubjectRecord {
+        subject_id: parse_id(&subject_id, "subject id")?,
+        kind: SubjectKind::parse(&kind).ok_or_else(|| corrupt("subject kind"))?,
+        created_at,
+        identifiers,
+        refs: refs
+            .into_iter()
+            .map(|(value, created_at)| CustomerRef { value, created_at })
+            .collect(),
+        aliases: aliases_of(conn, &tenant_id, &subject_id).await?,
+        evidence: Evidence {
+            source: EvidenceSource::parse(&call.0).ok_or_else(|| corrupt("evidence source"))?,
+            source_timestamp: call.1,
+            call_ref: parse_id(&call_ref, "call ref")?,
+            upstream_ref: call.2,
+            digest: call.3,
+            schema_version: call.4,
+            retrieved_at: call.5,
+        },
+    })
+}
+
 /// Follows a merge one hop: the canonical id of `subject_id`.
 async fn canonical_of(
     conn: &mut AsyncPgConnection,
@@ -346,93 +443,17 @@ impl SubjectStore for Database {
         id: &SubjectId,
     ) -> Result<SubjectRecord, StoreError> {
         let mut conn = self.conn().await?;
-        let tenant_id = tenant.to_string();
-        let subject_id = canonical_of(&mut conn, &tenant_id, &id.to_string()).await?;
-        let (kind, created_at, call_ref): (String, DateTime<Utc>, String) = subjects::table
-            .find((&tenant_id, &subject_id))
-            .select((subjects::kind, subjects::created_at, subjects::call_ref))
-            .first(&mut conn)
-            .await
-            .map_err(backend)?;
-        type IdentifierRow = (String, String, String, DateTime<Utc>, Option<DateTime<Utc>>);
-        let identifier_rows: Vec<IdentifierRow> = subject_identifiers::table
-            .filter(subject_identifiers::tenant_id.eq(&tenant_id))
-            .filter(subject_identifiers::subject_id.eq(&subject_id))
-            .order((
-                subject_identifiers::valid_from,
-                subject_identifiers::identifier_ref,
-            ))
-            .select((
-                subject_identifiers::identifier_ref,
-                subject_identifiers::id_type,
-                subject_identifiers::country,
-                subject_identifiers::valid_from,
-                subject_identifiers::valid_to,
-            ))
-            .load(&mut conn)
-            .await
-            .map_err(backend)?;
-        let identifiers = identifier_rows
-            .into_iter()
-            .map(|(r, t, c, from, to)| {
-                Ok(SubjectIdentifier {
-                    identifier_ref: parse_id(&r, "identifier ref")?,
-                    id_type: IdentifierType::parse(&t).ok_or_else(|| corrupt("identifier type"))?,
-                    country: Country::from_code(&c).ok_or_else(|| corrupt("country"))?,
-                    valid_from: from,
-                    valid_to: to,
-                })
+        let (tenant_id, id) = (tenant.to_string(), id.to_string());
+        // One snapshot for the several reads: a merge committing between them would otherwise
+        // give the canonical id before the merge and its identifiers after (none).
+        conn.build_transaction()
+            .repeatable_read()
+            .read_only()
+            .run(async |conn| -> Result<SubjectRecord, TxError> {
+                Ok(read_subject(conn, &tenant_id, &id).await?)
             })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        let refs: Vec<(String, DateTime<Utc>)> = customer_refs::table
-            .filter(customer_refs::tenant_id.eq(&tenant_id))
-            .filter(customer_refs::subject_id.eq(&subject_id))
-            .order((customer_refs::created_at, customer_refs::ref_))
-            .select((customer_refs::ref_, customer_refs::created_at))
-            .load(&mut conn)
             .await
-            .map_err(backend)?;
-        type CallRow = (
-            String,
-            DateTime<Utc>,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-            DateTime<Utc>,
-        );
-        let call: CallRow = call_records::table
-            .find((&tenant_id, &call_ref))
-            .select((
-                call_records::source,
-                call_records::source_timestamp,
-                call_records::upstream_ref,
-                call_records::digest,
-                call_records::schema_version,
-                call_records::retrieved_at,
-            ))
-            .first(&mut conn)
-            .await
-            .map_err(backend)?;
-        Ok(SubjectRecord {
-            subject_id: parse_id(&subject_id, "subject id")?,
-            kind: SubjectKind::parse(&kind).ok_or_else(|| corrupt("subject kind"))?,
-            created_at,
-            identifiers,
-            refs: refs
-                .into_iter()
-                .map(|(value, created_at)| CustomerRef { value, created_at })
-                .collect(),
-            aliases: aliases_of(&mut conn, &tenant_id, &subject_id).await?,
-            evidence: Evidence {
-                source: EvidenceSource::parse(&call.0).ok_or_else(|| corrupt("evidence source"))?,
-                source_timestamp: call.1,
-                call_ref: parse_id(&call_ref, "call ref")?,
-                upstream_ref: call.2,
-                digest: call.3,
-                schema_version: call.4,
-                retrieved_at: call.5,
-            },
-        })
+            .map_err(StoreError::from)
     }
 
     async fn identifier_holder(

@@ -72,12 +72,16 @@ fn number(digits: &[u8]) -> u32 {
 }
 
 /// A plausible birth date: month 1 to 12, day 1 to 31 or 61 to 91 (coordination numbers);
-/// with a century, 18, 19 or 20.
+/// a coordination number's month may also be 00 and its day 60 (unknown, as Skatteverket
+/// issues them); with a century, 18, 19 or 20.
 fn plausible_date(century: Option<&[u8]>, month: &[u8], day: &[u8]) -> bool {
     let century_ok = century.is_none_or(|c| (18..=20).contains(&number(c)));
     let month = number(month);
     let day = number(day);
-    century_ok && (1..=12).contains(&month) && ((1..=31).contains(&day) || (61..=91).contains(&day))
+    let coordination = (60..=91).contains(&day);
+    century_ok
+        && (((1..=12).contains(&month) && (1..=31).contains(&day))
+            || (coordination && (0..=12).contains(&month)))
 }
 
 #[cfg(test)]
@@ -98,6 +102,21 @@ mod tests {
             "Jonas 38703181740",
             "Jonas 387 0318 1740",
             "x195704133106y",
+        ] {
+            assert!(holds_personal_number(name), "{name}");
+        }
+    }
+
+    /// Found by fuzzing (`personal_number_shape`): coordination numbers with an unknown day
+    /// (60) or month (00), which the parser accepts, were let through. Synthetic numbers.
+    #[test]
+    fn coordination_numbers_with_an_unknown_day_or_month_are_recognised() {
+        for name in [
+            "id 4905609964",
+            "Bo 191400601234",
+            "Bo 140060-1234",
+            "Bo 19140068-1234",
+            "Bo 1411601234",
         ] {
             assert!(holds_personal_number(name), "{name}");
         }

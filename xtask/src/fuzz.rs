@@ -120,7 +120,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     if !failed.is_empty() {
-        bail!("fuzz targets failed: {}", failed.join(", "));
+        eprintln!("fuzz: FAILED: {}", failed.join(", "));
+        std::process::exit(1);
     }
     Ok(())
 }

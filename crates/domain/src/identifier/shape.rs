@@ -15,6 +15,8 @@
 //! rule errs on the side of never storing a personal number. Nothing here ever returns or
 //! formats the number: the answer is yes or no.
 
+use super::lithuania::asmens_check_digit;
+
 /// Whether `text` holds a number shaped like a Swedish personal or coordination number or a
 /// Lithuanian personal code.
 pub fn holds_personal_number(text: &str) -> bool {
@@ -61,7 +63,12 @@ fn shaped_like_personal_number(run: &[u8]) -> bool {
                 match len {
                     10 => plausible_date(None, &w[2..4], &w[4..6]),
                     12 => plausible_date(Some(&w[0..2]), &w[4..6], &w[6..8]),
-                    _ => (1..=6).contains(&w[0]) && plausible_date(None, &w[3..5], &w[5..7]),
+                    // `9` marks an exceptional code whose date part need not be a date:
+                    // its check digit is all there is to go by.
+                    _ => {
+                        ((1..=6).contains(&w[0]) && plausible_date(None, &w[3..5], &w[5..7]))
+                            || (w[0] == 9 && w[10] == asmens_check_digit(&w[..10]))
+                    }
                 }
             })
     })
@@ -120,6 +127,15 @@ mod tests {
         ] {
             assert!(holds_personal_number(name), "{name}");
         }
+    }
+
+    /// Found by fuzzing (`personal_number_shape`): a Lithuanian personal code of the
+    /// exceptional kind (`9`, no date in it), which the parser accepts when its check digit
+    /// holds, was let through. Synthetic; the same digits with a wrong check digit pass.
+    #[test]
+    fn exceptional_lithuanian_codes_are_recognised_by_their_check_digit() {
+        assert!(holds_personal_number("ref 372 99280584138"));
+        assert!(!holds_personal_number("ref 372 99280584139"));
     }
 
     #[test]

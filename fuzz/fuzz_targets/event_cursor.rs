@@ -14,7 +14,11 @@ fuzz_target!(|data: &[u8]| {
     match parse_cursor(&text) {
         Ok(seq) => {
             assert!(seq >= 0);
-            assert_eq!(seq.to_string(), text, "an accepted cursor is spelled exactly");
+            assert_eq!(
+                seq.to_string(),
+                text,
+                "an accepted cursor is spelled exactly"
+            );
         }
         Err(failure) => assert_eq!(failure.code, ErrorCode::InvalidCursor),
     }

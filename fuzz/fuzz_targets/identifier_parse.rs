@@ -33,12 +33,14 @@ fuzz_target!(|data: &[u8]| {
                     format!("{}:{canonical}", ty.country().prefix()),
                     "{ty}: the wire form is the prefix and the canonical value"
                 );
-                let again = Identifier::parse(ty, &wire_form, today)
-                    .unwrap_or_else(|e| panic!("{ty}: the prefixed canonical form is refused: {e}"));
+                let again = Identifier::parse(ty, &wire_form, today).unwrap_or_else(|e| {
+                    panic!("{ty}: the prefixed canonical form is refused: {e}")
+                });
                 assert_eq!(again, id, "{ty}: re-parsing the prefixed canonical form");
                 if ty.country().prefix() == "se" {
-                    let bare = Identifier::parse(ty, canonical, today)
-                        .unwrap_or_else(|e| panic!("{ty}: the bare canonical form is refused: {e}"));
+                    let bare = Identifier::parse(ty, canonical, today).unwrap_or_else(|e| {
+                        panic!("{ty}: the bare canonical form is refused: {e}")
+                    });
                     assert_eq!(bare, id, "{ty}: re-parsing the bare canonical form");
                 }
                 let restored = Identifier::restore(ty, canonical)

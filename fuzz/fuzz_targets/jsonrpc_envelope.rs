@@ -31,9 +31,7 @@ fuzz_target!(|data: &[u8]| {
                 "code {}",
                 rejection.error.code
             );
-            assert!(
-                rejection.id.is_null() || rejection.id.is_string() || rejection.id.is_number()
-            );
+            assert!(rejection.id.is_null() || rejection.id.is_string() || rejection.id.is_number());
             assert!(!rejection.error.message.is_empty());
             (rejection.id, None, Some(rejection.error))
         }

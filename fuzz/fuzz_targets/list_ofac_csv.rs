@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let mut parts = data.split(|&b| b == 0);
     let primary = parts.next().unwrap_or_default();
     let (aliases, addresses, comments) = (parts.next(), parts.next(), parts.next());
-    let source = if data.len() % 2 == 0 {
+    let source = if data.len().is_multiple_of(2) {
         ListSource::OfacSdn
     } else {
         ListSource::OfacConsolidated

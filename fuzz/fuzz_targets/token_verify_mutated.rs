@@ -7,13 +7,13 @@
 //! still within its expiry.
 #![no_main]
 
+use arbitrary::{Result, Unstructured};
 use base64::Engine;
 use biscuit_auth::{Biscuit, BlockBuilder, PublicKey};
 use chrono::Duration as CDuration;
 use domain::ports::TokenAuthority;
 use domain::token::TokenRejection;
 use idreg_fuzz::{authority, claims, issued_at, minted};
-use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -103,7 +103,11 @@ fuzz_target!(|data: &[u8]| {
             assert!(now < got.expires_at, "a verified token has not expired");
         }
         Err(TokenRejection::Expired(got)) => {
-            assert_eq!(*got, claims(), "an expired token is attributed to what was minted");
+            assert_eq!(
+                *got,
+                claims(),
+                "an expired token is attributed to what was minted"
+            );
             assert!(now >= got.expires_at);
         }
         Err(_) => {}

@@ -154,20 +154,36 @@ fn host_triple() -> Result<String> {
 
 /// Builds the targets; their names and executables, read from cargo's messages.
 fn build(fuzz: &Path, targets: &[String]) -> Result<Vec<(String, PathBuf)>> {
+    // The root lock pins every crate the targets share with the service; cargo prunes what
+    // the fuzz workspace does not use and adds only its own (pinned in fuzz/Cargo.toml). So
+    // a dependency the service gains never leaves a stale fuzz lock behind.
+    std::fs::copy(
+        fuzz.parent()
+            .context("fuzz/ has a parent")?
+            .join("Cargo.lock"),
+        fuzz.join("Cargo.lock"),
+    )
+    .context("copying Cargo.lock into fuzz/")?;
     let mut cmd = Command::new("cargo");
-    cmd.args(["build", "--release", "--locked", "--message-format=json-render-diagnostics"])
-        .arg("--manifest-path")
-        .arg(fuzz.join("Cargo.toml"))
-        .args(["--target", &host_triple()?])
-        .env("RUSTFLAGS", RUSTFLAGS.join(" "))
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env("CARGO_TARGET_DIR", fuzz.join("target"))
-        .current_dir(fuzz)
-        .stdout(Stdio::piped());
+    cmd.args([
+        "build",
+        "--release",
+        "--message-format=json-render-diagnostics",
+    ])
+    .arg("--manifest-path")
+    .arg(fuzz.join("Cargo.toml"))
+    .args(["--target", &host_triple()?])
+    .env("RUSTFLAGS", RUSTFLAGS.join(" "))
+    .env_remove("CARGO_ENCODED_RUSTFLAGS")
+    .env("CARGO_TARGET_DIR", fuzz.join("target"))
+    .current_dir(fuzz)
+    .stdout(Stdio::piped());
     for t in targets {
         cmd.args(["--bin", t]);
     }
-    let mut child = cmd.spawn().context("starting cargo build for the fuzz targets")?;
+    let mut child = cmd
+        .spawn()
+        .context("starting cargo build for the fuzz targets")?;
     let mut binaries = Vec::new();
     for line in BufReader::new(child.stdout.take().unwrap()).lines() {
         let message: serde_json::Value = match serde_json::from_str(&line?) {
@@ -226,9 +242,10 @@ fn run(fuzz: &Path, target: &str, binary: &Path, seconds: u64) -> Result<Run> {
         .find_map(|l| l.strip_prefix("stat::number_of_executed_units:"))
         .or_else(|| {
             // A crash ends the run before the final stats: the last progress line's count.
-            log.lines()
-                .rev()
-                .find_map(|l| l.strip_prefix('#').and_then(|r| r.split_whitespace().next()))
+            log.lines().rev().find_map(|l| {
+                l.strip_prefix('#')
+                    .and_then(|r| r.split_whitespace().next())
+            })
         })
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or(0);
@@ -248,7 +265,9 @@ fn run(fuzz: &Path, target: &str, binary: &Path, seconds: u64) -> Result<Run> {
         None => lines
             .iter()
             .find(|l| {
-                l.contains("ERROR: libFuzzer") || l.contains("==ERROR") || l.contains("deadly signal")
+                l.contains("ERROR: libFuzzer")
+                    || l.contains("==ERROR")
+                    || l.contains("deadly signal")
             })
             .map_or("see the log", |l| l.trim())
             .to_owned(),
@@ -259,7 +278,10 @@ fn run(fuzz: &Path, target: &str, binary: &Path, seconds: u64) -> Result<Run> {
         .unwrap_or("(none written)")
         .trim()
         .to_owned();
-    eprintln!("fuzz: {target}: {cause}; the input: {input}; log: {}", log_path.display());
+    eprintln!(
+        "fuzz: {target}: {cause}; the input: {input}; log: {}",
+        log_path.display()
+    );
     Ok(Run {
         seconds,
         executions,

@@ -113,7 +113,10 @@ pub fn read_path(path: &Path, format: Option<ListFormat>) -> Result<ReadList, Re
         | ListFormat::UkXml
         | ListFormat::OpenSanctionsJson => {
             let bytes = read_file(path)?;
-            (read_bytes(format, &bytes)?, vec![(path.to_path_buf(), bytes)])
+            (
+                read_bytes(format, &bytes)?,
+                vec![(path.to_path_buf(), bytes)],
+            )
         }
         ListFormat::OfacCsv => {
             let set = ofac_csv::CsvSet::locate(path)?;

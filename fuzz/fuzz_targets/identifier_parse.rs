@@ -1,8 +1,9 @@
 //! The identifier parsers, all five types: `Identifier::parse(ty, wire, today)`.
 //!
 //! Input: two bytes choosing `today`, then the wire string. Properties: no panic; what parses
-//! re-parses (with and without its country prefix) to the same canonical form, restores from
-//! it, and has the type asked for; a refusal's message never repeats the input's digits.
+//! has the type asked for, and re-parses to the same canonical form from its prefixed wire
+//! form (and, for the Swedish types, from the bare canonical value), and restores from it; a
+//! refusal's message never repeats three digits of the input in a row.
 #![no_main]
 
 use domain::identifier::{Identifier, IdentifierType};

@@ -12,9 +12,13 @@
 //! - `bench`: the request path under load (cached company read, an MCP tool call, the token
 //!   endpoint) against the release binary: req/s, p50, p99, database transactions per
 //!   request, server memory (see [`bench`]).
+//! - `fuzz [--seconds N] [--target NAME]...`: builds the coverage-guided fuzz targets under
+//!   `fuzz/` on the stable toolchain and runs each for N seconds; fails on any crash (see
+//!   [`fuzz`]).
 
 mod bench;
 mod contract;
+mod fuzz;
 
 use anyhow::{bail, Context, Result};
 use std::ffi::OsString;
@@ -28,9 +32,10 @@ fn main() -> Result<()> {
         Some("test") => test(&args[1..]),
         Some("contract") => contract::main(&args[1..]),
         Some("bench") => bench::main(&root(), &args[1..]),
+        Some("fuzz") => fuzz::main(&root(), &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask test [-- <cargo test args>] | contract check|bless | bench [options]"
+                "usage: cargo xtask test [-- <cargo test args>] | contract check|bless | bench [options] | fuzz [--seconds N] [--target NAME]..."
             );
             std::process::exit(2);
         }

@@ -106,16 +106,18 @@ pub fn read_path(path: &Path, format: Option<ListFormat>) -> Result<ReadList, Re
         Some(f) => f,
         None => detect(path)?,
     };
-    let single = |read: fn(&[u8]) -> Result<ParsedList, ReadError>| {
-        let bytes = read_file(path)?;
-        Ok::<_, ReadError>((read(&bytes)?, vec![(path.to_path_buf(), bytes)]))
-    };
     let (list, files) = match format {
-        ListFormat::UnXml => single(un::read)?,
-        ListFormat::OfacAdvancedXml => single(ofac_advanced::read)?,
-        ListFormat::EuXml => single(eu::read)?,
-        ListFormat::UkXml => single(uk::read)?,
-        ListFormat::OpenSanctionsJson => single(opensanctions::read)?,
+        ListFormat::UnXml
+        | ListFormat::OfacAdvancedXml
+        | ListFormat::EuXml
+        | ListFormat::UkXml
+        | ListFormat::OpenSanctionsJson => {
+            let bytes = read_file(path)?;
+            (
+                read_bytes(format, &bytes)?,
+                vec![(path.to_path_buf(), bytes)],
+            )
+        }
         ListFormat::OfacCsv => {
             let set = ofac_csv::CsvSet::locate(path)?;
             let mut files = Vec::new();
@@ -133,7 +135,7 @@ pub fn read_path(path: &Path, format: Option<ListFormat>) -> Result<ReadList, Re
             let aliases = load(&set.aliases)?;
             let addresses = load(&set.addresses)?;
             let comments = load(&set.comments)?;
-            let list = ofac_csv::read(
+            let list = read_ofac_csv(
                 set.source,
                 &primary,
                 aliases.as_deref(),
@@ -158,6 +160,35 @@ pub fn read_path(path: &Path, format: Option<ListFormat>) -> Result<ReadList, Re
         digest: format!("sha256:{}", hex::encode(hash.finalize())),
         files: files.into_iter().map(|(p, _)| p).collect(),
     })
+}
+
+/// Reads a list file held in memory, in one of the single-file formats. An OFAC CSV set is
+/// several files: [`read_ofac_csv`] reads it (here it is refused as malformed).
+pub fn read_bytes(format: ListFormat, bytes: &[u8]) -> Result<ParsedList, ReadError> {
+    match format {
+        ListFormat::UnXml => un::read(bytes),
+        ListFormat::OfacAdvancedXml => ofac_advanced::read(bytes),
+        ListFormat::EuXml => eu::read(bytes),
+        ListFormat::UkXml => uk::read(bytes),
+        ListFormat::OpenSanctionsJson => opensanctions::read(bytes),
+        ListFormat::OfacCsv => Err(ReadError::Malformed {
+            format: ListFormat::OfacCsv.as_str(),
+            detail: "a CSV set is several files, read together".to_owned(),
+        }),
+    }
+}
+
+/// Reads an OFAC CSV set held in memory: the primary file (`sdn.csv` or `cons_prim.csv`, as
+/// `source` says) and whichever companions there are (aliases, addresses, remark
+/// continuations).
+pub fn read_ofac_csv(
+    source: ListSource,
+    primary: &[u8],
+    aliases: Option<&[u8]>,
+    addresses: Option<&[u8]>,
+    comments: Option<&[u8]>,
+) -> Result<ParsedList, ReadError> {
+    ofac_csv::read(source, primary, aliases, addresses, comments)
 }
 
 /// The format a path's content shows: the UN list's root element, or an OFAC CSV set.

@@ -193,6 +193,28 @@ mod tests {
         assert_eq!(rejection.id, json!("a-1"));
     }
 
+    /// Found by fuzzing (`jsonrpc_envelope`): an integer id too large for a u64 is read as a
+    /// float, and was read a little off (serde_json's fast float parsing), so the id echoed
+    /// was not the id sent. Read exactly, it is echoed as the same number.
+    #[test]
+    fn a_huge_numeric_id_is_echoed_as_the_same_number() {
+        let digits = format!("{}{}", "7".repeat(117), "1".repeat(25));
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{digits},"method":"tools/list"}}"#);
+        let Ok(Message::Request { id, .. }) = read(body.as_bytes()) else {
+            panic!("a request")
+        };
+        assert_eq!(id.as_f64(), Some(digits.parse::<f64>().unwrap()));
+        let answer = serde_json::to_string(&Response {
+            jsonrpc: "2.0",
+            id: &id,
+            result: Some(json!({})),
+            error: None,
+        })
+        .unwrap();
+        let echoed: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(echoed["id"], id);
+    }
+
     #[test]
     fn requests_notifications_and_responses_are_told_apart() {
         match read(br#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#).unwrap() {

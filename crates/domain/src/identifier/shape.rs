@@ -128,6 +128,30 @@ mod tests {
         }
     }
 
+    /// Found by fuzzing (`personal_number_shape`): coordination numbers with an unknown day
+    /// (60) or month (00), which the parser accepts. Synthetic.
+    #[test]
+    fn coordination_numbers_with_an_unknown_day_or_month_are_recognised() {
+        for name in [
+            "id 4905609964",
+            "Bo 191400601234",
+            "Bo 140060-1234",
+            "Bo 19140068-1234",
+            "Bo 1411601234",
+        ] {
+            assert!(holds_personal_number(name), "{name}");
+        }
+    }
+
+    /// Found by fuzzing (`personal_number_shape`): a Lithuanian personal code of the
+    /// exceptional kind (`9`, no date in it), which the parser accepts when its check digit
+    /// holds. Synthetic; the same digits with a wrong check digit pass.
+    #[test]
+    fn exceptional_lithuanian_codes_are_recognised_by_their_check_digit() {
+        assert!(holds_personal_number("ref 372 99280584138"));
+        assert!(!holds_personal_number("ref 372 99280584139"));
+    }
+
     #[test]
     fn names_and_other_numbers_pass() {
         for name in [

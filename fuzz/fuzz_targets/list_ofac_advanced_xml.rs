@@ -1,0 +1,14 @@
+//! The sanctions-list reader of OFAC's advanced XML: `read_bytes(ListFormat::OfacAdvancedXml, bytes)`.
+//!
+//! Seeded with cuts of the official samples under the crate's `testdata`. Property: no
+//! panic; the file is read or refused, and what is read holds only named entries.
+#![no_main]
+
+use adapters_screening::{read_bytes, ListFormat};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(list) = read_bytes(ListFormat::OfacAdvancedXml, data) {
+        idreg_fuzz::check_list(&list);
+    }
+});

@@ -36,7 +36,11 @@ impl App {
         let app = Self::assemble(config, clock, upstreams).await?;
         app.warm_screening();
         // Off unless IDREG_LISTS_URLS is set; runs as long as the process.
-        let _ = crate::list_schedule::start(&app);
+        let _ = crate::list_schedule::start(
+            app.services.clone(),
+            &app.config.lists,
+            app.config.lists_interval_hours,
+        );
         Ok(app)
     }
 

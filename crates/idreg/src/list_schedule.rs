@@ -17,7 +17,6 @@
 //! Every replica that has it configured runs it; importing the same publication twice
 //! stores nothing new.
 
-use crate::app::App;
 use adapters_screening::ListFormat;
 use anyhow::{bail, Context};
 use domain::sanctions::{ImportOutcome, ListSource, SourceVersion};
@@ -448,13 +447,15 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 
 /// Starts the scheduled import in the background when configured: a pass at once, then one
 /// every `IDREG_LISTS_INTERVAL_HOURS`.
-pub fn start(app: &App) -> Option<tokio::task::JoinHandle<()>> {
-    let hours = app.config.lists_interval_hours;
-    if app.config.lists.is_empty() || hours == 0 {
+pub fn start(
+    services: Arc<Services>,
+    lists: &[ScheduledList],
+    hours: u64,
+) -> Option<tokio::task::JoinHandle<()>> {
+    if lists.is_empty() || hours == 0 {
         return None;
     }
-    let services: Arc<Services> = app.services.clone();
-    let lists = app.config.lists.clone();
+    let lists = lists.to_vec();
     let interval = Duration::from_secs(hours * 3600);
     tracing::info!(
         lists = %lists.iter().map(|l| l.source.as_str()).collect::<Vec<_>>().join(","),

@@ -20,7 +20,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use serde_json::{json, Value};
 
 /// The scope of the company information API.
-pub const SCOPE_READ: &str = "foretagsinformation:read";
+pub const SCOPE_READ: &str = crate::vdm::FORETAGSINFORMATION_SCOPE;
 
 /// Largest page the engagements operation serves (`antalPerSida`).
 pub const MAX_PAGE_SIZE: u64 = 100;

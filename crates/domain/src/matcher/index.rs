@@ -24,7 +24,7 @@ pub struct IndexedName {
     pub words: Vec<String>,
     pub keys: Vec<String>,
     /// The words prepared for the scorer's alignment.
-    pub prepared: crate::matcher::score::Words,
+    pub prepared: crate::matcher::words::Words,
     pub quality: NameQuality,
 }
 
@@ -77,7 +77,7 @@ impl ListIndex {
                     index.names.push(IndexedName {
                         entry: e,
                         full: name.full.clone(),
-                        prepared: crate::matcher::score::Words::new(&words),
+                        prepared: crate::matcher::words::Words::new(&words),
                         words,
                         keys,
                         quality: name.quality,

@@ -10,6 +10,7 @@ pub mod index;
 pub mod normalise;
 pub mod phonetic;
 pub mod score;
+pub mod words;
 
 use crate::sanctions::ListedDate;
 use index::{identifier_form, ListIndex};
@@ -67,7 +68,7 @@ pub fn screen(
     {
         let words = normalise::tokens(&query.name);
         let prepared = PreparedQuery {
-            prepared: score::Words::new(&words),
+            prepared: words::Words::new(&words),
             words,
             birth_date: query.birth_date,
             nationalities: query.nationalities.clone(),

@@ -16,6 +16,7 @@
 
 use crate::matcher::index::{IndexedEntry, IndexedName};
 use crate::matcher::phonetic::key;
+use crate::matcher::words::Words;
 use crate::sanctions::{ListedDate, NameQuality};
 use chrono::Datelike;
 
@@ -370,47 +371,6 @@ fn fill(buf: &mut [char; MAX_WORD], s: &str) -> usize {
         n += 1;
     }
     n
-}
-
-/// A name's words prepared for alignment: each word and each adjacent pair joined, with
-/// their phonetic keys and letter counts. Built once per listed name (in the index) and once
-/// per query.
-#[derive(Clone, Debug, Default)]
-pub struct Words {
-    /// (text, first word, last word, key).
-    items: Vec<(String, usize, usize, String)>,
-    /// Letters of each word.
-    lens: Vec<usize>,
-    letters: usize,
-}
-
-impl Words {
-    pub fn new(words: &[String]) -> Words {
-        let mut items: Vec<(String, usize, usize, String)> = words
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (w.clone(), i, i, key(w)))
-            .collect();
-        for i in 1..words.len() {
-            let joined = format!("{}{}", words[i - 1], words[i]);
-            let k = key(&joined);
-            items.push((joined, i - 1, i, k));
-        }
-        let lens: Vec<usize> = words.iter().map(|w| w.chars().count()).collect();
-        Words {
-            letters: lens.iter().sum(),
-            items,
-            lens,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.lens.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.lens.is_empty()
-    }
 }
 
 /// Aligns the query's words with the name's words; the name score and the words matched.

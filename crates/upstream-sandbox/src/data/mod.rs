@@ -26,8 +26,7 @@ pub use codes::*;
 pub use lithuania::{lt_form_id, lt_status_id, LtCompany, LT_FORMS, LT_STATUSES};
 pub use model::*;
 pub use roles::{
-    BeneficialOwner, Officer, OwnershipRecord, PartyId, Role, Signatory, CONTROL_KINDS,
-    OFFICER_PERSONNUMMER, OFFICER_SAMORDNINGSNUMMER, ROLE_CODES, SHARE_BANDS,
+    CONTROL_KINDS, OFFICER_PERSONNUMMER, OFFICER_SAMORDNINGSNUMMER, ROLE_CODES, SHARE_BANDS,
 };
 
 use crate::util::luhn_check_digit;

@@ -7,66 +7,11 @@
 //! The data cover every role code the reference notes list, signatory texts of several
 //! shapes, owners in every share band and companies that reported no beneficial owner.
 
-use super::model::{Company, KodKlartext, LegalForm, PersonName};
+use super::model::{
+    BeneficialOwner, Company, KodKlartext, LegalForm, Officer, OwnershipRecord, PartyId,
+    PersonName, Role, Signatory,
+};
 use crate::util::SplitMix64;
-use serde::{Deserialize, Serialize};
-
-/// A party's identity number as the registry writes it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PartyId {
-    /// `PERSONNUMMER`, `SAMORDNINGSNUMMER` or `ORGANISATIONSNUMMER`.
-    pub typ: String,
-    pub nummer: String,
-}
-
-/// One role of an officer, with the date it was registered.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Role {
-    pub kod: String,
-    pub klartext: String,
-    pub registreringsdatum: Option<String>,
-}
-
-/// A funktionär: a person (name and number, or a foreign person without a Swedish number)
-/// or an organisation (an audit firm).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Officer {
-    pub person: Option<PersonName>,
-    pub organisation_name: Option<String>,
-    pub identitet: Option<PartyId>,
-    pub roles: Vec<Role>,
-}
-
-/// The signatory rule (firmateckning) as text.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Signatory {
-    pub klartext: String,
-    pub prokuratext: Option<String>,
-}
-
-/// A beneficial owner as the register of beneficial owners holds it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BeneficialOwner {
-    pub name: PersonName,
-    /// `None`: a foreign owner without a Swedish number.
-    pub identitet: Option<PartyId>,
-    pub medborgarskap: String,
-    pub bosattningsland: String,
-    /// How control is held (`AGANDE`, `ROSTER`, `ANNAN_KONTROLL`, `LEDNING`).
-    pub kontroll: KodKlartext,
-    /// The share band (`OVER_25_TILL_50`, ...); `None` for control by other means.
-    pub omfattning: Option<KodKlartext>,
-    pub registreringsdatum: String,
-}
-
-/// The register of beneficial owners' entry for one organisation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OwnershipRecord {
-    /// True when the organisation has reported no beneficial owner (never reported, or
-    /// reported that none could be identified).
-    pub uppgift_saknas: bool,
-    pub owners: Vec<BeneficialOwner>,
-}
 
 /// Every role code the reference notes list, with Bolagsverket's texts.
 pub const ROLE_CODES: &[(&str, &str)] = &[

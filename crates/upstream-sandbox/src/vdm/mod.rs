@@ -21,6 +21,10 @@ use std::time::Instant;
 
 /// Scope for `/organisationer`, `/dokumentlista` and `/dokument`.
 pub const SCOPE_READ: &str = "vardefulla-datamangder:read";
+/// The paid company-information API's read scope. The gateway's token endpoint (here) grants
+/// the scopes of both APIs it fronts, so it names them both; `foretagsinformation` takes its
+/// scope from here.
+pub const FORETAGSINFORMATION_SCOPE: &str = "foretagsinformation:read";
 /// Scope for `/isalive`.
 pub const SCOPE_PING: &str = "vardefulla-datamangder:ping";
 
@@ -258,11 +262,7 @@ fn issue_token(state: &SandboxState, req: &HttpRequest, body: &[u8]) -> HttpResp
         .get("scope")
         .map(|s| {
             s.split_whitespace()
-                .filter(|x| {
-                    *x == SCOPE_READ
-                        || *x == SCOPE_PING
-                        || *x == crate::foretagsinformation::SCOPE_READ
-                })
+                .filter(|x| *x == SCOPE_READ || *x == SCOPE_PING || *x == FORETAGSINFORMATION_SCOPE)
                 .map(str::to_owned)
                 .collect()
         })

@@ -578,3 +578,75 @@ async fn creates_racing_a_merge_leave_one_active_subscription() {
         }
     }
 }
+
+/// A whitelist entry made for the merged-away subject clears its candidate for the canonical
+/// subject: before the merge only the subject it was made for is cleared, after it a check
+/// under either id is.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_whitelist_entry_follows_its_subject_into_a_merge() {
+    let (app, _, _) = ready().await;
+    let (c, token) = consumer(&app, "screening:run screening:read kyb:read").await;
+    // One entity known under two numbers: both registered under a name the UN list gives
+    // (entity CDe.002).
+    for orgnr in [WITH_REPORTS, TEST_AB] {
+        app.sandbox()
+            .patch_company(
+                orgnr,
+                &CompanyPatch {
+                    name: Some("Butembo Airlines".into()),
+                    ..CompanyPatch::default()
+                },
+            )
+            .unwrap();
+    }
+    let a = company_subject(&app, &token, WITH_REPORTS).await;
+    let b = company_subject(&app, &token, TEST_AB).await;
+    let candidate = |check: &Value| -> Value {
+        check["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["source_id"] == "un_sc" && k["source_entry_id"] == "CDe.002")
+            .unwrap_or_else(|| panic!("the listed entity is a candidate: {check}"))
+            .clone()
+    };
+    let before = checked(&app, &token, json!({"subject_id": a})).await;
+    assert_eq!(
+        candidate(&before.body)["whitelisted"],
+        false,
+        "{}",
+        before.text
+    );
+
+    let admin = &app.app.services.screening_admin;
+    let entry = admin
+        .add_whitelist_entry(domain::screening_admin::NewWhitelistEntry {
+            tenant: c.tenant_id.clone(),
+            subject_id: Some(a.clone()),
+            input_hash: None,
+            source_id: "un_sc".into(),
+            source_entry_id: "CDe.002".into(),
+            reason: "the airline is another entity of the same name".into(),
+            created_by: "ops-a".into(),
+            expires_at: app.clock_now() + chrono::Duration::days(30),
+        })
+        .await
+        .expect("a whitelist entry");
+    admin
+        .approve_whitelist_entry(&c.tenant_id, &entry.id.to_string(), "ops-b")
+        .await
+        .expect("approved by another operator");
+    let of_a = checked(&app, &token, json!({"subject_id": a})).await;
+    let of_b = checked(&app, &token, json!({"subject_id": b})).await;
+    assert_eq!(candidate(&of_a.body)["whitelisted"], true, "{}", of_a.text);
+    assert_eq!(candidate(&of_b.body)["whitelisted"], false, "{}", of_b.text);
+
+    merge(&app, &c.tenant_id, &a, &b).await;
+    for id in [&a, &b] {
+        let after = checked(&app, &token, json!({"subject_id": id})).await;
+        assert_eq!(after.body["subject_id"], b.as_str());
+        let k = candidate(&after.body);
+        assert_eq!(k["whitelisted"], true, "asked by {id}: {}", after.text);
+        assert_eq!(k["whitelist_id"], entry.id.to_string().as_str());
+    }
+}

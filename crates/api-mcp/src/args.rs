@@ -114,7 +114,7 @@ fn check_value(schema: &Map<String, Value>, value: &Value, field: &str) -> Resul
         ));
     }
     if let Value::String(text) = value {
-        api_rest::text::checked(field, text)?;
+        domain::text::checked(field, text)?;
     }
     if let Some(enumeration) = schema.get("enum").and_then(Value::as_array) {
         if !enumeration.contains(value) {

@@ -180,7 +180,7 @@ impl JsonBody {
     pub fn required_str(&self, field: &str) -> Result<String, Failure> {
         match self.0.get(field) {
             None | Some(Value::Null) => Err(Failure::bad_request(field, "is required")),
-            Some(Value::String(s)) => Ok(crate::text::checked(field, s)?.to_owned()),
+            Some(Value::String(s)) => Ok(domain::text::checked(field, s)?.to_owned()),
             Some(_) => Err(Failure::bad_request(field, "must be a string")),
         }
     }
@@ -189,7 +189,7 @@ impl JsonBody {
     pub fn optional_str(&self, field: &str) -> Result<Option<String>, Failure> {
         match self.0.get(field) {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(crate::text::checked(field, s)?.to_owned())),
+            Some(Value::String(s)) => Ok(Some(domain::text::checked(field, s)?.to_owned())),
             Some(_) => Err(Failure::bad_request(field, "must be a string")),
         }
     }
@@ -204,7 +204,7 @@ impl JsonBody {
                 .enumerate()
                 .map(|(i, item)| match item {
                     Value::String(s) => {
-                        Ok(crate::text::checked(&format!("{field}[{i}]"), s)?.to_owned())
+                        Ok(domain::text::checked(&format!("{field}[{i}]"), s)?.to_owned())
                     }
                     _ => Err(Failure::bad_request(
                         &format!("{field}[{i}]"),

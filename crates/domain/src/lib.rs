@@ -38,6 +38,7 @@ pub mod subject_service;
 pub mod subscription;
 pub mod subscription_service;
 pub mod tenant;
+pub mod text;
 pub mod token;
 pub mod token_issuer;
 

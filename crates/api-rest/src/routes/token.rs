@@ -83,7 +83,7 @@ fn parse_body(req: &HttpRequest, body: &[u8]) -> Result<TokenFields, Failure> {
                 if slot.is_some() {
                     return Err(Failure::bad_request(&name, "must not be repeated"));
                 }
-                crate::text::checked(&name, &value)?;
+                domain::text::checked(&name, &value)?;
                 *slot = Some(value);
             }
             Ok(fields)
@@ -142,8 +142,8 @@ fn basic_credentials(req: &HttpRequest) -> Result<Option<(String, String)>, Fail
     let decoded = String::from_utf8(decoded).map_err(|_| malformed())?;
     let (id, secret) = decoded.split_once(':').ok_or_else(malformed)?;
     let (id, secret) = (percent_decode(id), percent_decode(secret));
-    crate::text::checked("client_id", &id)?;
-    crate::text::checked("client_secret", &secret)?;
+    domain::text::checked("client_id", &id)?;
+    domain::text::checked("client_secret", &secret)?;
     Ok(Some((id, secret)))
 }
 

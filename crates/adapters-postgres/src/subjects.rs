@@ -6,7 +6,6 @@ use crate::Database;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{BigInt, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::country::Country;
@@ -303,13 +302,7 @@ impl SubjectStore for Database {
             .bind::<Text, _>(&into)
             .execute(conn)
             .await;
-            match moved {
-                Ok(_) => {}
-                Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
-                    return Err(TxError(StoreError::SubscriptionExists))
-                }
-                Err(e) => return Err(e.into()),
-            }
+            crate::subscriptions::one_unended_per_subject(moved)?;
             for table in FOLLOWING_TABLES {
                 diesel::sql_query(format!(
                     "UPDATE {table} SET subject_id = $2 WHERE tenant_id = $1 AND subject_id IN \

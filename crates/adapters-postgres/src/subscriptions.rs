@@ -133,6 +133,18 @@ fn cadence(d: u32) -> Result<i32, StoreError> {
     i32::try_from(d).map_err(|_| StoreError::Backend("cadence out of range".into()))
 }
 
+/// A write that would give a subject a second unended subscription of a kind (the partial
+/// unique index refuses it) is `SubscriptionExists`; other failures are what they are.
+pub(crate) fn one_unended_per_subject(written: QueryResult<usize>) -> Result<(), TxError> {
+    match written {
+        Ok(_) => Ok(()),
+        Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
+            Err(TxError(StoreError::SubscriptionExists))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 #[async_trait]
 impl SubscriptionStore for Database {
     async fn create_subscription(
@@ -187,13 +199,7 @@ impl SubscriptionStore for Database {
                     ))
                     .execute(conn)
                     .await;
-                match inserted {
-                    Ok(_) => {}
-                    Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
-                        return Err(TxError(StoreError::SubscriptionExists))
-                    }
-                    Err(e) => return Err(e.into()),
-                }
+                one_unended_per_subject(inserted)?;
                 let mut event = event.clone();
                 event.subject_id = Some(parse_id(&subject_id, "subject id")?);
                 append_within(conn, &tenant_id, std::slice::from_ref(&event)).await?;

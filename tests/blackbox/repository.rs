@@ -39,7 +39,7 @@ fn no_tracked_file_names_a_path_outside_the_repository() {
         };
         let text = String::from_utf8_lossy(&bytes);
         for pattern in &outside() {
-            // A path starts a word: `/home/` inside a web address is no machine's folder.
+            // A path starts a word: the same letters inside a web address name no folder.
             let starts_path = |at: usize| {
                 pattern.starts_with('.')
                     || !text[..at]

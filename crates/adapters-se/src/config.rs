@@ -6,8 +6,8 @@
 //! client certificates in production (see the crate README). [`SeConfig::sandbox`] points
 //! everything at a local stand-in such as `upstream-sandbox`.
 
+use connector_kit::{ClientAuth, ClientConfigError, Timeouts, TlsConfig};
 use std::fmt;
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// Bolagsverket VDM production API base (OpenAPI `servers`).
@@ -21,81 +21,6 @@ pub const VDM_DEFAULT_SCOPE: &str = "vardefulla-datamangder:read vardefulla-data
 pub const SCB_PRODUCTION_BASE_URL: &str = "https://privateapi.scb.se/nv0101/v1/sokpavar";
 /// The header SCB is believed to read the API id from (some clients send `APIId`).
 pub const SCB_DEFAULT_API_ID_HEADER: &str = "api-id";
-
-/// Time limits of one HTTP call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timeouts {
-    /// Establishing the connection (TCP and TLS).
-    pub connect: Duration,
-    /// The whole call: connect, send, wait, read the body.
-    pub total: Duration,
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Timeouts {
-            connect: Duration::from_secs(5),
-            total: Duration::from_secs(10),
-        }
-    }
-}
-
-impl Timeouts {
-    /// Both limits at once: `connect` is capped at `total`.
-    pub fn total(total: Duration) -> Self {
-        Timeouts {
-            connect: Timeouts::default().connect.min(total),
-            total,
-        }
-    }
-}
-
-/// How the VDM client authenticates to the token endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ClientAuth {
-    /// HTTP Basic (`client_id:client_secret`), RFC 6749 §2.3.1's preferred form.
-    #[default]
-    Basic,
-    /// `client_id` and `client_secret` in the form body.
-    Body,
-}
-
-/// TLS material for a source that wants a client certificate.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct TlsConfig {
-    /// A PEM file holding the client certificate (chain) and its private key (PKCS#8,
-    /// PKCS#1 or SEC1), for mutual TLS.
-    pub client_identity_pem: Option<PathBuf>,
-    /// A PKCS#12 keystore (`.p12`/`.pfx`) holding the client certificate (chain) and its
-    /// private key, as Bolagsverket and SCB issue them; an alternative to the PEM file.
-    pub client_identity_pkcs12: Option<PathBuf>,
-    /// The PKCS#12 keystore's password (empty when none).
-    pub client_identity_password: Option<String>,
-    /// A PEM bundle of extra root certificates to trust besides the platform's roots
-    /// (for an upstream behind a private CA).
-    pub extra_roots_pem: Option<PathBuf>,
-}
-
-impl fmt::Debug for TlsConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TlsConfig")
-            .field("client_identity_pem", &self.client_identity_pem)
-            .field("client_identity_pkcs12", &self.client_identity_pkcs12)
-            .field(
-                "client_identity_password",
-                &self.client_identity_password.as_ref().map(|_| "<redacted>"),
-            )
-            .field("extra_roots_pem", &self.extra_roots_pem)
-            .finish()
-    }
-}
-
-impl TlsConfig {
-    /// Whether a client certificate is configured (in either form).
-    pub fn has_client_identity(&self) -> bool {
-        self.client_identity_pem.is_some() || self.client_identity_pkcs12.is_some()
-    }
-}
 
 /// Bolagsverket "API för värdefulla datamängder" (free; OAuth2 client credentials).
 #[derive(Clone, PartialEq, Eq)]
@@ -637,6 +562,18 @@ pub enum SeConfigError {
         setting: &'static str,
         reason: String,
     },
+}
+
+impl From<ClientConfigError> for SeConfigError {
+    /// A client that cannot be built, with the kit's setting and reason unchanged.
+    fn from(e: ClientConfigError) -> Self {
+        match e {
+            ClientConfigError::Tls { setting, reason } => SeConfigError::Tls { setting, reason },
+            ClientConfigError::Client { setting, reason } => {
+                SeConfigError::Client { setting, reason }
+            }
+        }
+    }
 }
 
 /// Accepts `https://` anywhere and `http://` on loopback only (credentials and data must

@@ -12,8 +12,11 @@
 
 use crate::config::{ForetagsinformationConfig, SeConfigError};
 use crate::gateway::{Gateway, GatewayAuth};
-use crate::http::{build_client, status_failure, Answer, Operation, Step, MAX_DATA_BYTES};
+use crate::USER_AGENT;
 use chrono::NaiveDate;
+use connector_kit::{
+    build_client, read_json, status_failure, Answer, Operation, Step, MAX_DATA_BYTES,
+};
 use domain::company::RegistryFailure;
 use domain::evidence::EvidenceSource;
 use domain::identifier::{Identifier, IdentifierType};
@@ -49,7 +52,7 @@ impl ForetagsinformationClient {
         let base = c.base_url.trim_end_matches('/');
         Ok(ForetagsinformationClient {
             gateway: Gateway::new(
-                build_client("foretagsinformation", c.timeouts, &c.tls)?,
+                build_client("foretagsinformation", USER_AGENT, c.timeouts, &c.tls)?,
                 GatewayAuth {
                     label: "companyreg.foretagsinformation",
                     token_url: c.token_url.clone(),
@@ -74,7 +77,7 @@ impl ForetagsinformationClient {
         });
         self.gateway
             .call(
-                OP_ORGANISATIONER,
+                &OP_ORGANISATIONER,
                 MAX_DATA_BYTES,
                 None,
                 |http| {
@@ -84,7 +87,7 @@ impl ForetagsinformationClient {
                 },
                 |a| match a.status {
                     200 => read_officers(&a.body, orgnr),
-                    s => Err(problem_failure(OP_ORGANISATIONER, a, s)),
+                    s => Err(problem_failure(&OP_ORGANISATIONER, a, s)),
                 },
             )
             .await
@@ -98,7 +101,7 @@ impl ForetagsinformationClient {
         });
         self.gateway
             .call(
-                OP_ENGAGEMANG,
+                &OP_ENGAGEMANG,
                 MAX_DATA_BYTES,
                 None,
                 |http| {
@@ -108,7 +111,7 @@ impl ForetagsinformationClient {
                 },
                 |a| match a.status {
                     200 => read_engagements(&a.body, page),
-                    s => Err(problem_failure(OP_ENGAGEMANG, a, s)),
+                    s => Err(problem_failure(&OP_ENGAGEMANG, a, s)),
                 },
             )
             .await
@@ -116,7 +119,7 @@ impl ForetagsinformationClient {
 }
 
 /// The failure an error status stands for; a 404 is "data is missing" (not found).
-pub(crate) fn problem_failure(op: Operation, a: &Answer, status: u16) -> RegistryFailure {
+pub(crate) fn problem_failure(op: &Operation, a: &Answer, status: u16) -> RegistryFailure {
     if status == 404 {
         return RegistryFailure::NotFound;
     }
@@ -134,7 +137,7 @@ pub(crate) fn problem_failure(op: Operation, a: &Answer, status: u16) -> Registr
     }
 }
 
-fn garbled(op: Operation, why: &str) -> RegistryFailure {
+fn garbled(op: &Operation, why: &str) -> RegistryFailure {
     RegistryFailure::Garbled(format!("{}: {why}", op.label()))
 }
 
@@ -147,7 +150,7 @@ fn text<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
 }
 
 /// A date of the register (`YYYY-MM-DD`); anything else makes the answer unusable.
-fn date(v: Option<&Value>, op: Operation) -> Result<Option<NaiveDate>, RegistryFailure> {
+fn date(v: Option<&Value>, op: &Operation) -> Result<Option<NaiveDate>, RegistryFailure> {
     match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => NaiveDate::parse_from_str(s.get(..10).unwrap_or(s), "%Y-%m-%d")
@@ -160,7 +163,7 @@ fn date(v: Option<&Value>, op: Operation) -> Result<Option<NaiveDate>, RegistryF
 /// A party as the register names it: a person (`personnamn`) or an organisation
 /// (`organisationsnamn`), with its identity. A personal or coordination number is validated
 /// (a wrong one makes the whole answer unusable rather than point at someone else).
-pub(crate) fn party(v: &Value, op: Operation) -> Result<NamedParty, RegistryFailure> {
+pub(crate) fn party(v: &Value, op: &Operation) -> Result<NamedParty, RegistryFailure> {
     let name = match (
         text(v, &["personnamn", "fornamn"]),
         text(v, &["personnamn", "efternamn"]),
@@ -198,7 +201,7 @@ pub(crate) fn party(v: &Value, op: Operation) -> Result<NamedParty, RegistryFail
 type RoleEntry = (String, Option<String>, Option<NaiveDate>);
 
 /// Roles (`funktionarsroller[]`).
-fn roles(v: &Value, op: Operation) -> Result<Vec<RoleEntry>, RegistryFailure> {
+fn roles(v: &Value, op: &Operation) -> Result<Vec<RoleEntry>, RegistryFailure> {
     let list = v
         .get("funktionarsroller")
         .and_then(Value::as_array)
@@ -217,9 +220,8 @@ fn roles(v: &Value, op: Operation) -> Result<Vec<RoleEntry>, RegistryFailure> {
 
 /// Reads `POST /organisationer`: the array's organisation with the asked number.
 pub(crate) fn read_officers(body: &[u8], orgnr: &str) -> Result<FetchedOfficers, RegistryFailure> {
-    let op = OP_ORGANISATIONER;
-    let v: Value =
-        serde_json::from_slice(body).map_err(|_| garbled(op, "the answer does not parse"))?;
+    let op = &OP_ORGANISATIONER;
+    let v: Value = read_json(&op.label(), body)?;
     let list = v
         .as_array()
         .ok_or_else(|| garbled(op, "the answer is not an array of organisations"))?;
@@ -264,9 +266,8 @@ pub(crate) fn read_officers(body: &[u8], orgnr: &str) -> Result<FetchedOfficers,
 
 /// Reads one page of `POST /organisationsengagemang`.
 pub(crate) fn read_engagements(body: &[u8], page: u32) -> Result<EngagementPage, RegistryFailure> {
-    let op = OP_ENGAGEMANG;
-    let v: Value =
-        serde_json::from_slice(body).map_err(|_| garbled(op, "the answer does not parse"))?;
+    let op = &OP_ENGAGEMANG;
+    let v: Value = read_json(&op.label(), body)?;
     let total = v
         .get("totaltAntalTraffar")
         .and_then(Value::as_u64)

@@ -4,12 +4,11 @@
 //! gateway answers 401, and records every attempt. The token's renewal reads time from the
 //! [`Clock`] port (the wall clock unless one is set), so tests move it instead of sleeping.
 
-use crate::config::ClientAuth;
-use crate::http::{
-    conclude, exchange, log_call, new_request_id, record, status_failure, Answer, AnswerMeta,
-    Operation, Step, Transport, REQUEST_ID,
-};
 use chrono::{DateTime, Utc};
+use connector_kit::{
+    conclude, exchange, log_call, new_request_id, record, status_failure, Answer, AnswerMeta,
+    ClientAuth, Operation, Step, Transport, REQUEST_ID,
+};
 use domain::clock::{Clock, SystemClock};
 use domain::company::{RegistryFailure, UpstreamCall};
 use reqwest::header::ACCEPT;
@@ -149,7 +148,7 @@ impl Gateway {
     /// more with a new one. The refused attempt is recorded (`usable: false`).
     async fn authorized(
         &self,
-        op: Operation,
+        op: &Operation,
         limit: usize,
         timeout: Option<Duration>,
         make: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
@@ -193,7 +192,7 @@ impl Gateway {
     /// Runs an authorised call to its end: records, interprets, concludes.
     pub async fn call<T>(
         &self,
-        op: Operation,
+        op: &Operation,
         limit: usize,
         timeout: Option<Duration>,
         make: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,

@@ -3,7 +3,6 @@
 mod config;
 mod foretagsinformation;
 mod gateway;
-mod http;
 mod paid_registry;
 mod person_registry;
 mod registry;
@@ -12,19 +11,23 @@ mod spar;
 mod ssbtgu;
 mod vdm;
 mod verkliga_huvudman;
-mod xml;
 
 pub use config::{
-    ClientAuth, ForetagsinformationConfig, ScbConfig, SeConfig, SeConfigError, SeEndpoints,
-    SePaidConfig, SparConfig, SsbtParty, SsbtguConfig, Timeouts, TlsConfig, VdmConfig,
-    VerkligaHuvudmanConfig, BO_PRODUCTION_BASE_URL, FI_DEFAULT_SCOPE, FI_PRODUCTION_BASE_URL,
-    SCB_DEFAULT_API_ID_HEADER, SCB_PRODUCTION_BASE_URL, SPAR_CUSTOMER_TEST_URL,
-    SPAR_PRODUCTION_URL, VDM_DEFAULT_SCOPE, VDM_PRODUCTION_BASE_URL, VDM_PRODUCTION_TOKEN_URL,
+    ForetagsinformationConfig, ScbConfig, SeConfig, SeConfigError, SeEndpoints, SePaidConfig,
+    SparConfig, SsbtParty, SsbtguConfig, VdmConfig, VerkligaHuvudmanConfig, BO_PRODUCTION_BASE_URL,
+    FI_DEFAULT_SCOPE, FI_PRODUCTION_BASE_URL, SCB_DEFAULT_API_ID_HEADER, SCB_PRODUCTION_BASE_URL,
+    SPAR_CUSTOMER_TEST_URL, SPAR_PRODUCTION_URL, VDM_DEFAULT_SCOPE, VDM_PRODUCTION_BASE_URL,
+    VDM_PRODUCTION_TOKEN_URL,
 };
+// The connector kit's settings, as this crate's configuration uses them.
+pub use connector_kit::{ClientAuth, Timeouts, TlsConfig};
 pub use paid_registry::SwedishPaidRegistry;
 pub use person_registry::SwedishPersonRegistry;
 pub use registry::SwedishCompanyRegistry;
 pub use vdm::valid_document_id;
+
+/// The user agent of every request this crate sends.
+const USER_AGENT: &str = concat!("idreg-adapters-se/", env!("CARGO_PKG_VERSION"));
 
 #[cfg(test)]
 mod samples {

@@ -2,11 +2,11 @@
 //! (register data, annual reports), SSBTGU (tax registrations) and SCB (size class).
 
 use crate::config::{SeConfig, SeConfigError};
-use crate::http::Step;
 use crate::scb::ScbClient;
 use crate::ssbtgu::SsbtguClient;
 use crate::vdm::{valid_document_id, VdmClient};
 use async_trait::async_trait;
+use connector_kit::Step;
 use domain::company::{
     CompanyRegisterData, DocumentFetch, FetchedDocument, FetchedProfile, OptionalGroup,
     ProfileFetch, RegistryFailure, UpstreamCall,

@@ -3,9 +3,10 @@
 //! keys; only the employee size class (`Stkl, kod` / `Storleksklass`) is used.
 
 use crate::config::{ScbConfig, SeConfigError};
-use crate::http::{
-    build_client, conclude, exchange, new_request_id, status_failure, Answer, AnswerMeta,
-    Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
+use crate::USER_AGENT;
+use connector_kit::{
+    build_client, conclude, exchange, new_request_id, read_json, status_failure, Answer,
+    AnswerMeta, Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
 use domain::company::RegistryFailure;
 use domain::evidence::EvidenceSource;
@@ -47,7 +48,7 @@ impl ScbClient {
             }
         };
         Ok(ScbClient {
-            http: build_client("scb", c.timeouts, &c.tls)?,
+            http: build_client("scb", USER_AGENT, c.timeouts, &c.tls)?,
             url: format!("{}/api/je/hamtaforetag", c.base_url.trim_end_matches('/')),
             api_id,
         })
@@ -56,7 +57,7 @@ impl ScbClient {
     /// The employee size class SCB holds for an organisationsnummer (None when SCB does
     /// not know the company or has no class for it).
     pub async fn employees_band(&self, orgnr: &str) -> Step<Option<String>> {
-        let op = OP_HAMTAFORETAG;
+        let op = &OP_HAMTAFORETAG;
         let request_id = new_request_id();
         let mut rb = self
             .http
@@ -121,8 +122,7 @@ pub(crate) fn read_hamtaforetag(
     body: &[u8],
     orgnr: &str,
 ) -> Result<Option<String>, RegistryFailure> {
-    let v: Value =
-        serde_json::from_slice(body).map_err(|_| garbled("the answer does not parse"))?;
+    let v: Value = read_json(&OP_HAMTAFORETAG.label(), body)?;
     let rows = v
         .as_array()
         .ok_or_else(|| garbled("the answer is not an array"))?;

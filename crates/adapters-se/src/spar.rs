@@ -12,12 +12,13 @@
 //! Nothing read here is logged: the log names the operation and the request id only.
 
 use crate::config::{SeConfigError, SparConfig};
-use crate::http::{
+use crate::USER_AGENT;
+use chrono::NaiveDate;
+use connector_kit::xml::{self, escape, soap_body, soap_fault, Element, NS_SOAP};
+use connector_kit::{
     build_client, conclude, exchange, new_request_id, status_failure, Answer, AnswerMeta,
     Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
-use crate::xml::{self, escape, soap_body, soap_fault, Element, NS_SOAP};
-use chrono::NaiveDate;
 use domain::company::RegistryFailure;
 use domain::evidence::EvidenceSource;
 use domain::person::{
@@ -86,7 +87,7 @@ impl SparClient {
     pub fn new(c: &SparConfig) -> Result<Self, SeConfigError> {
         c.validate()?;
         Ok(SparClient {
-            http: build_client("spar.client_identity", c.timeouts, &c.tls)?,
+            http: build_client("spar.client_identity", USER_AGENT, c.timeouts, &c.tls)?,
             url: c.url.clone(),
             customer_recipient: c.customer_number_recipient.clone(),
             customer_end: c.customer_number_end.clone(),
@@ -97,7 +98,7 @@ impl SparClient {
     /// One `PersonSok` by `IdNummer` (the 12-digit form of a personal or coordination
     /// number).
     pub async fn person(&self, id_number: &str, end_user: &str) -> Step<RegisterPerson> {
-        let op = OP_PERSON_SOK;
+        let op = &OP_PERSON_SOK;
         let request_id = new_request_id();
         let envelope = request_envelope(
             &Identification {

@@ -7,12 +7,13 @@
 //! a SOAP Fault with a `Servicefel` detail.
 
 use crate::config::{SeConfigError, SsbtParty, SsbtguConfig};
-use crate::http::{
+use crate::USER_AGENT;
+use chrono::{DateTime, SecondsFormat, Utc};
+use connector_kit::xml::{self, escape, soap_body, soap_fault, Element, NS_SOAP};
+use connector_kit::{
     build_client, conclude, exchange, new_request_id, status_failure, Answer, AnswerMeta,
     Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
-use crate::xml::{self, escape, soap_body, soap_fault, Element, NS_SOAP};
-use chrono::{DateTime, SecondsFormat, Utc};
 use domain::company::{RegistryFailure, TaxRegistration};
 use domain::evidence::EvidenceSource;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
@@ -51,7 +52,7 @@ pub(crate) struct SsbtguClient {
 impl SsbtguClient {
     pub fn new(c: &SsbtguConfig) -> Result<Self, SeConfigError> {
         Ok(SsbtguClient {
-            http: build_client("ssbtgu", c.timeouts, &c.tls)?,
+            http: build_client("ssbtgu", USER_AGENT, c.timeouts, &c.tls)?,
             url: c.url.clone().ok_or(SeConfigError::Missing("ssbtgu.url"))?,
             consumer: c.consumer.clone(),
             user: c.user.clone(),
@@ -61,7 +62,7 @@ impl SsbtguClient {
 
     /// One `GetForetagsuppgifter` call for an organisationsnummer.
     pub async fn tax(&self, orgnr: &str) -> Step<TaxRegistration> {
-        let op = OP_GET_FORETAGSUPPGIFTER;
+        let op = &OP_GET_FORETAGSUPPGIFTER;
         let request_id = new_request_id();
         let envelope = request_envelope(
             &request_id,

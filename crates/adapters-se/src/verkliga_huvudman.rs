@@ -10,8 +10,10 @@
 use crate::config::{SeConfigError, VerkligaHuvudmanConfig};
 use crate::foretagsinformation::{party, problem_failure};
 use crate::gateway::gateway_meta;
-use crate::http::{
-    build_client, conclude, exchange, new_request_id, Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
+use crate::USER_AGENT;
+use connector_kit::{
+    build_client, conclude, exchange, new_request_id, read_json, Operation, Step, MAX_DATA_BYTES,
+    REQUEST_ID,
 };
 use domain::company::RegistryFailure;
 use domain::evidence::EvidenceSource;
@@ -41,7 +43,12 @@ impl VerkligaHuvudmanClient {
             ));
         }
         Ok(VerkligaHuvudmanClient {
-            http: build_client("verkliga_huvudman.client_identity", c.timeouts, &c.tls)?,
+            http: build_client(
+                "verkliga_huvudman.client_identity",
+                USER_AGENT,
+                c.timeouts,
+                &c.tls,
+            )?,
             url: format!(
                 "{}{}",
                 c.base_url.trim_end_matches('/'),
@@ -60,10 +67,10 @@ impl VerkligaHuvudmanClient {
             .header(ACCEPT, "application/json")
             .json(&serde_json::json!({ "identitetsbeteckning": orgnr }));
         let outcome = exchange(request, MAX_DATA_BYTES).await;
-        let (call, result) = conclude(OP_ORGANISATIONER, &request_id, outcome, |a| {
+        let (call, result) = conclude(&OP_ORGANISATIONER, &request_id, outcome, |a| {
             let result = match a.status {
                 200 => read_owners(&a.body, orgnr),
-                s => Err(problem_failure(OP_ORGANISATIONER, a, s)),
+                s => Err(problem_failure(&OP_ORGANISATIONER, a, s)),
             };
             (result, gateway_meta(a))
         });
@@ -90,8 +97,7 @@ pub(crate) fn share_band(code: Option<&str>) -> ShareBand {
 }
 
 pub(crate) fn read_owners(body: &[u8], orgnr: &str) -> Result<FetchedOwners, RegistryFailure> {
-    let v: Value =
-        serde_json::from_slice(body).map_err(|_| garbled("the answer does not parse"))?;
+    let v: Value = read_json(&OP_ORGANISATIONER.label(), body)?;
     let named = v
         .get("organisation")
         .and_then(|o| o.get("identitetsbeteckning"))
@@ -111,7 +117,7 @@ pub(crate) fn read_owners(body: &[u8], orgnr: &str) -> Result<FetchedOwners, Reg
     };
     let mut owners = Vec::with_capacity(list.len());
     for o in list {
-        let p = party(o, OP_ORGANISATIONER)?;
+        let p = party(o, &OP_ORGANISATIONER)?;
         let control = o.get("kontroll");
         let nature_of_control = control
             .and_then(|c| c.get("klartext").or_else(|| c.get("kod")))

@@ -3,6 +3,7 @@
 
 use super::{garbled, parse_date, OP_DOKUMENT, OP_DOKUMENTLISTA};
 use chrono::NaiveDate;
+use connector_kit::read_json;
 use domain::company::{AnnualReportRef, RegistryFailure};
 use serde::Deserialize;
 
@@ -23,9 +24,8 @@ struct DokumentInfo {
 /// Reads a `/dokumentlista` answer: the report with the newest `rapporteringsperiodTom`
 /// (the latest registration wins a tie), or None for an empty list.
 pub(crate) fn read_dokumentlista(body: &[u8]) -> Result<Option<AnnualReportRef>, RegistryFailure> {
-    let op = OP_DOKUMENTLISTA;
-    let svar: DokumentlistaSvar =
-        serde_json::from_slice(body).map_err(|_| garbled(op, "the answer does not parse"))?;
+    let op = &OP_DOKUMENTLISTA;
+    let svar: DokumentlistaSvar = read_json(&op.label(), body)?;
     let docs = svar
         .dokument
         .ok_or_else(|| garbled(op, "the answer has no `dokument`"))?;
@@ -84,7 +84,7 @@ pub fn valid_document_id(id: &str) -> bool {
 /// A complete zip archive: the local-file-header magic at the start and an
 /// end-of-central-directory record that ends exactly at the end (a cut archive has none).
 pub(crate) fn check_zip(bytes: &[u8]) -> Result<(), RegistryFailure> {
-    let bad = |why: &str| garbled(OP_DOKUMENT, why);
+    let bad = |why: &str| garbled(&OP_DOKUMENT, why);
     if !bytes.starts_with(b"PK\x03\x04") {
         return Err(bad("the document is not a zip archive"));
     }

@@ -7,7 +7,8 @@
 
 use crate::config::{SeConfigError, VdmConfig};
 use crate::gateway::{Gateway, GatewayAuth};
-use crate::http::{build_client, status_failure, Operation, Step, MAX_DATA_BYTES};
+use crate::USER_AGENT;
+use connector_kit::{build_client, status_failure, Operation, Step, MAX_DATA_BYTES};
 use domain::company::{AnnualReportRef, RegistryFailure};
 use domain::evidence::EvidenceSource;
 use reqwest::header::ACCEPT;
@@ -54,7 +55,7 @@ impl VdmClient {
     pub fn new(c: &VdmConfig) -> Result<Self, SeConfigError> {
         Ok(VdmClient {
             gateway: Gateway::new(
-                build_client("vdm", c.timeouts, &c.tls)?,
+                build_client("vdm", USER_AGENT, c.timeouts, &c.tls)?,
                 GatewayAuth {
                     label: "companyreg.vardefulla-datamangder",
                     token_url: c.token_url.clone(),
@@ -86,7 +87,7 @@ impl VdmClient {
         let body = serde_json::json!({ "identitetsbeteckning": id });
         self.gateway
             .call(
-                OP_ORGANISATIONER,
+                &OP_ORGANISATIONER,
                 MAX_DATA_BYTES,
                 None,
                 |http| {
@@ -108,7 +109,7 @@ impl VdmClient {
         let body = serde_json::json!({ "identitetsbeteckning": id });
         self.gateway
             .call(
-                OP_DOKUMENTLISTA,
+                &OP_DOKUMENTLISTA,
                 MAX_DATA_BYTES,
                 None,
                 |http| {
@@ -131,7 +132,7 @@ impl VdmClient {
         let url = format!("{}/dokument/{}", self.base_url, document_id);
         self.gateway
             .call(
-                OP_DOKUMENT,
+                &OP_DOKUMENT,
                 self.max_document_bytes,
                 Some(self.document_timeout),
                 |http| http.get(&url).header(ACCEPT, "application/zip"),
@@ -146,7 +147,7 @@ impl VdmClient {
 }
 
 /// A failure for an answer that cannot be read.
-fn garbled(op: Operation, why: &str) -> RegistryFailure {
+fn garbled(op: &Operation, why: &str) -> RegistryFailure {
     RegistryFailure::Garbled(format!("{}: {why}", op.label()))
 }
 
@@ -165,7 +166,7 @@ fn sample_json(name: &str) -> serde_json::Value {
 mod tests {
     use super::*;
     use crate::gateway::gateway_meta;
-    use crate::http::Answer;
+    use connector_kit::Answer;
 
     #[test]
     fn error_bodies_give_the_upstream_reference() {

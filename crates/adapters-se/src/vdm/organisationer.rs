@@ -3,6 +3,7 @@
 
 use super::{garbled, OP_ORGANISATIONER};
 use chrono::NaiveDate;
+use connector_kit::read_json;
 use domain::company::{Address, CompanyStatus, RegistryFailure};
 use serde::Deserialize;
 
@@ -250,9 +251,8 @@ fn normalise_id(s: &str) -> String {
 
 /// Reads a `/organisationer` answer for the identifier asked about.
 pub(crate) fn read_organisationer(body: &[u8], id: &str) -> Result<VdmCompany, RegistryFailure> {
-    let op = OP_ORGANISATIONER;
-    let svar: OrganisationerSvar =
-        serde_json::from_slice(body).map_err(|_| garbled(op, "the answer does not parse"))?;
+    let op = &OP_ORGANISATIONER;
+    let svar: OrganisationerSvar = read_json(&op.label(), body)?;
     let orgs = svar
         .organisationer
         .ok_or_else(|| garbled(op, "the answer has no `organisationer`"))?;
@@ -290,7 +290,7 @@ pub(crate) fn read_organisationer(body: &[u8], id: &str) -> Result<VdmCompany, R
 }
 
 fn map_organisation(org: &Organisation) -> Result<VdmCompany, RegistryFailure> {
-    let op = OP_ORGANISATIONER;
+    let op = &OP_ORGANISATIONER;
     check_fel(org)?;
 
     // Name: the current FORETAGSNAMN (the newest registration when several are listed).

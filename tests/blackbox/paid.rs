@@ -343,7 +343,10 @@ async fn faults_on_each_source_never_replace_good_data() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_deployment_without_the_tier_answers_501_and_calls_nothing() {
     let app = TestApp::spawn_with(|c| {
-        c.se.insert("paid_tier".into(), "off".into());
+        c.countries
+            .entry("se")
+            .or_default()
+            .insert("paid_tier".into(), "off".into());
     })
     .await;
     let c = app.provision("kyb:read", "SE", "SE").await;

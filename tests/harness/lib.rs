@@ -97,7 +97,10 @@ impl TestApp {
             scheduler_interval_ms: 0,
             ..Config::default()
         };
-        config.se.insert("timeout_secs".into(), "2".into());
+        for cc in ["se", "lt"] {
+            let settings = config.countries.entry(cc).or_default();
+            settings.insert("timeout_secs".into(), "2".into());
+        }
         tweak(&mut config);
         let clock = Arc::new(ManualClock::default());
         let app = Arc::new(

@@ -13,7 +13,8 @@ use diesel::sql_types::{Array, Jsonb, Nullable, Text, Timestamptz};
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::company::{
-    Address, AnnualReportRef, CompanyRegisterData, CompanyStatus, OptionalGroup, TaxRegistration,
+    Address, AnnualReportRef, CompanyRegisterData, CompanyStatus, OptionalGroup, TaxGroup,
+    TaxRegistration,
     UpstreamCall,
 };
 use domain::company::{CachedProfile, CompanyProfile};
@@ -41,9 +42,14 @@ struct StoredProfile {
     employees_band: Option<String>,
     report_year: Option<i32>,
     report_document_id: Option<String>,
-    f_skatt: bool,
-    vat: bool,
-    employer: bool,
+    /// The tax registrations; all three absent when nothing checked them (a country without
+    /// a tax source).
+    #[serde(default)]
+    f_skatt: Option<bool>,
+    #[serde(default)]
+    vat: Option<bool>,
+    #[serde(default)]
+    employer: Option<bool>,
     /// Optional groups the fetch could not check; rows written before it existed read as
     /// all checked, which they were (a failed optional source failed the whole fetch then).
     #[serde(default)]
@@ -53,7 +59,7 @@ struct StoredProfile {
 impl StoredProfile {
     fn from_domain(
         data: &CompanyRegisterData,
-        tax: &TaxRegistration,
+        tax: Option<&TaxRegistration>,
         unchecked: &[OptionalGroup],
     ) -> Self {
         StoredProfile {
@@ -73,16 +79,16 @@ impl StoredProfile {
                 .latest_annual_report
                 .as_ref()
                 .map(|r| r.document_id.clone()),
-            f_skatt: tax.f_skatt,
-            vat: tax.vat,
-            employer: tax.employer,
+            f_skatt: tax.map(|t| t.f_skatt),
+            vat: tax.map(|t| t.vat),
+            employer: tax.map(|t| t.employer),
             unchecked: unchecked.iter().map(|g| g.as_str().to_owned()).collect(),
         }
     }
 
     fn into_domain(
         self,
-    ) -> Result<(CompanyRegisterData, TaxRegistration, Vec<OptionalGroup>), StoreError> {
+    ) -> Result<(CompanyRegisterData, Option<TaxRegistration>, Vec<OptionalGroup>), StoreError> {
         let unchecked = self
             .unchecked
             .iter()
@@ -110,10 +116,14 @@ impl StoredProfile {
                 employees_band: self.employees_band,
                 latest_annual_report,
             },
-            TaxRegistration {
-                f_skatt: self.f_skatt,
-                vat: self.vat,
-                employer: self.employer,
+            match (self.f_skatt, self.vat, self.employer) {
+                (Some(f_skatt), Some(vat), Some(employer)) => Some(TaxRegistration {
+                    f_skatt,
+                    vat,
+                    employer,
+                }),
+                (None, None, None) => None,
+                _ => return Err(corrupt("tax registrations")),
             },
             unchecked,
         ))
@@ -203,7 +213,7 @@ impl CompanyStore for Database {
         let subject_id = subject.to_string();
         let data = serde_json::to_value(StoredProfile::from_domain(
             &profile.data,
-            &profile.tax,
+            profile.tax.as_ref().map(|t| &t.registration),
             &profile.unchecked,
         ))
         .map_err(|e| StoreError::Backend(e.to_string()))?;
@@ -216,7 +226,8 @@ impl CompanyStore for Database {
                     company_profiles::subject_id.eq(&subject_id),
                     company_profiles::data.eq(&data),
                     company_profiles::main_call_ref.eq(profile.evidence.call_ref.to_string()),
-                    company_profiles::tax_call_ref.eq(profile.tax_evidence.call_ref.to_string()),
+                    company_profiles::tax_call_ref
+                        .eq(profile.tax.as_ref().map(|t| t.evidence.call_ref.to_string())),
                     company_profiles::fetched_at.eq(profile.fetched_at),
                 ))
                 .on_conflict((
@@ -297,20 +308,20 @@ struct CachedRow {
     main_schema_version: Option<String>,
     #[diesel(sql_type = Timestamptz)]
     main_retrieved_at: DateTime<Utc>,
-    #[diesel(sql_type = Text)]
-    tax_call_ref: String,
-    #[diesel(sql_type = Text)]
-    tax_source: String,
-    #[diesel(sql_type = Timestamptz)]
-    tax_source_timestamp: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Text>)]
+    tax_call_ref: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    tax_source: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    tax_source_timestamp: Option<DateTime<Utc>>,
     #[diesel(sql_type = Nullable<Text>)]
     tax_upstream_ref: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
     tax_digest: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
     tax_schema_version: Option<String>,
-    #[diesel(sql_type = Timestamptz)]
-    tax_retrieved_at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    tax_retrieved_at: Option<DateTime<Utc>>,
     #[diesel(sql_type = Text)]
     canonical_id: String,
     #[diesel(sql_type = Array<Text>)]
@@ -339,6 +350,30 @@ impl CachedRow {
                 retrieved_at,
             })
         };
+        let tax = match (
+            tax,
+            self.tax_call_ref,
+            self.tax_source,
+            self.tax_source_timestamp,
+            self.tax_retrieved_at,
+        ) {
+            (Some(registration), Some(call_ref), Some(source), Some(at), Some(retrieved_at)) => {
+                Some(TaxGroup {
+                    registration,
+                    evidence: evidence(
+                        &call_ref,
+                        &source,
+                        at,
+                        self.tax_upstream_ref,
+                        self.tax_digest,
+                        self.tax_schema_version,
+                        retrieved_at,
+                    )?,
+                })
+            }
+            (None, None, ..) => None,
+            _ => return Err(corrupt("tax evidence")),
+        };
         Ok(CachedProfile {
             profile: CompanyProfile {
                 country,
@@ -353,15 +388,6 @@ impl CachedRow {
                     self.main_digest,
                     self.main_schema_version,
                     self.main_retrieved_at,
-                )?,
-                tax_evidence: evidence(
-                    &self.tax_call_ref,
-                    &self.tax_source,
-                    self.tax_source_timestamp,
-                    self.tax_upstream_ref,
-                    self.tax_digest,
-                    self.tax_schema_version,
-                    self.tax_retrieved_at,
                 )?,
                 fetched_at: self.fetched_at,
             },
@@ -380,13 +406,17 @@ impl CachedRow {
 /// A whole profile (register data, evidence of both groups, when it was fetched) as JSON,
 /// for the monitoring baseline; the cache keeps the same data in columns of its own.
 pub(crate) fn profile_to_json(p: &CompanyProfile) -> Result<serde_json::Value, StoreError> {
-    let register = serde_json::to_value(StoredProfile::from_domain(&p.data, &p.tax, &p.unchecked))
-        .map_err(|e| StoreError::Backend(e.to_string()))?;
+    let register = serde_json::to_value(StoredProfile::from_domain(
+        &p.data,
+        p.tax.as_ref().map(|t| &t.registration),
+        &p.unchecked,
+    ))
+    .map_err(|e| StoreError::Backend(e.to_string()))?;
     Ok(serde_json::json!({
         "country": p.country.code(),
         "register": register,
         "evidence": crate::events::evidence_to_json(&p.evidence),
-        "tax_evidence": crate::events::evidence_to_json(&p.tax_evidence),
+        "tax_evidence": p.tax.as_ref().map(|t| crate::events::evidence_to_json(&t.evidence)),
         "fetched_at": p.fetched_at,
     }))
 }
@@ -396,6 +426,15 @@ pub(crate) fn profile_from_json(v: serde_json::Value) -> Result<CompanyProfile, 
     let stored: StoredProfile =
         serde_json::from_value(field("register")?).map_err(|_| corrupt("baseline profile"))?;
     let (data, tax, unchecked) = stored.into_domain()?;
+    let tax_evidence = v.get("tax_evidence").filter(|e| !e.is_null());
+    let tax = match (tax, tax_evidence) {
+        (Some(registration), Some(e)) => Some(TaxGroup {
+            registration,
+            evidence: crate::events::evidence_from_json(e)?,
+        }),
+        (None, None) => None,
+        _ => return Err(corrupt("baseline tax evidence")),
+    };
     Ok(CompanyProfile {
         country: field("country")?
             .as_str()
@@ -405,7 +444,6 @@ pub(crate) fn profile_from_json(v: serde_json::Value) -> Result<CompanyProfile, 
         tax,
         unchecked,
         evidence: crate::events::evidence_from_json(&field("evidence")?)?,
-        tax_evidence: crate::events::evidence_from_json(&field("tax_evidence")?)?,
         fetched_at: serde_json::from_value(field("fetched_at")?)
             .map_err(|_| corrupt("baseline time"))?,
     })

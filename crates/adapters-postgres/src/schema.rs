@@ -79,7 +79,7 @@ diesel::table! {
         subject_id -> Text,
         data -> Jsonb,
         main_call_ref -> Text,
-        tax_call_ref -> Text,
+        tax_call_ref -> Nullable<Text>,
         fetched_at -> Timestamptz,
     }
 }

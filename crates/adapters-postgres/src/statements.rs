@@ -146,7 +146,7 @@ impl QueryFragment<Pg> for CachedCompany<'_> {
         out.push_sql(
             "FROM company_profiles p \
              JOIN call_records m ON m.tenant_id = p.tenant_id AND m.call_ref = p.main_call_ref \
-             JOIN call_records x ON x.tenant_id = p.tenant_id AND x.call_ref = p.tax_call_ref ",
+             LEFT JOIN call_records x ON x.tenant_id = p.tenant_id AND x.call_ref = p.tax_call_ref ",
         );
         out.push_sql(SUBJECT_JOIN);
         out.push_sql("WHERE p.tenant_id = ");

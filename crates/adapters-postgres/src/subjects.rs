@@ -361,7 +361,7 @@ impl SubjectStore for Database {
                                 call_records::tenant_id.eq(&tenant_id),
                                 call_records::call_ref.eq(&call_ref),
                                 call_records::source
-                                    .eq(EvidenceSource::CustomerIdentityEvent.as_str()),
+                                    .eq(EvidenceSource::CUSTOMER_IDENTITY_EVENT.as_str()),
                                 call_records::route.eq(*route),
                                 call_records::schema_version.eq(domain::evidence::SCHEMA_VERSION),
                                 call_records::source_timestamp.eq(fresh.at),

@@ -18,7 +18,6 @@ use connector_kit::{
     build_client, read_json, status_failure, Answer, Operation, Step, MAX_DATA_BYTES,
 };
 use domain::company::RegistryFailure;
-use domain::evidence::EvidenceSource;
 use domain::identifier::{Identifier, IdentifierType};
 use domain::paid::{Engagement, EngagementPage, FetchedOfficer, FetchedOfficers, NamedParty};
 use reqwest::header::ACCEPT;
@@ -27,13 +26,13 @@ use serde_json::Value;
 const SCHEMA: &str = "foretagsinformation-v4";
 
 pub(crate) const OP_ORGANISATIONER: Operation = Operation {
-    source: EvidenceSource::CompanyregForetagsinformation,
+    source: crate::sources::FORETAGSINFORMATION,
     name: "POST /organisationer",
     schema_version: SCHEMA,
     cost: 1,
 };
 pub(crate) const OP_ENGAGEMANG: Operation = Operation {
-    source: EvidenceSource::CompanyregForetagsinformation,
+    source: crate::sources::FORETAGSINFORMATION,
     name: "POST /organisationsengagemang",
     schema_version: SCHEMA,
     cost: 1,

@@ -7,6 +7,7 @@ mod paid_registry;
 mod person_registry;
 mod registry;
 mod scb;
+pub mod sources;
 mod spar;
 mod ssbtgu;
 mod vdm;
@@ -45,3 +46,30 @@ mod samples {
             .unwrap_or_else(|e| panic!("recorded sample {} is unreadable: {e}", p.display()))
     }
 }
+
+/// What Sweden serves, declared for the country registry: company profiles (and refresh)
+/// and the annual-report archive from the free register, monitored by the scheduler's light
+/// check and screened under the register's name. The paid tier and person data are added
+/// where they are configured ([`CountryConnectors::paid`], [`with_persons`]).
+pub fn declare(registry: std::sync::Arc<SwedishCompanyRegistry>) -> CountryConnectors {
+    CountryConnectors::new(Country::Se, &sources::EVIDENCE_SOURCES)
+        .company(registry.clone())
+        .documents(registry)
+        .monitors_companies()
+        .screens_companies()
+}
+
+/// Sweden's person data from SPAR: person profiles, monitored and screened under the
+/// register's name and birth date.
+pub fn with_persons(
+    connectors: CountryConnectors,
+    spar: std::sync::Arc<SwedishPersonRegistry>,
+) -> CountryConnectors {
+    connectors
+        .persons(spar)
+        .monitors_persons()
+        .screens_persons()
+}
+
+use domain::countries::CountryConnectors;
+use domain::country::Country;

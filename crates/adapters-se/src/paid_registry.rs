@@ -8,7 +8,6 @@ use crate::verkliga_huvudman::VerkligaHuvudmanClient;
 use async_trait::async_trait;
 use domain::company::Fetch;
 use domain::company::RegistryFailure;
-use domain::country::Country;
 use domain::identifier::{Identifier, IdentifierType};
 use domain::paid::{EngagementPage, FetchedOfficers, FetchedOwners};
 use domain::ports::PaidCompanyRegistry;
@@ -48,10 +47,6 @@ fn refused<T>(what: &str) -> Fetch<T> {
 
 #[async_trait]
 impl PaidCompanyRegistry for SwedishPaidRegistry {
-    fn country(&self) -> Country {
-        Country::Se
-    }
-
     async fn fetch_officers(&self, orgnr: &Identifier) -> Fetch<FetchedOfficers> {
         if orgnr.id_type() != IdentifierType::Orgnr {
             return refused("organisationsnummer");

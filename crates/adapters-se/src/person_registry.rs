@@ -4,7 +4,6 @@ use crate::config::{SeConfigError, SparConfig};
 use crate::spar::SparClient;
 use async_trait::async_trait;
 use domain::company::{Fetch, RegistryFailure};
-use domain::country::Country;
 use domain::identifier::{Identifier, IdentifierType};
 use domain::person::RegisterPerson;
 use domain::ports::PersonRegistry;
@@ -32,10 +31,6 @@ impl SwedishPersonRegistry {
 
 #[async_trait]
 impl PersonRegistry for SwedishPersonRegistry {
-    fn country(&self) -> Country {
-        Country::Se
-    }
-
     async fn fetch_person(&self, person: &Identifier, end_user: &str) -> Fetch<RegisterPerson> {
         if !matches!(
             person.id_type(),

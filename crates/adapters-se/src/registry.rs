@@ -11,9 +11,8 @@ use domain::company::{
     CompanyRegisterData, DocumentFetch, FetchedDocument, FetchedProfile, OptionalGroup,
     ProfileFetch, RegistryFailure, UpstreamCall,
 };
-use domain::country::Country;
 use domain::identifier::{Identifier, IdentifierType};
-use domain::ports::CompanyRegistry;
+use domain::ports::{CompanyRegistry, DocumentArchive};
 
 /// The Swedish company registry (free tiers only: every call costs 0).
 ///
@@ -71,10 +70,6 @@ fn no_call() -> RegistryFailure {
 
 #[async_trait]
 impl CompanyRegistry for SwedishCompanyRegistry {
-    fn country(&self) -> Country {
-        Country::Se
-    }
-
     async fn fetch_profile(&self, orgnr: &Identifier) -> ProfileFetch {
         if orgnr.id_type() != IdentifierType::Orgnr {
             tracing::warn!(
@@ -146,15 +141,19 @@ impl CompanyRegistry for SwedishCompanyRegistry {
                     employees_band,
                     latest_annual_report,
                 },
-                tax,
+                tax: Some((tax, tax_call)),
                 unchecked,
                 main_call,
-                tax_call,
             })
         })();
         ProfileFetch { calls, outcome }
     }
 
+}
+
+/// Bolagsverket's annual-report archive (VDM's documents).
+#[async_trait]
+impl DocumentArchive for SwedishCompanyRegistry {
     async fn fetch_document(&self, document_id: &str) -> DocumentFetch {
         if !valid_document_id(document_id) {
             return DocumentFetch {

@@ -9,12 +9,11 @@ use connector_kit::{
     AnswerMeta, Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
 use domain::company::RegistryFailure;
-use domain::evidence::EvidenceSource;
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT};
 use serde_json::{Map, Value};
 
 pub(crate) const OP_HAMTAFORETAG: Operation = Operation {
-    source: EvidenceSource::StatsofficeForetagsregister,
+    source: crate::sources::SCB_FORETAGSREGISTER,
     name: "POST /api/je/hamtaforetag",
     schema_version: "scb-je-v1",
     cost: 0,

@@ -20,7 +20,6 @@ use connector_kit::{
     Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
 use domain::company::RegistryFailure;
-use domain::evidence::EvidenceSource;
 use domain::person::{
     Deregistration, Folkbokforing, ForeignAddress, PartialDate, PostalAddress, RegisterAddresses,
     RegisterMarker, RegisterName, RegisterPerson, SwedishAddress,
@@ -28,7 +27,7 @@ use domain::person::{
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
 pub(crate) const OP_PERSON_SOK: Operation = Operation {
-    source: EvidenceSource::PersonregPersonsokning,
+    source: crate::sources::PERSONSOKNING,
     name: "SOAP PersonSok",
     schema_version: "personsok-2021.1",
     // Metered by the tenant's person-lookup ceiling, not the paid company budget.

@@ -15,11 +15,10 @@ use connector_kit::{
     Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
 use domain::company::{RegistryFailure, TaxRegistration};
-use domain::evidence::EvidenceSource;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
 pub(crate) const OP_GET_FORETAGSUPPGIFTER: Operation = Operation {
-    source: EvidenceSource::TaxauthUppgifter,
+    source: crate::sources::SKATTEVERKET_UPPGIFTER,
     name: "SOAP GetForetagsuppgifter",
     schema_version: "ssbtgu-2.5.0",
     cost: 0,

@@ -16,13 +16,12 @@ use connector_kit::{
     REQUEST_ID,
 };
 use domain::company::RegistryFailure;
-use domain::evidence::EvidenceSource;
 use domain::paid::{FetchedOwner, FetchedOwners, ShareBand};
 use reqwest::header::ACCEPT;
 use serde_json::Value;
 
 pub(crate) const OP_ORGANISATIONER: Operation = Operation {
-    source: EvidenceSource::CompanyregForetagsinformation,
+    source: crate::sources::FORETAGSINFORMATION,
     name: "POST /verkliga-huvudman/organisationer",
     schema_version: "verkliga-huvudman-v1",
     cost: 1,

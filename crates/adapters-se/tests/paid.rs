@@ -4,7 +4,6 @@
 
 use adapters_se::{SeConfigError, SePaidConfig, SwedishPaidRegistry, Timeouts, TlsConfig};
 use base64::Engine;
-use domain::evidence::EvidenceSource;
 use domain::identifier::{Identifier, IdentifierType};
 use domain::paid::ShareBand;
 use domain::ports::PaidCompanyRegistry;
@@ -95,7 +94,7 @@ async fn officers_owners_and_engagements_are_read_and_billed() {
     assert!(officers.officers.iter().any(|o| o.party.person.is_some()));
     assert!(officers.signatory_rule_text.is_some());
     let call = fetch.calls.last().unwrap();
-    assert_eq!(call.source, EvidenceSource::CompanyregForetagsinformation);
+    assert_eq!(call.source, adapters_se::sources::FORETAGSINFORMATION);
     assert_eq!(call.operation, "POST /organisationer");
     assert_eq!((call.cost, call.usable), (1, true));
     assert!(call.upstream_ref.is_some());

@@ -11,7 +11,7 @@ use domain::company::{
 };
 use domain::evidence::EvidenceSource;
 use domain::identifier::{Identifier, IdentifierType};
-use domain::ports::CompanyRegistry;
+use domain::ports::{CompanyRegistry, DocumentArchive};
 use sha2::{Digest, Sha256};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -194,26 +194,26 @@ async fn happy_path_maps_every_field_and_records_every_call() {
     assert_eq!(report.year, 2025);
     assert_eq!(report.document_id, latest.dokument_id);
     assert_eq!(
-        p.tax,
-        TaxRegistration {
+        p.tax.as_ref().map(|t| &t.0),
+        Some(&TaxRegistration {
             f_skatt: true,
             vat: true,
             employer: true,
-        }
+        })
     );
 
     // Four data calls (the token call is not one), in a fixed order.
     assert_eq!(ops(&f.calls), [ORG, DOKLISTA, SOAP, SCB]);
     assert_eq!(p.main_call, 0);
-    assert_eq!(p.tax_call, 2);
+    assert_eq!(p.tax.as_ref().map(|t| t.1), Some(2));
     let sources: Vec<EvidenceSource> = f.calls.iter().map(|c| c.source).collect();
     assert_eq!(
         sources,
         [
-            EvidenceSource::CompanyregVardefullaDatamangder,
-            EvidenceSource::CompanyregVardefullaDatamangder,
-            EvidenceSource::TaxauthUppgifter,
-            EvidenceSource::StatsofficeForetagsregister,
+            adapters_se::sources::VARDEFULLA_DATAMANGDER,
+            adapters_se::sources::VARDEFULLA_DATAMANGDER,
+            adapters_se::sources::SKATTEVERKET_UPPGIFTER,
+            adapters_se::sources::SCB_FORETAGSREGISTER,
         ]
     );
     for c in &f.calls {
@@ -307,12 +307,12 @@ async fn missing_at_scb_is_a_profile_without_a_band() {
     assert!(p.data.sni.is_empty());
     assert_eq!(p.data.latest_annual_report, None);
     assert_eq!(
-        p.tax,
-        TaxRegistration {
+        p.tax.as_ref().map(|t| &t.0),
+        Some(&TaxRegistration {
             f_skatt: true,
             vat: true,
             employer: false,
-        }
+        })
     );
     assert!(f.calls.iter().all(|c| c.usable && c.status == Some(200)));
     assert_eq!(
@@ -406,7 +406,7 @@ async fn a_refused_token_is_renewed_once() {
     assert!(!f.calls[0].usable);
     assert!(f.calls[0].digest.is_some());
     assert_eq!(p.main_call, 1);
-    assert_eq!(p.tax_call, 3);
+    assert_eq!(p.tax.as_ref().map(|t| t.1), Some(3));
     assert!(f.calls[1..].iter().all(|c| c.usable));
     assert_eq!(sb.control().calls_for(Source::BolagsverketToken).len(), 2);
     sb.stop().await;

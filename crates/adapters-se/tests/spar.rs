@@ -4,7 +4,6 @@
 
 use adapters_se::{SeConfigError, SparConfig, SwedishPersonRegistry, Timeouts, TlsConfig};
 use domain::company::RegistryFailure;
-use domain::evidence::EvidenceSource;
 use domain::identifier::{Identifier, IdentifierType};
 use domain::person::{PersonProfile, Protection};
 use domain::ports::PersonRegistry;
@@ -57,7 +56,7 @@ async fn every_marker_state_is_read_over_mutual_tls() {
     let reg = registry(&sb);
     let fetch = reg.fetch_person(&person(persons::ORDINARY), END_USER).await;
     let call = fetch.calls.last().unwrap();
-    assert_eq!(call.source, EvidenceSource::PersonregPersonsokning);
+    assert_eq!(call.source, adapters_se::sources::PERSONSOKNING);
     assert_eq!(call.operation, "SOAP PersonSok");
     assert!(call.usable && call.digest.is_some() && call.upstream_ref.is_some());
     let ordinary = PersonProfile::from_register(fetch.outcome.unwrap());

@@ -288,13 +288,16 @@ pub struct CompanyProfileDto {
     pub sni: Vec<String>,
     #[schema(required = true)]
     pub employees_band: Option<String>,
-    pub tax: TaxDto,
+    /// The tax authority's registrations; `null` exactly when `unchecked` names `tax`.
+    #[schema(required = true)]
+    pub tax: Option<TaxDto>,
     #[schema(required = true)]
     pub latest_annual_report: Option<AnnualReportDto>,
-    /// The optional field groups (`employees_band`, `latest_annual_report`) whose source could
-    /// not be reached when the profile was fetched: their values are `null` because nothing
-    /// checked them. A `null` group not listed here was checked and is empty. `[]` when every
-    /// group was checked.
+    /// The field groups (`employees_band`, `latest_annual_report`, `sni`, `tax`) nothing
+    /// checked when the profile was fetched, because their source could not be reached or the
+    /// country's registers have none: their values are empty (`null`, `[]` for `sni`) because
+    /// nothing checked them, never because a source said so. An empty group not listed here was
+    /// checked and is empty. `[]` when every group was checked.
     #[schema(schema_with = crate::schema::unchecked_groups)]
     pub unchecked: Vec<&'static str>,
     pub evidence: EvidenceDto,
@@ -325,12 +328,12 @@ impl CompanyProfileDto {
             },
             sni: d.sni.clone(),
             employees_band: d.employees_band.clone(),
-            tax: TaxDto {
-                f_skatt: p.tax.f_skatt,
-                vat: p.tax.vat,
-                employer: p.tax.employer,
-                evidence: EvidenceDto::from(&p.tax_evidence),
-            },
+            tax: p.tax.as_ref().map(|t| TaxDto {
+                f_skatt: t.registration.f_skatt,
+                vat: t.registration.vat,
+                employer: t.registration.employer,
+                evidence: EvidenceDto::from(&t.evidence),
+            }),
             latest_annual_report: d.latest_annual_report.as_ref().map(|r| AnnualReportDto {
                 year: r.year,
                 reference: r.document_id.clone(),

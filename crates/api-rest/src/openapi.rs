@@ -2,15 +2,17 @@
 //! utoipa from the handlers' `#[utoipa::path]` attributes and the DTOs), the error-code table,
 //! the event-type table, and the JSON form all of them are written in.
 //!
-//! `GET /openapi.json` serves [`served_document`]; `cargo xtask contract check|bless` compares
-//! and writes the same texts under `contract/`, so the document a consumer downloads is the one
-//! the gate checked.
+//! `GET /openapi.json` serves a [`ServedDocument`] the binary makes once from the evidence
+//! sources of every country compiled in; `cargo xtask contract check|bless` compares and writes
+//! the same texts under `contract/`, so the document a consumer downloads is the one the gate
+//! checked.
 //!
 //! What is not in a route attribute is derived here from the domain, in one place each:
 //! - the error responses of every operation, from [`Operation::errors`] and
 //!   [`domain::ErrorCode::status`] (one response per status, its `error` enum the codes);
 //! - the OAuth 2.0 security scheme and its scopes, from [`domain::scope::Scope::CONSUMER`];
-//! - the enums of countries, identifier types and evidence sources, from the domain's lists.
+//! - the enums of countries and identifier types, from the domain's lists, and of evidence
+//!   sources, from the countries' declarations (each country's connectors declare theirs).
 //!
 //! Enums marked `x-open-enum: true` may gain values in a minor version (consumers accept
 //! values they do not know); any other enum of a response is closed (see
@@ -21,7 +23,8 @@ use domain::operation::Operation;
 use domain::scope::Scope;
 use domain::ErrorCode;
 use serde_json::{json, Map, Value};
-use std::sync::OnceLock;
+use actix_web::web;
+use domain::evidence::EvidenceSource;
 use utoipa::OpenApi;
 
 /// The interface version the server was built with (`contract/VERSION`).
@@ -77,8 +80,10 @@ pub const CLIENT_BASIC: &str = "client_basic";
 )]
 struct ApiDoc;
 
-/// The OpenAPI document, normalised (sorted keys), with `info.version` = `version`.
-pub fn document(version: &str) -> Value {
+/// The OpenAPI document, normalised (sorted keys), with `info.version` = `version` and the
+/// evidence-source enum of `sources` (the declared sources of the countries built in, then the
+/// service's own: `domain::countries::evidence_sources`).
+pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serialises");
     doc["info"] = json!({
         "title": "idreg",
@@ -90,14 +95,24 @@ pub fn document(version: &str) -> Value {
     add_security_schemes(&mut doc);
     add_error_responses(&mut doc);
     add_request_id_header(&mut doc);
+    doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"] =
+        sources.iter().map(|s| json!(s.as_str())).collect();
     normalise(doc)
 }
 
 /// The text `GET /openapi.json` serves: [`document`] at [`contract_version`], in
-/// [`canonical_json`] form (byte for byte `contract/openapi.json`).
-pub fn served_document() -> &'static str {
-    static TEXT: OnceLock<String> = OnceLock::new();
-    TEXT.get_or_init(|| canonical_json(&document(contract_version())))
+/// [`canonical_json`] form (byte for byte `contract/openapi.json` when made from the sources
+/// of the countries built in). Made once at start and handed to the routes as app data.
+pub struct ServedDocument(String);
+
+impl ServedDocument {
+    pub fn new(sources: &[EvidenceSource]) -> ServedDocument {
+        ServedDocument(canonical_json(&document(contract_version(), sources)))
+    }
+
+    pub fn text(&self) -> &str {
+        &self.0
+    }
 }
 
 /// The OpenAPI document of this interface.
@@ -111,10 +126,10 @@ pub fn served_document() -> &'static str {
     security(()),
     responses((status = 200, description = "The OpenAPI 3.1 document", body = Object, content_type = "application/json"))
 )]
-pub async fn serve() -> actix_web::HttpResponse {
+pub async fn serve(document: web::Data<ServedDocument>) -> actix_web::HttpResponse {
     actix_web::HttpResponse::Ok()
         .content_type("application/json")
-        .body(served_document())
+        .body(document.text().to_owned())
 }
 
 /// The JSON form of every contract file: keys sorted, two-space indentation, final newline.
@@ -383,7 +398,7 @@ mod tests {
 
     #[test]
     fn every_rest_operation_is_documented_with_its_errors() {
-        let doc = document("1.0.0");
+        let doc = document("1.0.0", &domain::countries::evidence_sources([]));
         for op in REST_OPERATIONS {
             let operation = &doc["paths"][op.route_template()][op.method().to_ascii_lowercase()];
             assert!(
@@ -410,7 +425,7 @@ mod tests {
 
     #[test]
     fn every_documented_operation_is_a_known_route() {
-        let doc = document("1.0.0");
+        let doc = document("1.0.0", &domain::countries::evidence_sources([]));
         for (path, item) in doc["paths"].as_object().unwrap() {
             for method in item.as_object().unwrap().keys() {
                 let known = path == "/openapi.json"
@@ -424,7 +439,7 @@ mod tests {
 
     #[test]
     fn the_document_is_openapi_3_1_with_the_version_given() {
-        let doc = document("9.8.7");
+        let doc = document("9.8.7", &domain::countries::evidence_sources([]));
         assert_eq!(doc["openapi"], "3.1.0");
         assert_eq!(doc["info"]["version"], "9.8.7");
         let scopes: Vec<&str> = doc["components"]["securitySchemes"][OAUTH2]["flows"]
@@ -525,7 +540,9 @@ mod tests {
 
     #[test]
     fn the_served_document_is_the_document_of_the_built_version() {
-        let text = served_document();
+        let sources = domain::countries::evidence_sources([]);
+        let served = ServedDocument::new(&sources);
+        let text = served.text();
         let doc: Value = serde_json::from_str(text).expect("the served document is JSON");
         // The version is the one the contract's VERSION file names, read here apart from
         // `contract_version` (which embeds it at build time).
@@ -561,7 +578,18 @@ mod tests {
         ] {
             assert!(doc["paths"][path][method].is_object(), "{method} {path}");
         }
-        // Made once: every call hands out the same text.
-        assert!(std::ptr::eq(text, served_document()));
+        // The evidence sources are the ones handed in, in their order.
+        let declared = [EvidenceSource::declared("companyreg.example")];
+        let doc = document(version, &domain::countries::evidence_sources([&declared[..]]));
+        assert_eq!(
+            doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"],
+            json!([
+                "companyreg.example",
+                "customer.identity_event",
+                "service.gateway",
+                "service.derived",
+                "service.merge"
+            ])
+        );
     }
 }

@@ -69,10 +69,11 @@ pub fn identifier_type() -> Object {
     )
 }
 
-/// An evidence source; open: a new upstream brings its source.
+/// An evidence source; open: a new upstream brings its source. The values written here are
+/// the service's own; [`crate::openapi::document`] puts every declared source in their place.
 pub fn evidence_source() -> Object {
     string_enum(
-        EvidenceSource::ALL.map(EvidenceSource::as_str),
+        EvidenceSource::SERVICE.map(EvidenceSource::as_str),
         true,
         "Where the value came from",
     )

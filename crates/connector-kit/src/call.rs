@@ -5,8 +5,7 @@ use chrono::{DateTime, Utc};
 use domain::company::{Fetch, RegistryFailure, UpstreamCall};
 use domain::evidence::EvidenceSource;
 
-/// What one call is, for its record. Passed by reference: the evidence source is not
-/// assumed to be `Copy`.
+/// What one call is, for its record.
 #[derive(Clone, Debug)]
 pub struct Operation {
     /// The evidence source the call's data is attributed to.
@@ -96,11 +95,8 @@ pub fn record(
     meta: AnswerMeta,
     usable: bool,
 ) -> UpstreamCall {
-    // Cloned rather than copied: the evidence source is not assumed to be `Copy`.
-    #[allow(clippy::clone_on_copy)]
-    let source = op.source.clone();
     UpstreamCall {
-        source,
+        source: op.source,
         operation: op.name.to_owned(),
         status: answer.map(|a| a.status),
         digest: answer.map(|a| digest(&a.body)),

@@ -126,7 +126,7 @@ fn client(total: Duration) -> reqwest::Client {
 
 fn op(cost: i32) -> Operation {
     Operation {
-        source: EvidenceSource::CompanyregVardefullaDatamangder,
+        source: EvidenceSource::declared("companyreg.example"),
         name: "POST /things",
         schema_version: "test-v1",
         cost,
@@ -186,7 +186,7 @@ async fn a_slow_upstream_is_unavailable_with_a_time_limit_reason() {
     };
     assert_eq!(
         reason,
-        "companyreg.vardefulla-datamangder POST /things: no answer within the time limit"
+        "companyreg.example POST /things: no answer within the time limit"
     );
     assert_eq!((call.status, call.digest.as_deref()), (None, None));
     assert_eq!((call.usable, call.cost), (false, 0));
@@ -202,7 +202,7 @@ async fn an_unreachable_upstream_is_unavailable() {
     assert_eq!(
         result,
         Err(RegistryFailure::Unavailable(
-            "companyreg.vardefulla-datamangder POST /things: connection failed".into()
+            "companyreg.example POST /things: connection failed".into()
         ))
     );
     assert_eq!((call.status, call.usable, call.cost), (None, false, 0));
@@ -230,7 +230,7 @@ async fn an_over_limit_body_is_refused_by_its_content_length_before_reading() {
     assert_eq!(
         result,
         Err(RegistryFailure::Unavailable(
-            "companyreg.vardefulla-datamangder POST /things: the answer exceeds 1000 bytes".into()
+            "companyreg.example POST /things: the answer exceeds 1000 bytes".into()
         ))
     );
     assert_eq!((call.status, call.usable, call.cost), (None, false, 0));
@@ -308,7 +308,7 @@ async fn conclude_records_the_exact_bytes_received() {
     assert_eq!(call.digest, Some(sha256(&body)));
     assert_eq!(call.status, Some(200));
     assert_eq!((call.usable, call.cost), (true, 4));
-    assert_eq!(call.source, EvidenceSource::CompanyregVardefullaDatamangder);
+    assert_eq!(call.source, EvidenceSource::declared("companyreg.example"));
     assert_eq!(call.operation, "POST /things");
     assert_eq!(call.schema_version.as_deref(), Some("test-v1"));
     assert_eq!(call.upstream_ref, None);
@@ -371,7 +371,7 @@ async fn redirects_are_not_followed() {
     assert_eq!(
         result,
         Err(RegistryFailure::Garbled(
-            "companyreg.vardefulla-datamangder POST /things: unexpected status 302".into()
+            "companyreg.example POST /things: unexpected status 302".into()
         ))
     );
 }

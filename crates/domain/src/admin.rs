@@ -349,7 +349,7 @@ impl AdminService {
                 ),
             ]),
             evidence: Evidence {
-                source: EvidenceSource::ServiceMerge,
+                source: EvidenceSource::SERVICE_MERGE,
                 source_timestamp: now,
                 call_ref: CallRef::generate(),
                 upstream_ref: None,

@@ -2,8 +2,9 @@
 //! `company.status.changed`, `signatory.changed` and `ubo.changed`. Pure functions, shared
 //! by the forced refresh and scheduled monitoring.
 //!
-//! A field group a source failed to deliver in either reading (`unchecked`) is reported as
-//! not checked, never as unchanged, and never produces a change.
+//! A field group nothing checked in either reading (`unchecked`: its source failed, or the
+//! country has none) is reported as not checked, never as unchanged, and never produces a
+//! change.
 
 use crate::company::{CompanyProfile, OptionalGroup};
 use crate::event::EventData;
@@ -83,22 +84,15 @@ pub fn profile_diff(
         text(Some(&o.address.country)),
         text(Some(&n.address.country)),
     );
-    push("sni", list(&o.sni), list(&n.sni));
-    push(
-        "tax.f_skatt",
-        EventData::Bool(old.tax.f_skatt),
-        EventData::Bool(new.tax.f_skatt),
-    );
-    push(
-        "tax.vat",
-        EventData::Bool(old.tax.vat),
-        EventData::Bool(new.tax.vat),
-    );
-    push(
-        "tax.employer",
-        EventData::Bool(old.tax.employer),
-        EventData::Bool(new.tax.employer),
-    );
+    if !unchecked.contains(&OptionalGroup::Sni) {
+        push("sni", list(&o.sni), list(&n.sni));
+    }
+    if let (Some(a), Some(b)) = (&old.tax, &new.tax) {
+        let (a, b) = (&a.registration, &b.registration);
+        push("tax.f_skatt", EventData::Bool(a.f_skatt), EventData::Bool(b.f_skatt));
+        push("tax.vat", EventData::Bool(a.vat), EventData::Bool(b.vat));
+        push("tax.employer", EventData::Bool(a.employer), EventData::Bool(b.employer));
+    }
     if !unchecked.contains(&OptionalGroup::EmployeesBand) {
         push(
             "employees_band",
@@ -165,6 +159,8 @@ pub fn carry_unchecked(old: Option<&CompanyProfile>, new: &CompanyProfile) -> Co
             OptionalGroup::LatestAnnualReport => {
                 kept.data.latest_annual_report = old.data.latest_annual_report.clone();
             }
+            OptionalGroup::Sni => kept.data.sni = old.data.sni.clone(),
+            OptionalGroup::Tax => kept.tax = old.tax.clone(),
         }
         kept.unchecked.retain(|g| *g != group);
     }
@@ -251,7 +247,7 @@ pub fn ubo_diff(old: &OwnerList, new: &OwnerList) -> Option<EventData> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::company::{Address, CompanyRegisterData, CompanyStatus, TaxRegistration};
+    use crate::company::{Address, CompanyRegisterData, CompanyStatus, TaxGroup, TaxRegistration};
     use crate::country::Country;
     use crate::evidence::{Evidence, EvidenceSource};
     use crate::ids::CallRef;
@@ -259,7 +255,7 @@ mod tests {
 
     fn profile(name: &str, status: CompanyStatus, band: Option<&str>) -> CompanyProfile {
         let e = Evidence {
-            source: EvidenceSource::CompanyregVardefullaDatamangder,
+            source: EvidenceSource::declared("companyreg.vardefulla-datamangder"),
             source_timestamp: Utc::now(),
             call_ref: CallRef::generate(),
             upstream_ref: None,
@@ -285,14 +281,16 @@ mod tests {
                 employees_band: band.map(str::to_owned),
                 latest_annual_report: None,
             },
-            tax: TaxRegistration {
-                f_skatt: true,
-                vat: true,
-                employer: false,
-            },
+            tax: Some(TaxGroup {
+                registration: TaxRegistration {
+                    f_skatt: true,
+                    vat: true,
+                    employer: false,
+                },
+                evidence: e.clone(),
+            }),
             unchecked: Vec::new(),
-            evidence: e.clone(),
-            tax_evidence: e,
+            evidence: e,
             fetched_at: Utc::now(),
         }
     }
@@ -320,5 +318,22 @@ mod tests {
         let (changes, _, unchecked) = profile_diff(&old, &new);
         assert!(changes.is_empty());
         assert_eq!(unchecked, ["employees_band"]);
+    }
+
+    #[test]
+    fn a_country_without_a_tax_source_never_reports_a_tax_or_sni_change() {
+        let old = profile("A", CompanyStatus::Active, Some("1-4"));
+        let mut new = old.clone();
+        new.tax = None;
+        new.data.sni.clear();
+        new.unchecked = vec![OptionalGroup::Sni, OptionalGroup::Tax];
+        let (changes, _, unchecked) = profile_diff(&old, &new);
+        assert!(changes.is_empty(), "{changes:?}");
+        assert_eq!(unchecked, ["sni", "tax"]);
+        // Monitoring keeps what the earlier reading checked.
+        let kept = carry_unchecked(Some(&old), &new);
+        assert_eq!(kept.tax, old.tax);
+        assert_eq!(kept.data.sni, old.data.sni);
+        assert!(kept.unchecked.is_empty());
     }
 }

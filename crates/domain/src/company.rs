@@ -145,20 +145,31 @@ pub struct Fetch<T> {
 /// A profile fetch.
 pub type ProfileFetch = Fetch<FetchedProfile>;
 
-/// A field group of the profile that an optional source fills: when that source fails, the
-/// profile is still served, with the group's value `null` and the group named as unchecked.
+/// A field group of the profile that not every reading checks.
+///
+/// One rule covers every such group, whatever the reason nothing checked it (its source
+/// failed in this fetch, or the country has no source for it): the group's value is empty
+/// (`null`, or `[]` for `sni`) and the group is named in `unchecked`, so an absent value is
+/// never served as checked. The register's own fields (code, name, form, status, address)
+/// are not optional: a country's connector must deliver them or fail the fetch.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OptionalGroup {
-    /// `employees_band`, from the statistics office.
+    /// `employees_band`, from a statistics office.
     EmployeesBand,
     /// `latest_annual_report`, from the register's document list.
     LatestAnnualReport,
+    /// `sni`, the activity codes.
+    Sni,
+    /// `tax`, the tax authority's registrations with their own evidence.
+    Tax,
 }
 
 impl OptionalGroup {
-    pub const ALL: [OptionalGroup; 2] = [
+    pub const ALL: [OptionalGroup; 4] = [
         OptionalGroup::EmployeesBand,
         OptionalGroup::LatestAnnualReport,
+        OptionalGroup::Sni,
+        OptionalGroup::Tax,
     ];
 
     /// The field of the profile the group fills.
@@ -166,6 +177,8 @@ impl OptionalGroup {
         match self {
             OptionalGroup::EmployeesBand => "employees_band",
             OptionalGroup::LatestAnnualReport => "latest_annual_report",
+            OptionalGroup::Sni => "sni",
+            OptionalGroup::Tax => "tax",
         }
     }
 
@@ -178,14 +191,22 @@ impl OptionalGroup {
 #[derive(Clone, Debug)]
 pub struct FetchedProfile {
     pub data: CompanyRegisterData,
-    pub tax: TaxRegistration,
-    /// Optional groups whose source failed in this fetch: their values are absent (`None`)
-    /// because nothing checked them, not because the source said there is none.
+    /// The tax registrations and the index of the call behind them; `None` when nothing
+    /// checked them (the use case then names `tax` in `unchecked`).
+    pub tax: Option<(TaxRegistration, usize)>,
+    /// Optional groups nothing checked in this fetch (their source failed, or the country
+    /// has none): their values are empty because nothing checked them, not because a source
+    /// said there is none.
     pub unchecked: Vec<OptionalGroup>,
     /// Index into `ProfileFetch::calls` of the call behind the profile's main fields.
     pub main_call: usize,
-    /// Index of the call behind `tax`.
-    pub tax_call: usize,
+}
+
+/// The tax registrations of a profile with their evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaxGroup {
+    pub registration: TaxRegistration,
+    pub evidence: Evidence,
 }
 
 /// An annual-report archive.
@@ -205,11 +226,12 @@ pub type DocumentFetch = Fetch<FetchedDocument>;
 pub struct CompanyProfile {
     pub country: Country,
     pub data: CompanyRegisterData,
-    pub tax: TaxRegistration,
-    /// Optional groups the fetch could not check (their values are empty).
+    /// `None` exactly when `unchecked` names [`OptionalGroup::Tax`].
+    pub tax: Option<TaxGroup>,
+    /// Optional groups the fetch did not check (their values are empty), in
+    /// [`OptionalGroup::ALL`]'s order.
     pub unchecked: Vec<OptionalGroup>,
     pub evidence: Evidence,
-    pub tax_evidence: Evidence,
     pub fetched_at: DateTime<Utc>,
 }
 
@@ -242,4 +264,115 @@ pub struct ServedDocument {
 
 impl CompanyProfile {
     pub const SCHEMA_VERSION: &'static str = SCHEMA_VERSION;
+
+    /// A profile as a fetch read it, under the one rule for groups nothing checked: every
+    /// group named in `unchecked` is emptied, `tax` is named exactly when it is absent, and
+    /// the names come in [`OptionalGroup::ALL`]'s order, once each. A connector cannot serve
+    /// an unchecked value as checked, whatever it hands in.
+    pub fn read(
+        country: Country,
+        mut data: CompanyRegisterData,
+        tax: Option<TaxGroup>,
+        unchecked: &[OptionalGroup],
+        evidence: Evidence,
+        fetched_at: DateTime<Utc>,
+    ) -> CompanyProfile {
+        let named: Vec<OptionalGroup> = OptionalGroup::ALL
+            .into_iter()
+            .filter(|g| match g {
+                OptionalGroup::Tax => tax.is_none(),
+                g => unchecked.contains(g),
+            })
+            .collect();
+        for group in &named {
+            match group {
+                OptionalGroup::EmployeesBand => data.employees_band = None,
+                OptionalGroup::LatestAnnualReport => data.latest_annual_report = None,
+                OptionalGroup::Sni => data.sni.clear(),
+                OptionalGroup::Tax => {}
+            }
+        }
+        CompanyProfile {
+            country,
+            data,
+            tax,
+            unchecked: named,
+            evidence,
+            fetched_at,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::CallRef;
+    use proptest::prelude::*;
+
+    fn evidence() -> Evidence {
+        let at = DateTime::<Utc>::from_timestamp(1_700_000_000, 0).unwrap();
+        Evidence {
+            source: EvidenceSource::declared("companyreg.example"),
+            source_timestamp: at,
+            call_ref: CallRef::generate(),
+            upstream_ref: None,
+            digest: None,
+            schema_version: None,
+            retrieved_at: at,
+        }
+    }
+
+    fn data() -> CompanyRegisterData {
+        CompanyRegisterData {
+            orgnr: "5560021361".into(),
+            name: "Bolaget AB".into(),
+            legal_form: "AB".into(),
+            status: CompanyStatus::Active,
+            registered_at: None,
+            address: Address::default(),
+            sni: vec!["62010".into()],
+            employees_band: Some("10-19".into()),
+            latest_annual_report: Some(AnnualReportRef {
+                year: 2024,
+                document_id: "d".into(),
+            }),
+        }
+    }
+
+    fn group() -> impl Strategy<Value = OptionalGroup> {
+        prop::sample::select(OptionalGroup::ALL.to_vec())
+    }
+
+    proptest! {
+        /// Whatever a connector names and hands in, a group is named in `unchecked` exactly
+        /// when its value is empty because nothing checked it: the named groups are emptied,
+        /// `tax` is named exactly when absent, and the names are ordered and unique.
+        #[test]
+        fn unchecked_groups_are_never_served_as_checked(
+            named in prop::collection::vec(group(), 0..6),
+            with_tax in any::<bool>(),
+        ) {
+            let tax = with_tax.then(|| TaxGroup {
+                registration: TaxRegistration { f_skatt: true, vat: true, employer: true },
+                evidence: evidence(),
+            });
+            let p = CompanyProfile::read(Country::Se, data(), tax, &named, evidence(), Utc::now());
+            let mut expected: Vec<OptionalGroup> = OptionalGroup::ALL
+                .into_iter()
+                .filter(|g| if *g == OptionalGroup::Tax { !with_tax } else { named.contains(g) })
+                .collect();
+            expected.dedup();
+            prop_assert_eq!(&p.unchecked, &expected);
+            prop_assert_eq!(p.tax.is_none(), p.unchecked.contains(&OptionalGroup::Tax));
+            prop_assert_eq!(
+                p.data.employees_band.is_none(),
+                p.unchecked.contains(&OptionalGroup::EmployeesBand)
+            );
+            prop_assert_eq!(
+                p.data.latest_annual_report.is_none(),
+                p.unchecked.contains(&OptionalGroup::LatestAnnualReport)
+            );
+            prop_assert_eq!(p.data.sni.is_empty(), p.unchecked.contains(&OptionalGroup::Sni));
+        }
+    }
 }

@@ -9,14 +9,15 @@
 use crate::access::Caller;
 use crate::clock::Clock;
 use crate::company::{
-    CompanyProfile, RegistryFailure, ServedDocument, ServedProfile, UpstreamCall,
+    CompanyProfile, RegistryFailure, ServedDocument, ServedProfile, TaxGroup, UpstreamCall,
 };
-use crate::country::Country;
+
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::Evidence;
 use crate::identifier::Identifier;
 use crate::ids::CallRef;
 use crate::operation::Operation;
+use crate::countries::Countries;
 use crate::ports::{CompanyRegistry, CompanyStore};
 use crate::subject::FirstSighting;
 use crate::subject_service::SubjectService;
@@ -24,7 +25,8 @@ use chrono::Duration;
 use std::sync::Arc;
 
 pub struct CompanyService {
-    pub registries: Vec<Arc<dyn CompanyRegistry>>,
+    /// The served countries' connectors.
+    pub countries: Arc<Countries>,
     pub store: Arc<dyn CompanyStore>,
     pub subjects: Arc<SubjectService>,
     pub clock: Arc<dyn Clock>,
@@ -44,18 +46,6 @@ impl CompanyService {
         record_calls(self.store.as_ref(), caller, op, calls).await
     }
 
-    fn registry(&self, country: Country) -> Result<&Arc<dyn CompanyRegistry>, Failure> {
-        self.registries
-            .iter()
-            .find(|r| r.country() == country)
-            .ok_or_else(|| {
-                Failure::new(
-                    ErrorCode::CountryNotSupported,
-                    format!("company data is not served for {country} yet"),
-                )
-            })
-    }
-
     /// The country rules every company route shares: a well-formed identifier, a country the
     /// tenant is provisioned for and the grant carries, and a country that is served.
     fn admit_company(
@@ -66,7 +56,7 @@ impl CompanyService {
         let orgnr = Identifier::parse_company(wire)
             .map_err(|e| Failure::invalid_identifier(format!("`orgnr`: {e}")))?;
         caller.require_country(orgnr.country())?;
-        let registry = self.registry(orgnr.country())?;
+        let registry = self.countries.company(orgnr.country())?;
         Ok((orgnr, registry))
     }
 
@@ -89,7 +79,7 @@ impl CompanyService {
         caller: &Caller,
         orgnr: &Identifier,
     ) -> Result<ServedProfile, Failure> {
-        let registry = self.registry(orgnr.country())?;
+        let registry = self.countries.company(orgnr.country())?;
         self.serve_profile(caller, orgnr, registry).await
     }
 
@@ -168,21 +158,27 @@ impl CompanyService {
             Ok(f) => f,
             Err(failure) => return Ok(Err(failure)),
         };
-        let (Some(main), Some(tax)) = (
-            evidence.get(fetched.main_call),
-            evidence.get(fetched.tax_call),
-        ) else {
+        let Some(main) = evidence.get(fetched.main_call) else {
             return Err(Failure::internal("registry named a call it did not report"));
         };
-        let profile = CompanyProfile {
-            country: orgnr.country(),
-            data: fetched.data,
-            tax: fetched.tax,
-            unchecked: fetched.unchecked,
-            evidence: main.clone(),
-            tax_evidence: tax.clone(),
-            fetched_at: now,
+        let tax = match fetched.tax {
+            Some((registration, call)) => Some(TaxGroup {
+                registration,
+                evidence: evidence
+                    .get(call)
+                    .cloned()
+                    .ok_or_else(|| Failure::internal("registry named a call it did not report"))?,
+            }),
+            None => None,
         };
+        let profile = CompanyProfile::read(
+            orgnr.country(),
+            fetched.data,
+            tax,
+            &fetched.unchecked,
+            main.clone(),
+            now,
+        );
         // A subject first seen here is evidenced by the register call that found it.
         let sighting = FirstSighting::RegistryRead(main.call_ref);
         let subject = self
@@ -196,26 +192,39 @@ impl CompanyService {
         Ok(Ok((profile, subject.handle())))
     }
 
-    /// `GET /v1/documents/{id}`: an annual-report archive whose id this tenant was handed in
-    /// a company profile. Sweden only.
+    /// `GET /v1/documents/{id}`: a filing whose id this tenant was handed in a company
+    /// profile, from the archive of that profile's country.
+    ///
+    /// The caller must hold a country with an archive (else the first country's refusal, 403,
+    /// or 501 in a deployment without one, before anything is looked up); an id the tenant was never handed,
+    /// or one filed under a country the caller cannot see, is 404 alike.
     pub async fn document(
         &self,
         caller: &Caller,
         document_id: &str,
     ) -> Result<ServedDocument, Failure> {
         caller.require_operation(Operation::GetDocument)?;
-        // Documents are filings of the Swedish company registry only.
-        caller.require_country(Country::Se)?;
-        let registry = self.registry(Country::Se)?;
+        let mut readable = Vec::new();
+        let mut refusal = None;
+        for country in self.countries.archives() {
+            match caller.require_country(country) {
+                Ok(()) => readable.push(country),
+                Err(f) => refusal = refusal.or(Some(f)),
+            }
+        }
+        if readable.is_empty() {
+            return Err(refusal.unwrap_or_else(Countries::no_archive));
+        }
         let owner = self
             .store
             .document_owner(&caller.tenant_id, document_id)
             .await
             .map_err(Failure::internal)?;
-        let Some((subject, country)) = owner.filter(|(_, c)| *c == Country::Se) else {
+        let Some((subject, country)) = owner.filter(|(_, c)| readable.contains(c)) else {
             return Err(Failure::not_found("document"));
         };
-        let fetch = registry.fetch_document(document_id).await;
+        let archive = self.countries.documents(country)?;
+        let fetch = archive.fetch_document(document_id).await;
         let evidence = self
             .record(caller, Operation::GetDocument, fetch.calls)
             .await?;

@@ -8,6 +8,7 @@ pub mod change;
 pub mod clock;
 pub mod company;
 pub mod company_service;
+pub mod countries;
 pub mod country;
 pub mod error;
 pub mod event;

@@ -15,7 +15,7 @@ use crate::access::Caller;
 use crate::budget::{renews_at, Spend, Spender};
 use crate::clock::Clock;
 use crate::company::RegistryFailure;
-use crate::country::Country;
+
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::Evidence;
 use crate::identifier::{Identifier, SubjectKind};
@@ -29,6 +29,7 @@ use crate::ports::{CompanyStore, PaidCompanyRegistry, PaidStore};
 use crate::subject::{FirstSighting, SubjectHandle};
 use crate::subject_service::SubjectService;
 use chrono::Duration;
+use crate::countries::Countries;
 use std::sync::Arc;
 
 /// How a paid read treats the cache and the budget.
@@ -45,9 +46,8 @@ pub(crate) enum PaidRead {
 }
 
 pub struct PaidCompanyService {
-    /// One paid registry per country that has the tier; empty when the deployment has the
-    /// tier disabled.
-    pub registries: Vec<Arc<dyn PaidCompanyRegistry>>,
+    /// The served countries' connectors (the paid tier where a country declares one).
+    pub countries: Arc<Countries>,
     pub store: Arc<dyn PaidStore>,
     /// Where call records are written.
     pub calls: Arc<dyn CompanyStore>,
@@ -65,34 +65,6 @@ struct Admitted<'a> {
 }
 
 impl PaidCompanyService {
-    /// Whether the paid tier serves `country` in this deployment.
-    pub fn serves(&self, country: Country) -> bool {
-        self.registries.iter().any(|r| r.country() == country)
-    }
-
-    /// Whether the deployment has the paid tier enabled at all.
-    pub fn enabled(&self) -> bool {
-        !self.registries.is_empty()
-    }
-
-    fn registry(&self, country: Country) -> Result<&Arc<dyn PaidCompanyRegistry>, Failure> {
-        if !self.enabled() {
-            return Err(Failure::new(
-                ErrorCode::CountryNotSupported,
-                "the paid company-registry tier is not enabled in this deployment",
-            ));
-        }
-        self.registries
-            .iter()
-            .find(|r| r.country() == country)
-            .ok_or_else(|| {
-                Failure::new(
-                    ErrorCode::CountryNotSupported,
-                    format!("paid company-registry data is not served for {country} yet"),
-                )
-            })
-    }
-
     /// The country rules of the company routes, then the tier.
     fn admit_company(
         &self,
@@ -105,7 +77,7 @@ impl PaidCompanyService {
         let orgnr = Identifier::parse_company(wire)
             .map_err(|e| Failure::invalid_identifier(format!("`orgnr`: {e}")))?;
         caller.require_country(orgnr.country())?;
-        let registry = self.registry(orgnr.country())?;
+        let registry = self.countries.paid(orgnr.country())?;
         let key = PaidKey {
             kind,
             country: orgnr.country(),
@@ -245,7 +217,7 @@ impl PaidCompanyService {
             .filter(|h| h.kind == SubjectKind::Person)
             .filter(|h| caller.visible_countries().contains(h.country))
             .ok_or_else(not_found)?;
-        let registry = self.registry(holder.country)?;
+        let registry = self.countries.paid(holder.country)?;
         let admitted = Admitted {
             key: PaidKey {
                 kind: PaidKind::Engagements,

@@ -21,22 +21,23 @@ use crate::access::Caller;
 use crate::budget::{budget_day, renews_at};
 use crate::clock::Clock;
 use crate::company::RegistryFailure;
-use crate::country::Country;
+
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::Evidence;
 use crate::identifier::{Identifier, IdentifierType, SubjectKind};
 use crate::ids::{IdentifierRef, SubjectId};
 use crate::operation::Operation;
 use crate::person::{PersonAtRef, PersonProfile, ScreeningIdentity, ServedPerson};
-use crate::ports::{CompanyStore, PersonRegistry, PersonStore, PersonVault, StoreError};
+use crate::ports::{CompanyStore, PersonStore, PersonVault, StoreError};
 use crate::subject_service::SubjectService;
 use crate::tenant::{Permit, PermitStanding};
 use chrono::Duration;
+use crate::countries::Countries;
 use std::sync::Arc;
 
 pub struct PersonService {
-    /// One population register per served country.
-    pub registries: Vec<Arc<dyn PersonRegistry>>,
+    /// The served countries' connectors (the population register where one is declared).
+    pub countries: Arc<Countries>,
     pub store: Arc<dyn PersonStore>,
     /// Where call records are written.
     pub calls: Arc<dyn CompanyStore>,
@@ -48,18 +49,6 @@ pub struct PersonService {
 }
 
 impl PersonService {
-    fn registry(&self, country: Country) -> Result<&Arc<dyn PersonRegistry>, Failure> {
-        self.registries
-            .iter()
-            .find(|r| r.country() == country)
-            .ok_or_else(|| {
-                Failure::new(
-                    ErrorCode::CountryNotSupported,
-                    format!("person data is not served for {country} yet"),
-                )
-            })
-    }
-
     /// The permit gate: the tenant's person-register permit must be in force today (the
     /// calendar day in Sweden, as the permit's validity dates are Swedish dates).
     pub fn require_permit(&self, caller: &Caller) -> Result<(), Failure> {
@@ -99,7 +88,7 @@ impl PersonService {
             .map_err(|e| Failure::invalid_identifier(format!("`identifier`: {e}")))?;
         caller.require_country(person.country())?;
         self.require_permit(caller)?;
-        self.registry(person.country()).map(|_| ())
+        self.countries.persons(person.country()).map(|_| ())
     }
 
     /// The name and birth date of a person subject, for screening: under the same permit
@@ -134,14 +123,17 @@ impl PersonService {
             .iter()
             .filter(|i| i.valid_to.is_none() && visible.contains(i.country))
             .collect();
-        // A served country first (Sweden today), then the newest identifier.
+        // A country whose persons are screened first, then the newest identifier.
         identifiers.sort_by_key(|i| {
             (
-                self.registry(i.country).is_err(),
+                !self.countries.screens(SubjectKind::Person, i.country),
                 std::cmp::Reverse(i.valid_from),
             )
         });
         let chosen = identifiers.first().ok_or_else(not_found)?;
+        if !self.countries.screens(SubjectKind::Person, chosen.country) {
+            return Err(Countries::not_screened(SubjectKind::Person, chosen.country));
+        }
         let found = self.person_at_ref(caller, &chosen.identifier_ref).await?;
         let served = self.read(caller, chosen.identifier_ref, found).await?;
         Ok(ScreeningIdentity {
@@ -177,7 +169,7 @@ impl PersonService {
         found: PersonAtRef,
     ) -> Result<ServedPerson, Failure> {
         let PersonAtRef { holder, cached } = found;
-        let registry = self.registry(holder.country)?;
+        let registry = self.countries.persons(holder.country)?;
 
         let now = self.clock.now();
         if let Some(c) = cached.filter(|c| now - c.fetched_at < self.revalidate_after) {

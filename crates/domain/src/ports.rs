@@ -269,21 +269,27 @@ pub trait IdentifierVault: Send + Sync {
     ) -> Result<Identifier, CryptoError>;
 }
 
-/// A country's company registry (its free tier). Implemented by `adapters-<cc>` crates.
+/// A country's company registry (its free tier). Implemented by `adapters-<cc>` crates and
+/// declared for its country in [`crate::countries::CountryConnectors`].
 ///
 /// Implementations MUST report every upstream call they made in the returned `calls`
 /// (including failed ones, with `usable: false`), MUST NOT put identifiers into `operation`,
 /// and MUST answer a failure (`Unavailable` or `Garbled`) when a required source (the
-/// register data, the tax registrations) fails; when an optional source fails, they leave
-/// its group's value empty and name the group in `unchecked`.
+/// register data) fails; when an optional source fails, or the country has no source for a
+/// group, they leave its value empty and name the group in `unchecked`.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait CompanyRegistry: Send + Sync {
-    fn country(&self) -> Country;
-
     /// Fetches the profile of the company with this (validated) company code.
     async fn fetch_profile(&self, orgnr: &Identifier) -> ProfileFetch;
+}
 
+/// A country's archive of company filings (annual reports), where it has one.
+///
+/// Implementations MUST report every call as [`CompanyRegistry`] does.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait DocumentArchive: Send + Sync {
     /// Fetches an annual-report archive by the upstream's document id.
     async fn fetch_document(&self, document_id: &str) -> DocumentFetch;
 }
@@ -338,8 +344,6 @@ pub trait CompanyStore: Send + Sync {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait PaidCompanyRegistry: Send + Sync {
-    fn country(&self) -> Country;
-
     /// Officers and the signatory rule of the company with this (validated) company code.
     async fn fetch_officers(&self, orgnr: &Identifier) -> Fetch<FetchedOfficers>;
 
@@ -394,8 +398,6 @@ pub trait PaidStore: Send + Sync {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait PersonRegistry: Send + Sync {
-    fn country(&self) -> Country;
-
     /// The register's entry for the person with this (validated) personal or coordination
     /// number. `end_user` names the consumer the lookup is made for (the register demands
     /// one); it identifies a grant and never a person.

@@ -167,7 +167,7 @@ impl RefreshService {
 
     /// Whether the paid tier serves the company's country (a full reading reads it too).
     pub(crate) fn paid_serves(&self, orgnr: &Identifier) -> bool {
-        self.paid.serves(orgnr.country())
+        self.companies.countries.serves_paid(orgnr.country())
     }
 
     /// Officers and owners read fresh, where the paid tier serves the country. A reading

@@ -18,6 +18,7 @@
 //!
 //! Checks are never served from a cache: each `POST` runs the matcher again.
 
+use crate::countries::Countries;
 use crate::access::Caller;
 use crate::clock::Clock;
 use crate::company_service::CompanyService;
@@ -465,10 +466,18 @@ impl ScreeningService {
                     .iter()
                     .filter(|i| i.valid_to.is_none() && visible.contains(i.country))
                     .collect();
-                // A served country first (Sweden today), then the newest identifier.
-                identifiers
-                    .sort_by_key(|i| (i.country != Country::Se, std::cmp::Reverse(i.valid_from)));
+                // A country whose companies are screened first, then the newest identifier.
+                let countries = &self.companies.countries;
+                identifiers.sort_by_key(|i| {
+                    (
+                        !countries.screens(SubjectKind::Company, i.country),
+                        std::cmp::Reverse(i.valid_from),
+                    )
+                });
                 let chosen = identifiers.first().ok_or_else(not_found)?;
+                if !countries.screens(SubjectKind::Company, chosen.country) {
+                    return Err(Countries::not_screened(SubjectKind::Company, chosen.country));
+                }
                 let holder = self
                     .subjects
                     .holder(caller, &chosen.identifier_ref)

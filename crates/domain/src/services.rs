@@ -5,14 +5,14 @@ use crate::access::Gate;
 use crate::admin::AdminService;
 use crate::clock::Clock;
 use crate::company_service::CompanyService;
+use crate::countries::Countries;
 use crate::event_service::EventService;
 use crate::paid_service::PaidCompanyService;
 use crate::person_service::PersonService;
 use crate::ports::SubscriptionStore;
 use crate::ports::{
-    AuditSink, CompanyRegistry, CompanyStore, CredentialHasher, EventStore, GrantStore,
-    IdentifierVault, PaidCompanyRegistry, PaidStore, PersonRegistry, PersonStore, PersonVault,
-    SubjectStore, TenantStore, TokenAuthority,
+    AuditSink, CompanyStore, CredentialHasher, EventStore, GrantStore, IdentifierVault,
+    PaidStore, PersonStore, PersonVault, SubjectStore, TenantStore, TokenAuthority,
 };
 use crate::refresh_service::RefreshService;
 use crate::scheduler::{Scheduler, SchedulerSettings};
@@ -33,14 +33,10 @@ pub struct Ports {
     pub hasher: Arc<dyn CredentialHasher>,
     pub vault: Arc<dyn IdentifierVault>,
     pub companies: Arc<dyn CompanyStore>,
-    /// One company registry per served country.
-    pub registries: Vec<Arc<dyn CompanyRegistry>>,
-    /// One paid registry per country with the paid tier; empty when it is disabled.
-    pub paid_registries: Vec<Arc<dyn PaidCompanyRegistry>>,
+    /// The served countries and what each one's connectors serve.
+    pub countries: Arc<Countries>,
     /// The paid objects' cache and the daily paid-call budget.
     pub paid: Arc<dyn PaidStore>,
-    /// One population register per country whose person data is served.
-    pub person_registries: Vec<Arc<dyn PersonRegistry>>,
     /// The person cache and the person-lookup counters.
     pub persons: Arc<dyn PersonStore>,
     /// Seals cached person objects under tenants' data keys.
@@ -118,7 +114,7 @@ impl Services {
             clock: ports.clock.clone(),
         });
         let paid = Arc::new(PaidCompanyService {
-            registries: ports.paid_registries.clone(),
+            countries: ports.countries.clone(),
             store: ports.paid.clone(),
             calls: ports.companies.clone(),
             subjects: subjects.clone(),
@@ -126,7 +122,7 @@ impl Services {
             revalidate_after: settings.paid_revalidate_after,
         });
         let companies = Arc::new(CompanyService {
-            registries: ports.registries.clone(),
+            countries: ports.countries.clone(),
             store: ports.companies.clone(),
             subjects: subjects.clone(),
             clock: ports.clock.clone(),
@@ -140,7 +136,7 @@ impl Services {
             clock: ports.clock.clone(),
         });
         let persons = Arc::new(PersonService {
-            registries: ports.person_registries.clone(),
+            countries: ports.countries.clone(),
             store: ports.persons.clone(),
             calls: ports.companies.clone(),
             vault: ports.person_vault.clone(),
@@ -206,12 +202,7 @@ impl Services {
                 store: ports.subscriptions.clone(),
                 subjects: ports.subjects.clone(),
                 clock: ports.clock.clone(),
-                company_countries: ports.registries.iter().map(|r| r.country()).collect(),
-                person_countries: ports
-                    .person_registries
-                    .iter()
-                    .map(|r| r.country())
-                    .collect(),
+                countries: ports.countries.clone(),
             },
             persons,
             companies,

@@ -30,17 +30,15 @@ use crate::subscription::{
     DEFAULT_LIST_LIMIT, MAX_CADENCE_DAYS, MAX_LIST_LIMIT,
 };
 use chrono::{DateTime, Duration, Utc};
+use crate::countries::Countries;
 use std::sync::Arc;
 
 pub struct SubscriptionService {
     pub store: Arc<dyn SubscriptionStore>,
     pub subjects: Arc<dyn SubjectStore>,
     pub clock: Arc<dyn Clock>,
-    /// Countries with a scheduled source for company subscriptions (a company registry).
-    pub company_countries: CountrySet,
-    /// Countries with a scheduled source for person subscriptions (a population register:
-    /// a person subscription tracks the permit).
-    pub person_countries: CountrySet,
+    /// The served countries' connectors: which declare a scheduled source for each kind.
+    pub countries: Arc<Countries>,
 }
 
 /// The kinds a caller may read.
@@ -78,13 +76,6 @@ fn cadence(field: &str, value: Option<i64>, default: u32) -> Result<u32, Failure
 }
 
 impl SubscriptionService {
-    fn scheduled_countries(&self, kind: SubscriptionKind) -> &CountrySet {
-        match kind {
-            SubscriptionKind::Company => &self.company_countries,
-            SubscriptionKind::Person => &self.person_countries,
-        }
-    }
-
     /// `POST /v1/subscriptions` (`subscribe_monitoring`).
     pub async fn create(
         &self,
@@ -164,20 +155,12 @@ impl SubscriptionService {
             ));
         }
         // A subject also identified where a scheduled source exists is served from there.
+        let monitored = self.countries.monitored(subject_kind);
         let country = countries
             .iter()
             .copied()
-            .find(|c| self.scheduled_countries(kind).contains(*c))
-            .ok_or_else(|| {
-                Failure::new(
-                    ErrorCode::CountryNotSupported,
-                    format!(
-                        "monitoring of {} subjects is not served for {} yet",
-                        kind.as_str(),
-                        countries[0]
-                    ),
-                )
-            })?;
+            .find(|c| monitored.contains(*c))
+            .ok_or_else(|| Countries::not_monitored(subject_kind, countries[0]))?;
         let now = self.clock.now();
         if kind == SubscriptionKind::Person {
             permit_gate(caller, now)?;
@@ -349,7 +332,7 @@ pub(crate) fn lifecycle_event(s: &Subscription, what: &str, at: DateTime<Utc>) -
         occurred_at: at,
         data: EventData::Object(data),
         evidence: Evidence {
-            source: EvidenceSource::ServiceDerived,
+            source: EvidenceSource::SERVICE_DERIVED,
             source_timestamp: at,
             call_ref: CallRef::generate(),
             upstream_ref: None,

@@ -32,7 +32,7 @@ impl App {
 
     /// As [`App::prepare`] with a given clock (tests move time forward with it).
     pub async fn prepare_with_clock(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<App> {
-        let upstreams = crate::upstreams::start(&config)?;
+        let upstreams = crate::countries::start(&config)?;
         let app = Self::assemble(config, clock, upstreams).await?;
         app.warm_screening();
         // Off unless IDREG_LISTS_URLS is set; runs as long as the process.
@@ -49,7 +49,7 @@ impl App {
         Self::assemble(
             config,
             Arc::new(SystemClock),
-            crate::upstreams::Upstreams::none(),
+            crate::countries::Upstreams::none(),
         )
         .await
     }
@@ -57,7 +57,7 @@ impl App {
     async fn assemble(
         config: Config,
         clock: Arc<dyn Clock>,
-        upstreams: crate::upstreams::Upstreams,
+        upstreams: crate::countries::Upstreams,
     ) -> anyhow::Result<App> {
         adapters_postgres::ensure_database_exists(&config.database_url)
             .await
@@ -84,10 +84,8 @@ impl App {
             hasher: Arc::new(hasher),
             vault: Arc::new(keys.vault()),
             companies: Arc::new(database.clone()),
-            registries: upstreams.registries,
-            paid_registries: upstreams.paid_registries,
+            countries: Arc::new(upstreams.countries),
             paid: Arc::new(database.clone()),
-            person_registries: upstreams.person_registries,
             persons: Arc::new(database.clone()),
             person_vault: Arc::new(keys.vault()),
             events: Arc::new(database.clone()),
@@ -119,9 +117,14 @@ impl App {
     /// Binds `listen` and starts serving in the background.
     pub fn start_http(&self, listen: &str) -> anyhow::Result<RunningServer> {
         let services = web::Data::new(self.services.clone());
+        // The contract of this build: every compiled-in country's evidence sources.
+        let document = web::Data::new(api_rest::openapi::ServedDocument::new(
+            &crate::countries::evidence_sources(),
+        ));
         let mut server = HttpServer::new(move || {
             ActixApp::new()
                 .app_data(services.clone())
+                .app_data(document.clone())
                 .wrap(middleware::from_fn(api_rest::request_context_middleware))
                 .configure(api_mcp::configure)
                 .configure(api_rest::configure)

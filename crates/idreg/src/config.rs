@@ -25,41 +25,6 @@ use serde::Deserialize;
 use std::path::PathBuf;
 
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/idreg";
-/// The Swedish upstream settings (see `upstreams.rs`).
-pub const SE_KEYS: &[&str] = &[
-    "vdm_base_url",
-    "vdm_token_url",
-    "vdm_client_id",
-    "vdm_client_secret",
-    "ssbtgu_url",
-    "ssbtgu_consumer_orgnr",
-    "ssbtgu_consumer_name",
-    "ssbtgu_client_identity_pem",
-    "scb_base_url",
-    "scb_api_id",
-    "scb_client_identity_pem",
-    "timeout_secs",
-    "paid_tier",
-    "fi_client_id",
-    "fi_client_secret",
-    "fi_base_url",
-    "fi_token_url",
-    "fi_organisationer_path",
-    "fi_engagemang_path",
-    "bo_base_url",
-    "bo_organisationer_path",
-    "bo_client_identity_pem",
-    "bo_client_identity_pkcs12",
-    "bo_client_identity_password",
-    "bo_extra_roots_pem",
-    "spar_url",
-    "spar_customer_number_recipient",
-    "spar_customer_number_end",
-    "spar_assignment_id",
-    "spar_client_identity_pkcs12",
-    "spar_client_identity_password",
-    "spar_extra_roots_pem",
-];
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_STATE_DIR: &str = ".idreg";
@@ -96,8 +61,9 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Run against the upstream sandbox started in this process (`--sandbox`, `demo`).
     pub sandbox: bool,
-    /// Swedish upstream settings (`IDREG_SE_*` without the prefix, lower case).
-    pub se: std::collections::BTreeMap<String, String>,
+    /// Each compiled-in country's settings (`IDREG_<CC>_*` without the prefix, lower case,
+    /// or the file's `[<cc>]` table), by lower-case country prefix.
+    pub countries: std::collections::BTreeMap<&'static str, crate::countries::Settings>,
     /// Sanctions lists imported on a schedule from their URLs (`IDREG_LISTS_URLS`; none by
     /// default: the lists are imported by hand, or by the demo from the bundled files).
     pub lists: Vec<crate::list_schedule::ScheduledList>,
@@ -114,7 +80,14 @@ impl std::fmt::Debug for Config {
             .field("master_key", &self.master_key.as_ref().map(|_| "<set>"))
             .field("token_ttl_seconds", &self.token_ttl_seconds)
             .field("sandbox", &self.sandbox)
-            .field("se", &self.se.keys().collect::<Vec<_>>())
+            .field(
+                "countries",
+                &self
+                    .countries
+                    .iter()
+                    .map(|(cc, s)| (cc, s.keys().collect::<Vec<_>>()))
+                    .collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -145,7 +118,7 @@ impl Default for Config {
             log: "info".to_owned(),
             log_format: LogFormat::Text,
             sandbox: false,
-            se: Default::default(),
+            countries: Default::default(),
             lists: Vec::new(),
             lists_interval_hours: crate::list_schedule::DEFAULT_INTERVAL_HOURS,
         }
@@ -154,7 +127,6 @@ impl Default for Config {
 
 /// The TOML file's shape: every key optional.
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
 struct FileConfig {
     database_url: Option<String>,
     listen: Option<String>,
@@ -174,7 +146,10 @@ struct FileConfig {
     log_format: Option<String>,
     lists_urls: Option<String>,
     lists_interval_hours: Option<u64>,
-    se: Option<std::collections::BTreeMap<String, String>>,
+    /// The countries' tables (`[se]`, `[lt]`, ...): every other top-level key; checked
+    /// against the compiled-in countries and their settings.
+    #[serde(flatten)]
+    tables: std::collections::BTreeMap<String, toml::Value>,
 }
 
 impl Config {
@@ -262,9 +237,17 @@ impl Config {
                 .parse()
                 .context("IDREG_LISTS_INTERVAL_HOURS must be a whole number")?;
         }
-        for key in SE_KEYS {
-            if let Some(v) = var(&format!("IDREG_SE_{}", key.to_ascii_uppercase())) {
-                config.se.insert((*key).to_owned(), v);
+        for wiring in crate::countries::COUNTRIES {
+            let cc = wiring.country.prefix();
+            for key in wiring.settings {
+                let name = format!("IDREG_{}_{}", cc.to_ascii_uppercase(), key.to_ascii_uppercase());
+                if let Some(v) = var(&name) {
+                    config
+                        .countries
+                        .entry(cc)
+                        .or_default()
+                        .insert((*key).to_owned(), v);
+                }
             }
         }
         if let Some(v) = var("IDREG_LOG_FORMAT") {
@@ -325,13 +308,41 @@ impl Config {
         if let Some(v) = file.lists_interval_hours {
             self.lists_interval_hours = v;
         }
-        for (key, value) in file.se.unwrap_or_default() {
-            if !SE_KEYS.contains(&key.as_str()) {
-                bail!("unknown key `{key}` in the [se] table");
+        for (table, value) in file.tables {
+            let Some(wiring) = crate::countries::COUNTRIES
+                .iter()
+                .find(|w| w.country.prefix() == table)
+            else {
+                bail!("unknown key `{table}` in the configuration file");
+            };
+            let toml::Value::Table(entries) = value else {
+                bail!("`{table}` must be a table of settings");
+            };
+            for (key, value) in entries {
+                if !wiring.settings.contains(&key.as_str()) {
+                    bail!("unknown key `{key}` in the [{table}] table");
+                }
+                let value = match value {
+                    toml::Value::String(s) => s,
+                    toml::Value::Integer(n) => n.to_string(),
+                    toml::Value::Boolean(b) => if b { "on" } else { "off" }.to_owned(),
+                    _ => bail!("`{key}` in the [{table}] table must be a string or a number"),
+                };
+                self.countries
+                    .entry(wiring.country.prefix())
+                    .or_default()
+                    .insert(key, value);
             }
-            self.se.insert(key, value);
         }
         Ok(())
+    }
+
+    /// The settings of one country (empty when none are given).
+    pub fn country_settings(&self, country: domain::country::Country) -> crate::countries::Settings {
+        self.countries
+            .get(country.prefix())
+            .cloned()
+            .unwrap_or_default()
     }
 
     fn validate(&self) -> anyhow::Result<()> {

@@ -10,4 +10,4 @@ pub mod list_schedule;
 pub mod lists;
 pub mod screening;
 pub mod telemetry;
-pub mod upstreams;
+pub mod countries;

@@ -5,7 +5,7 @@
 use super::*;
 use domain::company::{
     Address, AnnualReportRef, CachedProfile, CompanyProfile, CompanyRegisterData, CompanyStatus,
-    OptionalGroup, TaxRegistration, UpstreamCall,
+    OptionalGroup, TaxGroup, TaxRegistration, UpstreamCall,
 };
 use domain::evidence::EvidenceSource;
 use domain::subject::SubjectHandle;
@@ -38,14 +38,14 @@ fn profile_calls(at: DateTime<Utc>) -> [(CallRef, UpstreamCall); 2] {
         (
             CallRef::generate(),
             call(
-                EvidenceSource::CompanyregVardefullaDatamangder,
+                EvidenceSource::declared("companyreg.vardefulla-datamangder"),
                 "POST /organisationer",
                 at,
             ),
         ),
         (
             CallRef::generate(),
-            call(EvidenceSource::TaxauthUppgifter, "GetForetagsuppgifter", at),
+            call(EvidenceSource::declared("taxauth.uppgifter"), "GetForetagsuppgifter", at),
         ),
     ]
 }
@@ -90,14 +90,16 @@ pub(super) fn profile(
                 document_id: document_id.to_owned(),
             }),
         },
-        tax: TaxRegistration {
-            f_skatt: true,
-            vat: true,
-            employer: false,
-        },
+        tax: Some(TaxGroup {
+            registration: TaxRegistration {
+                f_skatt: true,
+                vat: true,
+                employer: false,
+            },
+            evidence: evidence[1].clone(),
+        }),
         unchecked: vec![OptionalGroup::EmployeesBand],
         evidence: evidence[0].clone(),
-        tax_evidence: evidence[1].clone(),
         fetched_at: at,
     }
 }
@@ -133,7 +135,7 @@ pub(super) async fn check_recorded_calls_come_back_as_their_evidence(stores: &St
         upstream_ref: None,
         usable: false,
         ..call(
-            EvidenceSource::StatsofficeForetagsregister,
+            EvidenceSource::declared("statsoffice.foretagsregister"),
             "POST /hamtaforetag",
             t0(),
         )
@@ -200,6 +202,44 @@ pub(super) async fn check_a_saved_profile_reads_back_whole_with_its_subject(stor
             subject: handle(subject),
         })
     );
+}
+
+/// A profile whose country has no source for some groups (no tax registrations, no activity
+/// codes): it reads back with those groups absent and named, and a later profile with them
+/// replaces it whole (and the other way round).
+pub(super) async fn check_a_profile_without_tax_reads_back_without_it(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    let subject = company_subject(stores, &t).await;
+    let evidence = record_profile_calls(stores, &t, t0()).await;
+    let mut without = profile("Bendrovė", "doc-1_paket", &evidence, t0());
+    without.tax = None;
+    without.data.sni.clear();
+    without.unchecked = vec![OptionalGroup::Sni, OptionalGroup::Tax];
+    stores
+        .companies
+        .save_profile(&t.id, &subject, &without)
+        .await
+        .unwrap();
+    let read = stores
+        .companies
+        .cached_profile(&t.id, Country::Se, ORGNR)
+        .await
+        .unwrap()
+        .expect("cached");
+    assert_eq!(read.profile, without);
+    let with = profile("Bendrovė", "doc-1_paket", &evidence, t0());
+    stores
+        .companies
+        .save_profile(&t.id, &subject, &with)
+        .await
+        .unwrap();
+    let read = stores
+        .companies
+        .cached_profile(&t.id, Country::Se, ORGNR)
+        .await
+        .unwrap()
+        .expect("cached");
+    assert_eq!(read.profile, with);
 }
 
 pub(super) async fn check_saving_again_replaces_the_profile_and_its_evidence(stores: &Stores) {

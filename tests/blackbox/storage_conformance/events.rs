@@ -21,7 +21,7 @@ pub(crate) fn event(key: &str, type_name: &str, country: Country) -> NewEvent {
             ("n".to_owned(), EventData::Int(3)),
         ]),
         evidence: Evidence {
-            source: EvidenceSource::ServiceDerived,
+            source: EvidenceSource::SERVICE_DERIVED,
             source_timestamp: t0(),
             call_ref: CallRef::generate(),
             upstream_ref: None,

@@ -449,6 +449,8 @@ mod postgres {
             check_recorded_calls_come_back_as_their_evidence,
         a_saved_profile_reads_back_whole_with_its_subject =>
             check_a_saved_profile_reads_back_whole_with_its_subject,
+        a_profile_without_tax_reads_back_without_it =>
+            check_a_profile_without_tax_reads_back_without_it,
         saving_again_replaces_the_profile_and_its_evidence =>
             check_saving_again_replaces_the_profile_and_its_evidence,
         the_company_cache_and_documents_are_per_tenant =>

@@ -134,7 +134,7 @@ pub async fn check_a_paid_object_round_trips_per_tenant(stores: &Stores) {
     let calls = [(
         CallRef::generate(),
         call(
-            EvidenceSource::CompanyregForetagsinformation,
+            EvidenceSource::declared("companyreg.foretagsinformation"),
             "POST /organisationer",
             t0(),
         ),

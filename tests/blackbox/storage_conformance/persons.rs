@@ -107,7 +107,7 @@ pub async fn check_a_sealed_person_round_trips_per_tenant(stores: &Stores) {
     let calls = [(
         CallRef::generate(),
         call(
-            EvidenceSource::PersonregPersonsokning,
+            EvidenceSource::declared("personreg.personsokning"),
             "SOAP PersonSok",
             t0(),
         ),

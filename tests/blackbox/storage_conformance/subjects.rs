@@ -575,7 +575,7 @@ pub(super) async fn check_cached_data_paid_objects_and_documents_follow_a_merge(
             &[(
                 CallRef::generate(),
                 super::companies::call(
-                    domain::evidence::EvidenceSource::CompanyregForetagsinformation,
+                    domain::evidence::EvidenceSource::declared("companyreg.foretagsinformation"),
                     "POST /organisationer",
                     t0(),
                 ),

@@ -1,7 +1,8 @@
 //! `cargo xtask contract check|bless`: the interface snapshot under `contract/` and its gate.
 //!
 //! The snapshot is generated in process from the code, no server needed:
-//! - `openapi.json`: `api_rest::openapi::document` (utoipa), `info.version` = `VERSION`;
+//! - `openapi.json`: `api_rest::openapi::document` (utoipa), `info.version` = `VERSION`, with
+//!   the evidence sources of every country the binary builds in (`idreg::countries`);
 //! - `mcp-tools.json`: `api_mcp::catalog_json()`;
 //! - `error-codes.json`: `api_rest::openapi::error_codes()` (from `domain::ErrorCode::ALL`);
 //! - `event-types.json`: `api_rest::openapi::event_types()`.
@@ -34,7 +35,10 @@ use version::Version;
 pub fn generate(version: &str) -> Vec<(&'static str, String)> {
     use api_rest::openapi::{canonical_json, document, error_codes, event_types};
     vec![
-        ("openapi.json", canonical_json(&document(version))),
+        (
+            "openapi.json",
+            canonical_json(&document(version, &idreg::countries::evidence_sources())),
+        ),
         ("mcp-tools.json", canonical_json(&api_mcp::catalog_json())),
         ("error-codes.json", canonical_json(&error_codes())),
         ("event-types.json", canonical_json(&event_types())),
@@ -171,6 +175,22 @@ pub fn analyse(dir: &Path) -> Result<Analysis> {
                 "event-types.json" => classify::event_types(old, &new, unreleased),
                 other => unreachable!("no classifier for {other}"),
             });
+        }
+    }
+
+    // A major change the version's own history acknowledges (a place and a reason) counts
+    // as minor, only while that version is unreleased.
+    if entries.iter().any(|e| e.version == version && e.unreleased) {
+        let acknowledged = version::acknowledgements(&changelog, version);
+        for change in &mut changes {
+            if change.level != Level::Major {
+                continue;
+            }
+            let said = format!("{} {}", change.at, change.what);
+            if let Some((_, reason)) = acknowledged.iter().find(|(at, _)| said.contains(at.as_str())) {
+                change.level = Level::Minor;
+                change.what = format!("{} (acknowledged: {reason})", change.what);
+            }
         }
     }
 
@@ -411,6 +431,39 @@ mod tests {
         s.write("CHANGELOG.md", &format!("## 2.0.0\n{RELEASED}"));
         assert!(bless(&s.0).unwrap().problems.is_empty());
         assert!(check(&s.0).unwrap().is_current());
+    }
+
+    #[test]
+    fn an_unreleased_version_may_acknowledge_a_major_change_with_its_place_and_reason() {
+        let s = Scratch::blessed("1.6.0", "## 1.6.0 (unreleased)\n## 1.5.0\n");
+        s.edit_snapshot(code_removed_a_field);
+        let a = check(&s.0).unwrap();
+        assert_eq!(a.required(), Some(Level::Major), "{}", a.report());
+
+        // Acknowledged elsewhere, or without a reason: still major.
+        for line in [
+            "- Acknowledged as minor: `ResolveResponse.other`: a reason",
+            "- Acknowledged as minor: `legacy_id`",
+        ] {
+            s.write("CHANGELOG.md", &format!("## 1.6.0 (unreleased)\n{line}\n## 1.5.0\n"));
+            assert_eq!(check(&s.0).unwrap().required(), Some(Level::Major), "{line}");
+        }
+
+        s.write(
+            "CHANGELOG.md",
+            "## 1.6.0 (unreleased)\n- Acknowledged as minor: `legacy_id`: never served\n## 1.5.0\n",
+        );
+        let a = check(&s.0).unwrap();
+        assert!(a.problems.is_empty(), "{}", a.report());
+        assert_eq!(a.required(), Some(Level::Minor));
+        assert!(a.report().contains("acknowledged: never served"), "{}", a.report());
+
+        // Only an unreleased version can acknowledge: once released, the same line is moot.
+        s.write(
+            "CHANGELOG.md",
+            "## 1.6.0\n- Acknowledged as minor: `legacy_id`: never served\n## 1.5.0\n",
+        );
+        assert_eq!(check(&s.0).unwrap().required(), Some(Level::Major));
     }
 
     #[test]

@@ -71,6 +71,36 @@ pub struct Entry {
     pub unreleased: bool,
 }
 
+/// The acknowledgements in `version`'s section of the change history: lines
+/// `- Acknowledged as minor: `<where>`: <reason>`. Each names a place (a fragment of a
+/// change's location) whose changes the history explains as additive, with the reason: for
+/// example a field that may now be `null` only in objects no earlier version could return.
+pub fn acknowledgements(text: &str, version: Version) -> Vec<(String, String)> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("## ") {
+            let first = rest.split_whitespace().next().unwrap_or("");
+            inside = Version::parse(first.trim_matches(['[', ']'])) == Some(version);
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let Some(rest) = line.trim().strip_prefix("- Acknowledged as minor: `") else {
+            continue;
+        };
+        let Some((place, reason)) = rest.split_once('`') else {
+            continue;
+        };
+        let reason = reason.trim_start_matches(':').trim();
+        if !place.is_empty() && !reason.is_empty() {
+            out.push((place.to_owned(), reason.to_owned()));
+        }
+    }
+    out
+}
+
 pub fn changelog_entries(text: &str) -> Vec<Entry> {
     text.lines()
         .filter_map(|line| {

@@ -10,7 +10,6 @@ use crate::gateway::{Gateway, GatewayAuth};
 use crate::USER_AGENT;
 use connector_kit::{build_client, status_failure, Operation, Step, MAX_DATA_BYTES};
 use domain::company::{AnnualReportRef, RegistryFailure};
-use domain::evidence::EvidenceSource;
 use reqwest::header::ACCEPT;
 use std::time::Duration;
 
@@ -25,19 +24,19 @@ pub(crate) use organisationer::{read_organisationer, VdmCompany};
 const SCHEMA: &str = "vdm-v1";
 
 pub(crate) const OP_ORGANISATIONER: Operation = Operation {
-    source: EvidenceSource::CompanyregVardefullaDatamangder,
+    source: crate::sources::VARDEFULLA_DATAMANGDER,
     name: "POST /organisationer",
     schema_version: SCHEMA,
     cost: 0,
 };
 pub(crate) const OP_DOKUMENTLISTA: Operation = Operation {
-    source: EvidenceSource::CompanyregVardefullaDatamangder,
+    source: crate::sources::VARDEFULLA_DATAMANGDER,
     name: "POST /dokumentlista",
     schema_version: SCHEMA,
     cost: 0,
 };
 pub(crate) const OP_DOKUMENT: Operation = Operation {
-    source: EvidenceSource::CompanyregVardefullaDatamangder,
+    source: crate::sources::VARDEFULLA_DATAMANGDER,
     name: "GET /dokument/{dokumentId}",
     schema_version: SCHEMA,
     cost: 0,

@@ -1,6 +1,7 @@
 //! The paid tier's use case: the order of cache, budget and upstream call, stale serving when
 //! the budget is spent, and a disabled tier that calls nothing.
 
+use crate::countries::{Countries, CountryConnectors};
 use super::{caller, clock, now};
 use crate::company::{Fetch, RegistryFailure};
 use crate::country::Country;
@@ -29,8 +30,7 @@ struct Ports {
 
 impl Ports {
     fn new() -> Ports {
-        let mut registry = MockPaidCompanyRegistry::new();
-        registry.expect_country().return_const(Country::Se);
+        let registry = MockPaidCompanyRegistry::new();
         Ports {
             registry: Some(registry),
             store: MockPaidStore::new(),
@@ -40,11 +40,18 @@ impl Ports {
 
     fn service(self) -> PaidCompanyService {
         PaidCompanyService {
-            registries: self
-                .registry
-                .map(|r| Arc::new(r) as Arc<dyn PaidCompanyRegistry>)
-                .into_iter()
-                .collect(),
+            countries: Arc::new(
+                Countries::new(
+                    self.registry
+                        .map(|r| {
+                            CountryConnectors::new(Country::Se, &[])
+                                .paid(Arc::new(r) as Arc<dyn PaidCompanyRegistry>)
+                        })
+                        .into_iter()
+                        .collect(),
+                )
+                .unwrap(),
+            ),
             store: Arc::new(self.store),
             calls: Arc::new(self.calls),
             // No subject is resolved in these tests.
@@ -69,7 +76,7 @@ fn cached(age: Duration) -> CachedPaid {
                 signatory_rule_text: Some("Firman tecknas av styrelsen".into()),
             }),
             evidence: Evidence {
-                source: EvidenceSource::CompanyregForetagsinformation,
+                source: EvidenceSource::declared("companyreg.foretagsinformation"),
                 source_timestamp: now() - age,
                 call_ref: CallRef::generate(),
                 upstream_ref: None,

@@ -1,6 +1,7 @@
 //! The person use case: the permit gate before the cache and the register, the ceiling
 //! before the call, never stale, an answer about someone else never stored.
 
+use crate::countries::{Countries, CountryConnectors};
 use super::{caller, clock, now};
 use crate::access::Caller;
 use crate::company::{Fetch, RegistryFailure};
@@ -53,8 +54,7 @@ fn holder(country: Country) -> IdentifierHolder {
 impl Ports {
     /// The ref resolves to a person of `country`; revealing it gives `PNR`.
     fn new(country: Country) -> Ports {
-        let mut registry = MockPersonRegistry::new();
-        registry.expect_country().return_const(Country::Se);
+        let registry = MockPersonRegistry::new();
         let subjects = MockSubjectStore::new();
         let mut ids = MockIdentifierVault::new();
         ids.expect_reveal().returning(|_, _, _, _| {
@@ -87,7 +87,12 @@ impl Ports {
 
     fn service(self) -> PersonService {
         PersonService {
-            registries: vec![Arc::new(self.registry) as Arc<dyn PersonRegistry>],
+            countries: Arc::new(
+                Countries::new(vec![CountryConnectors::new(Country::Se, &[])
+                    .persons(Arc::new(self.registry) as Arc<dyn PersonRegistry>)
+                    .screens_persons()])
+                .unwrap(),
+            ),
             store: Arc::new(self.store),
             calls: Arc::new(self.calls),
             vault: Arc::new(self.vault),
@@ -136,7 +141,7 @@ fn handle() -> SubjectHandle {
 
 fn evidence(age: Duration) -> Evidence {
     Evidence {
-        source: EvidenceSource::PersonregPersonsokning,
+        source: EvidenceSource::declared("personreg.personsokning"),
         source_timestamp: now() - age,
         call_ref: CallRef::generate(),
         upstream_ref: None,

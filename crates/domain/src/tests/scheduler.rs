@@ -3,10 +3,11 @@
 //! subscription without any upstream call, and a subscription ended while its run was under
 //! way makes no upstream call at all.
 
+use crate::countries::{Countries, CountryConnectors};
 use super::{clock, data_key, now, tenant};
 use crate::company::{
     Address, AnnualReportRef, CompanyProfile, CompanyRegisterData, CompanyStatus, OptionalGroup,
-    TaxRegistration,
+    TaxGroup, TaxRegistration,
 };
 use crate::company_service::CompanyService;
 use crate::country::Country;
@@ -35,7 +36,7 @@ use std::sync::Arc;
 
 fn evidence() -> Evidence {
     Evidence {
-        source: EvidenceSource::CompanyregVardefullaDatamangder,
+        source: EvidenceSource::declared("companyreg.vardefulla-datamangder"),
         source_timestamp: now(),
         call_ref: CallRef::generate(),
         upstream_ref: None,
@@ -67,14 +68,16 @@ fn profile(name: &str, employees: Option<&str>, unchecked: &[OptionalGroup]) -> 
                 document_id: "doc".into(),
             }),
         },
-        tax: TaxRegistration {
-            f_skatt: true,
-            vat: true,
-            employer: true,
-        },
+        tax: Some(TaxGroup {
+            registration: TaxRegistration {
+                f_skatt: true,
+                vat: true,
+                employer: true,
+            },
+            evidence: evidence(),
+        }),
         unchecked: unchecked.to_vec(),
         evidence: evidence(),
-        tax_evidence: evidence(),
         fetched_at: now(),
     }
 }
@@ -207,8 +210,13 @@ impl Mocks {
     /// The scheduler with a company registry, a company store and a budget that fail the
     /// test if anything calls them (no expectations are set on them).
     fn scheduler(self) -> Scheduler {
-        let mut registry = MockCompanyRegistry::new();
-        registry.expect_country().return_const(Country::Se);
+        let registry = MockCompanyRegistry::new();
+        let countries = Arc::new(
+            Countries::new(vec![CountryConnectors::new(Country::Se, &[])
+                .company(Arc::new(registry) as Arc<dyn CompanyRegistry>)
+                .monitors_companies()])
+            .unwrap(),
+        );
         let subscriptions = Arc::new(self.subscriptions);
         let vault = Arc::new(self.vault);
         let subject_store = Arc::new(self.subjects);
@@ -219,14 +227,14 @@ impl Mocks {
         });
         let budget = Arc::new(MockPaidStore::new());
         let companies = Arc::new(CompanyService {
-            registries: vec![Arc::new(registry) as Arc<dyn CompanyRegistry>],
+            countries: countries.clone(),
             store: Arc::new(MockCompanyStore::new()),
             subjects: subjects.clone(),
             clock: clock(),
             revalidate_after: Duration::hours(24),
         });
         let paid = Arc::new(PaidCompanyService {
-            registries: Vec::new(),
+            countries,
             store: budget.clone(),
             calls: Arc::new(MockCompanyStore::new()),
             subjects: subjects.clone(),

@@ -3,6 +3,7 @@
 //! four eyes. Every port is mocked; a port a rule must not reach has no expectation, so
 //! reaching it fails the test.
 
+use crate::countries::Countries;
 use super::{caller, clock, now};
 use crate::company_service::CompanyService;
 use crate::error::ErrorCode;
@@ -128,14 +129,14 @@ impl World {
             subject_store: Arc::new(MockSubjectStore::new()),
             subjects: subjects.clone(),
             companies: Arc::new(CompanyService {
-                registries: vec![],
+                countries: Arc::new(Countries::none()),
                 store: Arc::new(MockCompanyStore::new()),
                 subjects: subjects.clone(),
                 clock: clock(),
                 revalidate_after: Duration::hours(1),
             }),
             persons: Arc::new(PersonService {
-                registries: vec![],
+                countries: Arc::new(Countries::none()),
                 store: Arc::new(MockPersonStore::new()),
                 calls: Arc::new(MockCompanyStore::new()),
                 vault: Arc::new(MockPersonVault::new()),

@@ -9,6 +9,7 @@ mod errors;
 mod events;
 mod guard;
 mod hardening;
+mod lithuania;
 mod mcp;
 mod merges;
 mod monitoring;

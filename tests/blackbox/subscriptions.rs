@@ -164,7 +164,7 @@ async fn every_refusal_of_the_create_row() {
     let (c, token) = setup(&app).await;
     let company = subject(&app, &token, "orgnr", TEST_AB).await;
     let person = subject(&app, &token, "personnummer", persons::ORDINARY).await;
-    let lt_only = subject(&app, &token, "imones-kodas", "lt:110053842").await;
+    let lt_person = subject(&app, &token, "asmens-kodas", "lt:39001010000").await;
 
     for (body, status, code) in [
         (
@@ -203,7 +203,7 @@ async fn every_refusal_of_the_create_row() {
             "not_found",
         ),
         (
-            json!({"subject_id": lt_only, "kind": "company", "legal_basis": "consent"}),
+            json!({"subject_id": lt_person, "kind": "person", "legal_basis": "consent"}),
             501,
             "country_not_supported",
         ),

@@ -108,16 +108,18 @@ fn address(line: Option<&str>) -> Address {
 fn date(field: &str, v: Option<&str>) -> Result<Option<NaiveDate>, RegistryFailure> {
     v.map(|d| {
         NaiveDate::parse_from_str(d, "%Y-%m-%d").map_err(|_| {
-            RegistryFailure::Garbled(format!("{}: `{field}` is not a date", OP_JURIDINIS_ASMUO.label()))
+            RegistryFailure::Garbled(format!(
+                "{}: `{field}` is not a date",
+                OP_JURIDINIS_ASMUO.label()
+            ))
         })
     })
     .transpose()
 }
 
 fn entity(code: &str, page: Page) -> Result<(LegalEntity, Option<String>), RegistryFailure> {
-    let garbled = |what: &str| {
-        RegistryFailure::Garbled(format!("{}: {what}", OP_JURIDINIS_ASMUO.label()))
-    };
+    let garbled =
+        |what: &str| RegistryFailure::Garbled(format!("{}: {what}", OP_JURIDINIS_ASMUO.label()));
     let mut rows = page.data.into_iter();
     let Some(row) = rows.next() else {
         return Err(RegistryFailure::NotFound);
@@ -207,8 +209,10 @@ mod tests {
     use super::*;
 
     fn page(rows: &str) -> Page {
-        serde_json::from_str(&format!(r#"{{"_data": [{rows}], "_page": {{"next": null}}}}"#))
-            .unwrap()
+        serde_json::from_str(&format!(
+            r#"{{"_data": [{rows}], "_page": {{"next": null}}}}"#
+        ))
+        .unwrap()
     }
 
     const ROW: &str = r#"{"_id": "x", "_revision": "rev-1", "ja_kodas": 110443493,

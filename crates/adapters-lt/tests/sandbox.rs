@@ -46,7 +46,10 @@ async fn a_company_reads_whole_from_one_recorded_call() {
     assert_eq!(f.calls.len(), 1);
     let call = &f.calls[p.main_call];
     assert_eq!(call.source.as_str(), "companyreg.jar-atviri-duomenys");
-    assert_eq!(call.operation, "GET /datasets/gov/rc/jar/iregistruoti/JuridinisAsmuo");
+    assert_eq!(
+        call.operation,
+        "GET /datasets/gov/rc/jar/iregistruoti/JuridinisAsmuo"
+    );
     assert!(!call.operation.contains("110443493"));
     assert_eq!(call.status, Some(200));
     assert!(call.usable);
@@ -75,8 +78,14 @@ async fn the_registers_statuses_map_to_the_canonical_ones() {
             .find(|c| c.statusas == statusas)
             .cloned()
             .unwrap_or_else(|| panic!("the sandbox has a company of status {statusas}"));
-        let f = reg.fetch_profile(&code(&format!("{:09}", c.ja_kodas))).await;
-        assert_eq!(f.outcome.unwrap().data.status, status, "statusas {statusas}");
+        let f = reg
+            .fetch_profile(&code(&format!("{:09}", c.ja_kodas)))
+            .await;
+        assert_eq!(
+            f.outcome.unwrap().data.status,
+            status,
+            "statusas {statusas}"
+        );
     }
 }
 
@@ -97,7 +106,9 @@ async fn faults_become_unavailable_or_garbled_and_are_recorded() {
         (FaultSpec::timeout(), true),
         (FaultSpec::malformed(), false),
     ] {
-        sb.control().inject_fault(Source::Lt, spec.times(1)).unwrap();
+        sb.control()
+            .inject_fault(Source::Lt, spec.times(1))
+            .unwrap();
         let f = reg.fetch_profile(&code("110443493")).await;
         match failure(&f) {
             RegistryFailure::Unavailable(_) => assert!(unavailable),

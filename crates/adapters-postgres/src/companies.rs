@@ -14,8 +14,7 @@ use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::company::{
     Address, AnnualReportRef, CompanyRegisterData, CompanyStatus, OptionalGroup, TaxGroup,
-    TaxRegistration,
-    UpstreamCall,
+    TaxRegistration, UpstreamCall,
 };
 use domain::company::{CachedProfile, CompanyProfile};
 use domain::country::Country;
@@ -88,7 +87,14 @@ impl StoredProfile {
 
     fn into_domain(
         self,
-    ) -> Result<(CompanyRegisterData, Option<TaxRegistration>, Vec<OptionalGroup>), StoreError> {
+    ) -> Result<
+        (
+            CompanyRegisterData,
+            Option<TaxRegistration>,
+            Vec<OptionalGroup>,
+        ),
+        StoreError,
+    > {
         let unchecked = self
             .unchecked
             .iter()
@@ -226,8 +232,10 @@ impl CompanyStore for Database {
                     company_profiles::subject_id.eq(&subject_id),
                     company_profiles::data.eq(&data),
                     company_profiles::main_call_ref.eq(profile.evidence.call_ref.to_string()),
-                    company_profiles::tax_call_ref
-                        .eq(profile.tax.as_ref().map(|t| t.evidence.call_ref.to_string())),
+                    company_profiles::tax_call_ref.eq(profile
+                        .tax
+                        .as_ref()
+                        .map(|t| t.evidence.call_ref.to_string())),
                     company_profiles::fetched_at.eq(profile.fetched_at),
                 ))
                 .on_conflict((

@@ -148,7 +148,6 @@ impl CompanyRegistry for SwedishCompanyRegistry {
         })();
         ProfileFetch { calls, outcome }
     }
-
 }
 
 /// Bolagsverket's annual-report archive (VDM's documents).

@@ -19,12 +19,12 @@
 //! `docs/decisions.md`, "Contract and versioning").
 
 use crate::error::ErrorBody;
+use actix_web::web;
+use domain::evidence::EvidenceSource;
 use domain::operation::Operation;
 use domain::scope::Scope;
 use domain::ErrorCode;
 use serde_json::{json, Map, Value};
-use actix_web::web;
-use domain::evidence::EvidenceSource;
 use utoipa::OpenApi;
 
 /// The interface version the server was built with (`contract/VERSION`).
@@ -580,7 +580,10 @@ mod tests {
         }
         // The evidence sources are the ones handed in, in their order.
         let declared = [EvidenceSource::declared("companyreg.example")];
-        let doc = document(version, &domain::countries::evidence_sources([&declared[..]]));
+        let doc = document(
+            version,
+            &domain::countries::evidence_sources([&declared[..]]),
+        );
         assert_eq!(
             doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"],
             json!([

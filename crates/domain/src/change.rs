@@ -89,9 +89,17 @@ pub fn profile_diff(
     }
     if let (Some(a), Some(b)) = (&old.tax, &new.tax) {
         let (a, b) = (&a.registration, &b.registration);
-        push("tax.f_skatt", EventData::Bool(a.f_skatt), EventData::Bool(b.f_skatt));
+        push(
+            "tax.f_skatt",
+            EventData::Bool(a.f_skatt),
+            EventData::Bool(b.f_skatt),
+        );
         push("tax.vat", EventData::Bool(a.vat), EventData::Bool(b.vat));
-        push("tax.employer", EventData::Bool(a.employer), EventData::Bool(b.employer));
+        push(
+            "tax.employer",
+            EventData::Bool(a.employer),
+            EventData::Bool(b.employer),
+        );
     }
     if !unchecked.contains(&OptionalGroup::EmployeesBand) {
         push(

@@ -228,8 +228,7 @@ pub struct CompanyProfile {
     pub data: CompanyRegisterData,
     /// `None` exactly when `unchecked` names [`OptionalGroup::Tax`].
     pub tax: Option<TaxGroup>,
-    /// Optional groups the fetch did not check (their values are empty), in
-    /// [`OptionalGroup::ALL`]'s order.
+    /// Optional groups the fetch did not check (their values are empty), each once.
     pub unchecked: Vec<OptionalGroup>,
     pub evidence: Evidence,
     pub fetched_at: DateTime<Utc>,
@@ -266,9 +265,10 @@ impl CompanyProfile {
     pub const SCHEMA_VERSION: &'static str = SCHEMA_VERSION;
 
     /// A profile as a fetch read it, under the one rule for groups nothing checked: every
-    /// group named in `unchecked` is emptied, `tax` is named exactly when it is absent, and
-    /// the names come in [`OptionalGroup::ALL`]'s order, once each. A connector cannot serve
-    /// an unchecked value as checked, whatever it hands in.
+    /// group named in `unchecked` is emptied, `tax` is named exactly when it is absent (last,
+    /// when the connector did not name it), and each name comes once, in the order the
+    /// connector gave. A connector cannot serve an unchecked value as checked, whatever it
+    /// hands in.
     pub fn read(
         country: Country,
         mut data: CompanyRegisterData,
@@ -277,13 +277,14 @@ impl CompanyProfile {
         evidence: Evidence,
         fetched_at: DateTime<Utc>,
     ) -> CompanyProfile {
-        let named: Vec<OptionalGroup> = OptionalGroup::ALL
-            .into_iter()
-            .filter(|g| match g {
-                OptionalGroup::Tax => tax.is_none(),
-                g => unchecked.contains(g),
-            })
-            .collect();
+        let mut named: Vec<OptionalGroup> = Vec::new();
+        let tax_named = [OptionalGroup::Tax].into_iter().filter(|_| tax.is_none());
+        for group in unchecked.iter().copied().chain(tax_named) {
+            let checked = group == OptionalGroup::Tax && tax.is_some();
+            if !checked && !named.contains(&group) {
+                named.push(group);
+            }
+        }
         for group in &named {
             match group {
                 OptionalGroup::EmployeesBand => data.employees_band = None,
@@ -346,7 +347,7 @@ mod tests {
     proptest! {
         /// Whatever a connector names and hands in, a group is named in `unchecked` exactly
         /// when its value is empty because nothing checked it: the named groups are emptied,
-        /// `tax` is named exactly when absent, and the names are ordered and unique.
+        /// `tax` is named exactly when absent, and each name comes once.
         #[test]
         fn unchecked_groups_are_never_served_as_checked(
             named in prop::collection::vec(group(), 0..6),
@@ -357,11 +358,16 @@ mod tests {
                 evidence: evidence(),
             });
             let p = CompanyProfile::read(Country::Se, data(), tax, &named, evidence(), Utc::now());
-            let mut expected: Vec<OptionalGroup> = OptionalGroup::ALL
-                .into_iter()
-                .filter(|g| if *g == OptionalGroup::Tax { !with_tax } else { named.contains(g) })
-                .collect();
-            expected.dedup();
+            // The connector's order, each once, `tax` last when it is absent and not named.
+            let mut expected: Vec<OptionalGroup> = Vec::new();
+            for g in &named {
+                if !(*g == OptionalGroup::Tax && with_tax) && !expected.contains(g) {
+                    expected.push(*g);
+                }
+            }
+            if !with_tax && !expected.contains(&OptionalGroup::Tax) {
+                expected.push(OptionalGroup::Tax);
+            }
             prop_assert_eq!(&p.unchecked, &expected);
             prop_assert_eq!(p.tax.is_none(), p.unchecked.contains(&OptionalGroup::Tax));
             prop_assert_eq!(

@@ -12,12 +12,12 @@ use crate::company::{
     CompanyProfile, RegistryFailure, ServedDocument, ServedProfile, TaxGroup, UpstreamCall,
 };
 
+use crate::countries::Countries;
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::Evidence;
 use crate::identifier::Identifier;
 use crate::ids::CallRef;
 use crate::operation::Operation;
-use crate::countries::Countries;
 use crate::ports::{CompanyRegistry, CompanyStore};
 use crate::subject::FirstSighting;
 use crate::subject_service::SubjectService;

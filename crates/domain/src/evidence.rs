@@ -39,7 +39,10 @@ impl EvidenceSource {
     /// A source named in code. A malformed name stops the build where it is a constant
     /// (and panics otherwise): names are checked once, where they are written.
     pub const fn declared(name: &'static str) -> EvidenceSource {
-        assert!(well_formed(name.as_bytes()), "malformed evidence source name");
+        assert!(
+            well_formed(name.as_bytes()),
+            "malformed evidence source name"
+        );
         EvidenceSource(name)
     }
 
@@ -49,7 +52,9 @@ impl EvidenceSource {
             return None;
         }
         static INTERNED: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-        let mut interned = INTERNED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut interned = INTERNED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(known) = interned.iter().find(|k| **k == name) {
             return Some(EvidenceSource(known));
         }
@@ -129,16 +134,35 @@ mod tests {
         let names = EvidenceSource::SERVICE.map(EvidenceSource::as_str);
         assert_eq!(
             names,
-            ["customer.identity_event", "service.gateway", "service.derived", "service.merge"]
+            [
+                "customer.identity_event",
+                "service.gateway",
+                "service.derived",
+                "service.merge"
+            ]
         );
     }
 
     #[test]
     fn names_read_back_only_when_well_formed() {
-        for good in ["taxauth.uppgifter", "companyreg.vardefulla-datamangder", "lt.rc.jar_2"] {
+        for good in [
+            "taxauth.uppgifter",
+            "companyreg.vardefulla-datamangder",
+            "lt.rc.jar_2",
+        ] {
             assert_eq!(EvidenceSource::parse(good).unwrap().as_str(), good);
         }
-        for bad in ["", "taxauth", ".x", "x.", "a..b", "Taxauth.x", "a.b c", "1a.b", "a.-b"] {
+        for bad in [
+            "",
+            "taxauth",
+            ".x",
+            "x.",
+            "a..b",
+            "Taxauth.x",
+            "a.b c",
+            "1a.b",
+            "a.-b",
+        ] {
             assert!(EvidenceSource::parse(bad).is_none(), "{bad:?} was read");
         }
         assert!(EvidenceSource::parse(&format!("a.{}", "b".repeat(63))).is_none());

@@ -16,6 +16,7 @@ use crate::budget::{renews_at, Spend, Spender};
 use crate::clock::Clock;
 use crate::company::RegistryFailure;
 
+use crate::countries::Countries;
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::Evidence;
 use crate::identifier::{Identifier, SubjectKind};
@@ -29,7 +30,6 @@ use crate::ports::{CompanyStore, PaidCompanyRegistry, PaidStore};
 use crate::subject::{FirstSighting, SubjectHandle};
 use crate::subject_service::SubjectService;
 use chrono::Duration;
-use crate::countries::Countries;
 use std::sync::Arc;
 
 /// How a paid read treats the cache and the budget.

@@ -22,6 +22,7 @@ use crate::budget::{budget_day, renews_at};
 use crate::clock::Clock;
 use crate::company::RegistryFailure;
 
+use crate::countries::Countries;
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::Evidence;
 use crate::identifier::{Identifier, IdentifierType, SubjectKind};
@@ -32,7 +33,6 @@ use crate::ports::{CompanyStore, PersonStore, PersonVault, StoreError};
 use crate::subject_service::SubjectService;
 use crate::tenant::{Permit, PermitStanding};
 use chrono::Duration;
-use crate::countries::Countries;
 use std::sync::Arc;
 
 pub struct PersonService {

@@ -18,10 +18,10 @@
 //!
 //! Checks are never served from a cache: each `POST` runs the matcher again.
 
-use crate::countries::Countries;
 use crate::access::Caller;
 use crate::clock::Clock;
 use crate::company_service::CompanyService;
+use crate::countries::Countries;
 use crate::country::Country;
 use crate::error::{ErrorCode, Failure};
 use crate::identifier::shape::holds_personal_number;
@@ -476,7 +476,10 @@ impl ScreeningService {
                 });
                 let chosen = identifiers.first().ok_or_else(not_found)?;
                 if !countries.screens(SubjectKind::Company, chosen.country) {
-                    return Err(Countries::not_screened(SubjectKind::Company, chosen.country));
+                    return Err(Countries::not_screened(
+                        SubjectKind::Company,
+                        chosen.country,
+                    ));
                 }
                 let holder = self
                     .subjects

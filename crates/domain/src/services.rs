@@ -11,8 +11,8 @@ use crate::paid_service::PaidCompanyService;
 use crate::person_service::PersonService;
 use crate::ports::SubscriptionStore;
 use crate::ports::{
-    AuditSink, CompanyStore, CredentialHasher, EventStore, GrantStore, IdentifierVault,
-    PaidStore, PersonStore, PersonVault, SubjectStore, TenantStore, TokenAuthority,
+    AuditSink, CompanyStore, CredentialHasher, EventStore, GrantStore, IdentifierVault, PaidStore,
+    PersonStore, PersonVault, SubjectStore, TenantStore, TokenAuthority,
 };
 use crate::refresh_service::RefreshService;
 use crate::scheduler::{Scheduler, SchedulerSettings};

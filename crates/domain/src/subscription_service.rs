@@ -14,6 +14,7 @@
 
 use crate::access::Caller;
 use crate::clock::Clock;
+use crate::countries::Countries;
 use crate::country::{Country, CountrySet};
 use crate::error::{ErrorCode, Failure};
 use crate::event::{EventData, EventType, NewEvent};
@@ -30,7 +31,6 @@ use crate::subscription::{
     DEFAULT_LIST_LIMIT, MAX_CADENCE_DAYS, MAX_LIST_LIMIT,
 };
 use chrono::{DateTime, Duration, Utc};
-use crate::countries::Countries;
 use std::sync::Arc;
 
 pub struct SubscriptionService {

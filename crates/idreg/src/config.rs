@@ -240,7 +240,11 @@ impl Config {
         for wiring in crate::countries::COUNTRIES {
             let cc = wiring.country.prefix();
             for key in wiring.settings {
-                let name = format!("IDREG_{}_{}", cc.to_ascii_uppercase(), key.to_ascii_uppercase());
+                let name = format!(
+                    "IDREG_{}_{}",
+                    cc.to_ascii_uppercase(),
+                    key.to_ascii_uppercase()
+                );
                 if let Some(v) = var(&name) {
                     config
                         .countries
@@ -338,7 +342,10 @@ impl Config {
     }
 
     /// The settings of one country (empty when none are given).
-    pub fn country_settings(&self, country: domain::country::Country) -> crate::countries::Settings {
+    pub fn country_settings(
+        &self,
+        country: domain::country::Country,
+    ) -> crate::countries::Settings {
         self.countries
             .get(country.prefix())
             .cloned()

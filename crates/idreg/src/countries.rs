@@ -241,7 +241,10 @@ fn sweden(
     Ok(Some(connectors))
 }
 
-fn sweden_sandbox(settings: &Settings, sandbox: &RunningSandbox) -> anyhow::Result<CountryConnectors> {
+fn sweden_sandbox(
+    settings: &Settings,
+    sandbox: &RunningSandbox,
+) -> anyhow::Result<CountryConnectors> {
     let mut se = SeConfig::sandbox(
         SeEndpoints {
             vdm_base_url: sandbox.vdm_base_url(),

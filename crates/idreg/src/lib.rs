@@ -5,9 +5,9 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod countries;
 pub mod demo;
 pub mod list_schedule;
 pub mod lists;
 pub mod screening;
 pub mod telemetry;
-pub mod countries;

@@ -228,7 +228,7 @@ async fn get_company_profile_answers_the_rest_body_and_relays_its_failures() {
 
     // Failures of the route, relayed with its code and body.
     for (orgnr, code) in [
-        ("lt:110443493", "country_not_supported"),
+        ("lt:999999999", "not_found"),
         ("5599000006", "not_found"),
         ("5561890039", "invalid_identifier"),
         ("SE:5561890038", "invalid_identifier"),
@@ -291,7 +291,7 @@ async fn lookup_company_creates_the_subject_and_composes_both_bodies() {
     for (orgnr, code) in [
         (TEST_PERSON, "invalid_identifier"),
         ("5599000006", "not_found"),
-        ("lt:110443493", "country_not_supported"),
+        ("lt:999999999", "not_found"),
     ] {
         let refused = call_tool(&app, &token, "lookup_company", json!({"orgnr": orgnr})).await;
         assert_eq!(refused["isError"], true, "{orgnr}");

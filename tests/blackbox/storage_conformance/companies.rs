@@ -45,7 +45,11 @@ fn profile_calls(at: DateTime<Utc>) -> [(CallRef, UpstreamCall); 2] {
         ),
         (
             CallRef::generate(),
-            call(EvidenceSource::declared("taxauth.uppgifter"), "GetForetagsuppgifter", at),
+            call(
+                EvidenceSource::declared("taxauth.uppgifter"),
+                "GetForetagsuppgifter",
+                at,
+            ),
         ),
     ]
 }

@@ -187,7 +187,10 @@ pub fn analyse(dir: &Path) -> Result<Analysis> {
                 continue;
             }
             let said = format!("{} {}", change.at, change.what);
-            if let Some((_, reason)) = acknowledged.iter().find(|(at, _)| said.contains(at.as_str())) {
+            if let Some((_, reason)) = acknowledged
+                .iter()
+                .find(|(at, _)| said.contains(at.as_str()))
+            {
                 change.level = Level::Minor;
                 change.what = format!("{} (acknowledged: {reason})", change.what);
             }
@@ -445,8 +448,15 @@ mod tests {
             "- Acknowledged as minor: `ResolveResponse.other`: a reason",
             "- Acknowledged as minor: `legacy_id`",
         ] {
-            s.write("CHANGELOG.md", &format!("## 1.6.0 (unreleased)\n{line}\n## 1.5.0\n"));
-            assert_eq!(check(&s.0).unwrap().required(), Some(Level::Major), "{line}");
+            s.write(
+                "CHANGELOG.md",
+                &format!("## 1.6.0 (unreleased)\n{line}\n## 1.5.0\n"),
+            );
+            assert_eq!(
+                check(&s.0).unwrap().required(),
+                Some(Level::Major),
+                "{line}"
+            );
         }
 
         s.write(
@@ -456,7 +466,11 @@ mod tests {
         let a = check(&s.0).unwrap();
         assert!(a.problems.is_empty(), "{}", a.report());
         assert_eq!(a.required(), Some(Level::Minor));
-        assert!(a.report().contains("acknowledged: never served"), "{}", a.report());
+        assert!(
+            a.report().contains("acknowledged: never served"),
+            "{}",
+            a.report()
+        );
 
         // Only an unreleased version can acknowledge: once released, the same line is moot.
         s.write(

@@ -1,9 +1,9 @@
 //! The paid tier's use case: the order of cache, budget and upstream call, stale serving when
 //! the budget is spent, and a disabled tier that calls nothing.
 
-use crate::countries::{Countries, CountryConnectors};
 use super::{caller, clock, now};
 use crate::company::{Fetch, RegistryFailure};
+use crate::countries::{Countries, CountryConnectors};
 use crate::country::Country;
 use crate::error::ErrorCode;
 use crate::evidence::{Evidence, EvidenceSource};

@@ -1,10 +1,10 @@
 //! The person use case: the permit gate before the cache and the register, the ceiling
 //! before the call, never stale, an answer about someone else never stored.
 
-use crate::countries::{Countries, CountryConnectors};
 use super::{caller, clock, now};
 use crate::access::Caller;
 use crate::company::{Fetch, RegistryFailure};
+use crate::countries::{Countries, CountryConnectors};
 use crate::country::Country;
 use crate::error::ErrorCode;
 use crate::evidence::{Evidence, EvidenceSource};

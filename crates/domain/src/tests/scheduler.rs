@@ -3,13 +3,13 @@
 //! subscription without any upstream call, and a subscription ended while its run was under
 //! way makes no upstream call at all.
 
-use crate::countries::{Countries, CountryConnectors};
 use super::{clock, data_key, now, tenant};
 use crate::company::{
     Address, AnnualReportRef, CompanyProfile, CompanyRegisterData, CompanyStatus, OptionalGroup,
     TaxGroup, TaxRegistration,
 };
 use crate::company_service::CompanyService;
+use crate::countries::{Countries, CountryConnectors};
 use crate::country::Country;
 use crate::event::EventData;
 use crate::evidence::{Evidence, EvidenceSource};

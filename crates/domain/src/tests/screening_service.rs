@@ -3,9 +3,9 @@
 //! four eyes. Every port is mocked; a port a rule must not reach has no expectation, so
 //! reaching it fails the test.
 
-use crate::countries::Countries;
 use super::{caller, clock, now};
 use crate::company_service::CompanyService;
+use crate::countries::Countries;
 use crate::error::ErrorCode;
 use crate::ids::{OverrideVersionId, PolicyVersionId, SourceVersionId, WhitelistEntryId};
 use crate::person_service::PersonService;

@@ -184,6 +184,10 @@ Walk-through (copy and paste):
 
   # 4. The company profile, each field group with its evidence
   curl -s {base_url}/v1/companies/5561890038 -H "Authorization: Bearer $TOKEN"
+  #    A Lithuanian company from Registrų centras' open register: its tax registrations, size
+  #    class, activity codes and filings have no open source, so they are empty and named in
+  #    "unchecked"
+  curl -s {base_url}/v1/companies/lt:110443493 -H "Authorization: Bearer $TOKEN"
 
   # 5. Its latest annual report (a base64 zip holding the iXBRL filing)
   DOC=$(curl -s {base_url}/v1/companies/5561890038 -H "Authorization: Bearer $TOKEN" \

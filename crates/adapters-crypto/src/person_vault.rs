@@ -186,7 +186,7 @@ impl StoredPersonV1 {
             since: self.protected_since.filter(|_| set),
         };
         let facts = RegisterPerson {
-            id_number: String::new(),
+            id_number: Default::default(),
             sekretess: marker(self.sekretess),
             skyddad: marker(self.skyddad),
             latest_change: self.latest_change,
@@ -262,7 +262,7 @@ mod tests {
 
     fn register(protected: bool) -> RegisterPerson {
         RegisterPerson {
-            id_number: "195309112489".into(),
+            id_number: domain::identifier::EchoedNumber::new("195309112489"),
             sekretess: RegisterMarker {
                 set: protected,
                 since: Some(d("2012-03-04")),

@@ -135,7 +135,10 @@ async fn every_marker_state_is_read_over_mutual_tls() {
         .await
         .outcome
         .unwrap();
-    assert_eq!(coordination.id_number, persons::COORDINATION);
+    assert_eq!(
+        coordination.id_number,
+        domain::identifier::EchoedNumber::new(persons::COORDINATION)
+    );
     assert_eq!(
         coordination.birth_date,
         chrono::NaiveDate::from_ymd_opt(1978, 11, 26)

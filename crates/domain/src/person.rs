@@ -20,6 +20,7 @@
 //! - `deceased_date` is `Avlidendatum` (or `AntraffadDodDatum`); `emigrated_date` is the
 //!   deregistration date of a person deregistered as emigrated (`UV`).
 
+use crate::identifier::EchoedNumber;
 use crate::country::Country;
 use crate::evidence::{Evidence, SCHEMA_VERSION};
 use crate::identifier::Identifier;
@@ -180,8 +181,9 @@ pub struct RegisterAddresses {
 /// entries of its dated history. Only [`PersonProfile::from_register`] consumes it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RegisterPerson {
-    /// The register's number of the person the answer is about (12 digits), as echoed.
-    pub id_number: String,
+    /// The register's number of the person the answer is about, as echoed (compared with
+    /// the number asked for, never shown: its `Debug` is redacted).
+    pub id_number: EchoedNumber,
     pub sekretess: RegisterMarker,
     pub skyddad: RegisterMarker,
     /// `SenasteAndringSPAR`.
@@ -371,7 +373,7 @@ impl PersonProfile {
     /// [`PersonProfile::from_register`] (which re-applies every rule).
     pub fn to_register(&self) -> RegisterPerson {
         RegisterPerson {
-            id_number: String::new(),
+            id_number: EchoedNumber::default(),
             sekretess: RegisterMarker {
                 set: self.markers.protected == Protection::Sekretess,
                 since: self
@@ -543,7 +545,7 @@ mod tests {
 
     fn everything() -> RegisterPerson {
         RegisterPerson {
-            id_number: "197001012399".into(),
+            id_number: EchoedNumber::new("197001012399"),
             latest_change: Some(d("2020-01-01")),
             name: Some(RegisterName {
                 given_names: Some("Anna Maria".into()),

@@ -222,7 +222,7 @@ impl PersonService {
                 return Err(unavailable())
             }
         };
-        if register.id_number != person.expose_canonical() {
+        if !register.id_number.is(&person) {
             // An answer about someone else is garbled: never stored, never served. (Its call
             // is recorded as made; the connector checks the same and marks it unusable.)
             return Err(unavailable());

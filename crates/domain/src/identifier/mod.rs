@@ -604,3 +604,42 @@ mod tests {
         assert!(refused >= 2000, "{refused} of 4000 inputs are refused");
     }
 }
+
+/// A number as an upstream echoed it in an answer (the person the answer is about): compared
+/// with the number asked for and never shown. It is not validated (an upstream may echo
+/// anything), so it is not an [`Identifier`]; like one, its `Debug` is redacted and it has no
+/// `Display` or `Serialize`.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct EchoedNumber(String);
+
+impl EchoedNumber {
+    pub fn new(echoed: impl Into<String>) -> EchoedNumber {
+        EchoedNumber(echoed.into())
+    }
+
+    /// Whether the upstream echoed exactly the canonical form of `asked`.
+    pub fn is(&self, asked: &Identifier) -> bool {
+        self.0 == asked.canonical
+    }
+}
+
+impl fmt::Debug for EchoedNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("EchoedNumber(<redacted>)")
+    }
+}
+
+#[cfg(test)]
+mod echoed_tests {
+    use super::*;
+
+    #[test]
+    fn an_echoed_number_matches_only_the_canonical_form_asked_and_never_shows() {
+        let asked = Identifier::restore(IdentifierType::Personnummer, "195704133106").unwrap();
+        assert!(EchoedNumber::new("195704133106").is(&asked));
+        assert!(!EchoedNumber::new("5704133106").is(&asked));
+        assert!(!EchoedNumber::new("195704133107").is(&asked));
+        let shown = format!("{:?}", EchoedNumber::new("195704133106"));
+        assert!(!shown.contains("5704133106"), "{shown}");
+    }
+}

@@ -161,7 +161,7 @@ fn cached(age: Duration) -> CachedPerson {
 
 fn register(id: &str) -> RegisterPerson {
     RegisterPerson {
-        id_number: id.into(),
+        id_number: crate::identifier::EchoedNumber::new(id),
         name: Some(RegisterName {
             given_names: Some("Christina".into()),
             surname: Some("Efternamn3542".into()),

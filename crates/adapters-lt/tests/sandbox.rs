@@ -26,7 +26,7 @@ fn code(c: &str) -> Identifier {
 }
 
 fn failure(f: &ProfileFetch) -> &RegistryFailure {
-    f.outcome.as_ref().err().expect("a failure")
+    f.outcome.as_ref().expect_err("a failure")
 }
 
 #[tokio::test]

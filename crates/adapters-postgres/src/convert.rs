@@ -125,6 +125,18 @@ impl From<TxError> for StoreError {
     }
 }
 
+/// A write that would give a subject a second unended subscription of a kind (the partial
+/// unique index refuses it) is `SubscriptionExists`; other failures are what they are.
+pub(crate) fn one_unended_per_subject(written: diesel::QueryResult<usize>) -> Result<(), TxError> {
+    match written {
+        Ok(_) => Ok(()),
+        Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
+            Err(TxError(StoreError::SubscriptionExists))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

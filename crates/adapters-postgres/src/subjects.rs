@@ -302,7 +302,7 @@ impl SubjectStore for Database {
             .bind::<Text, _>(&into)
             .execute(conn)
             .await;
-            crate::subscriptions::one_unended_per_subject(moved)?;
+            crate::convert::one_unended_per_subject(moved)?;
             for table in FOLLOWING_TABLES {
                 diesel::sql_query(format!(
                     "UPDATE {table} SET subject_id = $2 WHERE tenant_id = $1 AND subject_id IN \

@@ -12,7 +12,6 @@ use crate::Database;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Array, Bool, Int4, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::country::Country;
@@ -133,18 +132,6 @@ fn cadence(d: u32) -> Result<i32, StoreError> {
     i32::try_from(d).map_err(|_| StoreError::Backend("cadence out of range".into()))
 }
 
-/// A write that would give a subject a second unended subscription of a kind (the partial
-/// unique index refuses it) is `SubscriptionExists`; other failures are what they are.
-pub(crate) fn one_unended_per_subject(written: QueryResult<usize>) -> Result<(), TxError> {
-    match written {
-        Ok(_) => Ok(()),
-        Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
-            Err(TxError(StoreError::SubscriptionExists))
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
 #[async_trait]
 impl SubscriptionStore for Database {
     async fn create_subscription(
@@ -199,7 +186,7 @@ impl SubscriptionStore for Database {
                     ))
                     .execute(conn)
                     .await;
-                one_unended_per_subject(inserted)?;
+                crate::convert::one_unended_per_subject(inserted)?;
                 let mut event = event.clone();
                 event.subject_id = Some(parse_id(&subject_id, "subject id")?);
                 append_within(conn, &tenant_id, std::slice::from_ref(&event)).await?;

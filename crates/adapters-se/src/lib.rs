@@ -27,25 +27,11 @@ pub use person_registry::SwedishPersonRegistry;
 pub use registry::SwedishCompanyRegistry;
 pub use vdm::valid_document_id;
 
+use domain::countries::CountryConnectors;
+use domain::country::Country;
+
 /// The user agent of every request this crate sends.
 const USER_AGENT: &str = concat!("idreg-adapters-se/", env!("CARGO_PKG_VERSION"));
-
-#[cfg(test)]
-mod samples {
-    use std::path::PathBuf;
-
-    /// The recorded upstream answers (`testdata/`, see its PROVENANCE.md).
-    pub fn dir() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata")
-    }
-
-    /// A recorded sample (`vdm/...` or `ssbt/...`).
-    pub fn read(rel: &str) -> Vec<u8> {
-        let p = dir().join(rel);
-        std::fs::read(&p)
-            .unwrap_or_else(|e| panic!("recorded sample {} is unreadable: {e}", p.display()))
-    }
-}
 
 /// What Sweden serves, declared for the country registry: company profiles (and refresh)
 /// and the annual-report archive from the free register, monitored by the scheduler's light
@@ -71,5 +57,19 @@ pub fn with_persons(
         .screens_persons()
 }
 
-use domain::countries::CountryConnectors;
-use domain::country::Country;
+#[cfg(test)]
+mod samples {
+    use std::path::PathBuf;
+
+    /// The recorded upstream answers (`testdata/`, see its PROVENANCE.md).
+    pub fn dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata")
+    }
+
+    /// A recorded sample (`vdm/...` or `ssbt/...`).
+    pub fn read(rel: &str) -> Vec<u8> {
+        let p = dir().join(rel);
+        std::fs::read(&p)
+            .unwrap_or_else(|e| panic!("recorded sample {} is unreadable: {e}", p.display()))
+    }
+}

@@ -539,7 +539,10 @@ mod tests {
     #[test]
     fn an_ordinary_person_field_by_field() {
         let p = recorded("195704133106").unwrap();
-        assert_eq!(p.id_number, domain::identifier::EchoedNumber::new("195704133106"));
+        assert_eq!(
+            p.id_number,
+            domain::identifier::EchoedNumber::new("195704133106")
+        );
         assert!(!p.sekretess.set && !p.skyddad.set);
         assert_eq!(p.latest_change, d("2019-12-02"));
         let n = p.name.clone().unwrap();
@@ -619,7 +622,10 @@ mod tests {
     #[test]
     fn a_coordination_number_and_a_referral() {
         let p = recorded("199012652385").unwrap();
-        assert_eq!(p.id_number, domain::identifier::EchoedNumber::new("199012652385"));
+        assert_eq!(
+            p.id_number,
+            domain::identifier::EchoedNumber::new("199012652385")
+        );
         assert_eq!(p.birth_date, d("1990-12-05"));
         assert_eq!(p.deregistration.as_ref().unwrap().code, "GS");
         let n = p.name.unwrap();

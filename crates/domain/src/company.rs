@@ -361,7 +361,8 @@ mod tests {
             // The connector's order, each once, `tax` last when it is absent and not named.
             let mut expected: Vec<OptionalGroup> = Vec::new();
             for g in &named {
-                if !(*g == OptionalGroup::Tax && with_tax) && !expected.contains(g) {
+                let tax_checked = *g == OptionalGroup::Tax && with_tax;
+                if !tax_checked && !expected.contains(g) {
                     expected.push(*g);
                 }
             }

@@ -20,9 +20,9 @@
 //! - `deceased_date` is `Avlidendatum` (or `AntraffadDodDatum`); `emigrated_date` is the
 //!   deregistration date of a person deregistered as emigrated (`UV`).
 
-use crate::identifier::EchoedNumber;
 use crate::country::Country;
 use crate::evidence::{Evidence, SCHEMA_VERSION};
+use crate::identifier::EchoedNumber;
 use crate::identifier::Identifier;
 use crate::ids::IdentifierRef;
 use crate::subject::{IdentifierHolder, SubjectHandle};

@@ -341,17 +341,6 @@ impl Config {
         Ok(())
     }
 
-    /// The settings of one country (empty when none are given).
-    pub fn country_settings(
-        &self,
-        country: domain::country::Country,
-    ) -> crate::countries::Settings {
-        self.countries
-            .get(country.prefix())
-            .cloned()
-            .unwrap_or_default()
-    }
-
     fn validate(&self) -> anyhow::Result<()> {
         if !(60..=86_400).contains(&self.token_ttl_seconds) {
             bail!("the token lifetime must be between 60 and 86400 seconds");

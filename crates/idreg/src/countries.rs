@@ -36,7 +36,6 @@
 //! | `IDREG_LT_OPEN_DATA_BASE_URL` | the open-data API (default `https://get.data.gov.lt`, no key) |
 //! | `IDREG_LT_TIMEOUT_SECS` | time limit per upstream call (default 10) |
 
-use crate::config::Config;
 use adapters_lt::LtConfig;
 use adapters_se::{
     SeConfig, SeEndpoints, SePaidConfig, SparConfig, SsbtParty, SwedishCompanyRegistry,
@@ -140,17 +139,22 @@ impl Upstreams {
     }
 }
 
-/// Starts the sandbox (when configured) and builds every configured country's connectors.
-pub fn start(config: &Config) -> anyhow::Result<Upstreams> {
-    let sandbox = if config.sandbox {
+/// Starts the sandbox (when `sandbox`) and builds every configured country's connectors from
+/// its settings (by lower-case country prefix).
+pub fn start(
+    sandbox: bool,
+    settings: &std::collections::BTreeMap<&'static str, Settings>,
+) -> anyhow::Result<Upstreams> {
+    let sandbox = if sandbox {
         Some(Sandbox::start(SandboxConfig::default()).context("starting the upstream sandbox")?)
     } else {
         None
     };
     let mut declared = Vec::new();
     for wiring in COUNTRIES {
-        let settings = config.country_settings(wiring.country);
-        if let Some(connectors) = (wiring.connect)(&settings, sandbox.as_ref())
+        let empty = Settings::new();
+        let settings = settings.get(wiring.country.prefix()).unwrap_or(&empty);
+        if let Some(connectors) = (wiring.connect)(settings, sandbox.as_ref())
             .with_context(|| format!("{} connectors", wiring.country))?
         {
             declared.push(connectors);

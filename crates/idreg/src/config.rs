@@ -443,4 +443,44 @@ mod tests {
         assert!(Config::load_from(|k| (k == "IDREG_CONFIG").then(|| p.clone())).is_err());
         std::fs::remove_dir_all(dir).ok();
     }
+
+    #[test]
+    fn each_countrys_settings_come_from_its_table_or_its_variables() {
+        let dir = std::env::temp_dir().join(format!("idreg-config-{}", ulid::Ulid::generate()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("idreg.toml");
+        let p = path.to_string_lossy().to_string();
+        std::fs::write(
+            &path,
+            "[lt]\nenabled = true\ntimeout_secs = 3\n[se]\nvdm_client_id = \"id\"\n",
+        )
+        .unwrap();
+        let env: HashMap<&str, String> = [
+            ("IDREG_CONFIG", p.clone()),
+            ("IDREG_LT_TIMEOUT_SECS", "4".to_owned()),
+        ]
+        .into();
+        let c = Config::load_from(|k| env.get(k).cloned()).unwrap();
+        let lt = &c.countries["lt"];
+        assert_eq!(lt["enabled"], "on");
+        assert_eq!(
+            lt["timeout_secs"], "4",
+            "the environment wins over the file"
+        );
+        assert_eq!(c.countries["se"]["vdm_client_id"], "id");
+
+        for (text, why) in [
+            ("[xx]\nenabled = true\n", "unknown key `xx`"),
+            (
+                "[lt]\nvdm_client_id = \"id\"\n",
+                "unknown key `vdm_client_id` in the [lt] table",
+            ),
+            ("lt = \"on\"\n", "`lt` must be a table"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let e = Config::load_from(|k| (k == "IDREG_CONFIG").then(|| p.clone())).unwrap_err();
+            assert!(format!("{e:#}").contains(why), "{text}: {e:#}");
+        }
+        std::fs::remove_dir_all(dir).ok();
+    }
 }

@@ -72,7 +72,11 @@ pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
         }
     }
 
-    let both: CountrySet = [Country::Se, Country::Lt].into_iter().collect();
+    // Every country this build serves; the demo tenant itself is Swedish.
+    let both: CountrySet = crate::countries::COUNTRIES
+        .iter()
+        .map(|c| c.country)
+        .collect();
     let tenant = admin
         .create_tenant(NewTenant {
             name: "Demo Tenant AB".into(),

@@ -1,6 +1,6 @@
-//! The tool table: every MCP tool in one place, each calling the very same use case as its
-//! REST route (through `api_rest::bodies`), through the same gate, so scopes, countries and
-//! tenant isolation cannot differ between the surfaces.
+//! The tool table: every MCP tool in one place, each calling the very same body function as
+//! its REST route (`api_core::bodies`, with typed arguments), through the same gate, so scopes,
+//! countries and tenant isolation cannot differ between the surfaces.
 //!
 //! Adding a tool for a route that exists: an arguments struct (`Deserialize + JsonSchema`,
 //! its doc comments become the input schema's descriptions), a handler of a few lines that
@@ -9,21 +9,23 @@
 //! the spec declares an output schema).
 
 use crate::{args, schema, summary};
-use api_rest::bodies::{self, Body};
-use api_rest::dto::screening::{
+use api_core::bodies::{self, Body};
+use api_core::dto::screening::{
     OverrideVersionListDto, ScreeningCheckDto, ScreeningCheckListDto, WhitelistDto,
 };
-use api_rest::dto::{
-    BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, EventPageDto, JsonBody,
-    OfficersDto, PersonProfileDto, RefreshDto, SubjectResponse, SubscriptionDto,
-    SubscriptionListDto,
+use api_core::dto::{
+    BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, EventPageDto, OfficersDto,
+    PersonProfileDto, RefreshDto, SubjectResponse, SubscriptionDto, SubscriptionListDto,
 };
 use domain::access::Caller;
 use domain::audit::AuditTrail;
 use domain::identifier::Identifier;
 use domain::operation::Operation;
 use domain::scope::{Scope, ScopeSet};
+use domain::screening::CheckRequest;
 use domain::services::Services;
+use domain::subject::ResolveRequest;
+use domain::subscription::SubscribeRequest;
 use domain::Failure;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -50,10 +52,10 @@ pub struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     /// One invocation of a REST route's use case, audited as that route (surface `mcp`)
     /// exactly as the REST handler's invocation is.
-    pub async fn route<F, R>(self, op: Operation, use_case: F) -> Result<Body, Failure>
+    pub async fn route<T, F, R>(self, op: Operation, use_case: F) -> Result<T, Failure>
     where
         F: FnOnce(&'a Services, Caller) -> R,
-        R: Future<Output = Result<Body, Failure>>,
+        R: Future<Output = Result<T, Failure>>,
     {
         let services = self.services;
         services
@@ -236,8 +238,8 @@ fn success_result(body: &Body, summary: fn(&Value) -> String) -> Result<Value, F
     }))
 }
 
-/// The API's error body: the REST surface's own type, so both serialise alike.
-pub use api_rest::ErrorBody;
+/// The API's error body: the one both surfaces serialise.
+pub use api_core::ErrorBody;
 
 /// An `isError` result: `<code>: <message>`, then the API's error body.
 pub fn error_result(failure: &Failure) -> Value {
@@ -335,6 +337,19 @@ pub struct SubscribeArgs {
     pub full_refresh_days: Option<i64>,
 }
 
+impl From<SubscribeArgs> for SubscribeRequest {
+    fn from(a: SubscribeArgs) -> Self {
+        SubscribeRequest {
+            subject_id: a.subject_id,
+            kind: a.kind,
+            legal_basis: a.legal_basis,
+            legal_basis_ref: a.legal_basis_ref,
+            check_days: a.check_days,
+            full_refresh_days: a.full_refresh_days,
+        }
+    }
+}
+
 /// Arguments of `end_subscription`.
 #[derive(Deserialize, JsonSchema)]
 pub struct EndSubscriptionArgs {
@@ -387,6 +402,19 @@ pub struct ScreenArgs {
     /// Ad hoc: the screened party's country, ISO 3166-1 alpha-2.
     #[serde(default)]
     pub country: Option<String>,
+}
+
+impl From<ScreenArgs> for CheckRequest {
+    fn from(a: ScreenArgs) -> Self {
+        CheckRequest {
+            subject_id: a.subject_id,
+            name: a.name,
+            birth_date: a.birth_date,
+            nationalities: a.nationalities,
+            orgnr: a.orgnr,
+            country: a.country,
+        }
+    }
 }
 
 /// Arguments of `get_screening_check`.
@@ -828,15 +856,17 @@ fn lookup_person(cx: Ctx<'_>, args: LookupPersonArgs) -> Fut<'_> {
             identifier,
             id_type,
         } = args;
+        let request = ResolveRequest {
+            id_type,
+            value: identifier,
+            customer_ref: None,
+        };
         let subject = cx
             .route(Operation::ResolveSubject, move |s, c| async move {
-                bodies::resolve_person(s, &c, &id_type, &identifier).await
+                bodies::resolve_person(s, &c, request).await
             })
             .await?;
-        let person_ref = serde_json::from_str::<Value>(&subject.0)
-            .ok()
-            .and_then(|v| v.get("identifier_ref")?.as_str().map(str::to_owned))
-            .ok_or_else(|| Failure::internal("a resolve body without its identifier_ref"))?;
+        let person_ref = subject.identifier_ref;
         let person = cx
             .route(Operation::GetPerson, move |s, c| async move {
                 bodies::person_profile(s, &c, &person_ref).await
@@ -844,7 +874,7 @@ fn lookup_person(cx: Ctx<'_>, args: LookupPersonArgs) -> Fut<'_> {
             .await?;
         Ok(Body(format!(
             "{{\"subject\":{},\"person\":{}}}",
-            subject.0, person.0
+            subject.body.0, person.0
         )))
     })
 }
@@ -898,20 +928,7 @@ fn refresh_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
 fn subscribe_monitoring(cx: Ctx<'_>, args: SubscribeArgs) -> Fut<'_> {
     Box::pin(
         cx.route(Operation::CreateSubscription, move |s, c| async move {
-            let mut body = Map::new();
-            body.insert("subject_id".into(), Value::String(args.subject_id));
-            body.insert("kind".into(), Value::String(args.kind));
-            body.insert("legal_basis".into(), Value::String(args.legal_basis));
-            if let Some(r) = args.legal_basis_ref {
-                body.insert("legal_basis_ref".into(), Value::String(r));
-            }
-            if let Some(d) = args.check_days {
-                body.insert("check_days".into(), json!(d));
-            }
-            if let Some(d) = args.full_refresh_days {
-                body.insert("full_refresh_days".into(), json!(d));
-            }
-            bodies::create_subscription(s, &c, &JsonBody::from_map(body)).await
+            bodies::create_subscription(s, &c, args.into()).await
         }),
     )
 }
@@ -925,26 +942,7 @@ fn get_subject(cx: Ctx<'_>, args: SubjectIdArgs) -> Fut<'_> {
 fn screen_subject(cx: Ctx<'_>, args: ScreenArgs) -> Fut<'_> {
     Box::pin(
         cx.route(Operation::RunScreeningCheck, move |s, c| async move {
-            let mut body = Map::new();
-            let strings = [
-                ("subject_id", args.subject_id),
-                ("name", args.name),
-                ("birth_date", args.birth_date),
-                ("orgnr", args.orgnr),
-                ("country", args.country),
-            ];
-            for (field, value) in strings {
-                if let Some(v) = value {
-                    body.insert(field.into(), Value::String(v));
-                }
-            }
-            if let Some(n) = args.nationalities {
-                body.insert(
-                    "nationalities".into(),
-                    Value::Array(n.into_iter().map(Value::String).collect()),
-                );
-            }
-            bodies::run_screening_check(s, &c, &JsonBody::from_map(body)).await
+            bodies::run_screening_check(s, &c, args.into()).await
         }),
     )
 }
@@ -1003,12 +1001,14 @@ fn lookup_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
             .map_err(|_| Failure::internal("a number the company route served does not parse"))?
             .id_type()
             .as_str();
-        let mut resolve = Map::new();
-        resolve.insert("type".into(), Value::String(scheme.to_owned()));
-        resolve.insert("value".into(), Value::String(orgnr));
+        let request = ResolveRequest {
+            id_type: scheme.to_owned(),
+            value: orgnr,
+            customer_ref: None,
+        };
         let subject = cx
             .route(Operation::ResolveSubject, move |s, c| async move {
-                bodies::resolve_subject(s, &c, &JsonBody::from_map(resolve)).await
+                bodies::resolve_subject(s, &c, request).await
             })
             .await?;
         Ok(Body(format!(

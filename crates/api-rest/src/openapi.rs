@@ -18,8 +18,8 @@
 //! values they do not know); any other enum of a response is closed (see
 //! `docs/decisions.md`, "Contract and versioning").
 
-use crate::error::ErrorBody;
 use actix_web::web;
+use api_core::ErrorBody;
 use domain::evidence::EvidenceSource;
 use domain::operation::Operation;
 use domain::scope::Scope;

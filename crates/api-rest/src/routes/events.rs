@@ -1,8 +1,9 @@
 //! The per-tenant event log: `GET /v1/events`.
 
-use crate::bodies;
-use crate::{run_route, ApiError, AppServices};
+use crate::run_route;
 use actix_web::{HttpRequest, HttpResponse};
+use api_core::bodies;
+use api_core::{ApiError, AppServices};
 use domain::event_service::EventsRequest;
 use domain::operation::Operation;
 use domain::Failure;
@@ -31,7 +32,7 @@ fn events_request(query: &str) -> Result<EventsRequest, Failure> {
     ),
     security(("oauth2" = ["events:read"])),
     responses(
-        (status = 200, description = "A page of events", body = crate::dto::EventPageDto),
+        (status = 200, description = "A page of events", body = api_core::dto::EventPageDto),
     )
 )]
 pub async fn list(req: HttpRequest, services: AppServices) -> Result<HttpResponse, ApiError> {

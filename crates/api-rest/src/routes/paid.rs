@@ -5,9 +5,10 @@
 //! a cached value is served with `stale: true`, otherwise 429 `budget_exceeded`. A
 //! deployment without the tier answers 501 `country_not_supported` and calls nothing.
 
-use crate::bodies;
-use crate::{run_route, ApiError, AppServices};
+use crate::run_route;
 use actix_web::{web, HttpRequest, HttpResponse};
+use api_core::bodies;
+use api_core::{ApiError, AppServices};
 use domain::operation::Operation;
 
 #[utoipa::path(
@@ -20,7 +21,7 @@ use domain::operation::Operation;
     params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
     security(("oauth2" = ["kyb:read"])),
     responses(
-        (status = 200, description = "Officers and signatory rule", body = crate::dto::Envelope<crate::dto::OfficersDto>),
+        (status = 200, description = "Officers and signatory rule", body = api_core::dto::Envelope<api_core::dto::OfficersDto>),
     )
 )]
 pub async fn officers(
@@ -49,7 +50,7 @@ pub async fn officers(
     params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
     security(("oauth2" = ["kyb:read"])),
     responses(
-        (status = 200, description = "Officers and signatory rule", body = crate::dto::Envelope<crate::dto::OfficersDto>),
+        (status = 200, description = "Officers and signatory rule", body = api_core::dto::Envelope<api_core::dto::OfficersDto>),
     )
 )]
 pub async fn signatories(
@@ -78,7 +79,7 @@ pub async fn signatories(
     params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
     security(("oauth2" = ["kyb:read"])),
     responses(
-        (status = 200, description = "Beneficial owners", body = crate::dto::Envelope<crate::dto::BeneficialOwnersDto>),
+        (status = 200, description = "Beneficial owners", body = api_core::dto::Envelope<api_core::dto::BeneficialOwnersDto>),
     )
 )]
 pub async fn beneficial_owners(
@@ -107,7 +108,7 @@ pub async fn beneficial_owners(
     params(("ref" = String, Path, description = "An `identifier_ref` of a person subject (`idr_` + 26 characters)")),
     security(("oauth2" = ["kyb:read"])),
     responses(
-        (status = 200, description = "The person's engagements", body = crate::dto::Envelope<crate::dto::EngagementsDto>),
+        (status = 200, description = "The person's engagements", body = api_core::dto::Envelope<api_core::dto::EngagementsDto>),
     )
 )]
 pub async fn person_engagements(

@@ -21,7 +21,7 @@ use domain::access::Caller;
 use domain::audit::AuditTrail;
 use domain::identifier::Identifier;
 use domain::operation::Operation;
-use domain::scope::{Scope, ScopeSet};
+use domain::scope::ScopeSet;
 use domain::screening::CheckRequest;
 use domain::services::Services;
 use domain::subject::ResolveRequest;
@@ -80,18 +80,15 @@ pub struct Spec {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
-    /// The interface operations the tool runs. It is listed for a caller who may run every one
-    /// of them (the scopes come from `Operation::scopes`, the same the use cases check).
+    /// The interface operations the tool runs. It is listed for a caller whom every one of
+    /// them lists it for (`Operation::listed_for`, derived from `Operation::scopes`, the
+    /// scopes the use cases check).
     pub operations: &'static [Operation],
     pub effect: Effect,
     /// True when the tool may ask an upstream register (data from outside the service).
     pub open_world: bool,
     /// The one-line summary of `content[0]`, read off the body.
     pub summary: fn(&Value) -> String,
-    /// When the interface lists the tool for fewer scopes than its route accepts (the
-    /// subscription reads: listed for the monitoring scopes, callable as the route is), the
-    /// scopes it is listed for; `None`: those of its operations.
-    pub listed_for: Option<&'static [domain::scope::Scope]>,
 }
 
 /// One registered tool.
@@ -142,13 +139,7 @@ impl Tool {
 
     /// Whether `tools/list` shows the tool to a caller holding `scopes`.
     pub fn listed_for(&self, scopes: &ScopeSet) -> bool {
-        if let Some(listed) = self.spec.listed_for {
-            return scopes.contains_any(listed);
-        }
-        self.spec
-            .operations
-            .iter()
-            .all(|op| op.scopes().is_empty() || scopes.contains_any(op.scopes()))
+        self.spec.operations.iter().all(|op| op.listed_for(scopes))
     }
 
     pub fn has_output_schema(&self) -> bool {
@@ -455,7 +446,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::company_profile,
-                listed_for: None,
             },
             get_company_profile,
         )
@@ -472,7 +462,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::officers,
-                listed_for: None,
             },
             get_officers,
         )
@@ -488,7 +477,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::officers,
-                listed_for: None,
             },
             get_signatories,
         )
@@ -505,7 +493,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::beneficial_owners,
-                listed_for: None,
             },
             get_beneficial_owners,
         )
@@ -520,7 +507,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::engagements,
-                listed_for: None,
             },
             get_person_engagements,
         )
@@ -540,7 +526,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::person_profile,
-                listed_for: None,
             },
             get_person_profile,
         )
@@ -555,7 +540,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::subscription,
-                listed_for: Some(&[Scope::MonitoringRead, Scope::MonitoringSubscribe]),
             },
             get_subscription,
         )
@@ -571,7 +555,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Write,
                 open_world: false,
                 summary: summary::subscription,
-                listed_for: None,
             },
             end_subscription,
         )
@@ -586,7 +569,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::subscriptions,
-                listed_for: Some(&[Scope::MonitoringRead, Scope::MonitoringSubscribe]),
             },
             list_subscriptions,
         )
@@ -603,7 +585,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Write,
                 open_world: true,
                 summary: summary::refresh,
-                listed_for: None,
             },
             refresh_company,
         )
@@ -620,7 +601,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Write,
                 open_world: false,
                 summary: summary::subscription,
-                listed_for: None,
             },
             subscribe_monitoring,
         )
@@ -636,7 +616,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::subject,
-                listed_for: None,
             },
             get_subject,
         )
@@ -654,7 +633,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::events,
-                listed_for: None,
             },
             list_changes,
         )
@@ -671,7 +649,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::events,
-                listed_for: None,
             },
             list_events,
         )
@@ -694,7 +671,6 @@ fn build() -> Vec<Tool> {
                 // A subject check reads the person or company register.
                 open_world: true,
                 summary: summary::screening_check,
-                listed_for: None,
             },
             screen_subject,
         )
@@ -710,7 +686,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::screening_check,
-                listed_for: None,
             },
             get_screening_check,
         )
@@ -726,7 +701,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::screening_checks,
-                listed_for: None,
             },
             list_screening_checks,
         )
@@ -743,7 +717,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::screening_overrides,
-                listed_for: None,
             },
             list_screening_overrides,
         )
@@ -759,7 +732,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::screening_whitelist,
-                listed_for: None,
             },
             list_screening_whitelist,
         )
@@ -777,7 +749,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::lookup_company,
-                listed_for: None,
             },
             lookup_company,
         ),
@@ -797,7 +768,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::lookup_person,
-                listed_for: None,
             },
             lookup_person,
         ),
@@ -1110,6 +1080,60 @@ mod tests {
         let mut all = reads.to_vec();
         all.push("screen_subject");
         assert_eq!(names(&run), all);
+        // The subscription reads open for `kyb:read` and `kyc:read` in part (their own kind),
+        // so they are listed for the monitoring scopes only.
+        let monitoring: ScopeSet = [Scope::MonitoringRead].into_iter().collect();
+        assert_eq!(
+            names(&monitoring),
+            ["get_subscription", "list_subscriptions"]
+        );
+        let subscribe: ScopeSet = [Scope::MonitoringSubscribe].into_iter().collect();
+        assert_eq!(
+            names(&subscribe),
+            [
+                "end_subscription",
+                "get_subscription",
+                "list_subscriptions",
+                "subscribe_monitoring"
+            ]
+        );
+    }
+
+    /// The scopes a tool is listed for come from its operations' `Operation::scopes` and
+    /// nowhere else: a caller holding one consumer scope sees a tool exactly when that scope
+    /// opens every operation of the tool whole, and never one its use case would refuse.
+    #[test]
+    fn every_tool_is_listed_for_the_scopes_of_its_operations() {
+        for scope in Scope::CONSUMER {
+            let held: ScopeSet = [scope].into_iter().collect();
+            let listed: Vec<Value> = listed_for(&held);
+            for tool in catalog() {
+                let ops = tool.spec.operations;
+                let shown = listed.iter().any(|d| d["name"] == tool.name());
+                let opens = |op: &Operation| op.scopes().is_empty() || op.scopes().contains(&scope);
+                let opens_whole = |op: &Operation| {
+                    op.scopes().is_empty() || op.listing_scopes().any(|s| s == scope)
+                };
+                if shown {
+                    assert!(ops.iter().all(opens), "{} listed for {scope}", tool.name());
+                }
+                assert_eq!(
+                    shown,
+                    ops.iter().all(opens_whole),
+                    "{} {scope}",
+                    tool.name()
+                );
+            }
+        }
+        for tool in catalog() {
+            assert!(
+                Scope::CONSUMER
+                    .into_iter()
+                    .any(|s| tool.listed_for(&[s].into_iter().collect())),
+                "{} is listed for no scope",
+                tool.name()
+            );
+        }
     }
 
     #[test]

@@ -19,7 +19,6 @@ use domain::operation::Operation;
         pattern = r"^((se:)?(16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}|lt:[0-9]{9})$",
         example = "556002-1361",
     )),
-    security(("oauth2" = ["kyb:read"])),
     responses(
         (status = 200, description = "The company profile", body = api_core::dto::Envelope<api_core::dto::CompanyProfileDto>),
     )
@@ -46,7 +45,6 @@ pub async fn profile(
     operation_id = "get_document",
     tag = "companies",
     params(("id" = String, Path, description = "A document id from a company profile (opaque)")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
         (status = 200, description = "The document", body = api_core::dto::Envelope<api_core::dto::DocumentDto>),
     )
@@ -73,7 +71,6 @@ pub async fn document(
     operation_id = "refresh_company",
     tag = "companies",
     params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
-    security(("oauth2" = ["kyb:refresh"])),
     responses(
         (status = 200, description = "The fresh company profile and the events logged", body = api_core::dto::RefreshDto),
     )

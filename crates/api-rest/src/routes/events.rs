@@ -30,7 +30,6 @@ fn events_request(query: &str) -> Result<EventsRequest, Failure> {
         ("limit" = Option<u32>, Query, description = "Events per page, 1 to 1000 (default 100)"),
         ("types" = Option<String>, Query, description = "Event type names separated by commas"),
     ),
-    security(("oauth2" = ["events:read"])),
     responses(
         (status = 200, description = "A page of events", body = api_core::dto::EventPageDto),
     )

@@ -19,7 +19,6 @@ use domain::operation::Operation;
     operation_id = "get_officers",
     tag = "companies",
     params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
         (status = 200, description = "Officers and signatory rule", body = api_core::dto::Envelope<api_core::dto::OfficersDto>),
     )
@@ -48,7 +47,6 @@ pub async fn officers(
     operation_id = "get_signatories",
     tag = "companies",
     params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
         (status = 200, description = "Officers and signatory rule", body = api_core::dto::Envelope<api_core::dto::OfficersDto>),
     )
@@ -77,7 +75,6 @@ pub async fn signatories(
     operation_id = "get_beneficial_owners",
     tag = "companies",
     params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
         (status = 200, description = "Beneficial owners", body = api_core::dto::Envelope<api_core::dto::BeneficialOwnersDto>),
     )
@@ -106,7 +103,6 @@ pub async fn beneficial_owners(
     operation_id = "get_person_engagements",
     tag = "persons",
     params(("ref" = String, Path, description = "An `identifier_ref` of a person subject (`idr_` + 26 characters)")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
         (status = 200, description = "The person's engagements", body = api_core::dto::Envelope<api_core::dto::EngagementsDto>),
     )

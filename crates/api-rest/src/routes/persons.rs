@@ -18,7 +18,6 @@ use domain::operation::Operation;
     operation_id = "get_person_profile",
     tag = "persons",
     params(("ref" = String, Path, description = "An `identifier_ref` of a person subject (`idr_` + 26 characters)")),
-    security(("oauth2" = ["kyc:read"])),
     responses(
         (status = 200, description = "The person's profile (`stale` is always false)", body = api_core::dto::Envelope<api_core::dto::PersonProfileDto>),
     )

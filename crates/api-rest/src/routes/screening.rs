@@ -21,7 +21,6 @@ use domain::screening::ChecksRequest;
     operation_id = "screen_subject",
     tag = "screening",
     request_body(content = crate::request::ScreeningCheckRequestBody, content_type = "application/json"),
-    security(("oauth2" = ["screening:run"])),
     responses(
         (status = 201, description = "The check", body = api_core::dto::screening::ScreeningCheckDto),
     )
@@ -54,7 +53,6 @@ pub async fn run(
         ("limit" = Option<u32>, Query, description = "At most this many, 1 to 200 (default 50)"),
         ("subject_id" = Option<String>, Query, description = "Only the checks of this subject"),
     ),
-    security(("oauth2" = ["screening:read"]), ("oauth2" = ["screening:run"])),
     responses(
         (status = 200, description = "The checks", body = api_core::dto::screening::ScreeningCheckListDto),
     )
@@ -85,7 +83,6 @@ pub async fn list(req: HttpRequest, services: AppServices) -> Result<HttpRespons
     operation_id = "get_screening_check",
     tag = "screening",
     params(("id" = String, Path, description = "The check id (`chk_` + 26 characters)")),
-    security(("oauth2" = ["screening:read"]), ("oauth2" = ["screening:run"])),
     responses(
         (status = 200, description = "The check", body = api_core::dto::screening::ScreeningCheckDto),
     )
@@ -111,7 +108,6 @@ pub async fn get(
     path = "/v1/screening/overrides",
     operation_id = "list_screening_overrides",
     tag = "screening",
-    security(("oauth2" = ["screening:read"]), ("oauth2" = ["screening:run"])),
     responses(
         (status = 200, description = "The override versions", body = api_core::dto::screening::OverrideVersionListDto),
     )
@@ -133,7 +129,6 @@ pub async fn overrides(req: HttpRequest, services: AppServices) -> Result<HttpRe
     path = "/v1/screening/whitelist",
     operation_id = "list_screening_whitelist",
     tag = "screening",
-    security(("oauth2" = ["screening:read"]), ("oauth2" = ["screening:run"])),
     responses(
         (status = 200, description = "The whitelist entries", body = api_core::dto::screening::WhitelistDto),
     )

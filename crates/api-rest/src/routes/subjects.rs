@@ -15,7 +15,6 @@ use domain::operation::Operation;
     operation_id = "resolve_subject",
     tag = "subjects",
     request_body(content = crate::request::ResolveRequestBody, content_type = "application/json"),
-    security(("oauth2" = ["kyb:read"]), ("oauth2" = ["kyc:read"])),
     responses(
         (status = 200, description = "The subject holding the identifier", body = api_core::dto::ResolveResponse),
     )
@@ -45,7 +44,6 @@ pub async fn resolve(
     operation_id = "get_subject",
     tag = "subjects",
     params(("id" = String, Path, description = "A subject id (opaque; a merged-away id is an alias)")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
         (status = 200, description = "The subject", body = api_core::dto::SubjectResponse),
     )

@@ -17,7 +17,6 @@ use domain::subscription::SubscriptionsRequest;
     operation_id = "subscribe_monitoring",
     tag = "subscriptions",
     request_body(content = crate::request::SubscribeRequestBody, content_type = "application/json"),
-    security(("oauth2" = ["monitoring:subscribe"])),
     responses(
         (status = 201, description = "The subscription", body = api_core::dto::SubscriptionDto),
     )
@@ -50,7 +49,6 @@ pub async fn create(
         ("limit" = Option<u32>, Query, description = "At most this many, 1 to 1000 (default 100)"),
         ("status" = Option<String>, Query, description = "`active`, `suspended` or `ended`"),
     ),
-    security(("oauth2" = ["monitoring:read"]), ("oauth2" = ["monitoring:subscribe"]), ("oauth2" = ["kyb:read"]), ("oauth2" = ["kyc:read"])),
     responses(
         (status = 200, description = "The subscriptions", body = api_core::dto::SubscriptionListDto),
     )
@@ -81,7 +79,6 @@ pub async fn list(req: HttpRequest, services: AppServices) -> Result<HttpRespons
     operation_id = "get_subscription",
     tag = "subscriptions",
     params(("id" = String, Path, description = "The subscription id (`sub_` + 26 characters)")),
-    security(("oauth2" = ["monitoring:read"]), ("oauth2" = ["monitoring:subscribe"]), ("oauth2" = ["kyb:read"]), ("oauth2" = ["kyc:read"])),
     responses(
         (status = 200, description = "The subscription", body = api_core::dto::SubscriptionDto),
     )
@@ -108,7 +105,6 @@ pub async fn get(
     operation_id = "end_subscription",
     tag = "subscriptions",
     params(("id" = String, Path, description = "The subscription id")),
-    security(("oauth2" = ["monitoring:subscribe"])),
     responses(
         (status = 200, description = "The ended subscription", body = api_core::dto::SubscriptionDto),
     )

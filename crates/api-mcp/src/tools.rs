@@ -1,6 +1,6 @@
-//! The tool table: every MCP tool in one place, each calling the very same use case as its
-//! REST route (through `api_rest::bodies`), through the same gate, so scopes, countries and
-//! tenant isolation cannot differ between the surfaces.
+//! The tool table: every MCP tool in one place, each calling the very same body function as
+//! its REST route (`api_core::bodies`, with typed arguments), through the same gate, so scopes,
+//! countries and tenant isolation cannot differ between the surfaces.
 //!
 //! Adding a tool for a route that exists: an arguments struct (`Deserialize + JsonSchema`,
 //! its doc comments become the input schema's descriptions), a handler of a few lines that
@@ -9,21 +9,23 @@
 //! the spec declares an output schema).
 
 use crate::{args, schema, summary};
-use api_rest::bodies::{self, Body};
-use api_rest::dto::screening::{
+use api_core::bodies::{self, Body};
+use api_core::dto::screening::{
     OverrideVersionListDto, ScreeningCheckDto, ScreeningCheckListDto, WhitelistDto,
 };
-use api_rest::dto::{
-    BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, EventPageDto, JsonBody,
-    OfficersDto, PersonProfileDto, RefreshDto, SubjectResponse, SubscriptionDto,
-    SubscriptionListDto,
+use api_core::dto::{
+    BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, EventPageDto, OfficersDto,
+    PersonProfileDto, RefreshDto, SubjectResponse, SubscriptionDto, SubscriptionListDto,
 };
 use domain::access::Caller;
 use domain::audit::AuditTrail;
 use domain::identifier::Identifier;
 use domain::operation::Operation;
-use domain::scope::{Scope, ScopeSet};
+use domain::scope::ScopeSet;
+use domain::screening::CheckRequest;
 use domain::services::Services;
+use domain::subject::ResolveRequest;
+use domain::subscription::SubscribeRequest;
 use domain::Failure;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -50,10 +52,10 @@ pub struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     /// One invocation of a REST route's use case, audited as that route (surface `mcp`)
     /// exactly as the REST handler's invocation is.
-    pub async fn route<F, R>(self, op: Operation, use_case: F) -> Result<Body, Failure>
+    pub async fn route<T, F, R>(self, op: Operation, use_case: F) -> Result<T, Failure>
     where
         F: FnOnce(&'a Services, Caller) -> R,
-        R: Future<Output = Result<Body, Failure>>,
+        R: Future<Output = Result<T, Failure>>,
     {
         let services = self.services;
         services
@@ -78,18 +80,15 @@ pub struct Spec {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
-    /// The interface operations the tool runs. It is listed for a caller who may run every one
-    /// of them (the scopes come from `Operation::scopes`, the same the use cases check).
+    /// The interface operations the tool runs. It is listed for a caller whom every one of
+    /// them lists it for (`Operation::listed_for`, derived from `Operation::scopes`, the
+    /// scopes the use cases check).
     pub operations: &'static [Operation],
     pub effect: Effect,
     /// True when the tool may ask an upstream register (data from outside the service).
     pub open_world: bool,
     /// The one-line summary of `content[0]`, read off the body.
     pub summary: fn(&Value) -> String,
-    /// When the interface lists the tool for fewer scopes than its route accepts (the
-    /// subscription reads: listed for the monitoring scopes, callable as the route is), the
-    /// scopes it is listed for; `None`: those of its operations.
-    pub listed_for: Option<&'static [domain::scope::Scope]>,
 }
 
 /// One registered tool.
@@ -140,13 +139,7 @@ impl Tool {
 
     /// Whether `tools/list` shows the tool to a caller holding `scopes`.
     pub fn listed_for(&self, scopes: &ScopeSet) -> bool {
-        if let Some(listed) = self.spec.listed_for {
-            return scopes.contains_any(listed);
-        }
-        self.spec
-            .operations
-            .iter()
-            .all(|op| op.scopes().is_empty() || scopes.contains_any(op.scopes()))
+        self.spec.operations.iter().all(|op| op.listed_for(scopes))
     }
 
     pub fn has_output_schema(&self) -> bool {
@@ -236,8 +229,8 @@ fn success_result(body: &Body, summary: fn(&Value) -> String) -> Result<Value, F
     }))
 }
 
-/// The API's error body: the REST surface's own type, so both serialise alike.
-pub use api_rest::ErrorBody;
+/// The API's error body: the one both surfaces serialise.
+pub use api_core::ErrorBody;
 
 /// An `isError` result: `<code>: <message>`, then the API's error body.
 pub fn error_result(failure: &Failure) -> Value {
@@ -335,6 +328,19 @@ pub struct SubscribeArgs {
     pub full_refresh_days: Option<i64>,
 }
 
+impl From<SubscribeArgs> for SubscribeRequest {
+    fn from(a: SubscribeArgs) -> Self {
+        SubscribeRequest {
+            subject_id: a.subject_id,
+            kind: a.kind,
+            legal_basis: a.legal_basis,
+            legal_basis_ref: a.legal_basis_ref,
+            check_days: a.check_days,
+            full_refresh_days: a.full_refresh_days,
+        }
+    }
+}
+
 /// Arguments of `end_subscription`.
 #[derive(Deserialize, JsonSchema)]
 pub struct EndSubscriptionArgs {
@@ -389,6 +395,19 @@ pub struct ScreenArgs {
     pub country: Option<String>,
 }
 
+impl From<ScreenArgs> for CheckRequest {
+    fn from(a: ScreenArgs) -> Self {
+        CheckRequest {
+            subject_id: a.subject_id,
+            name: a.name,
+            birth_date: a.birth_date,
+            nationalities: a.nationalities,
+            orgnr: a.orgnr,
+            country: a.country,
+        }
+    }
+}
+
 /// Arguments of `get_screening_check`.
 #[derive(Deserialize, JsonSchema)]
 pub struct ScreeningCheckIdArgs {
@@ -427,7 +446,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::company_profile,
-                listed_for: None,
             },
             get_company_profile,
         )
@@ -444,7 +462,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::officers,
-                listed_for: None,
             },
             get_officers,
         )
@@ -460,7 +477,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::officers,
-                listed_for: None,
             },
             get_signatories,
         )
@@ -477,7 +493,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::beneficial_owners,
-                listed_for: None,
             },
             get_beneficial_owners,
         )
@@ -492,7 +507,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::engagements,
-                listed_for: None,
             },
             get_person_engagements,
         )
@@ -512,7 +526,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::person_profile,
-                listed_for: None,
             },
             get_person_profile,
         )
@@ -527,7 +540,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::subscription,
-                listed_for: Some(&[Scope::MonitoringRead, Scope::MonitoringSubscribe]),
             },
             get_subscription,
         )
@@ -543,7 +555,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Write,
                 open_world: false,
                 summary: summary::subscription,
-                listed_for: None,
             },
             end_subscription,
         )
@@ -558,7 +569,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::subscriptions,
-                listed_for: Some(&[Scope::MonitoringRead, Scope::MonitoringSubscribe]),
             },
             list_subscriptions,
         )
@@ -575,7 +585,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Write,
                 open_world: true,
                 summary: summary::refresh,
-                listed_for: None,
             },
             refresh_company,
         )
@@ -592,7 +601,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Write,
                 open_world: false,
                 summary: summary::subscription,
-                listed_for: None,
             },
             subscribe_monitoring,
         )
@@ -608,7 +616,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::subject,
-                listed_for: None,
             },
             get_subject,
         )
@@ -626,7 +633,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::events,
-                listed_for: None,
             },
             list_changes,
         )
@@ -643,7 +649,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::events,
-                listed_for: None,
             },
             list_events,
         )
@@ -666,7 +671,6 @@ fn build() -> Vec<Tool> {
                 // A subject check reads the person or company register.
                 open_world: true,
                 summary: summary::screening_check,
-                listed_for: None,
             },
             screen_subject,
         )
@@ -682,7 +686,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::screening_check,
-                listed_for: None,
             },
             get_screening_check,
         )
@@ -698,7 +701,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::screening_checks,
-                listed_for: None,
             },
             list_screening_checks,
         )
@@ -715,7 +717,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::screening_overrides,
-                listed_for: None,
             },
             list_screening_overrides,
         )
@@ -731,7 +732,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: false,
                 summary: summary::screening_whitelist,
-                listed_for: None,
             },
             list_screening_whitelist,
         )
@@ -749,7 +749,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::lookup_company,
-                listed_for: None,
             },
             lookup_company,
         ),
@@ -769,7 +768,6 @@ fn build() -> Vec<Tool> {
                 effect: Effect::Read,
                 open_world: true,
                 summary: summary::lookup_person,
-                listed_for: None,
             },
             lookup_person,
         ),
@@ -828,15 +826,17 @@ fn lookup_person(cx: Ctx<'_>, args: LookupPersonArgs) -> Fut<'_> {
             identifier,
             id_type,
         } = args;
+        let request = ResolveRequest {
+            id_type,
+            value: identifier,
+            customer_ref: None,
+        };
         let subject = cx
             .route(Operation::ResolveSubject, move |s, c| async move {
-                bodies::resolve_person(s, &c, &id_type, &identifier).await
+                bodies::resolve_person(s, &c, request).await
             })
             .await?;
-        let person_ref = serde_json::from_str::<Value>(&subject.0)
-            .ok()
-            .and_then(|v| v.get("identifier_ref")?.as_str().map(str::to_owned))
-            .ok_or_else(|| Failure::internal("a resolve body without its identifier_ref"))?;
+        let person_ref = subject.identifier_ref;
         let person = cx
             .route(Operation::GetPerson, move |s, c| async move {
                 bodies::person_profile(s, &c, &person_ref).await
@@ -844,7 +844,7 @@ fn lookup_person(cx: Ctx<'_>, args: LookupPersonArgs) -> Fut<'_> {
             .await?;
         Ok(Body(format!(
             "{{\"subject\":{},\"person\":{}}}",
-            subject.0, person.0
+            subject.body.0, person.0
         )))
     })
 }
@@ -898,20 +898,7 @@ fn refresh_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
 fn subscribe_monitoring(cx: Ctx<'_>, args: SubscribeArgs) -> Fut<'_> {
     Box::pin(
         cx.route(Operation::CreateSubscription, move |s, c| async move {
-            let mut body = Map::new();
-            body.insert("subject_id".into(), Value::String(args.subject_id));
-            body.insert("kind".into(), Value::String(args.kind));
-            body.insert("legal_basis".into(), Value::String(args.legal_basis));
-            if let Some(r) = args.legal_basis_ref {
-                body.insert("legal_basis_ref".into(), Value::String(r));
-            }
-            if let Some(d) = args.check_days {
-                body.insert("check_days".into(), json!(d));
-            }
-            if let Some(d) = args.full_refresh_days {
-                body.insert("full_refresh_days".into(), json!(d));
-            }
-            bodies::create_subscription(s, &c, &JsonBody::from_map(body)).await
+            bodies::create_subscription(s, &c, args.into()).await
         }),
     )
 }
@@ -925,26 +912,7 @@ fn get_subject(cx: Ctx<'_>, args: SubjectIdArgs) -> Fut<'_> {
 fn screen_subject(cx: Ctx<'_>, args: ScreenArgs) -> Fut<'_> {
     Box::pin(
         cx.route(Operation::RunScreeningCheck, move |s, c| async move {
-            let mut body = Map::new();
-            let strings = [
-                ("subject_id", args.subject_id),
-                ("name", args.name),
-                ("birth_date", args.birth_date),
-                ("orgnr", args.orgnr),
-                ("country", args.country),
-            ];
-            for (field, value) in strings {
-                if let Some(v) = value {
-                    body.insert(field.into(), Value::String(v));
-                }
-            }
-            if let Some(n) = args.nationalities {
-                body.insert(
-                    "nationalities".into(),
-                    Value::Array(n.into_iter().map(Value::String).collect()),
-                );
-            }
-            bodies::run_screening_check(s, &c, &JsonBody::from_map(body)).await
+            bodies::run_screening_check(s, &c, args.into()).await
         }),
     )
 }
@@ -1003,12 +971,14 @@ fn lookup_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
             .map_err(|_| Failure::internal("a number the company route served does not parse"))?
             .id_type()
             .as_str();
-        let mut resolve = Map::new();
-        resolve.insert("type".into(), Value::String(scheme.to_owned()));
-        resolve.insert("value".into(), Value::String(orgnr));
+        let request = ResolveRequest {
+            id_type: scheme.to_owned(),
+            value: orgnr,
+            customer_ref: None,
+        };
         let subject = cx
             .route(Operation::ResolveSubject, move |s, c| async move {
-                bodies::resolve_subject(s, &c, &JsonBody::from_map(resolve)).await
+                bodies::resolve_subject(s, &c, request).await
             })
             .await?;
         Ok(Body(format!(
@@ -1110,6 +1080,60 @@ mod tests {
         let mut all = reads.to_vec();
         all.push("screen_subject");
         assert_eq!(names(&run), all);
+        // The subscription reads open for `kyb:read` and `kyc:read` in part (their own kind),
+        // so they are listed for the monitoring scopes only.
+        let monitoring: ScopeSet = [Scope::MonitoringRead].into_iter().collect();
+        assert_eq!(
+            names(&monitoring),
+            ["get_subscription", "list_subscriptions"]
+        );
+        let subscribe: ScopeSet = [Scope::MonitoringSubscribe].into_iter().collect();
+        assert_eq!(
+            names(&subscribe),
+            [
+                "end_subscription",
+                "get_subscription",
+                "list_subscriptions",
+                "subscribe_monitoring"
+            ]
+        );
+    }
+
+    /// The scopes a tool is listed for come from its operations' `Operation::scopes` and
+    /// nowhere else: a caller holding one consumer scope sees a tool exactly when that scope
+    /// opens every operation of the tool whole, and never one its use case would refuse.
+    #[test]
+    fn every_tool_is_listed_for_the_scopes_of_its_operations() {
+        for scope in Scope::CONSUMER {
+            let held: ScopeSet = [scope].into_iter().collect();
+            let listed: Vec<Value> = listed_for(&held);
+            for tool in catalog() {
+                let ops = tool.spec.operations;
+                let shown = listed.iter().any(|d| d["name"] == tool.name());
+                let opens = |op: &Operation| op.scopes().is_empty() || op.scopes().contains(&scope);
+                let opens_whole = |op: &Operation| {
+                    op.scopes().is_empty() || op.listing_scopes().any(|s| s == scope)
+                };
+                if shown {
+                    assert!(ops.iter().all(opens), "{} listed for {scope}", tool.name());
+                }
+                assert_eq!(
+                    shown,
+                    ops.iter().all(opens_whole),
+                    "{} {scope}",
+                    tool.name()
+                );
+            }
+        }
+        for tool in catalog() {
+            assert!(
+                Scope::CONSUMER
+                    .into_iter()
+                    .any(|s| tool.listed_for(&[s].into_iter().collect())),
+                "{} is listed for no scope",
+                tool.name()
+            );
+        }
     }
 
     #[test]

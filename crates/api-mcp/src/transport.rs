@@ -16,7 +16,7 @@ use crate::tools::{self, Ctx, ErrorBody};
 use crate::{PROTOCOL_VERSIONS, SERVER_NAME};
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
-use api_rest::{bearer_token, read_body, request_context, ApiError};
+use api_core::{bearer_token, read_body, request_context, ApiError};
 use domain::access::Caller;
 use domain::audit::AuditTrail;
 use domain::operation::{Operation, Surface};
@@ -29,7 +29,7 @@ const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// 405 for every method but POST, with `Allow: POST` and the API's error shape.
 pub async fn method_not_allowed() -> HttpResponse {
-    api_rest::method_not_allowed(
+    api_core::method_not_allowed(
         &actix_web::http::Method::POST,
         "/mcp answers POST only: this server keeps no session and opens no event stream".into(),
     )
@@ -227,7 +227,7 @@ impl Exchange<'_> {
         match result {
             Ok(result) => rpc_result(id, result),
             Err(failure) => {
-                api_rest::log_cause(&failure, Some(tool.name()));
+                api_core::log_cause(&failure, Some(tool.name()));
                 rpc_result(id, tools::error_result(&failure))
             }
         }

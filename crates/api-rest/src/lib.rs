@@ -1,28 +1,14 @@
 #![doc = include_str!("../README.md")]
 
-pub mod bodies;
-mod context;
-pub mod dto;
-mod error;
 pub mod openapi;
+pub mod request;
 mod routes;
-pub mod schema;
 pub mod text;
 
-pub use context::{
-    bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader,
-};
-pub use error::{log_cause, ApiError, ErrorBody};
-
 use actix_web::web;
+use api_core::bodies::Body;
+use api_core::{bearer_token, method_not_allowed, request_context, ApiError, AppServices};
 use domain::services::Services;
-use std::sync::Arc;
-
-/// The largest request body accepted (JSON or form), in bytes.
-pub const MAX_BODY_BYTES: usize = 64 * 1024;
-
-/// Shared state of every handler.
-pub type AppServices = web::Data<Arc<Services>>;
 
 /// Registers every REST route. Unknown paths answer a JSON 404 through [`not_found`]; a
 /// known path asked with a method it does not serve answers 405 naming the one it does.
@@ -146,19 +132,6 @@ where
         }))
 }
 
-/// 405 in the API's error shape, with the `Allow` header (RFC 9110): the path exists, the
-/// method does not. Not audited: no route ran. The message never echoes the path. `/mcp`
-/// answers its 405 through this too.
-pub fn method_not_allowed(
-    allow: &actix_web::http::Method,
-    message: String,
-) -> actix_web::HttpResponse {
-    let failure = domain::Failure::new(domain::ErrorCode::MethodNotAllowed, message);
-    actix_web::HttpResponse::MethodNotAllowed()
-        .insert_header((actix_web::http::header::ALLOW, allow.as_str()))
-        .json(ErrorBody::of(&failure))
-}
-
 /// The default service: a JSON 404 that does not echo the path (it may hold identifiers).
 pub async fn not_found() -> actix_web::HttpResponse {
     use actix_web::ResponseError;
@@ -167,13 +140,6 @@ pub async fn not_found() -> actix_web::HttpResponse {
         "no such route",
     ))
     .error_response()
-}
-
-/// A 200 answer carrying a prepared body.
-pub fn json_response(body: bodies::Body) -> actix_web::HttpResponse {
-    actix_web::HttpResponse::Ok()
-        .content_type("application/json")
-        .body(body.0)
 }
 
 /// The whole REST path of a data route: admit the bearer, run the route's body function as
@@ -186,7 +152,7 @@ pub(crate) async fn run_route<'s, F, Fut>(
 ) -> Result<actix_web::HttpResponse, ApiError>
 where
     F: FnOnce(&'s Services, domain::access::Caller) -> Fut,
-    Fut: std::future::Future<Output = Result<bodies::Body, domain::Failure>>,
+    Fut: std::future::Future<Output = Result<Body, domain::Failure>>,
 {
     let ctx = request_context(req);
     let services = services.get_ref().as_ref();

@@ -11,6 +11,8 @@
 //! - the error responses of every operation, from [`Operation::errors`] and
 //!   [`domain::ErrorCode::status`] (one response per status, its `error` enum the codes);
 //! - the OAuth 2.0 security scheme and its scopes, from [`domain::scope::Scope::CONSUMER`];
+//! - the security of every operation that needs a scope, from [`Operation::scopes`] (the
+//!   scopes the use case checks; a route attribute that states them too fails the document);
 //! - the enums of countries and identifier types, from the domain's lists, and of evidence
 //!   sources, from the countries' declarations (each country's connectors declare theirs).
 //!
@@ -18,8 +20,8 @@
 //! values they do not know); any other enum of a response is closed (see
 //! `docs/decisions.md`, "Contract and versioning").
 
-use crate::error::ErrorBody;
 use actix_web::web;
+use api_core::ErrorBody;
 use domain::evidence::EvidenceSource;
 use domain::operation::Operation;
 use domain::scope::Scope;
@@ -93,6 +95,7 @@ pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
             the code. Enums marked `x-open-enum` may gain values in a minor version.",
     });
     add_security_schemes(&mut doc);
+    add_operation_security(&mut doc);
     add_error_responses(&mut doc);
     add_request_id_header(&mut doc);
     doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"] =
@@ -372,6 +375,32 @@ fn add_security_schemes(doc: &mut Value) {
     });
 }
 
+/// Each operation that needs a scope: one alternative per consumer scope of
+/// [`Operation::scopes`] (holding any one is enough), in that order. The operations that need
+/// none (the token endpoint, the document itself) state their own in their route attribute.
+fn add_operation_security(doc: &mut Value) {
+    for op in REST_OPERATIONS {
+        let scopes: Vec<Value> = op
+            .scopes()
+            .iter()
+            .filter(|s| s.is_consumer_scope())
+            .map(|s| json!({ OAUTH2: [s.as_str()] }))
+            .collect();
+        if scopes.is_empty() {
+            continue;
+        }
+        let method = op.method().to_ascii_lowercase();
+        let operation = &mut doc["paths"][op.route_template()][method.as_str()];
+        assert!(
+            operation.get("security").is_none(),
+            "{} {}: its scopes are `Operation::scopes`, not a route attribute's",
+            op.method(),
+            op.route_template()
+        );
+        operation["security"] = Value::Array(scopes);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Events: the declared types, and whether this build emits each (`domain::event`).
 
@@ -421,6 +450,39 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The scopes the document states for each operation are the ones its use case checks
+    /// (`Operation::scopes`, the consumer scopes among them), each an alternative of its own.
+    #[test]
+    fn every_operation_states_the_scopes_that_open_it() {
+        let doc = document("1.0.0", &domain::countries::evidence_sources([]));
+        for op in REST_OPERATIONS {
+            let operation = &doc["paths"][op.route_template()][op.method().to_ascii_lowercase()];
+            let mut stated: Vec<&str> = Vec::new();
+            for requirement in operation["security"].as_array().unwrap() {
+                let requirement = requirement.as_object().unwrap();
+                if let Some(scopes) = requirement.get(OAUTH2) {
+                    assert_eq!(requirement.len(), 1, "{}", op.route_template());
+                    let [scope] = scopes.as_array().unwrap().as_slice() else {
+                        panic!("{}: one scope per alternative", op.route_template())
+                    };
+                    stated.push(scope.as_str().unwrap());
+                }
+            }
+            let checked: Vec<&str> = op
+                .scopes()
+                .iter()
+                .filter(|s| s.is_consumer_scope())
+                .map(|s| s.as_str())
+                .collect();
+            assert_eq!(stated, checked, "{} {}", op.method(), op.route_template());
+        }
+        // The token endpoint authenticates the client instead: no bearer, or HTTP Basic.
+        assert_eq!(
+            doc["paths"]["/oauth/token"]["post"]["security"],
+            json!([{}, {CLIENT_BASIC: []}])
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! surface the request came through.
 
 use crate::error::ErrorCode;
-use crate::scope::Scope;
+use crate::scope::{Scope, ScopeSet};
 
 /// Which surface a request arrived on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -140,8 +140,10 @@ impl Operation {
         }
     }
 
-    /// The scopes that open the operation: holding any one of them is enough. The use case
-    /// checks these; the MCP tool list is derived from them, so the two cannot drift.
+    /// The scopes that open the operation: holding any one of them is enough. Written here
+    /// once: the use case checks these, the OpenAPI document states them (the consumer scopes
+    /// among them) as the operation's security, and the MCP tool list is derived from them
+    /// ([`Operation::listed_for`]), so none of the three can drift from the others.
     pub fn scopes(self) -> &'static [Scope] {
         match self {
             Operation::ResolveSubject => &[Scope::KybRead, Scope::KycRead],
@@ -183,6 +185,38 @@ impl Operation {
             // Not a consumer's operation: the scheduler's own principal runs it.
             Operation::MonitoringRun => &[],
         }
+    }
+
+    /// Whether `scope`, one of [`Operation::scopes`], opens the operation only in part:
+    /// `kyb:read` and `kyc:read` read the subscriptions of their own kind alone (the use case
+    /// leaves out the others), where the monitoring scopes read them all.
+    pub fn opens_in_part(self, scope: Scope) -> bool {
+        matches!(
+            (self, scope),
+            (
+                Operation::ListSubscriptions | Operation::GetSubscription,
+                Scope::KybRead | Scope::KycRead
+            )
+        )
+    }
+
+    /// The scopes a tool running the operation is listed for: those of
+    /// [`Operation::scopes`] that open the whole of it. A tool list offers a tool only to a
+    /// caller it serves whole (the subscription tools: to the monitoring scopes); a caller
+    /// holding a scope that opens it in part may still call it, as the route, and gets what
+    /// that scope opens.
+    pub fn listing_scopes(self) -> impl Iterator<Item = Scope> {
+        self.scopes()
+            .iter()
+            .copied()
+            .filter(move |s| !self.opens_in_part(*s))
+    }
+
+    /// Whether a tool list shows a tool running the operation to a caller holding `held`:
+    /// always for an operation that needs no scope, else when `held` has one of its
+    /// [`Operation::listing_scopes`].
+    pub fn listed_for(self, held: &ScopeSet) -> bool {
+        self.scopes().is_empty() || self.listing_scopes().any(|s| held.contains(s))
     }
 
     /// The status of a successful answer.
@@ -367,6 +401,31 @@ mod tests {
             sorted.dedup();
             assert_eq!(errors, sorted, "{op:?}: in table order, once each");
         }
+    }
+
+    #[test]
+    fn a_tool_is_listed_for_scopes_that_open_its_operation_whole() {
+        for op in ALL {
+            let listing: Vec<Scope> = op.listing_scopes().collect();
+            // Listed only for scopes that open it: never for one the use case refuses.
+            assert!(listing.iter().all(|s| op.scopes().contains(s)), "{op:?}");
+            // An operation that needs a scope is listed for at least one.
+            assert_eq!(listing.is_empty(), op.scopes().is_empty(), "{op:?}");
+        }
+        // The subscription reads: opened for their own kind by `kyb:read` and `kyc:read`,
+        // listed for the monitoring scopes only.
+        for op in [Operation::ListSubscriptions, Operation::GetSubscription] {
+            assert_eq!(
+                op.listing_scopes().collect::<Vec<_>>(),
+                [Scope::MonitoringRead, Scope::MonitoringSubscribe]
+            );
+        }
+        let held = |s: Scope| -> ScopeSet { [s].into_iter().collect() };
+        assert!(Operation::GetCompany.listed_for(&held(Scope::KybRead)));
+        assert!(!Operation::GetCompany.listed_for(&held(Scope::KycRead)));
+        assert!(!Operation::GetSubscription.listed_for(&held(Scope::KybRead)));
+        assert!(Operation::GetSubscription.listed_for(&held(Scope::MonitoringRead)));
+        assert!(Operation::McpRequest.listed_for(&ScopeSet::new()));
     }
 
     #[test]

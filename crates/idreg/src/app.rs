@@ -125,7 +125,7 @@ impl App {
             ActixApp::new()
                 .app_data(services.clone())
                 .app_data(document.clone())
-                .wrap(middleware::from_fn(api_rest::request_context_middleware))
+                .wrap(middleware::from_fn(api_core::request_context_middleware))
                 .configure(api_mcp::configure)
                 .configure(api_rest::configure)
                 .default_service(web::to(api_rest::not_found))

@@ -396,7 +396,7 @@ pub fn tenant_json(t: &Tenant) -> Value {
             "valid_from": p.valid_from.to_string(),
             "valid_to": p.valid_to.to_string(),
             "status": p.status.as_str(),
-            "recorded_at": api_rest::dto::timestamp(p.recorded_at),
+            "recorded_at": api_core::dto::timestamp(p.recorded_at),
         })),
         "budget": {
             "daily_paid_calls": t.budget.daily_paid_calls,
@@ -404,7 +404,7 @@ pub fn tenant_json(t: &Tenant) -> Value {
             "person_lookup_ceiling": t.budget.person_lookup_ceiling,
         },
         "retention_days": t.retention_days,
-        "created_at": api_rest::dto::timestamp(t.created_at),
+        "created_at": api_core::dto::timestamp(t.created_at),
     })
 }
 
@@ -415,10 +415,10 @@ pub fn grant_json(g: &Grant) -> Value {
         "client_id": g.client_id.as_str(),
         "scopes": g.scopes.to_string(),
         "countries": g.countries.codes(),
-        "expires_at": g.expires_at.map(api_rest::dto::timestamp),
-        "revoked_at": g.revoked_at.map(api_rest::dto::timestamp),
+        "expires_at": g.expires_at.map(api_core::dto::timestamp),
+        "revoked_at": g.revoked_at.map(api_core::dto::timestamp),
         "credential_generation": g.credential_generation,
-        "created_at": api_rest::dto::timestamp(g.created_at),
+        "created_at": api_core::dto::timestamp(g.created_at),
     })
 }
 

@@ -162,8 +162,8 @@ fn version_json(v: &SourceVersion) -> Value {
         "source_version_id": v.id.to_string(),
         "source_id": v.source.as_str(),
         "digest": v.digest,
-        "published_at": v.published_at.map(api_rest::dto::timestamp),
-        "imported_at": api_rest::dto::timestamp(v.imported_at),
+        "published_at": v.published_at.map(api_core::dto::timestamp),
+        "imported_at": api_core::dto::timestamp(v.imported_at),
         "entry_count": v.entry_count,
         "skipped_count": v.skipped_count,
     })
@@ -172,10 +172,10 @@ fn version_json(v: &SourceVersion) -> Value {
 fn active_json(l: &ActiveList) -> Value {
     json!({
         "version": version_json(&l.version),
-        "activated_at": api_rest::dto::timestamp(l.activated_at),
+        "activated_at": api_core::dto::timestamp(l.activated_at),
         "degraded": l.failed_since.is_some(),
         "failed_import": l.failed_since.as_ref().map(|f| json!({
-            "attempted_at": api_rest::dto::timestamp(f.attempted_at),
+            "attempted_at": api_core::dto::timestamp(f.attempted_at),
             "reason": f.reason,
         })),
     })

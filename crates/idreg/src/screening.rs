@@ -9,7 +9,7 @@
 //! stderr, and exits non-zero.
 
 use crate::app::App;
-use api_rest::dto::screening::{OverrideVersionDto, WhitelistEntryDto};
+use api_core::dto::screening::{OverrideVersionDto, WhitelistEntryDto};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use clap::Subcommand;
 use domain::matcher::score::Weights;
@@ -318,7 +318,7 @@ fn parse_expiry(s: &str) -> Result<DateTime<Utc>, Failure> {
 }
 
 fn timestamp(t: DateTime<Utc>) -> String {
-    api_rest::dto::timestamp(t)
+    api_core::dto::timestamp(t)
 }
 
 fn weights_json(w: &Weights) -> Value {
@@ -370,7 +370,7 @@ pub fn whitelist_json(e: &WhitelistEntry, now: DateTime<Utc>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use api_rest::dto::screening::OverrideConfigDto;
+    use api_core::dto::screening::OverrideConfigDto;
 
     #[test]
     fn a_date_expires_at_the_next_midnight_and_a_time_is_taken_as_given() {

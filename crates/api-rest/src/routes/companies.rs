@@ -1,8 +1,9 @@
 //! `GET /v1/companies/{orgnr}` and `GET /v1/documents/{id}`.
 
-use crate::bodies;
-use crate::{run_route, ApiError, AppServices};
+use crate::run_route;
 use actix_web::{web, HttpRequest, HttpResponse};
+use api_core::bodies;
+use api_core::{ApiError, AppServices};
 use domain::operation::Operation;
 
 #[utoipa::path(
@@ -18,9 +19,8 @@ use domain::operation::Operation;
         pattern = r"^((se:)?(16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}|lt:[0-9]{9})$",
         example = "556002-1361",
     )),
-    security(("oauth2" = ["kyb:read"])),
     responses(
-        (status = 200, description = "The company profile", body = crate::dto::Envelope<crate::dto::CompanyProfileDto>),
+        (status = 200, description = "The company profile", body = api_core::dto::Envelope<api_core::dto::CompanyProfileDto>),
     )
 )]
 pub async fn profile(
@@ -45,9 +45,8 @@ pub async fn profile(
     operation_id = "get_document",
     tag = "companies",
     params(("id" = String, Path, description = "A document id from a company profile (opaque)")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
-        (status = 200, description = "The document", body = crate::dto::Envelope<crate::dto::DocumentDto>),
+        (status = 200, description = "The document", body = api_core::dto::Envelope<api_core::dto::DocumentDto>),
     )
 )]
 pub async fn document(
@@ -72,9 +71,8 @@ pub async fn document(
     operation_id = "refresh_company",
     tag = "companies",
     params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
-    security(("oauth2" = ["kyb:refresh"])),
     responses(
-        (status = 200, description = "The fresh company profile and the events logged", body = crate::dto::RefreshDto),
+        (status = 200, description = "The fresh company profile and the events logged", body = api_core::dto::RefreshDto),
     )
 )]
 pub async fn refresh(

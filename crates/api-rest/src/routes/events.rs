@@ -1,8 +1,9 @@
 //! The per-tenant event log: `GET /v1/events`.
 
-use crate::bodies;
-use crate::{run_route, ApiError, AppServices};
+use crate::run_route;
 use actix_web::{HttpRequest, HttpResponse};
+use api_core::bodies;
+use api_core::{ApiError, AppServices};
 use domain::event_service::EventsRequest;
 use domain::operation::Operation;
 use domain::Failure;
@@ -29,9 +30,8 @@ fn events_request(query: &str) -> Result<EventsRequest, Failure> {
         ("limit" = Option<u32>, Query, description = "Events per page, 1 to 1000 (default 100)"),
         ("types" = Option<String>, Query, description = "Event type names separated by commas"),
     ),
-    security(("oauth2" = ["events:read"])),
     responses(
-        (status = 200, description = "A page of events", body = crate::dto::EventPageDto),
+        (status = 200, description = "A page of events", body = api_core::dto::EventPageDto),
     )
 )]
 pub async fn list(req: HttpRequest, services: AppServices) -> Result<HttpResponse, ApiError> {

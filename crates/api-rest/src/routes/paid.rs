@@ -5,9 +5,10 @@
 //! a cached value is served with `stale: true`, otherwise 429 `budget_exceeded`. A
 //! deployment without the tier answers 501 `country_not_supported` and calls nothing.
 
-use crate::bodies;
-use crate::{run_route, ApiError, AppServices};
+use crate::run_route;
 use actix_web::{web, HttpRequest, HttpResponse};
+use api_core::bodies;
+use api_core::{ApiError, AppServices};
 use domain::operation::Operation;
 
 #[utoipa::path(
@@ -18,9 +19,8 @@ use domain::operation::Operation;
     operation_id = "get_officers",
     tag = "companies",
     params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
-        (status = 200, description = "Officers and signatory rule", body = crate::dto::Envelope<crate::dto::OfficersDto>),
+        (status = 200, description = "Officers and signatory rule", body = api_core::dto::Envelope<api_core::dto::OfficersDto>),
     )
 )]
 pub async fn officers(
@@ -47,9 +47,8 @@ pub async fn officers(
     operation_id = "get_signatories",
     tag = "companies",
     params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
-        (status = 200, description = "Officers and signatory rule", body = crate::dto::Envelope<crate::dto::OfficersDto>),
+        (status = 200, description = "Officers and signatory rule", body = api_core::dto::Envelope<api_core::dto::OfficersDto>),
     )
 )]
 pub async fn signatories(
@@ -76,9 +75,8 @@ pub async fn signatories(
     operation_id = "get_beneficial_owners",
     tag = "companies",
     params(("orgnr" = String, Path, description = "The company's code in wire form (as for the company profile)", example = "556002-1361")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
-        (status = 200, description = "Beneficial owners", body = crate::dto::Envelope<crate::dto::BeneficialOwnersDto>),
+        (status = 200, description = "Beneficial owners", body = api_core::dto::Envelope<api_core::dto::BeneficialOwnersDto>),
     )
 )]
 pub async fn beneficial_owners(
@@ -105,9 +103,8 @@ pub async fn beneficial_owners(
     operation_id = "get_person_engagements",
     tag = "persons",
     params(("ref" = String, Path, description = "An `identifier_ref` of a person subject (`idr_` + 26 characters)")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
-        (status = 200, description = "The person's engagements", body = crate::dto::Envelope<crate::dto::EngagementsDto>),
+        (status = 200, description = "The person's engagements", body = api_core::dto::Envelope<api_core::dto::EngagementsDto>),
     )
 )]
 pub async fn person_engagements(

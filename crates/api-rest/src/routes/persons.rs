@@ -4,9 +4,10 @@
 //! read before anything cached is read or the register is asked. Lookups are metered against
 //! the tenant's daily person-lookup ceiling, and a profile is never served stale.
 
-use crate::bodies;
-use crate::{run_route, ApiError, AppServices};
+use crate::run_route;
 use actix_web::{web, HttpRequest, HttpResponse};
+use api_core::bodies;
+use api_core::{ApiError, AppServices};
 use domain::operation::Operation;
 
 #[utoipa::path(
@@ -17,9 +18,8 @@ use domain::operation::Operation;
     operation_id = "get_person_profile",
     tag = "persons",
     params(("ref" = String, Path, description = "An `identifier_ref` of a person subject (`idr_` + 26 characters)")),
-    security(("oauth2" = ["kyc:read"])),
     responses(
-        (status = 200, description = "The person's profile (`stale` is always false)", body = crate::dto::Envelope<crate::dto::PersonProfileDto>),
+        (status = 200, description = "The person's profile (`stale` is always false)", body = api_core::dto::Envelope<api_core::dto::PersonProfileDto>),
     )
 )]
 pub async fn profile(

@@ -5,11 +5,11 @@
 //! Bodies are bare objects (no `{stale, data}`): a check is a result the service computed and
 //! appended, never upstream data served from a cache.
 
-use crate::bodies;
-use crate::context::read_body;
-use crate::dto::JsonBody;
-use crate::{run_route, ApiError, AppServices};
+use crate::request::{self, JsonBody};
+use crate::run_route;
 use actix_web::{web, HttpRequest, HttpResponse};
+use api_core::bodies;
+use api_core::{read_body, ApiError, AppServices};
 use domain::operation::Operation;
 use domain::screening::ChecksRequest;
 
@@ -20,10 +20,9 @@ use domain::screening::ChecksRequest;
     path = "/v1/screening/checks",
     operation_id = "screen_subject",
     tag = "screening",
-    request_body(content = crate::dto::screening::ScreeningCheckRequestBody, content_type = "application/json"),
-    security(("oauth2" = ["screening:run"])),
+    request_body(content = crate::request::ScreeningCheckRequestBody, content_type = "application/json"),
     responses(
-        (status = 201, description = "The check", body = crate::dto::screening::ScreeningCheckDto),
+        (status = 201, description = "The check", body = api_core::dto::screening::ScreeningCheckDto),
     )
 )]
 pub async fn run(
@@ -37,7 +36,7 @@ pub async fn run(
         Operation::RunScreeningCheck,
         |services, caller| async move {
             let json = JsonBody::parse(&read_body(payload).await?)?;
-            bodies::run_screening_check(services, &caller, &json).await
+            bodies::run_screening_check(services, &caller, request::screening_check(&json)?).await
         },
     )
     .await
@@ -54,9 +53,8 @@ pub async fn run(
         ("limit" = Option<u32>, Query, description = "At most this many, 1 to 200 (default 50)"),
         ("subject_id" = Option<String>, Query, description = "Only the checks of this subject"),
     ),
-    security(("oauth2" = ["screening:read"]), ("oauth2" = ["screening:run"])),
     responses(
-        (status = 200, description = "The checks", body = crate::dto::screening::ScreeningCheckListDto),
+        (status = 200, description = "The checks", body = api_core::dto::screening::ScreeningCheckListDto),
     )
 )]
 pub async fn list(req: HttpRequest, services: AppServices) -> Result<HttpResponse, ApiError> {
@@ -85,9 +83,8 @@ pub async fn list(req: HttpRequest, services: AppServices) -> Result<HttpRespons
     operation_id = "get_screening_check",
     tag = "screening",
     params(("id" = String, Path, description = "The check id (`chk_` + 26 characters)")),
-    security(("oauth2" = ["screening:read"]), ("oauth2" = ["screening:run"])),
     responses(
-        (status = 200, description = "The check", body = crate::dto::screening::ScreeningCheckDto),
+        (status = 200, description = "The check", body = api_core::dto::screening::ScreeningCheckDto),
     )
 )]
 pub async fn get(
@@ -111,9 +108,8 @@ pub async fn get(
     path = "/v1/screening/overrides",
     operation_id = "list_screening_overrides",
     tag = "screening",
-    security(("oauth2" = ["screening:read"]), ("oauth2" = ["screening:run"])),
     responses(
-        (status = 200, description = "The override versions", body = crate::dto::screening::OverrideVersionListDto),
+        (status = 200, description = "The override versions", body = api_core::dto::screening::OverrideVersionListDto),
     )
 )]
 pub async fn overrides(req: HttpRequest, services: AppServices) -> Result<HttpResponse, ApiError> {
@@ -133,9 +129,8 @@ pub async fn overrides(req: HttpRequest, services: AppServices) -> Result<HttpRe
     path = "/v1/screening/whitelist",
     operation_id = "list_screening_whitelist",
     tag = "screening",
-    security(("oauth2" = ["screening:read"]), ("oauth2" = ["screening:run"])),
     responses(
-        (status = 200, description = "The whitelist entries", body = crate::dto::screening::WhitelistDto),
+        (status = 200, description = "The whitelist entries", body = api_core::dto::screening::WhitelistDto),
     )
 )]
 pub async fn whitelist(req: HttpRequest, services: AppServices) -> Result<HttpResponse, ApiError> {

@@ -1,10 +1,10 @@
 //! `POST /v1/subjects/resolve` and `GET /v1/subjects/{id}`.
 
-use crate::bodies;
-use crate::context::read_body;
-use crate::dto::JsonBody;
-use crate::{run_route, ApiError, AppServices};
+use crate::request::{self, JsonBody};
+use crate::run_route;
 use actix_web::{web, HttpRequest, HttpResponse};
+use api_core::bodies;
+use api_core::{read_body, ApiError, AppServices};
 use domain::operation::Operation;
 
 #[utoipa::path(
@@ -14,10 +14,9 @@ use domain::operation::Operation;
     path = "/v1/subjects/resolve",
     operation_id = "resolve_subject",
     tag = "subjects",
-    request_body(content = crate::dto::ResolveRequestBody, content_type = "application/json"),
-    security(("oauth2" = ["kyb:read"]), ("oauth2" = ["kyc:read"])),
+    request_body(content = crate::request::ResolveRequestBody, content_type = "application/json"),
     responses(
-        (status = 200, description = "The subject holding the identifier", body = crate::dto::ResolveResponse),
+        (status = 200, description = "The subject holding the identifier", body = api_core::dto::ResolveResponse),
     )
 )]
 pub async fn resolve(
@@ -31,7 +30,7 @@ pub async fn resolve(
         Operation::ResolveSubject,
         |services, caller| async move {
             let json = JsonBody::parse(&read_body(payload).await?)?;
-            bodies::resolve_subject(services, &caller, &json).await
+            bodies::resolve_subject(services, &caller, request::resolve(&json)?).await
         },
     )
     .await
@@ -45,9 +44,8 @@ pub async fn resolve(
     operation_id = "get_subject",
     tag = "subjects",
     params(("id" = String, Path, description = "A subject id (opaque; a merged-away id is an alias)")),
-    security(("oauth2" = ["kyb:read"])),
     responses(
-        (status = 200, description = "The subject", body = crate::dto::SubjectResponse),
+        (status = 200, description = "The subject", body = api_core::dto::SubjectResponse),
     )
 )]
 pub async fn get(

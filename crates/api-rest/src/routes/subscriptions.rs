@@ -1,11 +1,11 @@
 //! Monitoring subscriptions: `POST /v1/subscriptions` (201), `GET /v1/subscriptions`,
 //! `GET /v1/subscriptions/{id}`, `POST /v1/subscriptions/{id}/end`.
 
-use crate::bodies;
-use crate::context::read_body;
-use crate::dto::JsonBody;
-use crate::{run_route, ApiError, AppServices};
+use crate::request::{self, JsonBody};
+use crate::run_route;
 use actix_web::{web, HttpRequest, HttpResponse};
+use api_core::bodies;
+use api_core::{read_body, ApiError, AppServices};
 use domain::operation::Operation;
 use domain::subscription::SubscriptionsRequest;
 
@@ -16,10 +16,9 @@ use domain::subscription::SubscriptionsRequest;
     path = "/v1/subscriptions",
     operation_id = "subscribe_monitoring",
     tag = "subscriptions",
-    request_body(content = crate::dto::SubscribeRequestBody, content_type = "application/json"),
-    security(("oauth2" = ["monitoring:subscribe"])),
+    request_body(content = crate::request::SubscribeRequestBody, content_type = "application/json"),
     responses(
-        (status = 201, description = "The subscription", body = crate::dto::SubscriptionDto),
+        (status = 201, description = "The subscription", body = api_core::dto::SubscriptionDto),
     )
 )]
 pub async fn create(
@@ -33,7 +32,7 @@ pub async fn create(
         Operation::CreateSubscription,
         |services, caller| async move {
             let json = JsonBody::parse(&read_body(payload).await?)?;
-            bodies::create_subscription(services, &caller, &json).await
+            bodies::create_subscription(services, &caller, request::subscribe(&json)?).await
         },
     )
     .await
@@ -50,9 +49,8 @@ pub async fn create(
         ("limit" = Option<u32>, Query, description = "At most this many, 1 to 1000 (default 100)"),
         ("status" = Option<String>, Query, description = "`active`, `suspended` or `ended`"),
     ),
-    security(("oauth2" = ["monitoring:read"]), ("oauth2" = ["monitoring:subscribe"]), ("oauth2" = ["kyb:read"]), ("oauth2" = ["kyc:read"])),
     responses(
-        (status = 200, description = "The subscriptions", body = crate::dto::SubscriptionListDto),
+        (status = 200, description = "The subscriptions", body = api_core::dto::SubscriptionListDto),
     )
 )]
 pub async fn list(req: HttpRequest, services: AppServices) -> Result<HttpResponse, ApiError> {
@@ -81,9 +79,8 @@ pub async fn list(req: HttpRequest, services: AppServices) -> Result<HttpRespons
     operation_id = "get_subscription",
     tag = "subscriptions",
     params(("id" = String, Path, description = "The subscription id (`sub_` + 26 characters)")),
-    security(("oauth2" = ["monitoring:read"]), ("oauth2" = ["monitoring:subscribe"]), ("oauth2" = ["kyb:read"]), ("oauth2" = ["kyc:read"])),
     responses(
-        (status = 200, description = "The subscription", body = crate::dto::SubscriptionDto),
+        (status = 200, description = "The subscription", body = api_core::dto::SubscriptionDto),
     )
 )]
 pub async fn get(
@@ -108,9 +105,8 @@ pub async fn get(
     operation_id = "end_subscription",
     tag = "subscriptions",
     params(("id" = String, Path, description = "The subscription id")),
-    security(("oauth2" = ["monitoring:subscribe"])),
     responses(
-        (status = 200, description = "The ended subscription", body = crate::dto::SubscriptionDto),
+        (status = 200, description = "The ended subscription", body = api_core::dto::SubscriptionDto),
     )
 )]
 pub async fn end(

@@ -4,15 +4,28 @@
 //! (`client_secret_post`) or as HTTP Basic (`client_secret_basic`). Errors carry RFC 6749's
 //! `error_description` beside `message` (same text) so that standard OAuth clients show it.
 
-use crate::context::{read_body, request_context};
-use crate::dto::{JsonBody, TokenResponse};
-use crate::AppServices;
+use crate::request::JsonBody;
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
+use api_core::{insert_retry_after, log_cause, read_body, request_context, AppServices};
 use base64::Engine;
 use domain::token::TokenRequest;
 use domain::{ErrorCode, Failure};
 use serde::Serialize;
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TokenResponse {
+    pub access_token: String,
+    /// Always `Bearer`.
+    #[schema(schema_with = api_core::schema::token_type)]
+    pub token_type: &'static str,
+    pub expires_in: i64,
+    /// The token's scopes, space-separated.
+    pub scope: String,
+    /// Country codes the token carries.
+    #[schema(schema_with = api_core::schema::country_codes)]
+    pub countries: Vec<&'static str>,
+}
 
 #[derive(Serialize)]
 struct TokenErrorBody<'a> {
@@ -22,12 +35,12 @@ struct TokenErrorBody<'a> {
 }
 
 fn token_error(failure: &Failure, basic_used: bool) -> HttpResponse {
-    crate::error::log_cause(failure, None);
+    log_cause(failure, None);
     let status =
         StatusCode::from_u16(failure.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = HttpResponse::build(status);
     response.insert_header((header::CACHE_CONTROL, "no-store"));
-    crate::error::insert_retry_after(failure, &mut response);
+    insert_retry_after(failure, &mut response);
     if failure.code == ErrorCode::InvalidClient && basic_used {
         response.insert_header((header::WWW_AUTHENTICATE, "Basic realm=\"idreg\""));
     }
@@ -201,13 +214,13 @@ fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool),
     request_body(
         description = "The token request",
         content(
-            (crate::dto::TokenRequestBody = "application/x-www-form-urlencoded"),
-            (crate::dto::TokenRequestBody = "application/json"),
+            (crate::request::TokenRequestBody = "application/x-www-form-urlencoded"),
+            (crate::request::TokenRequestBody = "application/json"),
         )
     ),
     security((), ("client_basic" = [])),
     responses(
-        (status = 200, description = "The access token", body = crate::dto::TokenResponse,
+        (status = 200, description = "The access token", body = TokenResponse,
             headers(
                 ("Cache-Control" = String, description = "`no-store`"),
                 ("Pragma" = String, description = "`no-cache`"),

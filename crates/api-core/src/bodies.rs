@@ -1,6 +1,10 @@
-//! The response body of each route, built by one function per route. The REST handlers send
-//! it; the MCP tools put the very same text into `content[1]`, so the two surfaces answer
-//! byte for byte alike.
+//! The response body of each operation, built by one function per operation: it calls the
+//! use case and serialises the wire type. The REST handlers send it; the MCP tools put the
+//! very same text into `content[1]`, so the two surfaces answer byte for byte alike.
+//!
+//! A function takes what its operation reads, typed: path and query values as text, and a
+//! body as the domain's request (`ResolveRequest`, `SubscribeRequest`, `CheckRequest`), which
+//! the REST route reads from its JSON body and the MCP tool from its arguments.
 
 use crate::dto::screening::{
     OverrideVersionDto, OverrideVersionListDto, ScreeningCheckDto, ScreeningCheckListDto,
@@ -8,13 +12,15 @@ use crate::dto::screening::{
 };
 use crate::dto::{
     BeneficialOwnersDto, CompanyProfileDto, DocumentDto, EngagementsDto, Envelope, EventPageDto,
-    JsonBody, OfficersDto, PersonProfileDto, RefreshDto, ResolveResponse, SubjectResponse,
-    SubscriptionDto, SubscriptionListDto,
+    OfficersDto, PersonProfileDto, RefreshDto, ResolveResponse, SubjectResponse, SubscriptionDto,
+    SubscriptionListDto,
 };
 use domain::access::Caller;
 use domain::operation::Operation;
+use domain::screening::CheckRequest;
 use domain::services::Services;
 use domain::subject::ResolveRequest;
+use domain::subscription::SubscribeRequest;
 use domain::Failure;
 use serde::Serialize;
 
@@ -34,15 +40,29 @@ impl Body {
 pub async fn resolve_subject(
     services: &Services,
     caller: &Caller,
-    body: &JsonBody,
+    request: ResolveRequest,
 ) -> Result<Body, Failure> {
-    let request = ResolveRequest {
-        id_type: body.required_str("type")?,
-        value: body.required_str("value")?,
-        customer_ref: body.optional_str("ref")?,
-    };
+    Ok(resolve(services, caller, request).await?.body)
+}
+
+/// A resolve body together with the `identifier_ref` it names, for a tool that reads on by
+/// that ref (`lookup_person`).
+pub struct Resolved {
+    pub body: Body,
+    pub identifier_ref: String,
+}
+
+async fn resolve(
+    services: &Services,
+    caller: &Caller,
+    request: ResolveRequest,
+) -> Result<Resolved, Failure> {
     let resolution = services.subjects.resolve(caller, request).await?;
-    Body::of(&ResolveResponse::from(&resolution))
+    let response = ResolveResponse::from(&resolution);
+    Ok(Resolved {
+        body: Body::of(&response)?,
+        identifier_ref: response.identifier_ref,
+    })
 }
 
 /// `GET /v1/subjects/{id}`.
@@ -129,26 +149,16 @@ pub async fn person_profile(
 
 /// The resolve step of `lookup_person`: the person gate first (scope, a person's number,
 /// country, a served country, the permit), so nothing is resolved or stored for a lookup
-/// that would be refused; then the resolve body.
+/// that would be refused; then the resolve, as `POST /v1/subjects/resolve` answers it.
 pub async fn resolve_person(
     services: &Services,
     caller: &Caller,
-    id_type: &str,
-    identifier: &str,
-) -> Result<Body, Failure> {
-    services.persons.admit_lookup(caller, id_type, identifier)?;
-    let resolution = services
-        .subjects
-        .resolve(
-            caller,
-            ResolveRequest {
-                id_type: id_type.to_owned(),
-                value: identifier.to_owned(),
-                customer_ref: None,
-            },
-        )
-        .await?;
-    Body::of(&ResolveResponse::from(&resolution))
+    request: ResolveRequest,
+) -> Result<Resolved, Failure> {
+    services
+        .persons
+        .admit_lookup(caller, &request.id_type, &request.value)?;
+    resolve(services, caller, request).await
 }
 
 /// `GET /v1/events` (`list_events`), or with the change types preselected (`list_changes`).
@@ -170,16 +180,8 @@ pub async fn events(
 pub async fn create_subscription(
     services: &Services,
     caller: &Caller,
-    body: &JsonBody,
+    request: SubscribeRequest,
 ) -> Result<Body, Failure> {
-    let request = domain::subscription::SubscribeRequest {
-        subject_id: body.required_str("subject_id")?,
-        kind: body.required_str("kind")?,
-        legal_basis: body.required_str("legal_basis")?,
-        legal_basis_ref: body.optional_str("legal_basis_ref")?,
-        check_days: body.optional_i64("check_days")?,
-        full_refresh_days: body.optional_i64("full_refresh_days")?,
-    };
     let s = services.subscriptions.create(caller, request).await?;
     Body::of(&SubscriptionDto::new(&caller.tenant_id, &s))
 }
@@ -238,22 +240,13 @@ pub async fn refresh_company(
     })
 }
 
-/// `POST /v1/screening/checks` (201). The body's fields are read by type here (a wrong type
-/// is 400 naming the field); the use case judges their values, a personal number in `name`
-/// first of all.
+/// `POST /v1/screening/checks` (201). The use case judges the request's values, a personal
+/// number in `name` first of all.
 pub async fn run_screening_check(
     services: &Services,
     caller: &Caller,
-    body: &JsonBody,
+    request: CheckRequest,
 ) -> Result<Body, Failure> {
-    let request = domain::screening::CheckRequest {
-        subject_id: body.optional_str("subject_id")?,
-        name: body.optional_str("name")?,
-        birth_date: body.optional_str("birth_date")?,
-        nationalities: body.optional_str_array("nationalities")?,
-        orgnr: body.optional_str("orgnr")?,
-        country: body.optional_str("country")?,
-    };
     let served = services.screening.run(caller, request).await?;
     Body::of(&ScreeningCheckDto::from(&served))
 }

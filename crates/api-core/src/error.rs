@@ -1,5 +1,6 @@
-//! The one place where a `Failure` becomes an HTTP response: `{error, message}` and the
-//! status of the code.
+//! The one place where a `Failure` becomes the wire's error: `{error, message}` (the body of
+//! a REST error and of an MCP `isError` result's `content[1]`) and, over HTTP, the status of
+//! the code with its headers. Both surfaces log a failure's cause through [`log_cause`].
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
@@ -74,6 +75,16 @@ pub fn insert_retry_after(failure: &Failure, response: &mut actix_web::HttpRespo
     if let Some(seconds) = failure.retry_after() {
         response.insert_header((header::RETRY_AFTER, seconds.to_string()));
     }
+}
+
+/// 405 in the API's error shape, with the `Allow` header (RFC 9110): the path exists, the
+/// method does not. Not audited: no route ran. The message never echoes the path. Every REST
+/// path and `/mcp` answer their 405 through this.
+pub fn method_not_allowed(allow: &actix_web::http::Method, message: String) -> HttpResponse {
+    let failure = Failure::new(ErrorCode::MethodNotAllowed, message);
+    HttpResponse::MethodNotAllowed()
+        .insert_header((header::ALLOW, allow.as_str()))
+        .json(ErrorBody::of(&failure))
 }
 
 impl ResponseError for ApiError {

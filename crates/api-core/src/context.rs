@@ -1,6 +1,7 @@
-//! Per-request context: a request id (also sent back as `X-Request-Id`), the peer address,
-//! and one log line per request naming the route template (never the path: paths carry
-//! identifiers).
+//! How a request comes in, on either surface: its context (a request id, also sent back as
+//! `X-Request-Id`, the peer address, the receive time), one log line per request naming the
+//! route template (never the path: paths carry identifiers), the bearer token, and the body
+//! read up to its limit. The middleware wraps the whole app, `/mcp` included.
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};

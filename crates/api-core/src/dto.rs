@@ -1,5 +1,7 @@
-//! Wire types of the REST surface and their conversion from domain types. Only this crate
-//! (and api-mcp) knows JSON; the domain's types are converted here by hand.
+//! Wire types of the interface's answers and their conversion from domain types, the same on
+//! both surfaces (a REST response body, an MCP tool's `content[1]`). The domain knows no JSON;
+//! its types are converted here by hand. Each type carries its OpenAPI schema (utoipa, for the
+//! REST document) and its JSON Schema (schemars, for the MCP tools' output schemas).
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use domain::evidence::Evidence;
@@ -7,7 +9,7 @@ use domain::paid::{PaidData, ServedPaid};
 use domain::person::ServedPerson;
 use domain::subject::{Resolution, SubjectRecord};
 use domain::tenant::Tenant;
-use domain::{ErrorCode, Failure};
+use domain::Failure;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -16,20 +18,6 @@ pub mod screening;
 /// Timestamps on the wire: RFC 3339, UTC, millisecond precision.
 pub fn timestamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
-}
-
-#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
-pub struct TokenResponse {
-    pub access_token: String,
-    /// Always `Bearer`.
-    #[schema(schema_with = crate::schema::token_type)]
-    pub token_type: &'static str,
-    pub expires_in: i64,
-    /// The token's scopes, space-separated.
-    pub scope: String,
-    /// Country codes the token carries.
-    #[schema(schema_with = crate::schema::country_codes)]
-    pub countries: Vec<&'static str>,
 }
 
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
@@ -145,86 +133,6 @@ impl SubjectResponse {
                 .collect(),
             aliases: s.aliases.iter().map(ToString::to_string).collect(),
             evidence: EvidenceDto::from(&s.evidence),
-        }
-    }
-}
-
-/// A JSON request body read field by field, so that every complaint names the field and
-/// none repeats a value (serde's own messages quote the offending value).
-pub struct JsonBody(Map<String, Value>);
-
-impl JsonBody {
-    pub fn parse(bytes: &[u8]) -> Result<JsonBody, Failure> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(Failure::bad_request("body", "a JSON object is required"));
-        }
-        match serde_json::from_slice::<Value>(bytes) {
-            Ok(Value::Object(map)) => Ok(JsonBody(map)),
-            Ok(_) => Err(Failure::bad_request("body", "must be a JSON object")),
-            Err(e) => Err(Failure::new(
-                ErrorCode::BadRequest,
-                format!(
-                    "`body`: not valid JSON (line {}, column {})",
-                    e.line(),
-                    e.column()
-                ),
-            )),
-        }
-    }
-
-    pub fn from_map(map: Map<String, Value>) -> JsonBody {
-        JsonBody(map)
-    }
-
-    /// A required string field.
-    pub fn required_str(&self, field: &str) -> Result<String, Failure> {
-        match self.0.get(field) {
-            None | Some(Value::Null) => Err(Failure::bad_request(field, "is required")),
-            Some(Value::String(s)) => Ok(domain::text::checked(field, s)?.to_owned()),
-            Some(_) => Err(Failure::bad_request(field, "must be a string")),
-        }
-    }
-
-    /// An optional string field (absent or null gives `None`).
-    pub fn optional_str(&self, field: &str) -> Result<Option<String>, Failure> {
-        match self.0.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(domain::text::checked(field, s)?.to_owned())),
-            Some(_) => Err(Failure::bad_request(field, "must be a string")),
-        }
-    }
-
-    /// An optional list of strings (absent or null gives `None`); an item of another type is
-    /// named by its index (`` `nationalities[1]`: must be a string ``).
-    pub fn optional_str_array(&self, field: &str) -> Result<Option<Vec<String>>, Failure> {
-        match self.0.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| match item {
-                    Value::String(s) => {
-                        Ok(domain::text::checked(&format!("{field}[{i}]"), s)?.to_owned())
-                    }
-                    _ => Err(Failure::bad_request(
-                        &format!("{field}[{i}]"),
-                        "must be a string",
-                    )),
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map(Some),
-            Some(_) => Err(Failure::bad_request(field, "must be a list of strings")),
-        }
-    }
-
-    pub fn optional_i64(&self, field: &str) -> Result<Option<i64>, Failure> {
-        match self.0.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Number(n)) => n
-                .as_i64()
-                .map(Some)
-                .ok_or_else(|| Failure::bad_request(field, "must be a whole number")),
-            Some(_) => Err(Failure::bad_request(field, "must be a whole number")),
         }
     }
 }
@@ -877,24 +785,6 @@ fn aliases(subject: &domain::subject::SubjectHandle) -> Vec<String> {
     subject.aliases.iter().map(ToString::to_string).collect()
 }
 
-// ---------------------------------------------------------------------------------------------
-// Request bodies that the handlers read field by field (they have no DTO of their own).
-
-/// Body of `POST /oauth/token`, JSON or form-encoded. `client_id` and `client_secret` are
-/// required unless the client authenticates with HTTP Basic (then `client_secret` must be
-/// absent, and a `client_id` given must equal the Basic one). A form field must not repeat.
-#[derive(utoipa::ToSchema)]
-#[schema(as = TokenRequest)]
-#[allow(dead_code)] // a schema only
-pub struct TokenRequestBody {
-    #[schema(schema_with = crate::schema::grant_type)]
-    grant_type: String,
-    client_id: Option<String>,
-    client_secret: Option<String>,
-    /// Space-separated scopes, a subset of the grant's; omitted means all of them.
-    scope: Option<String>,
-}
-
 /// A subscription.
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct SubscriptionDto {
@@ -968,41 +858,4 @@ impl SubscriptionDto {
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct SubscriptionListDto {
     pub subscriptions: Vec<SubscriptionDto>,
-}
-
-/// The body of `POST /v1/subscriptions`.
-#[derive(utoipa::ToSchema)]
-#[schema(as = SubscribeRequest)]
-#[allow(dead_code)] // a schema only
-pub struct SubscribeRequestBody {
-    /// The subject to watch (a subject id or one of its aliases).
-    subject_id: String,
-    /// `person` (tracks the tenant's permit) or `company`.
-    kind: String,
-    /// `aml_cdd`, `contract`, `legal_obligation`, `consent` or `legitimate_interest`; any
-    /// other value is 400 `legal_basis_invalid`.
-    legal_basis: String,
-    /// Free text (at most 500 characters), never parsed.
-    legal_basis_ref: Option<String>,
-    /// Days between light checks: 1 to 365, default 1.
-    check_days: Option<i64>,
-    /// Days between paid full refreshes: `check_days` to 365, default 30.
-    full_refresh_days: Option<i64>,
-}
-
-/// Body of `POST /v1/subjects/resolve`.
-#[derive(utoipa::ToSchema)]
-#[schema(as = ResolveRequest)]
-#[allow(dead_code)] // a schema only
-pub struct ResolveRequestBody {
-    #[schema(rename = "type", schema_with = crate::schema::identifier_type)]
-    id_type: String,
-    /// The identifier in wire form `[<cc>:]<value>` (`se:` when unprefixed; the prefix must be
-    /// lower case and of the type's country). A value that breaks its type's rules (shape,
-    /// date, check digit) is 400 `invalid_identifier`.
-    #[schema(pattern = r"\S", example = "556002-1361")]
-    value: String,
-    /// A customer reference to attach (immutable once set; at most 200 characters, not blank).
-    #[schema(rename = "ref", max_length = 200, pattern = r"\S")]
-    reference: Option<String>,
 }

@@ -1,8 +1,8 @@
 //! OpenAPI schemas of wire fields whose values come from the domain's closed or open lists
 //! (countries, identifier types, evidence sources, ...), for `#[schema(schema_with = ...)]`.
 //!
-//! The bottom layer of the crate's wire description: `dto` (the wire types) and `openapi`
-//! (the document) use it; it uses neither.
+//! The bottom layer of the wire description: `dto` (the wire types, here) and api-rest's
+//! `openapi` (the document) use it; it uses neither.
 
 use domain::country::Country;
 use domain::evidence::EvidenceSource;
@@ -70,7 +70,7 @@ pub fn identifier_type() -> Object {
 }
 
 /// An evidence source; open: a new upstream brings its source. The values written here are
-/// the service's own; [`crate::openapi::document`] puts every declared source in their place.
+/// the service's own; api-rest's `openapi::document` puts every declared source in their place.
 pub fn evidence_source() -> Object {
     string_enum(
         EvidenceSource::SERVICE.map(EvidenceSource::as_str),

@@ -507,32 +507,3 @@ impl From<&WhitelistView> for WhitelistEntryDto {
 pub struct WhitelistDto {
     pub entries: Vec<WhitelistEntryDto>,
 }
-
-/// The body of `POST /v1/screening/checks`: either `subject_id`, or an ad-hoc identity with
-/// at least a `name` or an `orgnr`.
-#[derive(utoipa::ToSchema)]
-#[schema(as = ScreeningCheckRequest)]
-#[allow(dead_code)] // a schema only
-pub struct ScreeningCheckRequestBody {
-    /// A subject of the tenant (not with the ad-hoc fields). A person subject's name and
-    /// birth date are read from the population register (`kyc:read` and the tenant's
-    /// permit); a company subject's name and number from its profile.
-    subject_id: Option<String>,
-    /// Ad hoc: the name to screen, at most 300 characters. A name holding a number shaped
-    /// like a personal identity number is refused (400 `name_is_identifier`); screen the
-    /// person by `subject_id` instead.
-    #[schema(max_length = 300)]
-    name: Option<String>,
-    /// Ad hoc: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`, not in the future.
-    birth_date: Option<String>,
-    /// Ad hoc: ISO 3166-1 alpha-2 codes, at most 20 different ones (a repeated code counts
-    /// once).
-    nationalities: Option<Vec<String>>,
-    /// Ad hoc: an organisation number in identifier wire form (`5560360793`,
-    /// `se:5560360793`), compared with the lists' registration numbers; malformed is 400
-    /// `invalid_identifier`, a country the credential lacks 403. It bounds who may read the
-    /// check to grants of its country.
-    orgnr: Option<String>,
-    /// Ad hoc: ISO 3166-1 alpha-2 code of the screened party's country.
-    country: Option<String>,
-}

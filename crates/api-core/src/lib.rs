@@ -1,0 +1,22 @@
+#![doc = include_str!("../README.md")]
+
+pub mod bodies;
+mod context;
+pub mod dto;
+mod error;
+pub mod schema;
+
+pub use context::{
+    bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader,
+};
+pub use error::{insert_retry_after, log_cause, method_not_allowed, ApiError, ErrorBody};
+
+use actix_web::web;
+use domain::services::Services;
+use std::sync::Arc;
+
+/// The largest request body accepted (JSON or form), in bytes, on either surface.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// Shared state of every handler, REST and MCP alike.
+pub type AppServices = web::Data<Arc<Services>>;

@@ -1,0 +1,204 @@
+//! Request bodies as the REST surface reads them: [`JsonBody`] field by field, into the
+//! domain's request types that the body functions of `api_core::bodies` take (an MCP tool
+//! builds the same types from its arguments), and the bodies' schemas for the OpenAPI
+//! document (they have no wire type of their own).
+
+use domain::screening::CheckRequest;
+use domain::subject::ResolveRequest;
+use domain::subscription::SubscribeRequest;
+use domain::{ErrorCode, Failure};
+use serde_json::{Map, Value};
+
+/// A JSON request body read field by field, so that every complaint names the field and
+/// none repeats a value (serde's own messages quote the offending value).
+pub struct JsonBody(Map<String, Value>);
+
+impl JsonBody {
+    pub fn parse(bytes: &[u8]) -> Result<JsonBody, Failure> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(Failure::bad_request("body", "a JSON object is required"));
+        }
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(Value::Object(map)) => Ok(JsonBody(map)),
+            Ok(_) => Err(Failure::bad_request("body", "must be a JSON object")),
+            Err(e) => Err(Failure::new(
+                ErrorCode::BadRequest,
+                format!(
+                    "`body`: not valid JSON (line {}, column {})",
+                    e.line(),
+                    e.column()
+                ),
+            )),
+        }
+    }
+
+    /// A required string field.
+    pub fn required_str(&self, field: &str) -> Result<String, Failure> {
+        match self.0.get(field) {
+            None | Some(Value::Null) => Err(Failure::bad_request(field, "is required")),
+            Some(Value::String(s)) => Ok(domain::text::checked(field, s)?.to_owned()),
+            Some(_) => Err(Failure::bad_request(field, "must be a string")),
+        }
+    }
+
+    /// An optional string field (absent or null gives `None`).
+    pub fn optional_str(&self, field: &str) -> Result<Option<String>, Failure> {
+        match self.0.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(domain::text::checked(field, s)?.to_owned())),
+            Some(_) => Err(Failure::bad_request(field, "must be a string")),
+        }
+    }
+
+    /// An optional list of strings (absent or null gives `None`); an item of another type is
+    /// named by its index (`` `nationalities[1]`: must be a string ``).
+    pub fn optional_str_array(&self, field: &str) -> Result<Option<Vec<String>>, Failure> {
+        match self.0.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| match item {
+                    Value::String(s) => {
+                        Ok(domain::text::checked(&format!("{field}[{i}]"), s)?.to_owned())
+                    }
+                    _ => Err(Failure::bad_request(
+                        &format!("{field}[{i}]"),
+                        "must be a string",
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(_) => Err(Failure::bad_request(field, "must be a list of strings")),
+        }
+    }
+
+    pub fn optional_i64(&self, field: &str) -> Result<Option<i64>, Failure> {
+        match self.0.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => n
+                .as_i64()
+                .map(Some)
+                .ok_or_else(|| Failure::bad_request(field, "must be a whole number")),
+            Some(_) => Err(Failure::bad_request(field, "must be a whole number")),
+        }
+    }
+}
+
+/// The body of `POST /v1/subjects/resolve`.
+pub fn resolve(body: &JsonBody) -> Result<ResolveRequest, Failure> {
+    Ok(ResolveRequest {
+        id_type: body.required_str("type")?,
+        value: body.required_str("value")?,
+        customer_ref: body.optional_str("ref")?,
+    })
+}
+
+/// The body of `POST /v1/subscriptions`.
+pub fn subscribe(body: &JsonBody) -> Result<SubscribeRequest, Failure> {
+    Ok(SubscribeRequest {
+        subject_id: body.required_str("subject_id")?,
+        kind: body.required_str("kind")?,
+        legal_basis: body.required_str("legal_basis")?,
+        legal_basis_ref: body.optional_str("legal_basis_ref")?,
+        check_days: body.optional_i64("check_days")?,
+        full_refresh_days: body.optional_i64("full_refresh_days")?,
+    })
+}
+
+/// The body of `POST /v1/screening/checks`. The fields are read by type here (a wrong type is
+/// 400 naming the field); the use case judges their values.
+pub fn screening_check(body: &JsonBody) -> Result<CheckRequest, Failure> {
+    Ok(CheckRequest {
+        subject_id: body.optional_str("subject_id")?,
+        name: body.optional_str("name")?,
+        birth_date: body.optional_str("birth_date")?,
+        nationalities: body.optional_str_array("nationalities")?,
+        orgnr: body.optional_str("orgnr")?,
+        country: body.optional_str("country")?,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bodies' schemas (for the OpenAPI document only).
+
+/// Body of `POST /oauth/token`, JSON or form-encoded. `client_id` and `client_secret` are
+/// required unless the client authenticates with HTTP Basic (then `client_secret` must be
+/// absent, and a `client_id` given must equal the Basic one). A form field must not repeat.
+#[derive(utoipa::ToSchema)]
+#[schema(as = TokenRequest)]
+#[allow(dead_code)] // a schema only
+pub struct TokenRequestBody {
+    #[schema(schema_with = api_core::schema::grant_type)]
+    grant_type: String,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    /// Space-separated scopes, a subset of the grant's; omitted means all of them.
+    scope: Option<String>,
+}
+
+/// The body of `POST /v1/subscriptions`.
+#[derive(utoipa::ToSchema)]
+#[schema(as = SubscribeRequest)]
+#[allow(dead_code)] // a schema only
+pub struct SubscribeRequestBody {
+    /// The subject to watch (a subject id or one of its aliases).
+    subject_id: String,
+    /// `person` (tracks the tenant's permit) or `company`.
+    kind: String,
+    /// `aml_cdd`, `contract`, `legal_obligation`, `consent` or `legitimate_interest`; any
+    /// other value is 400 `legal_basis_invalid`.
+    legal_basis: String,
+    /// Free text (at most 500 characters), never parsed.
+    legal_basis_ref: Option<String>,
+    /// Days between light checks: 1 to 365, default 1.
+    check_days: Option<i64>,
+    /// Days between paid full refreshes: `check_days` to 365, default 30.
+    full_refresh_days: Option<i64>,
+}
+
+/// Body of `POST /v1/subjects/resolve`.
+#[derive(utoipa::ToSchema)]
+#[schema(as = ResolveRequest)]
+#[allow(dead_code)] // a schema only
+pub struct ResolveRequestBody {
+    #[schema(rename = "type", schema_with = api_core::schema::identifier_type)]
+    id_type: String,
+    /// The identifier in wire form `[<cc>:]<value>` (`se:` when unprefixed; the prefix must be
+    /// lower case and of the type's country). A value that breaks its type's rules (shape,
+    /// date, check digit) is 400 `invalid_identifier`.
+    #[schema(pattern = r"\S", example = "556002-1361")]
+    value: String,
+    /// A customer reference to attach (immutable once set; at most 200 characters, not blank).
+    #[schema(rename = "ref", max_length = 200, pattern = r"\S")]
+    reference: Option<String>,
+}
+
+/// The body of `POST /v1/screening/checks`: either `subject_id`, or an ad-hoc identity with
+/// at least a `name` or an `orgnr`.
+#[derive(utoipa::ToSchema)]
+#[schema(as = ScreeningCheckRequest)]
+#[allow(dead_code)] // a schema only
+pub struct ScreeningCheckRequestBody {
+    /// A subject of the tenant (not with the ad-hoc fields). A person subject's name and
+    /// birth date are read from the population register (`kyc:read` and the tenant's
+    /// permit); a company subject's name and number from its profile.
+    subject_id: Option<String>,
+    /// Ad hoc: the name to screen, at most 300 characters. A name holding a number shaped
+    /// like a personal identity number is refused (400 `name_is_identifier`); screen the
+    /// person by `subject_id` instead.
+    #[schema(max_length = 300)]
+    name: Option<String>,
+    /// Ad hoc: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`, not in the future.
+    birth_date: Option<String>,
+    /// Ad hoc: ISO 3166-1 alpha-2 codes, at most 20 different ones (a repeated code counts
+    /// once).
+    nationalities: Option<Vec<String>>,
+    /// Ad hoc: an organisation number in identifier wire form (`5560360793`,
+    /// `se:5560360793`), compared with the lists' registration numbers; malformed is 400
+    /// `invalid_identifier`, a country the credential lacks 403. It bounds who may read the
+    /// check to grants of its country.
+    orgnr: Option<String>,
+    /// Ad hoc: ISO 3166-1 alpha-2 code of the screened party's country.
+    country: Option<String>,
+}

@@ -6,7 +6,7 @@
 #![no_main]
 
 use domain::error::ErrorCode;
-use domain::event::parse_cursor;
+use domain::monitoring::event::parse_cursor;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

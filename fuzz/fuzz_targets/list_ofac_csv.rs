@@ -8,7 +8,7 @@
 #![no_main]
 
 use adapters_screening::read_ofac_csv;
-use domain::sanctions::ListSource;
+use domain::screening::sanctions::ListSource;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

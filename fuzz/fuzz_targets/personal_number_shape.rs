@@ -6,8 +6,8 @@
 //! yes to more; it must never say no to a number the parsers take.
 #![no_main]
 
-use domain::identifier::shape::holds_personal_number;
-use domain::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::shape::holds_personal_number;
+use domain::subjects::identifier::{Identifier, IdentifierType};
 use idreg_fuzz::{digit_runs, today};
 use libfuzzer_sys::fuzz_target;
 

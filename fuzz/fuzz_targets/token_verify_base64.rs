@@ -8,7 +8,7 @@
 #![no_main]
 
 use base64::Engine;
-use domain::ports::TokenAuthority;
+use domain::access::ports::TokenAuthority;
 use idreg_fuzz::{authority, claims, issued_at};
 use libfuzzer_sys::fuzz_target;
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 //! limits).
 #![no_main]
 
-use domain::ports::TokenAuthority;
+use domain::access::ports::TokenAuthority;
 use idreg_fuzz::{authority, claims, issued_at};
 use libfuzzer_sys::fuzz_target;
 use std::time::{Duration, Instant};

@@ -3,10 +3,10 @@
 
 use adapters_crypto::{BiscuitTokens, SigningKey};
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
-use domain::country::CountrySet;
-use domain::ports::TokenAuthority;
-use domain::scope::ScopeSet;
-use domain::token::TokenClaims;
+use domain::countries::country::CountrySet;
+use domain::access::ports::TokenAuthority;
+use domain::access::scope::ScopeSet;
+use domain::access::token::TokenClaims;
 use std::sync::OnceLock;
 
 /// The date the parsers read ten-digit personal numbers on, when a target does not vary it.
@@ -65,7 +65,7 @@ pub fn digit_runs(text: &str) -> impl Iterator<Item = &str> {
 
 /// What every list a reader returns holds: entries with an id and at least one name, none of
 /// them blank.
-pub fn check_list(list: &domain::sanctions::ParsedList) {
+pub fn check_list(list: &domain::screening::sanctions::ParsedList) {
     for entry in &list.entries {
         assert!(!entry.source_entry_id.is_empty(), "an entry without an id");
         assert!(!entry.names.is_empty(), "an entry without a name");

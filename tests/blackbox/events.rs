@@ -7,9 +7,9 @@ use crate::mcp::call_tool;
 use crate::persons::tool_error;
 use crate::storage_conformance::events::event;
 use blackbox::{Consumer, TestApp};
-use domain::country::Country;
+use domain::countries::country::Country;
 use domain::ids::TenantId;
-use domain::ports::EventStore;
+use domain::monitoring::ports::EventStore;
 use serde_json::{json, Value};
 
 async fn append(app: &TestApp, c: &Consumer, events: &[(&str, &str, Country)]) -> Vec<i64> {

@@ -620,7 +620,7 @@ async fn a_whitelist_entry_follows_its_subject_into_a_merge() {
 
     let admin = &app.app.services.screening_admin;
     let entry = admin
-        .add_whitelist_entry(domain::screening_admin::NewWhitelistEntry {
+        .add_whitelist_entry(domain::screening::admin::NewWhitelistEntry {
             tenant: c.tenant_id.clone(),
             subject_id: Some(a.clone()),
             input_hash: None,

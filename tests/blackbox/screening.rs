@@ -10,9 +10,9 @@ use crate::persons::{set_permit, with_permit};
 use adapters_screening::{read_path, ListFormat, ReadList};
 use blackbox::{Answer, Consumer, TestApp};
 use chrono::Duration;
-use domain::sanctions::SourceVersion;
-use domain::screening::{OverrideConfig, PolicyConfig, PolicyVersion};
-use domain::screening_admin::NewWhitelistEntry;
+use domain::screening::admin::NewWhitelistEntry;
+use domain::screening::policy::{OverrideConfig, PolicyConfig, PolicyVersion};
+use domain::screening::sanctions::SourceVersion;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 use upstream_sandbox::spar::persons;
@@ -175,7 +175,10 @@ async fn an_adhoc_check_of_a_listed_name_is_explained_stored_and_listed() {
     assert_eq!(k["source_version_ids"], json!([list.id.to_string()]));
     assert_eq!(k["degraded_sources"], json!([]));
     assert_eq!(k["truncated_datasets"], json!([]));
-    assert_eq!(k["matcher_version"], domain::matcher::MATCHER_VERSION);
+    assert_eq!(
+        k["matcher_version"],
+        domain::screening::matcher::MATCHER_VERSION
+    );
     assert_eq!(k["country"], Value::Null, "a name alone names no country");
     assert_eq!(k["schema_version"], "1.6.0");
     let checked_at = k["checked_at"].as_str().unwrap();

@@ -121,7 +121,7 @@ impl TestApp {
     }
 
     /// One pass of scheduled monitoring at the app's clock.
-    pub async fn run_scheduler(&self) -> domain::scheduler::TickReport {
+    pub async fn run_scheduler(&self) -> domain::monitoring::scheduler::TickReport {
         self.app
             .services
             .scheduler

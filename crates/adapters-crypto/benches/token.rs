@@ -12,11 +12,11 @@ use adapters_crypto::token_admission::largest_admitted;
 use adapters_crypto::{BiscuitTokens, SigningKey};
 use biscuit_auth::{Biscuit, BlockBuilder};
 use chrono::{Duration, TimeZone, Utc};
-use domain::country::CountrySet;
+use domain::access::ports::TokenAuthority;
+use domain::access::scope::ScopeSet;
+use domain::access::token::TokenClaims;
+use domain::countries::country::CountrySet;
 use domain::ids::{GrantId, TenantId};
-use domain::ports::TokenAuthority;
-use domain::scope::ScopeSet;
-use domain::token::TokenClaims;
 use std::time::{Duration as StdDuration, Instant};
 
 const RUNS: usize = 2000;

@@ -8,13 +8,14 @@
 
 use crate::vault::{open, seal, AesVault};
 use chrono::NaiveDate;
+use domain::access::tenant::WrappedDataKey;
+use domain::error::CryptoError;
 use domain::ids::TenantId;
-use domain::person::{
+use domain::persons::ports::PersonVault;
+use domain::persons::profile::{
     Deregistration, Folkbokforing, ForeignAddress, PartialDate, PersonProfile, PostalAddress,
     RegisterAddresses, RegisterMarker, RegisterName, RegisterPerson, SealedPerson, SwedishAddress,
 };
-use domain::ports::{CryptoError, PersonVault};
-use domain::tenant::WrappedDataKey;
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroizing;
 
@@ -254,7 +255,7 @@ impl PersonVault for AesVault {
 mod tests {
     use super::*;
     use crate::keys::MasterKey;
-    use domain::ports::IdentifierVault;
+    use domain::subjects::ports::IdentifierVault;
 
     fn d(s: &str) -> NaiveDate {
         s.parse().unwrap()
@@ -262,7 +263,7 @@ mod tests {
 
     fn register(protected: bool) -> RegisterPerson {
         RegisterPerson {
-            id_number: domain::identifier::EchoedNumber::new("195309112489"),
+            id_number: domain::subjects::identifier::EchoedNumber::new("195309112489"),
             sekretess: RegisterMarker {
                 set: protected,
                 since: Some(d("2012-03-04")),
@@ -331,7 +332,7 @@ mod tests {
                 .reveal(
                     &a,
                     &ka,
-                    domain::identifier::IdentifierType::Personnummer,
+                    domain::subjects::identifier::IdentifierType::Personnummer,
                     &sealed.0
                 )
                 .is_err());

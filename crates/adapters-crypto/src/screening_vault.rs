@@ -5,10 +5,11 @@
 //! without the tenant's key.
 
 use crate::vault::{open, seal, AesVault};
+use domain::access::tenant::WrappedDataKey;
+use domain::error::CryptoError;
 use domain::ids::TenantId;
-use domain::ports::{CryptoError, ScreeningVault};
-use domain::screening::{CheckInput, SealedCheckInput};
-use domain::tenant::WrappedDataKey;
+use domain::screening::check::{CheckInput, SealedCheckInput};
+use domain::screening::ports::ScreeningVault;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
@@ -101,7 +102,7 @@ impl ScreeningVault for AesVault {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use domain::ports::IdentifierVault;
+    use domain::subjects::ports::IdentifierVault;
 
     fn vault() -> AesVault {
         AesVault::new([7u8; 32])

@@ -15,11 +15,12 @@
 use crate::keys::MasterKey;
 use aes_gcm::aead::{Aead, KeyInit, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
-use domain::identifier::{Identifier, IdentifierType};
+use domain::access::tenant::WrappedDataKey;
+use domain::error::CryptoError;
 use domain::ids::TenantId;
-use domain::ports::{CryptoError, IdentifierVault};
-use domain::subject::{BlindIndex, ProtectedIdentifier};
-use domain::tenant::WrappedDataKey;
+use domain::subjects::identifier::{Identifier, IdentifierType};
+use domain::subjects::ports::IdentifierVault;
+use domain::subjects::subject::{BlindIndex, ProtectedIdentifier};
 use hkdf::Hkdf;
 use hmac::{Hmac, Mac};
 use rand::rngs::OsRng;

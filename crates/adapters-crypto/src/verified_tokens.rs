@@ -11,7 +11,7 @@
 //! on every request.
 
 use chrono::{DateTime, Utc};
-use domain::token::{TokenClaims, TokenRejection};
+use domain::access::token::{TokenClaims, TokenRejection};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Mutex;

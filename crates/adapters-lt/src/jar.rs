@@ -12,7 +12,7 @@ use connector_kit::{
     conclude, exchange, new_request_id, read_json, status_failure, AnswerMeta, Operation, Step,
     MAX_DATA_BYTES, REQUEST_ID,
 };
-use domain::company::{Address, CompanyStatus, RegistryFailure};
+use domain::companies::profile::{Address, CompanyStatus, RegistryFailure};
 use serde::Deserialize;
 
 /// The model read.

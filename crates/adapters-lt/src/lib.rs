@@ -5,11 +5,13 @@ pub mod sources;
 
 use async_trait::async_trait;
 use connector_kit::{build_client, ClientConfigError, Timeouts, TlsConfig};
-use domain::company::{CompanyRegisterData, FetchedProfile, OptionalGroup, ProfileFetch};
-use domain::countries::CountryConnectors;
-use domain::country::Country;
-use domain::identifier::{Identifier, IdentifierType};
-use domain::ports::CompanyRegistry;
+use domain::companies::ports::CompanyRegistry;
+use domain::companies::profile::{
+    CompanyRegisterData, FetchedProfile, OptionalGroup, ProfileFetch,
+};
+use domain::countries::country::Country;
+use domain::countries::registry::CountryConnectors;
+use domain::subjects::identifier::{Identifier, IdentifierType};
 use jar::JarClient;
 use std::sync::Arc;
 
@@ -81,7 +83,7 @@ impl CompanyRegistry for LithuanianCompanyRegistry {
             tracing::warn!(id_type = %code.id_type(), "the Lithuanian register takes company codes only");
             return ProfileFetch {
                 calls: Vec::new(),
-                outcome: Err(domain::company::RegistryFailure::NotFound),
+                outcome: Err(domain::companies::profile::RegistryFailure::NotFound),
             };
         }
         let step = self.jar.juridinis_asmuo(code.expose_canonical()).await;

@@ -4,9 +4,9 @@
 
 use adapters_lt::{LithuanianCompanyRegistry, LtConfig, NOT_IN_THE_OPEN_REGISTER};
 use connector_kit::Timeouts;
-use domain::company::{CompanyStatus, ProfileFetch, RegistryFailure};
-use domain::identifier::{Identifier, IdentifierType};
-use domain::ports::CompanyRegistry;
+use domain::companies::ports::CompanyRegistry;
+use domain::companies::profile::{CompanyStatus, ProfileFetch, RegistryFailure};
+use domain::subjects::identifier::{Identifier, IdentifierType};
 use std::time::Duration;
 use upstream_sandbox::{FaultSpec, RunningSandbox, Sandbox, SandboxConfig, Source};
 

@@ -12,16 +12,17 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, Jsonb, Nullable, Text, Timestamptz};
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::company::{
+use domain::companies::ports::CompanyStore;
+use domain::companies::profile::{
     Address, AnnualReportRef, CompanyRegisterData, CompanyStatus, OptionalGroup, TaxGroup,
     TaxRegistration, UpstreamCall,
 };
-use domain::company::{CachedProfile, CompanyProfile};
-use domain::country::Country;
+use domain::companies::profile::{CachedProfile, CompanyProfile};
+use domain::countries::country::Country;
+use domain::error::StoreError;
 use domain::evidence::{Evidence, EvidenceSource};
 use domain::ids::{CallRef, SubjectId, TenantId};
-use domain::ports::{CompanyStore, StoreError};
-use domain::subject::SubjectHandle;
+use domain::subjects::subject::SubjectHandle;
 use serde::{Deserialize, Serialize};
 
 /// The cached register data as stored in `company_profiles.data`. Private to storage: the

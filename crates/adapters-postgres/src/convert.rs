@@ -3,9 +3,9 @@
 //! reached is `Unavailable`, so the consumer is told to retry rather than shown a fault.
 
 use diesel::result::{ConnectionError, DatabaseErrorKind, Error as DieselError};
-use domain::country::{Country, CountrySet};
-use domain::ports::StoreError;
-use domain::scope::{Scope, ScopeSet};
+use domain::access::scope::{Scope, ScopeSet};
+use domain::countries::country::{Country, CountrySet};
+use domain::error::StoreError;
 use std::str::FromStr;
 
 pub(crate) fn backend(e: DieselError) -> StoreError {

@@ -90,7 +90,7 @@ impl Database {
     }
 
     /// The pool for the runtime the caller runs on.
-    fn pool(&self) -> Result<Pool<AsyncPgConnection>, domain::ports::StoreError> {
+    fn pool(&self) -> Result<Pool<AsyncPgConnection>, domain::error::StoreError> {
         if !self.on_worker_thread() {
             return Ok(self.inner.shared.clone());
         }
@@ -100,7 +100,7 @@ impl Database {
                 return Ok(pool.clone());
             }
             let pool = build_pool(&self.inner.url, self.inner.pool_size)
-                .map_err(|e| domain::ports::StoreError::Backend(e.to_string()))?;
+                .map_err(|e| domain::error::StoreError::Backend(e.to_string()))?;
             pools.push((self.inner.id, pool.clone()));
             Ok(pool)
         })
@@ -112,7 +112,7 @@ impl Database {
     /// (see [`build_pool`]), so once the server is back every checkout gets a fresh one.
     pub(crate) async fn conn(
         &self,
-    ) -> Result<Object<AsyncPgConnection>, domain::ports::StoreError> {
+    ) -> Result<Object<AsyncPgConnection>, domain::error::StoreError> {
         self.pool()?.get().await.map_err(checkout_failed)
     }
 
@@ -144,8 +144,8 @@ impl Drop for Inner {
 
 /// Why a checkout failed, as a storage error: the server could not be reached (`Unavailable`)
 /// or something else went wrong (`Backend`).
-fn checkout_failed(e: PoolError) -> domain::ports::StoreError {
-    use domain::ports::StoreError;
+fn checkout_failed(e: PoolError) -> domain::error::StoreError {
+    use domain::error::StoreError;
     match e {
         // No connection freed up and none could be opened in time.
         PoolError::Timeout(t) => StoreError::Unavailable(format!("pool: timed out ({t:?})")),

@@ -15,12 +15,13 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Int8, Jsonb, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::country::Country;
-use domain::event::{EventData, EventPage, EventQuery, LoggedEvent, NewEvent};
+use domain::countries::country::Country;
+use domain::error::StoreError;
 use domain::evidence::{Evidence, EvidenceSource};
 use domain::ids::TenantId;
-use domain::ports::{EventStore, StoreError};
-use domain::subject::SubjectHandle;
+use domain::monitoring::event::{EventData, EventPage, EventQuery, LoggedEvent, NewEvent};
+use domain::monitoring::ports::EventStore;
+use domain::subjects::subject::SubjectHandle;
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
 

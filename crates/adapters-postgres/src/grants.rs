@@ -13,11 +13,12 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Bytea, Date, Double, Integer, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::country::CountrySet;
-use domain::grant::{Grant, SecretHash};
+use domain::access::grant::{Grant, SecretHash};
+use domain::access::ports::{GrantAccess, GrantStore};
+use domain::access::scope::ScopeSet;
+use domain::countries::country::CountrySet;
+use domain::error::StoreError;
 use domain::ids::{ClientId, GrantId, TenantId};
-use domain::ports::{GrantAccess, GrantStore, StoreError};
-use domain::scope::ScopeSet;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = grants)]

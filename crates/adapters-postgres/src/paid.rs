@@ -11,15 +11,16 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, Int8, Jsonb, Nullable, Text, Timestamptz};
 use diesel::upsert::excluded;
 use diesel_async::RunQueryDsl;
-use domain::budget::{BudgetUsage, Spend, Spender};
-use domain::evidence::{Evidence, EvidenceSource};
-use domain::ids::{IdentifierRef, SubjectId, TenantId};
-use domain::paid::{
+use domain::companies::budget::{BudgetUsage, Spend, Spender};
+use domain::companies::paid::{
     CachedPaid, Engagement, EngagementList, Officer, OfficerList, Owner, OwnerList, PaidData,
     PaidKey, PaidObject, ShareBand,
 };
-use domain::ports::{PaidStore, StoreError};
-use domain::subject::SubjectHandle;
+use domain::companies::ports::PaidStore;
+use domain::error::StoreError;
+use domain::evidence::{Evidence, EvidenceSource};
+use domain::ids::{IdentifierRef, SubjectId, TenantId};
+use domain::subjects::subject::SubjectHandle;
 use serde::{Deserialize, Serialize};
 
 /// A paid object's data as stored in `paid_objects.data`: the tenant's refs, never a

@@ -12,13 +12,14 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, Bytea, Int8, Nullable, Text, Timestamptz};
 use diesel::upsert::excluded;
 use diesel_async::RunQueryDsl;
-use domain::country::Country;
+use domain::countries::country::Country;
+use domain::error::StoreError;
 use domain::evidence::{Evidence, EvidenceSource};
-use domain::identifier::{IdentifierType, SubjectKind};
 use domain::ids::{CallRef, IdentifierRef, SubjectId, TenantId};
-use domain::person::{CachedPerson, PersonAtRef, SealedPerson};
-use domain::ports::{PersonStore, StoreError};
-use domain::subject::{IdentifierHolder, SubjectHandle};
+use domain::persons::ports::PersonStore;
+use domain::persons::profile::{CachedPerson, PersonAtRef, SealedPerson};
+use domain::subjects::identifier::{IdentifierType, SubjectKind};
+use domain::subjects::subject::{IdentifierHolder, SubjectHandle};
 
 #[async_trait]
 impl PersonStore for Database {

@@ -13,8 +13,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::ports::{SanctionsListStore, StoreError};
-use domain::sanctions::{
+use domain::error::StoreError;
+use domain::screening::ports::SanctionsListStore;
+use domain::screening::sanctions::{
     ActiveList, EntryKind, FailedImport, ImportOutcome, ListEntry, ListSource, ListedCountry,
     ListedDate, ListedIdentifier, ListedName, NameQuality, SourceVersion, SourceVersionId,
 };

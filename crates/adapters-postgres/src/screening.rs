@@ -23,21 +23,25 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::dsl::max;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::country::{Country, CountrySet};
+use domain::countries::country::{Country, CountrySet};
+use domain::error::StoreError;
 use domain::ids::{
     OverrideVersionId, PolicyVersionId, ScreeningCheckId, SubjectId, TenantId, WhitelistEntryId,
 };
-use domain::matcher::score::{Contribution, Weights};
-use domain::ports::{ScreeningContext, ScreeningStore, StoreError};
-use domain::sanctions::{
+use domain::screening::check::{
+    CandidateEvidence, CheckCandidate, CheckReason, InputKind, SealedCheckInput, StoredCheck,
+};
+use domain::screening::matcher::score::{Contribution, Weights};
+use domain::screening::policy::{
+    Band, OverrideConfig, OverrideStatus, OverrideVersion, PolicyConfig, PolicyVersion,
+    WeightOverrides,
+};
+use domain::screening::ports::{ScreeningContext, ScreeningStore};
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
     NameQuality,
 };
-use domain::screening::{
-    Band, CandidateEvidence, CheckCandidate, CheckReason, InputKind, OverrideConfig,
-    OverrideStatus, OverrideVersion, PolicyConfig, PolicyVersion, SealedCheckInput, StoredCheck,
-    WeightOverrides, WhitelistEntry,
-};
+use domain::screening::whitelist::WhitelistEntry;
 use serde::{Deserialize, Serialize};
 
 // --- rows ---

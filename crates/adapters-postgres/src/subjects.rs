@@ -8,13 +8,14 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::country::Country;
+use domain::countries::country::Country;
+use domain::error::StoreError;
 use domain::evidence::{Evidence, EvidenceSource};
-use domain::identifier::{IdentifierType, SubjectKind};
 use domain::ids::{IdentifierRef, SubjectId, TenantId};
-use domain::merge::SubjectMerge;
-use domain::ports::{StoreError, SubjectStore};
-use domain::subject::{
+use domain::subjects::identifier::{IdentifierType, SubjectKind};
+use domain::subjects::merge::SubjectMerge;
+use domain::subjects::ports::SubjectStore;
+use domain::subjects::subject::{
     CustomerRef, FirstSighting, FreshSubject, IdentifierHolder, ProtectedIdentifier, Resolution,
     SubjectHandle, SubjectIdentifier, SubjectRecord,
 };

@@ -14,12 +14,13 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Bool, Int4, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::country::Country;
-use domain::event::NewEvent;
+use domain::companies::paid::PaidData;
+use domain::countries::country::Country;
+use domain::error::StoreError;
 use domain::ids::{SubscriptionId, TenantId};
-use domain::paid::PaidData;
-use domain::ports::{StoreError, SubscriptionStore};
-use domain::subscription::{
+use domain::monitoring::event::NewEvent;
+use domain::monitoring::ports::SubscriptionStore;
+use domain::monitoring::subscription::{
     ClaimedRun, LegalBasis, MonitoringBaseline, RunOutcome, Subscription, SubscriptionFilter,
     SubscriptionKind, SubscriptionStatus, SuspensionReason,
 };
@@ -636,7 +637,7 @@ impl ClaimRow {
 
 /// A baseline part as read back.
 enum Reading {
-    Profile(Box<domain::company::CompanyProfile>),
+    Profile(Box<domain::companies::profile::CompanyProfile>),
     Paid(PaidData),
 }
 

@@ -7,10 +7,11 @@ use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::country::{Country, CountrySet};
+use domain::access::ports::TenantStore;
+use domain::access::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus, WrappedDataKey};
+use domain::countries::country::{Country, CountrySet};
+use domain::error::StoreError;
 use domain::ids::{GrantId, TenantId};
-use domain::ports::{StoreError, TenantStore};
-use domain::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus, WrappedDataKey};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = tenants)]

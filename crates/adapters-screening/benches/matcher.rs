@@ -5,10 +5,10 @@
 //! `cargo bench -p adapters-screening --bench matcher`
 
 use adapters_screening::{read_path, ListFormat};
-use domain::matcher::index::ListIndex;
-use domain::matcher::score::Weights;
-use domain::matcher::{Matcher, Query};
-use domain::sanctions::{ListedDate, SourceVersion, SourceVersionId};
+use domain::screening::matcher::index::ListIndex;
+use domain::screening::matcher::score::Weights;
+use domain::screening::matcher::{Matcher, Query};
+use domain::screening::sanctions::{ListedDate, SourceVersion, SourceVersionId};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -73,7 +73,7 @@ fn main() {
     let at = |p: f64| times[((times.len() as f64 - 1.0) * p).round() as usize];
     println!(
         "matcher {}: {} entries, {} names (read {:.1?}, index built in {:.1?})",
-        domain::matcher::MATCHER_VERSION,
+        domain::screening::matcher::MATCHER_VERSION,
         matcher.index.entries.len(),
         matcher.index.names.len(),
         read_time,

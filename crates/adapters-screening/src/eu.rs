@@ -82,7 +82,7 @@ use crate::text::{push_country, push_unique, value};
 use crate::xml::{self, Layout, RootName};
 use crate::ReadError;
 use chrono::{Datelike, Duration, NaiveDate};
-use domain::sanctions::{
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
     NameQuality, ParsedList,
 };

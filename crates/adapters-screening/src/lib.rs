@@ -26,7 +26,7 @@ mod xml;
 
 pub use countries::iso_code;
 
-use domain::sanctions::{ListSource, ParsedList};
+use domain::screening::sanctions::{ListSource, ParsedList};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 

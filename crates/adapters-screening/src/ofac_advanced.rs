@@ -136,7 +136,7 @@ use crate::text::{covering, push_unique, value};
 use crate::xml::{self, Layout, RootName};
 use crate::ReadError;
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
-use domain::sanctions::{
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
     NameQuality, ParsedList,
 };

@@ -86,7 +86,7 @@
 
 use crate::ReadError;
 use chrono::NaiveDate;
-use domain::sanctions::{
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
     NameQuality, ParsedList,
 };

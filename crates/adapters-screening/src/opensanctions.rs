@@ -102,7 +102,7 @@
 use crate::countries::iso_code;
 use crate::ReadError;
 use chrono::NaiveDate;
-use domain::sanctions::{
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
     NameQuality, ParsedList,
 };

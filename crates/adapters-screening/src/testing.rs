@@ -2,7 +2,9 @@
 
 use crate::ReadError;
 use chrono::NaiveDate;
-use domain::sanctions::{ListedCountry, ListedIdentifier, ListedName, NameQuality, ParsedList};
+use domain::screening::sanctions::{
+    ListedCountry, ListedIdentifier, ListedName, NameQuality, ParsedList,
+};
 
 pub(crate) fn strong(s: &str) -> ListedName {
     ListedName {

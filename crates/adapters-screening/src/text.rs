@@ -3,7 +3,7 @@
 
 use crate::countries::iso_code;
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Utc};
-use domain::sanctions::{ListedCountry, ListedDate};
+use domain::screening::sanctions::{ListedCountry, ListedDate};
 
 /// A value as the list means it: whitespace collapsed, trimmed; `None` when empty.
 pub(crate) fn value(raw: &str) -> Option<String> {

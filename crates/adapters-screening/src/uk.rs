@@ -67,7 +67,7 @@ use crate::text::{country, day_or_month, parse_timestamp, push_country, push_uni
 use crate::xml::{self, Layout, RootName};
 use crate::ReadError;
 use chrono::{DateTime, NaiveDate, Utc};
-use domain::sanctions::{
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedDate, ListedIdentifier, ListedName, NameQuality,
     ParsedList,
 };
@@ -552,7 +552,7 @@ mod tests {
     use crate::testing::{
         assert_skipped, country, mutants_never_panic, random_bytes_never_panic, Rng,
     };
-    use domain::sanctions::ListedCountry;
+    use domain::screening::sanctions::ListedCountry;
 
     fn doc(records: &str) -> Vec<u8> {
         format!(

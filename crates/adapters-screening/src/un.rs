@@ -55,7 +55,7 @@ use crate::text::{country, parse_timestamp, parse_xs_date, parse_year, push_coun
 use crate::xml::{self, Layout, RootName};
 use crate::ReadError;
 use chrono::NaiveDate;
-use domain::sanctions::{
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedDate, ListedIdentifier, ListedName, NameQuality,
     ParsedList,
 };
@@ -481,7 +481,7 @@ mod tests {
     use crate::testing::{assert_cuts_malformed, is_malformed_as, random_bytes_never_panic};
     use crate::testing::{assert_skipped, country, id, strong, testdata, weak, Rng};
     use chrono::{DateTime, Utc};
-    use domain::sanctions::ListedCountry;
+    use domain::screening::sanctions::ListedCountry;
 
     fn doc(individuals: &str, entities: &str) -> Vec<u8> {
         format!(

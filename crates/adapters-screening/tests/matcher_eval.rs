@@ -9,16 +9,18 @@
 //! -p adapters-screening --test matcher_eval -- --nocapture`.
 
 use adapters_screening::{read_path, ListFormat};
-use domain::matcher::index::ListIndex;
-use domain::matcher::normalise::fold;
-use domain::matcher::score::Weights;
-use domain::matcher::{Matcher, Query};
-use domain::sanctions::{ListEntry, ListSource, ListedDate, SourceVersion, SourceVersionId};
+use domain::screening::matcher::index::ListIndex;
+use domain::screening::matcher::normalise::fold;
+use domain::screening::matcher::score::Weights;
+use domain::screening::matcher::{Matcher, Query};
+use domain::screening::sanctions::{
+    ListEntry, ListSource, ListedDate, SourceVersion, SourceVersionId,
+};
 use std::path::PathBuf;
 
 /// The score from which a candidate is put before a person: the default policy's `review`.
 fn review() -> f64 {
-    domain::screening::PolicyConfig::default().review
+    domain::screening::policy::PolicyConfig::default().review
 }
 
 fn testdata(rel: &str) -> PathBuf {
@@ -163,7 +165,7 @@ fn the_development_share_is_found_and_negatives_stay_clear() {
     println!(
         "matcher {}: positives {found}/{treated} in review or hit ({:.1}%), first {first}/{found} \
          ({:.1}%), {unresolved} rows without their UN entry; negatives {}/{} in review ({:.2}%)",
-        domain::matcher::MATCHER_VERSION,
+        domain::screening::matcher::MATCHER_VERSION,
         share(found, treated),
         share(first, found),
         flagged.len(),

@@ -4,7 +4,7 @@
 
 use adapters_screening::{detect, read_path, ListFormat, ReadError};
 use chrono::{TimeZone, Utc};
-use domain::sanctions::{
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedDate, ListedIdentifier, NameQuality, ParsedList,
 };
 use std::path::PathBuf;

@@ -6,7 +6,9 @@ mod common;
 use adapters_screening::{read_path, ListFormat, ReadError};
 use chrono::NaiveDate;
 use common::{country, entry, id, ids_and_kinds};
-use domain::sanctions::{EntryKind, ListEntry, ListSource, ListedDate, NameQuality, ParsedList};
+use domain::screening::sanctions::{
+    EntryKind, ListEntry, ListSource, ListedDate, NameQuality, ParsedList,
+};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@ mod common;
 
 use adapters_screening::{detect, read_path, ListFormat, ReadError};
 use common::{day, entry, id, ids_and_kinds, strong, weak};
-use domain::sanctions::{
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, NameQuality, ParsedList,
 };
 use serde_json::json;

@@ -3,7 +3,7 @@
 
 use adapters_screening::{read_path, ListFormat};
 use chrono::{TimeZone, Utc};
-use domain::sanctions::{
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, NameQuality,
     ParsedList,
 };

@@ -17,9 +17,11 @@ use chrono::NaiveDate;
 use connector_kit::{
     build_client, read_json, status_failure, Answer, Operation, Step, MAX_DATA_BYTES,
 };
-use domain::company::RegistryFailure;
-use domain::identifier::{Identifier, IdentifierType};
-use domain::paid::{Engagement, EngagementPage, FetchedOfficer, FetchedOfficers, NamedParty};
+use domain::companies::paid::{
+    Engagement, EngagementPage, FetchedOfficer, FetchedOfficers, NamedParty,
+};
+use domain::companies::profile::RegistryFailure;
+use domain::subjects::identifier::{Identifier, IdentifierType};
 use reqwest::header::ACCEPT;
 use serde_json::Value;
 

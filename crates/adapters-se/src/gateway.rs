@@ -10,7 +10,7 @@ use connector_kit::{
     ClientAuth, Operation, Step, Transport, REQUEST_ID,
 };
 use domain::clock::{Clock, SystemClock};
-use domain::company::{RegistryFailure, UpstreamCall};
+use domain::companies::profile::{RegistryFailure, UpstreamCall};
 use reqwest::header::ACCEPT;
 use std::sync::Arc;
 use std::time::Duration;

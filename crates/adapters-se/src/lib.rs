@@ -27,8 +27,8 @@ pub use person_registry::SwedishPersonRegistry;
 pub use registry::SwedishCompanyRegistry;
 pub use vdm::valid_document_id;
 
-use domain::countries::CountryConnectors;
-use domain::country::Country;
+use domain::countries::country::Country;
+use domain::countries::registry::CountryConnectors;
 
 /// The user agent of every request this crate sends.
 const USER_AGENT: &str = concat!("idreg-adapters-se/", env!("CARGO_PKG_VERSION"));

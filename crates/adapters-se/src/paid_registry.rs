@@ -6,11 +6,11 @@ use crate::config::{SeConfigError, SePaidConfig};
 use crate::foretagsinformation::ForetagsinformationClient;
 use crate::verkliga_huvudman::VerkligaHuvudmanClient;
 use async_trait::async_trait;
-use domain::company::Fetch;
-use domain::company::RegistryFailure;
-use domain::identifier::{Identifier, IdentifierType};
-use domain::paid::{EngagementPage, FetchedOfficers, FetchedOwners};
-use domain::ports::PaidCompanyRegistry;
+use domain::companies::paid::{EngagementPage, FetchedOfficers, FetchedOwners};
+use domain::companies::ports::PaidCompanyRegistry;
+use domain::companies::profile::Fetch;
+use domain::companies::profile::RegistryFailure;
+use domain::subjects::identifier::{Identifier, IdentifierType};
 
 /// The Swedish paid tier. Building it reads the client certificate, so a deployment with a
 /// missing or unusable certificate fails at start-up, naming the setting.

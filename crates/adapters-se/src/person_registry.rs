@@ -3,10 +3,10 @@
 use crate::config::{SeConfigError, SparConfig};
 use crate::spar::SparClient;
 use async_trait::async_trait;
-use domain::company::{Fetch, RegistryFailure};
-use domain::identifier::{Identifier, IdentifierType};
-use domain::person::RegisterPerson;
-use domain::ports::PersonRegistry;
+use domain::companies::profile::{Fetch, RegistryFailure};
+use domain::persons::ports::PersonRegistry;
+use domain::persons::profile::RegisterPerson;
+use domain::subjects::identifier::{Identifier, IdentifierType};
 
 /// Sweden's population register. Building it reads the organisation certificate, so a
 /// missing, unreadable or wrongly locked keystore fails at start-up, naming the setting.

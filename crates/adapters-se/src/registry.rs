@@ -7,12 +7,12 @@ use crate::ssbtgu::SsbtguClient;
 use crate::vdm::{valid_document_id, VdmClient};
 use async_trait::async_trait;
 use connector_kit::Step;
-use domain::company::{
+use domain::companies::ports::{CompanyRegistry, DocumentArchive};
+use domain::companies::profile::{
     CompanyRegisterData, DocumentFetch, FetchedDocument, FetchedProfile, OptionalGroup,
     ProfileFetch, RegistryFailure, UpstreamCall,
 };
-use domain::identifier::{Identifier, IdentifierType};
-use domain::ports::{CompanyRegistry, DocumentArchive};
+use domain::subjects::identifier::{Identifier, IdentifierType};
 
 /// The Swedish company registry (free tiers only: every call costs 0).
 ///

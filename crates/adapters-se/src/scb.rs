@@ -8,7 +8,7 @@ use connector_kit::{
     build_client, conclude, exchange, new_request_id, read_json, status_failure, Answer,
     AnswerMeta, Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
-use domain::company::RegistryFailure;
+use domain::companies::profile::RegistryFailure;
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT};
 use serde_json::{Map, Value};
 

@@ -19,8 +19,8 @@ use connector_kit::{
     build_client, conclude, exchange, new_request_id, status_failure, Answer, AnswerMeta,
     Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
-use domain::company::RegistryFailure;
-use domain::person::{
+use domain::companies::profile::RegistryFailure;
+use domain::persons::profile::{
     Deregistration, Folkbokforing, ForeignAddress, PartialDate, PostalAddress, RegisterAddresses,
     RegisterMarker, RegisterName, RegisterPerson, SwedishAddress,
 };
@@ -432,7 +432,7 @@ fn read_post(post: &Element, id_number: &str) -> Result<RegisterPerson, Registry
         .transpose()?;
 
     Ok(RegisterPerson {
-        id_number: domain::identifier::EchoedNumber::new(echoed),
+        id_number: domain::subjects::identifier::EchoedNumber::new(echoed),
         sekretess: RegisterMarker {
             set: ja_nej(post, NS_SKYDD, "Sekretessmarkering")?,
             since: date(post, NS_SKYDD, "SekretessDatum")?,
@@ -462,7 +462,7 @@ fn read_post(post: &Element, id_number: &str) -> Result<RegisterPerson, Registry
 mod tests {
     use super::*;
     use crate::samples;
-    use domain::person::{PersonProfile, Protection};
+    use domain::persons::profile::{PersonProfile, Protection};
     use reqwest::header::HeaderMap;
 
     fn answer(status: u16, body: Vec<u8>) -> Answer {
@@ -541,7 +541,7 @@ mod tests {
         let p = recorded("195704133106").unwrap();
         assert_eq!(
             p.id_number,
-            domain::identifier::EchoedNumber::new("195704133106")
+            domain::subjects::identifier::EchoedNumber::new("195704133106")
         );
         assert!(!p.sekretess.set && !p.skyddad.set);
         assert_eq!(p.latest_change, d("2019-12-02"));
@@ -624,7 +624,7 @@ mod tests {
         let p = recorded("199012652385").unwrap();
         assert_eq!(
             p.id_number,
-            domain::identifier::EchoedNumber::new("199012652385")
+            domain::subjects::identifier::EchoedNumber::new("199012652385")
         );
         assert_eq!(p.birth_date, d("1990-12-05"));
         assert_eq!(p.deregistration.as_ref().unwrap().code, "GS");

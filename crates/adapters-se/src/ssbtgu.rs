@@ -14,7 +14,7 @@ use connector_kit::{
     build_client, conclude, exchange, new_request_id, status_failure, Answer, AnswerMeta,
     Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
-use domain::company::{RegistryFailure, TaxRegistration};
+use domain::companies::profile::{RegistryFailure, TaxRegistration};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
 pub(crate) const OP_GET_FORETAGSUPPGIFTER: Operation = Operation {

@@ -15,8 +15,8 @@ use connector_kit::{
     build_client, conclude, exchange, new_request_id, read_json, Operation, Step, MAX_DATA_BYTES,
     REQUEST_ID,
 };
-use domain::company::RegistryFailure;
-use domain::paid::{FetchedOwner, FetchedOwners, ShareBand};
+use domain::companies::paid::{FetchedOwner, FetchedOwners, ShareBand};
+use domain::companies::profile::RegistryFailure;
 use reqwest::header::ACCEPT;
 use serde_json::Value;
 

@@ -4,9 +4,9 @@
 
 use adapters_se::{SeConfigError, SePaidConfig, SwedishPaidRegistry, Timeouts, TlsConfig};
 use base64::Engine;
-use domain::identifier::{Identifier, IdentifierType};
-use domain::paid::ShareBand;
-use domain::ports::PaidCompanyRegistry;
+use domain::companies::paid::ShareBand;
+use domain::companies::ports::PaidCompanyRegistry;
+use domain::subjects::identifier::{Identifier, IdentifierType};
 use std::path::PathBuf;
 use std::time::Duration;
 use upstream_sandbox::{RunningSandbox, Sandbox, SandboxConfig, CLIENT_ID, CLIENT_SECRET};
@@ -216,7 +216,7 @@ async fn a_missing_or_unreadable_certificate_is_a_start_up_error_naming_the_sett
     let refused = reg.fetch_beneficial_owners(&orgnr(TEST_AB)).await;
     assert!(matches!(
         refused.outcome,
-        Err(domain::company::RegistryFailure::Unavailable(_))
+        Err(domain::companies::profile::RegistryFailure::Unavailable(_))
     ));
     sb.stop().await;
 }

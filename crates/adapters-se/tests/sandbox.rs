@@ -5,13 +5,13 @@
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use adapters_se::{SeConfig, SeEndpoints, SwedishCompanyRegistry, Timeouts};
 use chrono::NaiveDate;
-use domain::company::{
+use domain::companies::ports::{CompanyRegistry, DocumentArchive};
+use domain::companies::profile::{
     Address, CompanyStatus, OptionalGroup, ProfileFetch, RegistryFailure, TaxRegistration,
     UpstreamCall,
 };
 use domain::evidence::EvidenceSource;
-use domain::identifier::{Identifier, IdentifierType};
-use domain::ports::{CompanyRegistry, DocumentArchive};
+use domain::subjects::identifier::{Identifier, IdentifierType};
 use sha2::{Digest, Sha256};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

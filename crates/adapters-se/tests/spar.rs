@@ -3,10 +3,10 @@
 //! sandbox's persons, the fault modes, and certificate problems found at start-up.
 
 use adapters_se::{SeConfigError, SparConfig, SwedishPersonRegistry, Timeouts, TlsConfig};
-use domain::company::RegistryFailure;
-use domain::identifier::{Identifier, IdentifierType};
-use domain::person::{PersonProfile, Protection};
-use domain::ports::PersonRegistry;
+use domain::companies::profile::RegistryFailure;
+use domain::persons::ports::PersonRegistry;
+use domain::persons::profile::{PersonProfile, Protection};
+use domain::subjects::identifier::{Identifier, IdentifierType};
 use std::path::PathBuf;
 use std::time::Duration;
 use upstream_sandbox::spar::persons;
@@ -137,7 +137,7 @@ async fn every_marker_state_is_read_over_mutual_tls() {
         .unwrap();
     assert_eq!(
         coordination.id_number,
-        domain::identifier::EchoedNumber::new(persons::COORDINATION)
+        domain::subjects::identifier::EchoedNumber::new(persons::COORDINATION)
     );
     assert_eq!(
         coordination.birth_date,

@@ -15,12 +15,12 @@ use crate::dto::{
     OfficersDto, PersonProfileDto, RefreshDto, ResolveResponse, SubjectResponse, SubscriptionDto,
     SubscriptionListDto,
 };
-use domain::access::Caller;
+use domain::access::gate::Caller;
+use domain::monitoring::subscription::SubscribeRequest;
 use domain::operation::Operation;
-use domain::screening::CheckRequest;
+use domain::screening::check::CheckRequest;
 use domain::services::Services;
-use domain::subject::ResolveRequest;
-use domain::subscription::SubscribeRequest;
+use domain::subjects::subject::ResolveRequest;
 use domain::Failure;
 use serde::Serialize;
 
@@ -165,7 +165,7 @@ pub async fn resolve_person(
 pub async fn events(
     services: &Services,
     caller: &Caller,
-    request: &domain::event_service::EventsRequest,
+    request: &domain::monitoring::event_service::EventsRequest,
     changes_only: bool,
 ) -> Result<Body, Failure> {
     let page = if changes_only {
@@ -190,7 +190,7 @@ pub async fn create_subscription(
 pub async fn list_subscriptions(
     services: &Services,
     caller: &Caller,
-    request: &domain::subscription::SubscriptionsRequest,
+    request: &domain::monitoring::subscription::SubscriptionsRequest,
 ) -> Result<Body, Failure> {
     let list = services.subscriptions.list(caller, request).await?;
     Body::of(&SubscriptionListDto {
@@ -228,7 +228,7 @@ pub async fn refresh_company(
     orgnr: &str,
 ) -> Result<Body, Failure> {
     let refreshed = services.refresh.refresh(caller, orgnr).await?;
-    let served = domain::company::ServedProfile {
+    let served = domain::companies::profile::ServedProfile {
         stale: false,
         subject: refreshed.subject,
         profile: refreshed.profile,
@@ -255,7 +255,7 @@ pub async fn run_screening_check(
 pub async fn list_screening_checks(
     services: &Services,
     caller: &Caller,
-    request: &domain::screening::ChecksRequest,
+    request: &domain::screening::check::ChecksRequest,
 ) -> Result<Body, Failure> {
     let checks = services.screening.list(caller, request).await?;
     Body::of(&ScreeningCheckListDto {

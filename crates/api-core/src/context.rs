@@ -8,7 +8,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, HttpRequest};
-use domain::audit::RequestContext;
+use domain::access::audit::RequestContext;
 use tracing::Instrument;
 
 /// The response header that carries the request id.

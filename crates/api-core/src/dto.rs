@@ -4,11 +4,11 @@
 //! REST document) and its JSON Schema (schemars, for the MCP tools' output schemas).
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use domain::access::tenant::Tenant;
+use domain::companies::paid::{PaidData, ServedPaid};
 use domain::evidence::Evidence;
-use domain::paid::{PaidData, ServedPaid};
-use domain::person::ServedPerson;
-use domain::subject::{Resolution, SubjectRecord};
-use domain::tenant::Tenant;
+use domain::persons::profile::ServedPerson;
+use domain::subjects::subject::{Resolution, SubjectRecord};
 use domain::Failure;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -219,7 +219,7 @@ pub struct CompanyProfileDto {
 }
 
 impl CompanyProfileDto {
-    pub fn new(tenant: &Tenant, served: &domain::company::ServedProfile) -> Self {
+    pub fn new(tenant: &Tenant, served: &domain::companies::profile::ServedProfile) -> Self {
         let p = &served.profile;
         let d = &p.data;
         CompanyProfileDto {
@@ -584,11 +584,12 @@ pub struct PersonProfileDto {
 
 impl PersonProfileDto {
     pub fn new(tenant: &Tenant, served: &ServedPerson) -> Self {
-        use domain::person::PostalAddress;
+        use domain::persons::profile::PostalAddress;
         let p = &served.profile;
         let n = p.names();
         let date = |d: Option<chrono::NaiveDate>| d.map(|d| d.to_string());
-        let partial = |d: Option<&domain::person::PartialDate>| d.map(|d| d.as_str().to_owned());
+        let partial =
+            |d: Option<&domain::persons::profile::PartialDate>| d.map(|d| d.as_str().to_owned());
         let f = p.folkbokforing();
         let m = p.markers();
         PersonProfileDto {
@@ -651,7 +652,7 @@ impl PersonProfileDto {
             latest_change_at: date(p.latest_change_at()),
             evidence: EvidenceDto::from(&served.evidence),
             country: served.country.code(),
-            schema_version: domain::person::PersonProfile::SCHEMA_VERSION,
+            schema_version: domain::persons::profile::PersonProfile::SCHEMA_VERSION,
             tenant_id: tenant.id.to_string(),
             subject_id: served.subject.subject_id.to_string(),
             aliases: aliases(&served.subject),
@@ -701,8 +702,8 @@ pub struct EventPageDto {
     pub next_cursor: i64,
 }
 
-fn event_data(d: &domain::event::EventData) -> Value {
-    use domain::event::EventData;
+fn event_data(d: &domain::monitoring::event::EventData) -> Value {
+    use domain::monitoring::event::EventData;
     match d {
         EventData::Null => Value::Null,
         EventData::Bool(b) => Value::Bool(*b),
@@ -719,7 +720,7 @@ fn event_data(d: &domain::event::EventData) -> Value {
 }
 
 impl EventPageDto {
-    pub fn new(tenant: &Tenant, page: &domain::event::EventPage) -> Self {
+    pub fn new(tenant: &Tenant, page: &domain::monitoring::event::EventPage) -> Self {
         EventPageDto {
             events: page
                 .events
@@ -764,7 +765,7 @@ pub struct DocumentDto {
 }
 
 impl DocumentDto {
-    pub fn new(tenant: &Tenant, d: &domain::company::ServedDocument) -> Self {
+    pub fn new(tenant: &Tenant, d: &domain::companies::profile::ServedDocument) -> Self {
         use base64::Engine;
         DocumentDto {
             document_id: d.document_id.clone(),
@@ -781,7 +782,7 @@ impl DocumentDto {
     }
 }
 
-fn aliases(subject: &domain::subject::SubjectHandle) -> Vec<String> {
+fn aliases(subject: &domain::subjects::subject::SubjectHandle) -> Vec<String> {
     subject.aliases.iter().map(ToString::to_string).collect()
 }
 
@@ -830,7 +831,10 @@ pub struct SubscriptionDto {
 }
 
 impl SubscriptionDto {
-    pub fn new(tenant: &domain::ids::TenantId, s: &domain::subscription::Subscription) -> Self {
+    pub fn new(
+        tenant: &domain::ids::TenantId,
+        s: &domain::monitoring::subscription::Subscription,
+    ) -> Self {
         SubscriptionDto {
             subscription_id: s.id.to_string(),
             subject_id: s.subject_id.to_string(),

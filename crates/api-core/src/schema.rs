@@ -4,10 +4,10 @@
 //! The bottom layer of the wire description: `dto` (the wire types, here) and api-rest's
 //! `openapi` (the document) use it; it uses neither.
 
-use domain::country::Country;
+use domain::countries::country::Country;
 use domain::evidence::EvidenceSource;
-use domain::identifier::IdentifierType;
-use domain::identifier::SubjectKind;
+use domain::subjects::identifier::IdentifierType;
+use domain::subjects::identifier::SubjectKind;
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::schema::{ArrayBuilder, Object, ObjectBuilder, Type};
 
@@ -53,7 +53,8 @@ pub fn country_codes() -> utoipa::openapi::schema::Array {
 pub fn unchecked_groups() -> utoipa::openapi::schema::Array {
     ArrayBuilder::new()
         .items(string_enum(
-            domain::company::OptionalGroup::ALL.map(domain::company::OptionalGroup::as_str),
+            domain::companies::profile::OptionalGroup::ALL
+                .map(domain::companies::profile::OptionalGroup::as_str),
             true,
             "An optional field group whose source could not be reached",
         ))
@@ -113,11 +114,11 @@ pub fn recovery() -> Object {
 pub fn protection() -> Object {
     string_enum(
         [
-            domain::person::Protection::None,
-            domain::person::Protection::Sekretess,
-            domain::person::Protection::Skyddad,
+            domain::persons::profile::Protection::None,
+            domain::persons::profile::Protection::Sekretess,
+            domain::persons::profile::Protection::Skyddad,
         ]
-        .map(domain::person::Protection::as_str),
+        .map(domain::persons::profile::Protection::as_str),
         false,
         "The person's protection marker: `none`, `sekretess` (sekretessmarkering) or `skyddad` (skyddad folkbokföring)",
     )
@@ -125,7 +126,7 @@ pub fn protection() -> Object {
 
 pub fn share_band() -> Object {
     string_enum(
-        domain::paid::ShareBand::ALL.map(domain::paid::ShareBand::as_str),
+        domain::companies::paid::ShareBand::ALL.map(domain::companies::paid::ShareBand::as_str),
         false,
         "How much the owner controls: more than 25 up to 50, more than 50 up to 75, more than 75 up to 100 percent, or `unknown` (control by other means, or no share stated)",
     )
@@ -154,7 +155,7 @@ pub fn nullable_country_code() -> Object {
 
 /// A screening band (closed: the spec's result values).
 pub fn screening_band() -> Object {
-    use domain::screening::Band;
+    use domain::screening::policy::Band;
     string_enum(
         [Band::Clear, Band::Review, Band::Hit].map(Band::as_str),
         false,
@@ -164,7 +165,7 @@ pub fn screening_band() -> Object {
 
 /// How a reason moves a candidate's score (closed).
 pub fn contribution() -> Object {
-    use domain::matcher::score::Contribution;
+    use domain::screening::matcher::score::Contribution;
     string_enum(
         [Contribution::Up, Contribution::Down, Contribution::Neutral].map(Contribution::as_str),
         false,
@@ -174,7 +175,7 @@ pub fn contribution() -> Object {
 
 /// What a screening check screened (closed).
 pub fn input_kind() -> Object {
-    use domain::screening::InputKind;
+    use domain::screening::check::InputKind;
     string_enum(
         [InputKind::Subject, InputKind::Adhoc].map(InputKind::as_str),
         false,
@@ -185,7 +186,8 @@ pub fn input_kind() -> Object {
 /// A sanctions list's source id; open: new lists are added in minor versions.
 pub fn list_source() -> Object {
     string_enum(
-        domain::sanctions::ListSource::ALL.map(domain::sanctions::ListSource::as_str),
+        domain::screening::sanctions::ListSource::ALL
+            .map(domain::screening::sanctions::ListSource::as_str),
         true,
         "The sanctions list (source id)",
     )
@@ -193,7 +195,7 @@ pub fn list_source() -> Object {
 
 /// What a list entry designates; open.
 pub fn entry_kind() -> Object {
-    use domain::sanctions::EntryKind;
+    use domain::screening::sanctions::EntryKind;
     string_enum(
         [
             EntryKind::Person,
@@ -210,7 +212,7 @@ pub fn entry_kind() -> Object {
 
 /// How much a list trusts a name (closed).
 pub fn name_quality() -> Object {
-    use domain::sanctions::NameQuality;
+    use domain::screening::sanctions::NameQuality;
     string_enum(
         [NameQuality::Strong, NameQuality::Weak].map(NameQuality::as_str),
         false,
@@ -220,7 +222,7 @@ pub fn name_quality() -> Object {
 
 /// A tenant override version's status (closed).
 pub fn override_status() -> Object {
-    use domain::screening::OverrideStatus;
+    use domain::screening::policy::OverrideStatus;
     string_enum(
         [
             OverrideStatus::Draft,

@@ -17,15 +17,15 @@ use api_core::dto::{
     BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, EventPageDto, OfficersDto,
     PersonProfileDto, RefreshDto, SubjectResponse, SubscriptionDto, SubscriptionListDto,
 };
-use domain::access::Caller;
-use domain::audit::AuditTrail;
-use domain::identifier::Identifier;
+use domain::access::audit::AuditTrail;
+use domain::access::gate::Caller;
+use domain::access::scope::ScopeSet;
+use domain::monitoring::subscription::SubscribeRequest;
 use domain::operation::Operation;
-use domain::scope::ScopeSet;
-use domain::screening::CheckRequest;
+use domain::screening::check::CheckRequest;
 use domain::services::Services;
-use domain::subject::ResolveRequest;
-use domain::subscription::SubscribeRequest;
+use domain::subjects::identifier::Identifier;
+use domain::subjects::subject::ResolveRequest;
 use domain::Failure;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -292,8 +292,8 @@ pub struct EventsArgs {
 }
 
 impl EventsArgs {
-    fn request(self) -> domain::event_service::EventsRequest {
-        domain::event_service::EventsRequest {
+    fn request(self) -> domain::monitoring::event_service::EventsRequest {
+        domain::monitoring::event_service::EventsRequest {
             cursor: self.cursor,
             limit: self.limit.map(|l| l.to_string()),
             types: None,
@@ -880,7 +880,7 @@ fn end_subscription(cx: Ctx<'_>, args: EndSubscriptionArgs) -> Fut<'_> {
 fn list_subscriptions(cx: Ctx<'_>, args: ListSubscriptionsArgs) -> Fut<'_> {
     Box::pin(
         cx.route(Operation::ListSubscriptions, move |s, c| async move {
-            let request = domain::subscription::SubscriptionsRequest {
+            let request = domain::monitoring::subscription::SubscriptionsRequest {
                 limit: args.limit.map(|l| l.to_string()),
                 status: args.status,
             };
@@ -928,7 +928,7 @@ fn get_screening_check(cx: Ctx<'_>, args: ScreeningCheckIdArgs) -> Fut<'_> {
 fn list_screening_checks(cx: Ctx<'_>, args: ListScreeningChecksArgs) -> Fut<'_> {
     Box::pin(
         cx.route(Operation::ListScreeningChecks, move |s, c| async move {
-            let request = domain::screening::ChecksRequest {
+            let request = domain::screening::check::ChecksRequest {
                 limit: args.limit.map(|l| l.to_string()),
                 subject_id: args.subject_id,
             };
@@ -991,7 +991,7 @@ fn lookup_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use domain::scope::Scope;
+    use domain::access::scope::Scope;
 
     #[test]
     fn names_are_unique_and_sorted() {

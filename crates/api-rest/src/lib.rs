@@ -151,7 +151,7 @@ pub(crate) async fn run_route<'s, F, Fut>(
     body: F,
 ) -> Result<actix_web::HttpResponse, ApiError>
 where
-    F: FnOnce(&'s Services, domain::access::Caller) -> Fut,
+    F: FnOnce(&'s Services, domain::access::gate::Caller) -> Fut,
     Fut: std::future::Future<Output = Result<Body, domain::Failure>>,
 {
     let ctx = request_context(req);

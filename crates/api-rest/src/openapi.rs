@@ -10,7 +10,7 @@
 //! What is not in a route attribute is derived here from the domain, in one place each:
 //! - the error responses of every operation, from [`Operation::errors`] and
 //!   [`domain::ErrorCode::status`] (one response per status, its `error` enum the codes);
-//! - the OAuth 2.0 security scheme and its scopes, from [`domain::scope::Scope::CONSUMER`];
+//! - the OAuth 2.0 security scheme and its scopes, from [`domain::access::scope::Scope::CONSUMER`];
 //! - the security of every operation that needs a scope, from [`Operation::scopes`] (the
 //!   scopes the use case checks; a route attribute that states them too fails the document);
 //! - the enums of countries and identifier types, from the domain's lists, and of evidence
@@ -22,9 +22,9 @@
 
 use actix_web::web;
 use api_core::ErrorBody;
+use domain::access::scope::Scope;
 use domain::evidence::EvidenceSource;
 use domain::operation::Operation;
-use domain::scope::Scope;
 use domain::ErrorCode;
 use serde_json::{json, Map, Value};
 use utoipa::OpenApi;
@@ -84,7 +84,7 @@ struct ApiDoc;
 
 /// The OpenAPI document, normalised (sorted keys), with `info.version` = `version` and the
 /// evidence-source enum of `sources` (the declared sources of the countries built in, then the
-/// service's own: `domain::countries::evidence_sources`).
+/// service's own: `domain::countries::registry::evidence_sources`).
 pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serialises");
     doc["info"] = json!({
@@ -402,12 +402,12 @@ fn add_operation_security(doc: &mut Value) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Events: the declared types, and whether this build emits each (`domain::event`).
+// Events: the declared types, and whether this build emits each (`domain::monitoring::event`).
 
 /// `contract/event-types.json`.
 pub fn event_types() -> Value {
     Value::Array(
-        domain::event::EventType::ALL
+        domain::monitoring::event::EventType::ALL
             .iter()
             .map(|e| {
                 json!({
@@ -427,7 +427,7 @@ mod tests {
 
     #[test]
     fn every_rest_operation_is_documented_with_its_errors() {
-        let doc = document("1.0.0", &domain::countries::evidence_sources([]));
+        let doc = document("1.0.0", &domain::countries::registry::evidence_sources([]));
         for op in REST_OPERATIONS {
             let operation = &doc["paths"][op.route_template()][op.method().to_ascii_lowercase()];
             assert!(
@@ -456,7 +456,7 @@ mod tests {
     /// (`Operation::scopes`, the consumer scopes among them), each an alternative of its own.
     #[test]
     fn every_operation_states_the_scopes_that_open_it() {
-        let doc = document("1.0.0", &domain::countries::evidence_sources([]));
+        let doc = document("1.0.0", &domain::countries::registry::evidence_sources([]));
         for op in REST_OPERATIONS {
             let operation = &doc["paths"][op.route_template()][op.method().to_ascii_lowercase()];
             let mut stated: Vec<&str> = Vec::new();
@@ -487,7 +487,7 @@ mod tests {
 
     #[test]
     fn every_documented_operation_is_a_known_route() {
-        let doc = document("1.0.0", &domain::countries::evidence_sources([]));
+        let doc = document("1.0.0", &domain::countries::registry::evidence_sources([]));
         for (path, item) in doc["paths"].as_object().unwrap() {
             for method in item.as_object().unwrap().keys() {
                 let known = path == "/openapi.json"
@@ -501,7 +501,7 @@ mod tests {
 
     #[test]
     fn the_document_is_openapi_3_1_with_the_version_given() {
-        let doc = document("9.8.7", &domain::countries::evidence_sources([]));
+        let doc = document("9.8.7", &domain::countries::registry::evidence_sources([]));
         assert_eq!(doc["openapi"], "3.1.0");
         assert_eq!(doc["info"]["version"], "9.8.7");
         let scopes: Vec<&str> = doc["components"]["securitySchemes"][OAUTH2]["flows"]
@@ -602,7 +602,7 @@ mod tests {
 
     #[test]
     fn the_served_document_is_the_document_of_the_built_version() {
-        let sources = domain::countries::evidence_sources([]);
+        let sources = domain::countries::registry::evidence_sources([]);
         let served = ServedDocument::new(&sources);
         let text = served.text();
         let doc: Value = serde_json::from_str(text).expect("the served document is JSON");
@@ -644,7 +644,7 @@ mod tests {
         let declared = [EvidenceSource::declared("companyreg.example")];
         let doc = document(
             version,
-            &domain::countries::evidence_sources([&declared[..]]),
+            &domain::countries::registry::evidence_sources([&declared[..]]),
         );
         assert_eq!(
             doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"],

@@ -3,9 +3,9 @@
 //! builds the same types from its arguments), and the bodies' schemas for the OpenAPI
 //! document (they have no wire type of their own).
 
-use domain::screening::CheckRequest;
-use domain::subject::ResolveRequest;
-use domain::subscription::SubscribeRequest;
+use domain::monitoring::subscription::SubscribeRequest;
+use domain::screening::check::CheckRequest;
+use domain::subjects::subject::ResolveRequest;
 use domain::{ErrorCode, Failure};
 use serde_json::{Map, Value};
 

@@ -2,7 +2,7 @@
 
 use crate::transport::{digest, usable, Answer, Transport};
 use chrono::{DateTime, Utc};
-use domain::company::{Fetch, RegistryFailure, UpstreamCall};
+use domain::companies::profile::{Fetch, RegistryFailure, UpstreamCall};
 use domain::evidence::EvidenceSource;
 
 /// What one call is, for its record.

@@ -1,6 +1,6 @@
 //! Reading a JSON answer.
 
-use domain::company::RegistryFailure;
+use domain::companies::profile::RegistryFailure;
 use serde::de::DeserializeOwned;
 
 /// Reads an answer's body (as [`exchange`](crate::exchange) read it, so bounded by its

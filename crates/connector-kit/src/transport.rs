@@ -1,7 +1,7 @@
 //! One exchange with an upstream: the request id, sending, reading a bounded body, and the
 //! digest of what arrived.
 
-use domain::company::RegistryFailure;
+use domain::companies::profile::RegistryFailure;
 use reqwest::header::HeaderMap;
 use sha2::{Digest, Sha256};
 

@@ -6,7 +6,7 @@ use connector_kit::{
     build_client, conclude, exchange, new_request_id, read_json, status_failure, AnswerMeta,
     Operation, Timeouts, TlsConfig, Transport, REQUEST_ID,
 };
-use domain::company::{RegistryFailure, UpstreamCall};
+use domain::companies::profile::{RegistryFailure, UpstreamCall};
 use domain::evidence::EvidenceSource;
 use sha2::{Digest, Sha256};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,13 +3,13 @@
 //!
 //! Input lines: `<type>\t<wire value>`, for example `orgnr\t556002-1361`.
 //! Output lines, in the same order: `ok\t<canonical>` or `err\t<reason>`, where `<reason>` is
-//! [`domain::identifier::IdentifierError::reason`] or `unknown-type` / `no-tab`.
+//! [`domain::subjects::identifier::IdentifierError::reason`] or `unknown-type` / `no-tab`.
 //!
 //! Usage: `cargo run -q -p domain --example identify [-- --today YYYY-MM-DD]`. Without
 //! `--today`, ten-digit personal numbers are read as of today's date (UTC).
 
 use chrono::NaiveDate;
-use domain::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::{Identifier, IdentifierType};
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 

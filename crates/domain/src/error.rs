@@ -201,7 +201,7 @@ impl Failure {
         Failure::new(ErrorCode::Unauthorized, "a valid bearer token is required")
     }
 
-    pub fn forbidden(scopes: &[crate::scope::Scope]) -> Self {
+    pub fn forbidden(scopes: &[crate::access::scope::Scope]) -> Self {
         let names: Vec<&str> = scopes.iter().map(|s| s.as_str()).collect();
         let message = match names.as_slice() {
             [one] => format!("this route requires the scope `{one}`"),
@@ -264,7 +264,7 @@ const STORAGE_UNAVAILABLE: &str = "the service's storage is unavailable; retry s
 pub const STORAGE_RETRY_AFTER_SECONDS: u32 = 5;
 
 /// Failures of storage ports (declared with the other failures, so that [`Failure::internal`]
-/// can tell an unreachable storage from a fault; `ports` re-exports it).
+/// can tell an unreachable storage from a fault; every capability's `ports` answers it).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
     #[error("record not found")]
@@ -287,6 +287,13 @@ pub enum StoreError {
     /// The backend failed; the detail is for the log only.
     #[error("storage backend: {0}")]
     Backend(String),
+}
+
+/// Failures of the crypto ports. Details never include key material or plaintext.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CryptoError {
+    #[error("crypto failure: {0}")]
+    Failed(String),
 }
 
 impl fmt::Display for Failure {
@@ -345,7 +352,7 @@ mod tests {
 
     #[test]
     fn forbidden_names_the_scope() {
-        let f = Failure::forbidden(&[crate::scope::Scope::KybRefresh]);
+        let f = Failure::forbidden(&[crate::access::scope::Scope::KybRefresh]);
         assert!(f.message.contains("kyb:refresh"));
     }
 }

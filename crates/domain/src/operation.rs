@@ -2,8 +2,8 @@
 //! audit rows. MCP tools map onto these, so an audit row names the same route whichever
 //! surface the request came through.
 
+use crate::access::scope::{Scope, ScopeSet};
 use crate::error::ErrorCode;
-use crate::scope::{Scope, ScopeSet};
 
 /// Which surface a request arrived on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

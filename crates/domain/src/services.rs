@@ -1,24 +1,25 @@
 //! The use cases, wired to their ports. Surfaces (REST, MCP, the operator command line) hold
 //! one `Services` and call into it; nothing else holds a port.
 
-use crate::access::Gate;
-use crate::admin::AdminService;
+use crate::access::admin::AdminService;
+use crate::access::gate::Gate;
+use crate::access::ports::{AuditSink, CredentialHasher, GrantStore, TenantStore, TokenAuthority};
+use crate::access::token_issuer::TokenIssuer;
 use crate::clock::Clock;
-use crate::company_service::CompanyService;
-use crate::countries::Countries;
-use crate::event_service::EventService;
-use crate::paid_service::PaidCompanyService;
-use crate::person_service::PersonService;
-use crate::ports::SubscriptionStore;
-use crate::ports::{
-    AuditSink, CompanyStore, CredentialHasher, EventStore, GrantStore, IdentifierVault, PaidStore,
-    PersonStore, PersonVault, SubjectStore, TenantStore, TokenAuthority,
-};
-use crate::refresh_service::RefreshService;
-use crate::scheduler::{Scheduler, SchedulerSettings};
-use crate::subject_service::SubjectService;
-use crate::subscription_service::SubscriptionService;
-use crate::token_issuer::TokenIssuer;
+use crate::companies::paid_service::PaidCompanyService;
+use crate::companies::ports::{CompanyStore, PaidStore};
+use crate::companies::service::CompanyService;
+use crate::countries::registry::Countries;
+use crate::monitoring::event_service::EventService;
+use crate::monitoring::ports::EventStore;
+use crate::monitoring::ports::SubscriptionStore;
+use crate::monitoring::refresh_service::RefreshService;
+use crate::monitoring::scheduler::{Scheduler, SchedulerSettings};
+use crate::monitoring::subscription_service::SubscriptionService;
+use crate::persons::ports::{PersonStore, PersonVault};
+use crate::persons::service::PersonService;
+use crate::subjects::ports::{IdentifierVault, SubjectStore};
+use crate::subjects::service::SubjectService;
 use chrono::Duration;
 use std::sync::Arc;
 
@@ -46,11 +47,11 @@ pub struct Ports {
     /// Monitoring subscriptions.
     pub subscriptions: Arc<dyn SubscriptionStore>,
     /// Sanctions lists' versions.
-    pub sanctions: Arc<dyn crate::ports::SanctionsListStore>,
+    pub sanctions: Arc<dyn crate::screening::ports::SanctionsListStore>,
     /// Screening policies, overrides, whitelists and checks.
-    pub screening: Arc<dyn crate::ports::ScreeningStore>,
+    pub screening: Arc<dyn crate::screening::ports::ScreeningStore>,
     /// Seals screening inputs and takes their keyed hashes.
-    pub screening_vault: Arc<dyn crate::ports::ScreeningVault>,
+    pub screening_vault: Arc<dyn crate::screening::ports::ScreeningVault>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -99,11 +100,11 @@ pub struct Services {
     pub subscriptions: SubscriptionService,
     pub admin: AdminService,
     /// Sanctions-list imports (operator command line and scheduled imports).
-    pub lists: crate::list_service::ListService,
+    pub lists: crate::screening::list_service::ListService,
     /// Screening checks and their reads.
-    pub screening: Arc<crate::screening_service::ScreeningService>,
+    pub screening: Arc<crate::screening::service::ScreeningService>,
     /// The operator's screening configuration: policies, overrides, whitelists.
-    pub screening_admin: crate::screening_admin::ScreeningAdmin,
+    pub screening_admin: crate::screening::admin::ScreeningAdmin,
 }
 
 impl Services {
@@ -145,7 +146,7 @@ impl Services {
             revalidate_after: settings.person_revalidate_after,
         });
         Services {
-            screening: Arc::new(crate::screening_service::ScreeningService {
+            screening: Arc::new(crate::screening::service::ScreeningService {
                 store: ports.screening.clone(),
                 lists: ports.sanctions.clone(),
                 vault: ports.screening_vault.clone(),
@@ -157,13 +158,13 @@ impl Services {
                 loaded: std::sync::Mutex::new(None),
                 building: Default::default(),
             }),
-            screening_admin: crate::screening_admin::ScreeningAdmin {
+            screening_admin: crate::screening::admin::ScreeningAdmin {
                 store: ports.screening.clone(),
                 tenants: ports.tenants.clone(),
                 subjects: ports.subjects.clone(),
                 clock: ports.clock.clone(),
             },
-            lists: crate::list_service::ListService {
+            lists: crate::screening::list_service::ListService {
                 store: ports.sanctions.clone(),
                 clock: ports.clock.clone(),
             },

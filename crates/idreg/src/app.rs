@@ -100,7 +100,7 @@ impl App {
             company_revalidate_after: chrono::Duration::seconds(config.company_revalidate_seconds),
             paid_revalidate_after: chrono::Duration::seconds(config.paid_revalidate_seconds),
             person_revalidate_after: chrono::Duration::seconds(config.person_revalidate_seconds),
-            scheduler: domain::scheduler::SchedulerSettings {
+            scheduler: domain::monitoring::scheduler::SchedulerSettings {
                 lease: chrono::Duration::seconds(config.scheduler_lease_seconds),
                 batch: config.scheduler_batch,
             },

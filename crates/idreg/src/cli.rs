@@ -8,11 +8,11 @@ use crate::app::App;
 use crate::config::Config;
 use chrono::{DateTime, NaiveDate, Utc};
 use clap::{Args, Parser, Subcommand};
-use domain::admin::{IssuedGrant, NewGrant, NewTenant};
-use domain::country::{Country, CountrySet};
-use domain::grant::Grant;
-use domain::scope::ScopeSet;
-use domain::tenant::{Budget, PermitStatus, Tenant};
+use domain::access::admin::{IssuedGrant, NewGrant, NewTenant};
+use domain::access::grant::Grant;
+use domain::access::scope::ScopeSet;
+use domain::access::tenant::{Budget, PermitStatus, Tenant};
+use domain::countries::country::{Country, CountrySet};
 use domain::{ErrorCode, Failure};
 use serde_json::{json, Value};
 
@@ -275,7 +275,7 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
         AdminCommand::Budget(BudgetCommand::Show { tenant_id, day }) => {
             let day = day.map(|d| parse_date("day", &d)).transpose()?;
             let st = admin.budget_statement(&tenant_id, day).await?;
-            use domain::budget::Spender;
+            use domain::companies::budget::Spender;
             Ok(serde_json::json!({
                 "tenant_id": tenant_id,
                 "day": st.day.to_string(),

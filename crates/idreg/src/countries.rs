@@ -3,7 +3,7 @@
 //! configuration) or at the upstream sandbox started in this process (the default run,
 //! `serve --sandbox`, tests). What each country serves is its crate's declaration
 //! (`adapters_<cc>::connectors`); this file only gives it its configuration, and the
-//! country registry (`domain::countries::Countries`) is built here and nowhere else.
+//! country registry (`domain::countries::registry::Countries`) is built here and nowhere else.
 //!
 //! A country's settings come from the environment (`IDREG_<CC>_<KEY>`) or the TOML file's
 //! `[<cc>]` table (the same keys, lower case).
@@ -42,8 +42,8 @@ use adapters_se::{
     SwedishPaidRegistry, SwedishPersonRegistry, Timeouts, TlsConfig,
 };
 use anyhow::{bail, Context};
-use domain::countries::{Countries, CountryConnectors};
-use domain::country::Country;
+use domain::countries::country::Country;
+use domain::countries::registry::{Countries, CountryConnectors};
 use domain::evidence::EvidenceSource;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -84,7 +84,7 @@ pub const COUNTRIES: &[CountryWiring] = &[
 /// Every evidence source an answer of this build can cite: the compiled-in countries', then
 /// the service's own (the contract's enum).
 pub fn evidence_sources() -> Vec<EvidenceSource> {
-    domain::countries::evidence_sources(COUNTRIES.iter().map(|c| c.sources))
+    domain::countries::registry::evidence_sources(COUNTRIES.iter().map(|c| c.sources))
 }
 
 /// The Swedish settings (the table above).

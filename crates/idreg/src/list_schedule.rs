@@ -19,7 +19,7 @@
 
 use adapters_screening::ListFormat;
 use anyhow::{bail, Context};
-use domain::sanctions::{ImportOutcome, ListSource, SourceVersion};
+use domain::screening::sanctions::{ImportOutcome, ListSource, SourceVersion};
 use domain::services::Services;
 use domain::ErrorCode;
 use std::io::Write;

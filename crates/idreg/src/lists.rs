@@ -11,7 +11,7 @@
 use crate::app::App;
 use adapters_screening::{ListFormat, ReadError};
 use clap::Subcommand;
-use domain::sanctions::{ActiveList, ImportOutcome, ListSource, SourceVersion};
+use domain::screening::sanctions::{ActiveList, ImportOutcome, ListSource, SourceVersion};
 use domain::{ErrorCode, Failure};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};

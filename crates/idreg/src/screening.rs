@@ -12,12 +12,13 @@ use crate::app::App;
 use api_core::dto::screening::{OverrideVersionDto, WhitelistEntryDto};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use clap::Subcommand;
-use domain::matcher::score::Weights;
-use domain::screening::{
-    OverrideConfig, OverrideVersion, PolicyConfig, PolicyVersion, WeightOverrides, WhitelistEntry,
+use domain::screening::admin::NewWhitelistEntry;
+use domain::screening::matcher::score::Weights;
+use domain::screening::policy::{
+    OverrideConfig, OverrideVersion, PolicyConfig, PolicyVersion, WeightOverrides,
 };
-use domain::screening_admin::NewWhitelistEntry;
-use domain::screening_service::WhitelistView;
+use domain::screening::service::WhitelistView;
+use domain::screening::whitelist::WhitelistEntry;
 use domain::Failure;
 use serde_json::{json, Value};
 

@@ -7,7 +7,7 @@
 
 use blackbox::db::TestDatabase;
 use blackbox::TempDir;
-use domain::sanctions::ListSource;
+use domain::screening::sanctions::ListSource;
 use idreg::app::App;
 use idreg::config::Config;
 use idreg::list_schedule::{parse_urls, run_once, Limits, Outcome};

@@ -3,12 +3,12 @@
 //! a tenant was handed.
 
 use super::*;
-use domain::company::{
+use domain::companies::profile::{
     Address, AnnualReportRef, CachedProfile, CompanyProfile, CompanyRegisterData, CompanyStatus,
     OptionalGroup, TaxGroup, TaxRegistration, UpstreamCall,
 };
 use domain::evidence::EvidenceSource;
-use domain::subject::SubjectHandle;
+use domain::subjects::subject::SubjectHandle;
 
 pub(super) const ORGNR: &str = "5560021361";
 const ROUTE: &str = "/v1/companies/{orgnr}";

@@ -2,9 +2,9 @@
 //! rolled-back append leaving no hole, and pages bounded by country, type and scan window.
 
 use super::*;
-use domain::event::{EventData, EventQuery, NewEvent};
 use domain::evidence::EvidenceSource;
 use domain::ids::EventId;
+use domain::monitoring::event::{EventData, EventQuery, NewEvent};
 
 pub(crate) fn event(key: &str, type_name: &str, country: Country) -> NewEvent {
     NewEvent {

@@ -1,5 +1,6 @@
-//! Storage conformance: every "MUST" of the storage ports (`domain::ports`) and the invariants
-//! the use cases rely on, written once against the port traits.
+//! Storage conformance: every "MUST" of the storage ports (each capability's `ports` module
+//! in `domain`) and the invariants the use cases rely on, written once against the port
+//! traits.
 //!
 //! Each rule is an `async fn check_*(stores: &Stores)` that sees only the ports, plus, where a
 //! rule is about what was written (audit rows, row counts), a [`Backing`] that looks beneath
@@ -15,22 +16,26 @@
 
 use blackbox::db::TestDatabase;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
-use domain::audit::{AccessRecord, Outcome, RequestContext, SecurityReason, SecurityRecord};
-use domain::country::{Country, CountrySet};
-use domain::error::ErrorCode;
-use domain::evidence::Evidence;
-use domain::grant::{Grant, SecretHash};
-use domain::identifier::IdentifierType;
-use domain::identifier::SubjectKind;
-use domain::ids::{CallRef, ClientId, GrantId, IdentifierRef, RequestId, SubjectId, TenantId};
-use domain::operation::{Operation, Surface};
-use domain::ports::{
-    AuditSink, CompanyStore, EventStore, GrantStore, PaidStore, PersonStore, StoreError,
-    SubjectStore, SubscriptionStore, TenantStore,
+use domain::access::audit::{
+    AccessRecord, Outcome, RequestContext, SecurityReason, SecurityRecord,
 };
-use domain::scope::ScopeSet;
-use domain::subject::{BlindIndex, FirstSighting, FreshSubject, ProtectedIdentifier};
-use domain::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus, WrappedDataKey};
+use domain::access::grant::{Grant, SecretHash};
+use domain::access::ports::{AuditSink, GrantStore, TenantStore};
+use domain::access::scope::ScopeSet;
+use domain::access::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus, WrappedDataKey};
+use domain::companies::ports::{CompanyStore, PaidStore};
+use domain::countries::country::{Country, CountrySet};
+use domain::error::ErrorCode;
+use domain::error::StoreError;
+use domain::evidence::Evidence;
+use domain::ids::{CallRef, ClientId, GrantId, IdentifierRef, RequestId, SubjectId, TenantId};
+use domain::monitoring::ports::{EventStore, SubscriptionStore};
+use domain::operation::{Operation, Surface};
+use domain::persons::ports::PersonStore;
+use domain::subjects::identifier::IdentifierType;
+use domain::subjects::identifier::SubjectKind;
+use domain::subjects::ports::SubjectStore;
+use domain::subjects::subject::{BlindIndex, FirstSighting, FreshSubject, ProtectedIdentifier};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -45,8 +50,8 @@ pub struct Stores {
     pub persons: Arc<dyn PersonStore>,
     pub events: Arc<dyn EventStore>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
-    pub sanctions: Arc<dyn domain::ports::SanctionsListStore>,
-    pub screening: Arc<dyn domain::ports::ScreeningStore>,
+    pub sanctions: Arc<dyn domain::screening::ports::SanctionsListStore>,
+    pub screening: Arc<dyn domain::screening::ports::ScreeningStore>,
     pub backing: Backing,
 }
 

@@ -4,11 +4,11 @@
 
 use super::companies::{call, company_subject};
 use super::*;
-use domain::budget::{BudgetUsage, Spend, Spender};
-use domain::evidence::EvidenceSource;
-use domain::paid::{
+use domain::companies::budget::{BudgetUsage, Spend, Spender};
+use domain::companies::paid::{
     Officer, OfficerList, Owner, OwnerList, PaidData, PaidKey, PaidKind, PaidObject, ShareBand,
 };
+use domain::evidence::EvidenceSource;
 
 fn day() -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()

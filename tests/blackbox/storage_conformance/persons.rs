@@ -5,7 +5,7 @@
 use super::companies::call;
 use super::*;
 use domain::evidence::EvidenceSource;
-use domain::person::SealedPerson;
+use domain::persons::profile::SealedPerson;
 
 fn day() -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()
@@ -73,7 +73,7 @@ pub async fn check_person_lookups_are_counted_apart(stores: &Stores) {
     );
     assert_eq!(
         stores.paid.budget_usage(&t.id, day()).await.unwrap(),
-        domain::budget::BudgetUsage::default()
+        domain::companies::budget::BudgetUsage::default()
     );
 }
 

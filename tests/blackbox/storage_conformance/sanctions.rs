@@ -4,7 +4,7 @@
 //! list degraded until a good one is activated.
 
 use super::*;
-use domain::sanctions::{
+use domain::screening::sanctions::{
     EntryKind, FailedImport, ImportOutcome, ListEntry, ListSource, ListedCountry, ListedDate,
     ListedIdentifier, ListedName, NameQuality, SourceVersion, SourceVersionId,
 };

@@ -10,15 +10,18 @@ use super::*;
 use domain::ids::{
     OverrideVersionId, PolicyVersionId, ScreeningCheckId, SourceVersionId, WhitelistEntryId,
 };
-use domain::matcher::score::{Contribution, Weights};
-use domain::sanctions::{
+use domain::screening::check::{
+    CandidateEvidence, CheckCandidate, CheckReason, InputKind, SealedCheckInput, StoredCheck,
+};
+use domain::screening::matcher::score::{Contribution, Weights};
+use domain::screening::policy::{
+    Band, OverrideConfig, OverrideStatus, PolicyConfig, WeightOverrides,
+};
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
     NameQuality,
 };
-use domain::screening::{
-    Band, CandidateEvidence, CheckCandidate, CheckReason, InputKind, OverrideConfig,
-    OverrideStatus, PolicyConfig, SealedCheckInput, StoredCheck, WeightOverrides, WhitelistEntry,
-};
+use domain::screening::whitelist::WhitelistEntry;
 
 /// A policy whose numbers do not print short (so a lossy round trip would show).
 fn policy_config(review: f64) -> PolicyConfig {
@@ -43,7 +46,7 @@ fn override_config() -> OverrideConfig {
     }
 }
 
-async fn publish(stores: &Stores, at: DateTime<Utc>) -> domain::screening::PolicyVersion {
+async fn publish(stores: &Stores, at: DateTime<Utc>) -> domain::screening::policy::PolicyVersion {
     stores
         .screening
         .publish_policy(
@@ -56,7 +59,7 @@ async fn publish(stores: &Stores, at: DateTime<Utc>) -> domain::screening::Polic
         .expect("publish_policy")
 }
 
-async fn propose(stores: &Stores, t: &TenantId) -> domain::screening::OverrideVersion {
+async fn propose(stores: &Stores, t: &TenantId) -> domain::screening::policy::OverrideVersion {
     stores
         .screening
         .propose_override(
@@ -113,7 +116,7 @@ pub async fn check_policy_versions_are_numbered_and_one_is_active(stores: &Store
         listed,
         vec![
             second.clone(),
-            domain::screening::PolicyVersion {
+            domain::screening::policy::PolicyVersion {
                 active: false,
                 ..first.clone()
             }
@@ -1006,7 +1009,7 @@ pub async fn check_checks_made_before_a_merge_are_found_under_either_id(stores: 
         .subjects
         .merge_subjects(
             &t.id,
-            &domain::merge::SubjectMerge {
+            &domain::subjects::merge::SubjectMerge {
                 from,
                 into,
                 event: super::events::event("merge", "subject.merged", Country::Se),

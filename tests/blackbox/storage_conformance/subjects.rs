@@ -372,9 +372,12 @@ pub(super) async fn check_another_tenants_subject_is_not_found(stores: &Stores) 
 fn merge_of(
     from: SubjectId,
     into: SubjectId,
-    ended: Vec<(domain::subscription::Subscription, domain::event::NewEvent)>,
-) -> domain::merge::SubjectMerge {
-    domain::merge::SubjectMerge {
+    ended: Vec<(
+        domain::monitoring::subscription::Subscription,
+        domain::monitoring::event::NewEvent,
+    )>,
+) -> domain::subjects::merge::SubjectMerge {
+    domain::subjects::merge::SubjectMerge {
         from,
         into,
         event: super::events::event(
@@ -387,7 +390,7 @@ fn merge_of(
 }
 
 pub(super) async fn check_a_merge_moves_subscriptions_and_ends_the_planned_ones(stores: &Stores) {
-    use domain::subscription::{SubscriptionKind, SubscriptionStatus};
+    use domain::monitoring::subscription::{SubscriptionKind, SubscriptionStatus};
     let (t, _) = tenant(stores, "SE").await;
     let from = super::companies::company_subject(stores, &t).await;
     let into = super::companies::company_subject(stores, &t).await;
@@ -525,7 +528,7 @@ pub(super) async fn check_a_merge_moves_subscriptions_and_ends_the_planned_ones(
 pub(super) async fn check_a_merge_that_would_leave_two_unended_subscriptions_writes_nothing(
     stores: &Stores,
 ) {
-    use domain::subscription::SubscriptionKind;
+    use domain::monitoring::subscription::SubscriptionKind;
     let (t, _) = tenant(stores, "SE").await;
     let from = super::companies::company_subject(stores, &t).await;
     let into = super::companies::company_subject(stores, &t).await;
@@ -584,8 +587,8 @@ pub(super) async fn check_cached_data_paid_objects_and_documents_follow_a_merge(
         .await
         .unwrap()
         .remove(0);
-    let paid_key = domain::paid::PaidKey {
-        kind: domain::paid::PaidKind::Officers,
+    let paid_key = domain::companies::paid::PaidKey {
+        kind: domain::companies::paid::PaidKind::Officers,
         country: Country::Se,
         key: super::companies::ORGNR.into(),
     };

@@ -4,8 +4,8 @@
 use super::events::event;
 use super::*;
 use domain::ids::SubscriptionId;
-use domain::subscription::{
-    LegalBasis, Subscription, SubscriptionFilter, SubscriptionKind, SubscriptionStatus,
+use domain::monitoring::subscription::{
+    ClaimedRun, LegalBasis, Subscription, SubscriptionFilter, SubscriptionKind, SubscriptionStatus,
 };
 
 pub(super) fn subscription(subject: SubjectId, kind: SubscriptionKind) -> Subscription {
@@ -61,7 +61,7 @@ pub async fn check_one_unended_subscription_per_subject_and_kind(stores: &Stores
         .events
         .events_page(
             &t.id,
-            &domain::event::EventQuery {
+            &domain::monitoring::event::EventQuery {
                 after: 0,
                 limit: 100,
                 scan_window: 100,
@@ -198,10 +198,9 @@ pub async fn check_the_queue_is_shared_safely_by_replicas(stores: &Stores) {
         stores.subscriptions.claim_due(now, lease, 7),
         stores.subscriptions.claim_due(now, lease, 7)
     );
-    let mine =
-        |runs: Vec<domain::subscription::ClaimedRun>| -> Vec<domain::subscription::ClaimedRun> {
-            runs.into_iter().filter(|r| r.tenant_id == t.id).collect()
-        };
+    let mine = |runs: Vec<ClaimedRun>| -> Vec<ClaimedRun> {
+        runs.into_iter().filter(|r| r.tenant_id == t.id).collect()
+    };
     let (a, b) = (mine(a.unwrap()), mine(b.unwrap()));
     let mut claimed: Vec<_> = a.iter().chain(&b).map(|r| r.subscription.id).collect();
     claimed.sort();
@@ -222,7 +221,7 @@ pub async fn check_the_queue_is_shared_safely_by_replicas(stores: &Stores) {
     // One completes; one ends while claimed; the others' replica dies.
     let done = &a[0];
     assert_eq!(done.due_at, done.subscription.next_run_at.unwrap());
-    let outcome = domain::subscription::RunOutcome {
+    let outcome = domain::monitoring::subscription::RunOutcome {
         next_run_at: now + Duration::days(1),
         checked_at: Some(now),
         full_refresh_at: None,
@@ -281,7 +280,7 @@ pub async fn check_the_queue_is_shared_safely_by_replicas(stores: &Stores) {
 }
 
 /// An event of subscription `s` under key `key`.
-fn event_of(s: &Subscription, key: &str, type_name: &str) -> domain::event::NewEvent {
+fn event_of(s: &Subscription, key: &str, type_name: &str) -> domain::monitoring::event::NewEvent {
     let mut e = event(key, type_name, Country::Se);
     e.subscription_id = Some(s.id);
     e
@@ -290,8 +289,8 @@ fn event_of(s: &Subscription, key: &str, type_name: &str) -> domain::event::NewE
 pub async fn check_a_reading_and_its_events_are_written_together_and_only_while_active(
     stores: &Stores,
 ) {
-    use domain::paid::PaidData;
-    use domain::subscription::MonitoringBaseline;
+    use domain::companies::paid::PaidData;
+    use domain::monitoring::subscription::MonitoringBaseline;
     let (t, _) = tenant(stores, "SE").await;
     let subject = super::companies::company_subject(stores, &t).await;
     let s = subscription(subject, SubscriptionKind::Company);
@@ -428,16 +427,16 @@ pub async fn check_a_purge_comes_after_the_retention_and_once(stores: &Stores) {
         let purged = e.event.subscription_id == Some(s.id);
         let data = &e.event.data;
         let is_purged = *data
-            == domain::event::EventData::Object(vec![(
+            == domain::monitoring::event::EventData::Object(vec![(
                 "purged".to_owned(),
-                domain::event::EventData::Bool(true),
+                domain::monitoring::event::EventData::Bool(true),
             )]);
         assert_eq!(is_purged, purged, "{}", e.event.type_name);
     }
 }
 
 pub async fn check_a_reading_of_a_run_taken_over_writes_nothing(stores: &Stores) {
-    use domain::subscription::MonitoringBaseline;
+    use domain::monitoring::subscription::MonitoringBaseline;
     let (t, _) = tenant(stores, "SE").await;
     let subject = super::companies::company_subject(stores, &t).await;
     let s = subscription(subject, SubscriptionKind::Company);

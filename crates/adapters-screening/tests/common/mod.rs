@@ -6,7 +6,7 @@
 
 use adapters_screening::{read_path, ListFormat, ReadError};
 use chrono::NaiveDate;
-use domain::sanctions::{
+use domain::screening::sanctions::{
     EntryKind, ListEntry, ListedCountry, ListedIdentifier, ListedName, NameQuality, ParsedList,
 };
 use std::collections::HashSet;

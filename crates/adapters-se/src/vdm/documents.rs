@@ -4,7 +4,7 @@
 use super::{garbled, parse_date, OP_DOKUMENT, OP_DOKUMENTLISTA};
 use chrono::NaiveDate;
 use connector_kit::read_json;
-use domain::company::{AnnualReportRef, RegistryFailure};
+use domain::companies::profile::{AnnualReportRef, RegistryFailure};
 use serde::Deserialize;
 
 #[derive(Deserialize, Debug)]

@@ -9,7 +9,7 @@ use crate::config::{SeConfigError, VdmConfig};
 use crate::gateway::{Gateway, GatewayAuth};
 use crate::USER_AGENT;
 use connector_kit::{build_client, status_failure, Operation, Step, MAX_DATA_BYTES};
-use domain::company::{AnnualReportRef, RegistryFailure};
+use domain::companies::profile::{AnnualReportRef, RegistryFailure};
 use reqwest::header::ACCEPT;
 use std::time::Duration;
 

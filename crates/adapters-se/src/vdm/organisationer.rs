@@ -4,7 +4,7 @@
 use super::{garbled, OP_ORGANISATIONER};
 use chrono::NaiveDate;
 use connector_kit::read_json;
-use domain::company::{Address, CompanyStatus, RegistryFailure};
+use domain::companies::profile::{Address, CompanyStatus, RegistryFailure};
 use serde::Deserialize;
 
 /// What `/organisationer` contributes to a profile.

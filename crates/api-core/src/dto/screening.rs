@@ -10,10 +10,9 @@
 //! same input under the same versions differ only in `id` and `checked_at`.
 
 use super::timestamp;
-use domain::screening::{
-    CheckCandidate, OverrideConfig, OverrideVersion, ServedCheck, WeightOverrides,
-};
-use domain::screening_service::WhitelistView;
+use domain::screening::check::{CheckCandidate, ServedCheck};
+use domain::screening::policy::{OverrideConfig, OverrideVersion, WeightOverrides};
+use domain::screening::service::WhitelistView;
 use serde::Serialize;
 
 /// The input a check ran on, as this reader may see it.
@@ -257,7 +256,7 @@ impl From<&ServedCheck> for ScreeningCheckDto {
 
 fn candidate(k: &CheckCandidate, matcher_version: &str) -> ScreeningCandidateDto {
     let l = &k.listing;
-    let countries = |cs: &[domain::sanctions::ListedCountry]| {
+    let countries = |cs: &[domain::screening::sanctions::ListedCountry]| {
         cs.iter()
             .map(|c| ListedCountryDto {
                 code: c.code.clone(),

@@ -4,7 +4,7 @@ use crate::run_route;
 use actix_web::{HttpRequest, HttpResponse};
 use api_core::bodies;
 use api_core::{ApiError, AppServices};
-use domain::event_service::EventsRequest;
+use domain::monitoring::event_service::EventsRequest;
 use domain::operation::Operation;
 use domain::Failure;
 

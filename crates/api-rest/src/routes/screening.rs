@@ -11,7 +11,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use api_core::bodies;
 use api_core::{read_body, ApiError, AppServices};
 use domain::operation::Operation;
-use domain::screening::ChecksRequest;
+use domain::screening::check::ChecksRequest;
 
 #[utoipa::path(
     post,

@@ -6,8 +6,8 @@ use crate::run_route;
 use actix_web::{web, HttpRequest, HttpResponse};
 use api_core::bodies;
 use api_core::{read_body, ApiError, AppServices};
+use domain::monitoring::subscription::SubscriptionsRequest;
 use domain::operation::Operation;
-use domain::subscription::SubscriptionsRequest;
 
 #[utoipa::path(
     post,

@@ -9,7 +9,7 @@ use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use api_core::{insert_retry_after, log_cause, read_body, request_context, AppServices};
 use base64::Engine;
-use domain::token::TokenRequest;
+use domain::access::token::TokenRequest;
 use domain::{ErrorCode, Failure};
 use serde::Serialize;
 

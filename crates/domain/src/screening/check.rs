@@ -8,14 +8,14 @@
 //! keyed `input_hash` stands for them, so a whitelist entry can name the input without the
 //! service storing it.
 
-use crate::country::Country;
+use crate::countries::country::Country;
 use crate::ids::{
     GrantId, OverrideVersionId, PolicyVersionId, ScreeningCheckId, SourceVersionId, SubjectId,
     TenantId, WhitelistEntryId,
 };
-use crate::matcher::score::Contribution;
-use crate::sanctions::{ListEntry, ListSource, NameQuality};
-use crate::screening::Band;
+use crate::screening::matcher::score::Contribution;
+use crate::screening::policy::Band;
+use crate::screening::sanctions::{ListEntry, ListSource, NameQuality};
 use chrono::{DateTime, Utc};
 
 /// Whether a check screened a subject the tenant knows or an ad-hoc identity.

@@ -1,11 +1,25 @@
-//! Sanctions screening's values: policies and tenants' overrides of them ([`policy`]),
-//! whitelists ([`whitelist`]) and checks ([`check`]). The use cases are in
-//! `screening_service` (consumers) and `screening_admin` (the operator).
+//! Sanctions screening: the lists, the matcher, and checks of subjects against them.
+//!
+//! - Values: [`sanctions`] (list entries as the lists give them, immutable source versions),
+//!   [`matcher`] (the pure, deterministic matcher), [`policy`] (the service's policy versions,
+//!   tenants' overrides and their status moves), [`whitelist`] (entries, effective and
+//!   covering rules), [`check`] (the request, the sealed stored check, the served check).
+//! - Ports: [`ports`] (`SanctionsListStore`, `ScreeningStore`, `ScreeningVault`).
+//! - Use cases: [`list_service`] (a list read becomes the active version, or a recorded
+//!   failure), [`service`] (`ScreeningService`: a consumer's checks and reads), [`admin`]
+//!   (`ScreeningAdmin`: the operator's policies, overrides and whitelists, four-eyes).
 
 pub mod check;
+pub mod matcher;
 pub mod policy;
+pub mod sanctions;
 pub mod whitelist;
 
-pub use check::*;
-pub use policy::*;
-pub use whitelist::*;
+pub mod ports;
+
+pub mod admin;
+pub mod list_service;
+pub mod service;
+
+#[cfg(test)]
+mod tests;

@@ -10,7 +10,7 @@
 //! active one. An override changes only what it names.
 
 use crate::ids::{OverrideVersionId, PolicyVersionId, TenantId};
-use crate::matcher::score::Weights;
+use crate::screening::matcher::score::Weights;
 use chrono::{DateTime, Utc};
 
 /// A check's or a candidate's band.

@@ -6,7 +6,7 @@
 //! marked, and no longer raises the check's band.
 
 use crate::ids::{SubjectId, TenantId, WhitelistEntryId};
-use crate::sanctions::ListSource;
+use crate::screening::sanctions::ListSource;
 use chrono::{DateTime, Utc};
 
 #[derive(Clone, Debug, PartialEq, Eq)]

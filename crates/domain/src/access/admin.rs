@@ -1,0 +1,585 @@
+//! Operator use cases: tenants, permits, budgets and grants.
+//!
+//! The operator command line is a thin surface over these; every rule (a tenant keeps its
+//! own country, a grant's countries are a non-empty subset of the tenant's) lives here.
+
+use crate::access::grant::{ClientSecret, Grant};
+use crate::access::ports::{CredentialHasher, GrantStore, TenantStore};
+use crate::access::scope::ScopeSet;
+use crate::access::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus};
+use crate::clock::Clock;
+use crate::companies::budget::{budget_day, renews_at, BudgetStatement, BUDGET_TIME_ZONE};
+use crate::companies::ports::PaidStore;
+use crate::countries::country::{Country, CountrySet};
+use crate::error::StoreError;
+use crate::error::{ErrorCode, Failure};
+use crate::ids::{ClientId, GrantId, TenantId};
+use crate::monitoring::subscription::MAX_RETENTION_DAYS;
+use crate::persons::ports::PersonStore;
+use crate::subjects::ports::IdentifierVault;
+use chrono::{DateTime, NaiveDate, Utc};
+use std::sync::Arc;
+
+pub struct NewTenant {
+    pub name: String,
+    pub own_country: Country,
+    /// `None` provisions the own country only.
+    pub provisioned: Option<CountrySet>,
+    pub activate: bool,
+}
+
+pub struct NewGrant {
+    pub tenant_id: TenantId,
+    pub scopes: ScopeSet,
+    pub countries: CountrySet,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A created grant and its secret, which is shown this once.
+pub struct IssuedGrant {
+    pub grant: Grant,
+    pub client_secret: ClientSecret,
+}
+
+pub struct AdminService {
+    pub tenants: Arc<dyn TenantStore>,
+    pub grants: Arc<dyn GrantStore>,
+    pub hasher: Arc<dyn CredentialHasher>,
+    pub vault: Arc<dyn IdentifierVault>,
+    /// The daily paid-call budget's counters.
+    pub paid: Arc<dyn PaidStore>,
+    /// The daily person-lookup counters.
+    pub persons: Arc<dyn PersonStore>,
+    /// Subscriptions follow the tenant's countries.
+    pub subscriptions: Arc<dyn crate::monitoring::ports::SubscriptionStore>,
+    /// Subjects, for merges.
+    pub subjects: Arc<dyn crate::subjects::ports::SubjectStore>,
+    pub clock: Arc<dyn Clock>,
+}
+
+fn store_failure(what: &str) -> impl Fn(StoreError) -> Failure + '_ {
+    move |e| match e {
+        StoreError::NotFound => Failure::not_found(what),
+        StoreError::GrantsOutsideCountries(ids) => {
+            let ids: Vec<String> = ids.iter().map(|g| g.to_string()).collect();
+            Failure::new(
+                ErrorCode::GrantCountriesInvalid,
+                format!(
+                    "grants would carry countries the tenant is not provisioned for: {}; narrow or revoke them first",
+                    ids.join(", ")
+                ),
+            )
+        }
+        other => Failure::internal(other),
+    }
+}
+
+fn grant_countries_invalid(message: &str) -> Failure {
+    Failure::new(ErrorCode::GrantCountriesInvalid, message)
+}
+
+impl AdminService {
+    pub async fn create_tenant(&self, new: NewTenant) -> Result<Tenant, Failure> {
+        let name = new.name.trim();
+        if name.is_empty() {
+            return Err(Failure::bad_request("name", "must not be blank"));
+        }
+        let provisioned = new
+            .provisioned
+            .unwrap_or_else(|| [new.own_country].into_iter().collect());
+        check_own_country(new.own_country, &provisioned)?;
+        let tenant = Tenant {
+            id: TenantId::generate(),
+            name: name.to_owned(),
+            own_country: new.own_country,
+            provisioned,
+            status: if new.activate {
+                TenantStatus::Active
+            } else {
+                TenantStatus::Pending
+            },
+            permit: None,
+            budget: Budget::default(),
+            retention_days: crate::monitoring::subscription::DEFAULT_RETENTION_DAYS,
+            created_at: self.clock.now(),
+        };
+        let key = self
+            .vault
+            .new_data_key(&tenant.id)
+            .map_err(Failure::internal)?;
+        self.tenants
+            .insert_tenant(&tenant, &key)
+            .await
+            .map_err(store_failure("tenant"))?;
+        Ok(tenant)
+    }
+
+    pub async fn tenant(&self, id: &str) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        self.tenants
+            .tenant(&id)
+            .await
+            .map_err(store_failure("tenant"))
+    }
+
+    pub async fn activate_tenant(&self, id: &str) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        self.tenants
+            .set_tenant_status(&id, TenantStatus::Active)
+            .await
+            .map_err(store_failure("tenant"))
+    }
+
+    /// Replaces the provisioned set. Refuses to drop the own country, and refuses (whole) a
+    /// set that would leave a live grant carrying a country outside it.
+    pub async fn set_tenant_countries(
+        &self,
+        id: &str,
+        countries: CountrySet,
+    ) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        let tenant = self
+            .tenants
+            .tenant(&id)
+            .await
+            .map_err(store_failure("tenant"))?;
+        check_own_country(tenant.own_country, &countries)?;
+        let updated = self
+            .tenants
+            .set_provisioned_countries(&id, &countries)
+            .await
+            .map_err(store_failure("tenant"))?;
+        crate::monitoring::subscription_service::follow_countries(
+            self.subscriptions.as_ref(),
+            &id,
+            &tenant.provisioned,
+            &updated.provisioned,
+            self.clock.now(),
+        )
+        .await?;
+        Ok(updated)
+    }
+
+    pub async fn set_permit(
+        &self,
+        id: &str,
+        valid_from: NaiveDate,
+        valid_to: NaiveDate,
+        status: PermitStatus,
+    ) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        if valid_to < valid_from {
+            return Err(Failure::bad_request(
+                "valid-to",
+                "must not be before valid-from",
+            ));
+        }
+        let permit = Permit {
+            valid_from,
+            valid_to,
+            status,
+            recorded_at: self.clock.now(),
+        };
+        let updated = self
+            .tenants
+            .record_permit(&id, &permit)
+            .await
+            .map_err(store_failure("tenant"))?;
+        crate::monitoring::subscription_service::follow_permit(
+            self.subscriptions.as_ref(),
+            &updated,
+            self.clock.now(),
+        )
+        .await?;
+        Ok(updated)
+    }
+
+    /// Sets how many days an ended subscription's events keep their data (1 to
+    /// [`MAX_RETENTION_DAYS`]); subscriptions that end afterwards use it.
+    pub async fn set_retention(&self, id: &str, days: i64) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        let days = u32::try_from(days)
+            .ok()
+            .filter(|d| (1..=MAX_RETENTION_DAYS).contains(d))
+            .ok_or_else(|| {
+                Failure::bad_request(
+                    "days",
+                    &format!("must be a whole number of days from 1 to {MAX_RETENTION_DAYS}"),
+                )
+            })?;
+        self.tenants
+            .set_retention(&id, days)
+            .await
+            .map_err(store_failure("tenant"))
+    }
+
+    pub async fn set_budget(&self, id: &str, budget: Budget) -> Result<Tenant, Failure> {
+        let id = parse_tenant_id(id)?;
+        budget
+            .validate()
+            .map_err(|m| Failure::new(ErrorCode::BadRequest, m))?;
+        self.tenants
+            .set_budget(&id, &budget)
+            .await
+            .map_err(store_failure("tenant"))
+    }
+
+    /// The tenant's budget and its use on `day` (today, in the budget's time zone, when
+    /// `None`).
+    pub async fn budget_statement(
+        &self,
+        id: &str,
+        day: Option<NaiveDate>,
+    ) -> Result<BudgetStatement, Failure> {
+        let id = parse_tenant_id(id)?;
+        let tenant = self
+            .tenants
+            .tenant(&id)
+            .await
+            .map_err(store_failure("tenant"))?;
+        let day = day.unwrap_or_else(|| budget_day(self.clock.now()));
+        let usage = self
+            .paid
+            .budget_usage(&id, day)
+            .await
+            .map_err(Failure::internal)?;
+        let person_lookups = self
+            .persons
+            .person_lookups(&id, day)
+            .await
+            .map_err(Failure::internal)?;
+        Ok(BudgetStatement {
+            day,
+            person_lookups,
+            time_zone: BUDGET_TIME_ZONE.name(),
+            renews_at: renews_at(day),
+            budget: tenant.budget,
+            usage,
+        })
+    }
+
+    /// `idreg admin subject merge <tenant> <from> <into>`: the two subjects are one. `from`
+    /// (and any id merged into it) becomes an alias of `into`, resolving one hop; everything
+    /// keyed by `from` follows it to `into` (identifiers, customer references, subscriptions
+    /// and their baselines, cached data, document ids, whitelist entries; screening checks
+    /// are found through the alias); a `subject.merged` event is logged under `into`'s
+    /// country (the tenant's own when it holds no identifier). Both must be canonical
+    /// subjects of the tenant, of one kind. Answers the merged subject.
+    ///
+    /// One unended subscription per subject and kind holds across the merge: where both
+    /// subjects had one of a kind, `into`'s survives and `from`'s ends with it
+    /// (`subscription.ended`, `reason` `subject_merged`, naming the survivor).
+    pub async fn merge_subjects(
+        &self,
+        tenant: &str,
+        from: &str,
+        into: &str,
+    ) -> Result<crate::subjects::subject::SubjectRecord, Failure> {
+        use crate::evidence::{Evidence, EvidenceSource, SCHEMA_VERSION};
+        use crate::ids::{CallRef, EventId, SubjectId};
+        use crate::monitoring::event::{EventData, EventType, NewEvent};
+        let id = parse_tenant_id(tenant)?;
+        let tenant = self
+            .tenants
+            .tenant(&id)
+            .await
+            .map_err(store_failure("tenant"))?;
+        let parse = |field: &str, v: &str| -> Result<SubjectId, Failure> {
+            v.trim()
+                .parse()
+                .map_err(|_| Failure::bad_request(field, "is not a subject id"))
+        };
+        let (from_id, into_id) = (parse("from", from)?, parse("into", into)?);
+        if from_id == into_id {
+            return Err(Failure::bad_request(
+                "into",
+                "must be another subject than `from`",
+            ));
+        }
+        let load = |sid: SubjectId| {
+            let subjects = self.subjects.clone();
+            async move {
+                subjects
+                    .subject(&id, &sid)
+                    .await
+                    .map_err(store_failure("subject"))
+            }
+        };
+        let (from_rec, into_rec) = (load(from_id).await?, load(into_id).await?);
+        if from_rec.subject_id != from_id {
+            return Err(Failure::bad_request(
+                "from",
+                "is already merged into another subject",
+            ));
+        }
+        if into_rec.subject_id != into_id {
+            return Err(Failure::bad_request(
+                "into",
+                "is an alias; merge into its canonical subject",
+            ));
+        }
+        if from_rec.kind != into_rec.kind {
+            return Err(Failure::bad_request(
+                "into",
+                "is of another kind (a person and a company are never one subject)",
+            ));
+        }
+        let now = self.clock.now();
+        let country = into_rec
+            .identifiers
+            .iter()
+            .chain(&from_rec.identifiers)
+            .find(|i| i.valid_to.is_none())
+            .map_or(tenant.own_country, |i| i.country);
+        let event = NewEvent {
+            id: EventId::generate(),
+            idempotency_key: format!("merge:{from_id}:{into_id}"),
+            type_name: EventType::SubjectMerged.name().to_owned(),
+            country,
+            subject_id: Some(into_id),
+            subject_ref: None,
+            subscription_id: None,
+            occurred_at: now,
+            data: EventData::Object(vec![
+                (
+                    "merged_subject_id".to_owned(),
+                    EventData::Text(from_id.to_string()),
+                ),
+                (
+                    "subject_id".to_owned(),
+                    EventData::Text(into_id.to_string()),
+                ),
+            ]),
+            evidence: Evidence {
+                source: EvidenceSource::SERVICE_MERGE,
+                source_timestamp: now,
+                call_ref: CallRef::generate(),
+                upstream_ref: None,
+                digest: None,
+                schema_version: Some(SCHEMA_VERSION.to_owned()),
+                retrieved_at: now,
+            },
+        };
+        let retention = chrono::Duration::days(i64::from(tenant.retention_days));
+        // A subscription made on either subject between the plan and the merge's
+        // transaction can clash with one left unended: the store refuses, and the merge is
+        // planned again from what is stored then.
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let merge = crate::subjects::merge::SubjectMerge {
+                from: from_id,
+                into: into_id,
+                event: event.clone(),
+                ended: self
+                    .subscriptions_ended_by_merge(&id, from_id, into_id, now, retention)
+                    .await?,
+            };
+            match self.subjects.merge_subjects(&id, &merge).await {
+                Ok(()) => break,
+                Err(StoreError::SubscriptionExists) if attempts < 3 => continue,
+                Err(e) => return Err(store_failure("subject")(e)),
+            }
+        }
+        load(into_id).await
+    }
+
+    /// `from`'s unended subscriptions of a kind `into` also has an unended one of, as they
+    /// end with the merge, each with its `subscription.ended` event (`reason`
+    /// `subject_merged`, the surviving subscription named).
+    async fn subscriptions_ended_by_merge(
+        &self,
+        tenant: &TenantId,
+        from: crate::ids::SubjectId,
+        into: crate::ids::SubjectId,
+        now: DateTime<Utc>,
+        retention: chrono::Duration,
+    ) -> Result<
+        Vec<(
+            crate::monitoring::subscription::Subscription,
+            crate::monitoring::event::NewEvent,
+        )>,
+        Failure,
+    > {
+        use crate::monitoring::event::EventData;
+        let unended = |s| {
+            let store = self.subscriptions.clone();
+            async move {
+                store
+                    .unended_subscriptions(tenant, &s)
+                    .await
+                    .map_err(Failure::internal)
+            }
+        };
+        let (of_from, of_into) = (unended(from).await?, unended(into).await?);
+        let mut ended = Vec::new();
+        for sub in of_from {
+            let Some(survivor) = of_into.iter().find(|s| s.kind == sub.kind) else {
+                continue;
+            };
+            let mut gone = sub.ended(now, retention);
+            gone.subject_id = into;
+            let mut event =
+                crate::monitoring::subscription_service::lifecycle_event(&gone, "ended", now);
+            if let EventData::Object(fields) = &mut event.data {
+                fields.push((
+                    "reason".to_owned(),
+                    EventData::Text(crate::monitoring::subscription::ENDED_BY_MERGE.to_owned()),
+                ));
+                fields.push((
+                    "surviving_subscription_id".to_owned(),
+                    EventData::Text(survivor.id.to_string()),
+                ));
+            }
+            ended.push((gone, event));
+        }
+        Ok(ended)
+    }
+
+    pub async fn create_grant(&self, new: NewGrant) -> Result<IssuedGrant, Failure> {
+        if new.countries.is_empty() {
+            return Err(grant_countries_invalid(
+                "a grant needs at least one country",
+            ));
+        }
+        let tenant = self
+            .tenants
+            .tenant(&new.tenant_id)
+            .await
+            .map_err(store_failure("tenant"))?;
+        if !new.countries.is_subset(&tenant.provisioned) {
+            return Err(grant_countries_invalid(&format!(
+                "the grant's countries must be a subset of the tenant's provisioned countries ({})",
+                tenant.provisioned
+            )));
+        }
+        let now = self.clock.now();
+        if new.expires_at.is_some_and(|e| e <= now) {
+            return Err(Failure::bad_request("expires-at", "must be in the future"));
+        }
+        let client_secret = self.hasher.generate_secret();
+        let hash = self
+            .hasher
+            .hash_secret(&client_secret)
+            .await
+            .map_err(Failure::internal)?;
+        let grant = Grant {
+            id: GrantId::generate(),
+            tenant_id: tenant.id,
+            client_id: ClientId::generate(),
+            scopes: new.scopes,
+            countries: new.countries,
+            expires_at: new.expires_at,
+            revoked_at: None,
+            credential_generation: 1,
+            created_at: now,
+        };
+        self.grants
+            .insert_grant(&grant, &hash)
+            .await
+            .map_err(store_failure("tenant"))?;
+        Ok(IssuedGrant {
+            grant,
+            client_secret,
+        })
+    }
+
+    /// Narrows or widens a grant. Narrowing takes effect on the next request; widening only
+    /// for tokens minted afterwards (the guard intersects token and grant).
+    pub async fn update_grant(
+        &self,
+        id: &str,
+        scopes: Option<ScopeSet>,
+        countries: Option<CountrySet>,
+    ) -> Result<Grant, Failure> {
+        if scopes.is_none() && countries.is_none() {
+            return Err(Failure::bad_request(
+                "scopes",
+                "give --scopes, --countries or both",
+            ));
+        }
+        if countries.as_ref().is_some_and(CountrySet::is_empty) {
+            return Err(grant_countries_invalid(
+                "a grant needs at least one country",
+            ));
+        }
+        let (tenant_id, id) = self.locate_grant(id).await?;
+        if let Some(countries) = &countries {
+            let tenant = self
+                .tenants
+                .tenant(&tenant_id)
+                .await
+                .map_err(store_failure("tenant"))?;
+            if !countries.is_subset(&tenant.provisioned) {
+                return Err(grant_countries_invalid(&format!(
+                    "the grant's countries must be a subset of the tenant's provisioned countries ({})",
+                    tenant.provisioned
+                )));
+            }
+        }
+        self.grants
+            .update_grant(&tenant_id, &id, scopes.as_ref(), countries.as_ref())
+            .await
+            .map_err(store_failure("grant"))
+    }
+
+    pub async fn revoke_grant(&self, id: &str) -> Result<Grant, Failure> {
+        let (tenant_id, id) = self.locate_grant(id).await?;
+        self.grants
+            .revoke_grant(&tenant_id, &id, self.clock.now())
+            .await
+            .map_err(store_failure("grant"))
+    }
+
+    /// A new secret; tokens minted under the old one stop working at once.
+    pub async fn rotate_secret(&self, id: &str) -> Result<IssuedGrant, Failure> {
+        let (tenant_id, id) = self.locate_grant(id).await?;
+        let client_secret = self.hasher.generate_secret();
+        let hash = self
+            .hasher
+            .hash_secret(&client_secret)
+            .await
+            .map_err(Failure::internal)?;
+        let grant = self
+            .grants
+            .rotate_secret(&tenant_id, &id, &hash)
+            .await
+            .map_err(store_failure("grant"))?;
+        Ok(IssuedGrant {
+            grant,
+            client_secret,
+        })
+    }
+
+    /// The tenant and id of the grant an operator named by id alone; every later step is
+    /// scoped by that tenant.
+    async fn locate_grant(&self, id: &str) -> Result<(TenantId, GrantId), Failure> {
+        let id = parse_grant_id(id)?;
+        let tenant = self
+            .grants
+            .grant_tenant(&id)
+            .await
+            .map_err(Failure::internal)?
+            .ok_or_else(|| Failure::not_found("grant"))?;
+        Ok((tenant, id))
+    }
+}
+
+fn check_own_country(own: Country, provisioned: &CountrySet) -> Result<(), Failure> {
+    if provisioned.contains(own) {
+        Ok(())
+    } else {
+        Err(Failure::new(
+            ErrorCode::ProvisionedCountriesInvalid,
+            format!("the tenant's own country ({own}) must remain in its provisioned countries"),
+        ))
+    }
+}
+
+fn parse_tenant_id(id: &str) -> Result<TenantId, Failure> {
+    id.parse().map_err(|_| Failure::not_found("tenant"))
+}
+
+fn parse_grant_id(id: &str) -> Result<GrantId, Failure> {
+    id.parse().map_err(|_| Failure::not_found("grant"))
+}

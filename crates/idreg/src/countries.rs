@@ -444,3 +444,63 @@ fn production_se(settings: &Settings) -> anyhow::Result<Option<SeConfig>> {
         .map_err(|e| anyhow::anyhow!("Swedish registry configuration: {e}"))?;
     Ok(Some(se))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(pairs: &[(&str, &str)]) -> Settings {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn lithuania_is_served_in_production_only_when_enabled() {
+        assert!(lithuania(&Settings::new(), None).unwrap().is_none());
+        let on = lithuania(&settings(&[("enabled", "on")]), None).unwrap();
+        assert_eq!(on.map(|c| c.country()), Some(Country::Lt));
+        let e = lithuania(&settings(&[("enabled", "maybe")]), None)
+            .err()
+            .expect("refused");
+        assert!(e.to_string().contains("IDREG_LT_ENABLED"), "{e}");
+        let e = lithuania(
+            &settings(&[("enabled", "on"), ("timeout_secs", "soon")]),
+            None,
+        )
+        .err()
+        .expect("refused");
+        assert!(e.to_string().contains("IDREG_LT_TIMEOUT_SECS"), "{e}");
+    }
+
+    #[test]
+    fn without_any_configured_country_the_service_does_not_start() {
+        assert!(sweden(&Settings::new(), None).unwrap().is_none());
+        let e = start(false, &Default::default()).err().expect("refused");
+        assert!(e.to_string().contains("no upstream is configured"), "{e}");
+        // Lithuania alone is a configured country.
+        let lt = std::collections::BTreeMap::from([("lt", settings(&[("enabled", "on")]))]);
+        let up = start(false, &lt).expect("started");
+        assert_eq!(up.countries.served().collect::<Vec<_>>(), [Country::Lt]);
+    }
+
+    #[test]
+    fn every_compiled_in_country_is_listed_once_with_its_sources() {
+        for (i, w) in COUNTRIES.iter().enumerate() {
+            assert!(
+                COUNTRIES[..i].iter().all(|o| o.country != w.country),
+                "{} listed twice",
+                w.country
+            );
+            assert!(!w.sources.is_empty(), "{} cites no source", w.country);
+            assert!(w.settings.contains(&"timeout_secs"), "{}", w.country);
+        }
+        let all = evidence_sources();
+        assert_eq!(all[0].as_str(), "companyreg.vardefulla-datamangder");
+        assert!(all
+            .iter()
+            .any(|s| s.as_str() == "companyreg.jar-atviri-duomenys"));
+        assert_eq!(all.last().unwrap().as_str(), "service.merge");
+    }
+}

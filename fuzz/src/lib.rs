@@ -3,10 +3,10 @@
 
 use adapters_crypto::{BiscuitTokens, SigningKey};
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
-use domain::countries::country::CountrySet;
 use domain::access::ports::TokenAuthority;
 use domain::access::scope::ScopeSet;
 use domain::access::token::TokenClaims;
+use domain::countries::country::CountrySet;
 use std::sync::OnceLock;
 
 /// The date the parsers read ten-digit personal numbers on, when a target does not vary it.

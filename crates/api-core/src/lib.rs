@@ -2,6 +2,7 @@
 
 pub mod bodies;
 mod context;
+pub mod discovery;
 pub mod dto;
 mod error;
 pub mod schema;

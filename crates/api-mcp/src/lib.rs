@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod args;
+mod era;
 mod jsonrpc;
 mod schema;
 mod summary;
@@ -9,12 +10,20 @@ mod transport;
 
 use actix_web::web;
 
-/// The MCP revisions `initialize` negotiates, newest first. A client asking for one of these
-/// gets it back; any other request gets the first (the newest we speak).
-pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// The handshake-era MCP revisions `initialize` negotiates, newest first. A client asking for
+/// one of these gets it back; any other request gets the first (the newest we speak).
+pub const HANDSHAKE_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// The name `initialize` reports in `serverInfo`.
+/// The per-request-era revisions served without a handshake (see `era`), newest first.
+pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
+
+/// The name the server reports (`serverInfo` of `initialize`, `_meta` of per-request results).
 pub const SERVER_NAME: &str = "idreg";
+
+/// The server's name and version as both eras report it.
+pub fn server_info() -> serde_json::Value {
+    serde_json::json!({ "name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION") })
+}
 
 /// Mounts `POST /mcp` (and its transport rules) on an actix app. Every other method on the
 /// path answers 405 with `Allow: POST`.

@@ -7,25 +7,27 @@
 //! 4. `Accept` lacking `application/json` or `text/event-stream`: 406 (judged after the body
 //!    is read, so that a tool call refused here still writes its `mcp.tool_call` row);
 //! 5. the body: JSON-RPC -32700 / -32600 at HTTP 400 when it is no single JSON-RPC message;
-//! 6. `MCP-Protocol-Version`, when sent with a request for a method we serve (other than
-//!    `initialize`), must name a revision we speak: else -32600 at HTTP 400;
-//! 7. the method: `initialize`, `ping`, `tools/list`, `tools/call`; anything else -32601.
+//! 6. the era (`era`): a request of the per-request era (2026-07-28) must pass its
+//!    revision's checks (routing headers against the body, `_meta`, the revision served);
+//! 7. the method: `initialize`, `ping` (handshake era), `server/discover` (per-request era),
+//!    `tools/list`, `tools/call`; anything else -32601 (at 200 in the handshake era, 404 in
+//!    the per-request era).
 
 use crate::jsonrpc::{self, Message, Rejection, Response, RpcError};
 use crate::tools::{self, Ctx, ErrorBody};
-use crate::{PROTOCOL_VERSIONS, SERVER_NAME};
+use crate::era::{self, Era};
+use crate::{server_info, HANDSHAKE_VERSIONS};
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use api_core::{bearer_token, read_body, request_context, ApiError};
 use domain::access::audit::AuditTrail;
 use domain::access::gate::Caller;
+use domain::access::scope::ScopeSet;
 use domain::operation::{Operation, Surface};
 use domain::services::Services;
 use domain::{ErrorCode, Failure};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
-
-const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// 405 for every method but POST, with `Allow: POST` and the API's error shape.
 pub async fn method_not_allowed() -> HttpResponse {
@@ -62,7 +64,15 @@ pub async fn post(
         .await
     {
         Ok(caller) => caller,
-        Err(failure) => return ApiError(failure).error_response(),
+        // A 401 names the MCP endpoint's metadata and every consumer scope (each opens tools).
+        Err(failure) => {
+            return api_core::discovery::challenged(
+                ApiError(failure).error_response(),
+                &req,
+                api_core::discovery::Protected::Mcp,
+                &domain::access::scope::Scope::CONSUMER,
+            )
+        }
     };
     let exchange = Exchange {
         services,
@@ -94,12 +104,16 @@ impl Exchange<'_> {
             .note(self.trail, self.caller, op, outcome, tool);
     }
 
-    /// Notes a refusal at the transport: a tool call's `mcp.tool_call` row (every tool call
-    /// writes one, whatever its outcome), or the message's row.
-    fn note_refusal(self, message: &Result<Message, Rejection>, code: ErrorCode) {
-        match tool_call_of(message) {
-            Some(tool) => self.note(Operation::McpToolCall, Err(code), tool),
-            None => self.note(Operation::McpRequest, Err(code), None),
+    /// Notes a refusal at the transport of a message (`Some` method and params when it is a
+    /// request): a tool call's `mcp.tool_call` row (every tool call writes one, whatever its
+    /// outcome), or the message's row.
+    fn note_refusal(self, request: Option<(&str, &Value)>, code: ErrorCode) {
+        match request {
+            Some(("tools/call", params)) => {
+                let tool = params.as_object().and_then(served_tool);
+                self.note(Operation::McpToolCall, Err(code), tool)
+            }
+            _ => self.note(Operation::McpRequest, Err(code), None),
         }
     }
 
@@ -127,64 +141,89 @@ impl Exchange<'_> {
             }
         };
         let message = jsonrpc::read(&body);
+        let request = match &message {
+            Ok(Message::Request { method, params, .. }) => Some((method.as_str(), params)),
+            _ => None,
+        };
         if !accepts_json_and_event_stream(req) {
-            self.note_refusal(&message, ErrorCode::NotAcceptable);
+            self.note_refusal(request, ErrorCode::NotAcceptable);
             return not_acceptable();
         }
-        match message {
-            Err(rejected) => rejection(rejected),
-            Ok(Message::Notification | Message::Response) => {
+        let era = Era::of(req.headers(), request.map(|(_, params)| params));
+        match (era, message) {
+            (_, Err(rejected)) => rejection(rejected),
+            (Era::Handshake, Ok(Message::Notification | Message::Response)) => {
                 self.note(Operation::McpRequest, Ok(202), None);
                 HttpResponse::Accepted().finish()
             }
-            Ok(Message::Request { id, method, params }) => {
-                // Methods we serve (other than `initialize`) must speak a revision we know;
-                // an unknown method is answered -32601 whatever the header says.
-                if matches!(method.as_str(), "ping" | "tools/list" | "tools/call") {
-                    if let Some(response) = check_protocol_version(req, &id) {
-                        let message = Ok(Message::Request { id, method, params });
-                        self.note_refusal(&message, ErrorCode::BadRequest);
-                        return response;
+            // The per-request era defines no notification a client sends over HTTP; one at a
+            // revision we serve is accepted and dropped, as its reference server does.
+            (Era::PerRequest, Ok(Message::Notification)) => {
+                match era::notification_version(req.headers()) {
+                    Ok(()) => {
+                        self.note(Operation::McpRequest, Ok(202), None);
+                        HttpResponse::Accepted().finish()
+                    }
+                    Err(error) => {
+                        self.note(Operation::McpRequest, Err(ErrorCode::BadRequest), None);
+                        rpc_error(era.status_of(error.code), &Value::Null, error)
                     }
                 }
-                self.request(&id, &method, params).await
+            }
+            // A client of that revision never sends a response: it is a malformed exchange.
+            (Era::PerRequest, Ok(Message::Response)) => rejection(Rejection {
+                id: Value::Null,
+                error: RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    "Invalid Request: the body must be one JSON-RPC request or notification",
+                ),
+            }),
+            (Era::Handshake, Ok(Message::Request { id, method, params })) => {
+                self.request(era, &id, &method, params).await
+            }
+            (Era::PerRequest, Ok(Message::Request { id, method, params })) => {
+                if let Err(error) = era::admit(req.headers(), &method, &params) {
+                    self.note_refusal(Some((&method, &params)), ErrorCode::BadRequest);
+                    return rpc_error(era.status_of(error.code), &id, error);
+                }
+                self.request(era, &id, &method, params).await
             }
         }
     }
 
-    async fn request(self, id: &Value, method: &str, params: Value) -> HttpResponse {
-        let outcome = match method {
-            "tools/call" => return self.tools_call(id, params).await,
-            "initialize" => initialize(params),
-            "ping" => Ok(json!({})),
-            "tools/list" => Ok(json!({ "tools": tools::listed_for(&self.caller.scopes) })),
+    async fn request(self, era: Era, id: &Value, method: &str, params: Value) -> HttpResponse {
+        let outcome = match (era, method) {
+            (_, "tools/call") => return self.tools_call(era, id, params).await,
+            (_, "tools/list") => Ok(tools_list(era, &self.caller.scopes)),
+            (Era::Handshake, "initialize") => initialize(params),
+            (Era::Handshake, "ping") => Ok(json!({})),
+            (Era::PerRequest, "server/discover") => Ok(discover()),
             _ => {
-                // Quickly and at HTTP 200: the SDKs probe newer methods (`server/discover`)
-                // and fall back on -32601. Recorded as a message that found nothing to serve.
+                // Quickly: the handshake-era SDKs probe newer methods (`server/discover`)
+                // and fall back on -32601 (at HTTP 200, as that era answers every error of a
+                // request it read); the per-request era answers it at 404. Recorded as a
+                // message that found nothing to serve.
                 self.note(Operation::McpRequest, Err(ErrorCode::NotFound), None);
-                return rpc_error(
-                    StatusCode::OK,
-                    id,
-                    RpcError::new(jsonrpc::METHOD_NOT_FOUND, "Method not found"),
-                );
+                let error = RpcError::new(jsonrpc::METHOD_NOT_FOUND, "Method not found");
+                return rpc_error(era.status_of(error.code), id, error);
             }
         };
         match outcome {
             Ok(result) => {
                 self.note(Operation::McpRequest, Ok(200), None);
-                rpc_result(id, result)
+                rpc_result(era, id, result)
             }
             // A -32602 is a validation failure (not recorded, as every 400).
             Err(error) => {
                 self.note(Operation::McpRequest, Err(ErrorCode::BadRequest), None);
-                rpc_error(StatusCode::OK, id, error)
+                rpc_error(era.status_of(error.code), id, error)
             }
         }
     }
 
     /// `tools/call`: one `mcp.tool_call` row whatever the outcome, beside the rows of the
     /// route invocations the tool makes.
-    async fn tools_call(self, id: &Value, params: Value) -> HttpResponse {
+    async fn tools_call(self, era: Era, id: &Value, params: Value) -> HttpResponse {
         let invalid = |message: &str| {
             RpcError::new(
                 jsonrpc::INVALID_PARAMS,
@@ -210,7 +249,7 @@ impl Exchange<'_> {
             Err(error) => {
                 let known = served_tool(&params);
                 self.note(Operation::McpToolCall, Err(ErrorCode::BadRequest), known);
-                return rpc_error(StatusCode::OK, id, error);
+                return rpc_error(era.status_of(error.code), id, error);
             }
         };
         let cx = Ctx {
@@ -225,23 +264,12 @@ impl Exchange<'_> {
         };
         self.note(Operation::McpToolCall, outcome, Some(tool.name()));
         match result {
-            Ok(result) => rpc_result(id, result),
+            Ok(result) => rpc_result(era, id, result),
             Err(failure) => {
                 api_core::log_cause(&failure, Some(tool.name()));
-                rpc_result(id, tools::error_result(&failure))
+                rpc_result(era, id, tools::error_result(&failure))
             }
         }
-    }
-}
-
-/// When the message is a `tools/call` request: `Some` with the tool's name if it is one we
-/// serve (a name we do not serve is never recorded: it may be anything).
-fn tool_call_of(message: &Result<Message, Rejection>) -> Option<Option<&'static str>> {
-    match message {
-        Ok(Message::Request { method, params, .. }) if method == "tools/call" => {
-            Some(params.as_object().and_then(served_tool))
-        }
-        _ => None,
     }
 }
 
@@ -255,7 +283,19 @@ fn served_tool(params: &Map<String, Value>) -> Option<&'static str> {
         .map(|t| t.name())
 }
 
-/// `initialize`: the client's revision when we speak it, else our newest.
+/// What both eras tell a client about the server.
+const INSTRUCTIONS: &str = "Verified identity and registry data about companies and persons, each \
+    value with evidence. Every tool maps to a REST route of /v1 under the same token, scopes and \
+    countries: content[0] is a one-line summary, content[1] the REST response body, and \
+    structuredContent that body plus `summary`. Errors are isError results whose first text is \
+    `<code>: <message>`.";
+
+/// How long a client may keep a listing (`tools/list`, `server/discover`) of the per-request
+/// era: five minutes. The tool set changes only with a deployment; a token's scopes never
+/// change, and a narrowed grant is enforced on every call whatever a client cached.
+const LISTING_TTL_MS: u64 = 300_000;
+
+/// `initialize` (handshake era): the client's revision when we speak it, else our newest.
 fn initialize(params: Value) -> Result<Value, RpcError> {
     let requested = params
         .get("protocolVersion")
@@ -269,42 +309,41 @@ fn initialize(params: Value) -> Result<Value, RpcError> {
     Ok(json!({
         "protocolVersion": negotiate(requested),
         "capabilities": { "tools": { "listChanged": false } },
-        "serverInfo": { "name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION") },
-        "instructions": "Verified identity and registry data about companies and persons, each value \
-            with evidence. Every tool maps to a REST route of /v1 under the same token, scopes and \
-            countries: content[0] is a one-line summary, content[1] the REST response body, and \
-            structuredContent that body plus `summary`. Errors are isError results whose first \
-            text is `<code>: <message>`.",
+        "serverInfo": server_info(),
+        "instructions": INSTRUCTIONS,
     }))
 }
 
 pub fn negotiate(requested: &str) -> &'static str {
-    PROTOCOL_VERSIONS
+    HANDSHAKE_VERSIONS
         .iter()
         .find(|v| **v == requested)
         .copied()
-        .unwrap_or(PROTOCOL_VERSIONS[0])
+        .unwrap_or(HANDSHAKE_VERSIONS[0])
 }
 
-fn check_protocol_version(req: &HttpRequest, id: &Value) -> Option<HttpResponse> {
-    let value = req.headers().get(PROTOCOL_VERSION_HEADER)?;
-    let supported = value
-        .to_str()
-        .is_ok_and(|v| PROTOCOL_VERSIONS.contains(&v.trim()));
-    (!supported).then(|| {
-        rpc_error(
-            StatusCode::BAD_REQUEST,
-            id,
-            RpcError::new(
-                jsonrpc::INVALID_REQUEST,
-                format!(
-                    "Invalid Request: unsupported MCP-Protocol-Version; supported: {}",
-                    PROTOCOL_VERSIONS.join(", ")
-                ),
-            )
-            .with_data(json!({ "supported": PROTOCOL_VERSIONS })),
-        )
+/// `server/discover` (per-request era): the revisions served, the capabilities, the same
+/// instructions; the same for every caller, so any cache may share it.
+fn discover() -> Value {
+    json!({
+        "supportedVersions": era::supported_versions(),
+        "capabilities": { "tools": {} },
+        "instructions": INSTRUCTIONS,
+        "ttlMs": LISTING_TTL_MS,
+        "cacheScope": "public",
     })
+}
+
+/// `tools/list`: the tools the caller's scopes list, ordered by name, never paginated. In the
+/// per-request era it is cacheable for the caller's authorization only (it depends on the
+/// token's scopes).
+fn tools_list(era: Era, scopes: &ScopeSet) -> Value {
+    let mut result = json!({ "tools": tools::listed_for(scopes) });
+    if era == Era::PerRequest {
+        result["ttlMs"] = json!(LISTING_TTL_MS);
+        result["cacheScope"] = json!("private");
+    }
+    result
 }
 
 /// Both media types must be listed (wildcards do not count, `q=0` refuses one).
@@ -371,7 +410,12 @@ fn json_body(status: StatusCode, bytes: Vec<u8>) -> HttpResponse {
         .body(bytes)
 }
 
-fn rpc_result(id: &Value, result: Value) -> HttpResponse {
+/// A result, in the era's shape (the per-request era adds `resultType` and the server's name).
+fn rpc_result(era: Era, id: &Value, result: Value) -> HttpResponse {
+    let result = match (era, result) {
+        (Era::PerRequest, Value::Object(map)) => era::complete(map),
+        (_, result) => result,
+    };
     let response = Response {
         jsonrpc: "2.0",
         id,
@@ -435,7 +479,7 @@ mod tests {
 
     #[test]
     fn negotiation_echoes_a_known_revision_else_offers_the_newest() {
-        for v in PROTOCOL_VERSIONS {
+        for v in HANDSHAKE_VERSIONS {
             assert_eq!(negotiate(v), v);
         }
         assert_eq!(negotiate("2026-07-28"), "2025-11-25");

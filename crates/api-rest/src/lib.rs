@@ -14,7 +14,28 @@ use domain::services::Services;
 /// known path asked with a method it does not serve answers 405 naming the one it does.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     use actix_web::http::Method;
-    cfg.service(serve("/oauth/token", Method::POST, routes::token::issue))
+    use api_core::discovery::{Protected, AUTHORIZATION_SERVER_PATH, AUTHORIZE_PATH, TOKEN_PATH};
+    cfg.service(serve(TOKEN_PATH, Method::POST, routes::token::issue))
+        .service(serve(
+            &Protected::Api.metadata_path(),
+            Method::GET,
+            routes::discovery::api_resource,
+        ))
+        .service(serve(
+            &Protected::Mcp.metadata_path(),
+            Method::GET,
+            routes::discovery::mcp_resource,
+        ))
+        .service(serve(
+            AUTHORIZATION_SERVER_PATH,
+            Method::GET,
+            routes::discovery::authorization_server,
+        ))
+        .service(serve(
+            AUTHORIZE_PATH,
+            Method::GET,
+            routes::discovery::authorize,
+        ))
         .service(serve(
             "/v1/subjects/resolve",
             Method::POST,
@@ -169,7 +190,21 @@ where
                 body(services, caller).await
             },
         )
-        .await?;
+        .await;
+    let answer = match answer {
+        Ok(answer) => answer,
+        // A 401 tells a machine client where to find the token endpoint and what to ask for.
+        Err(failure) if failure.code == domain::ErrorCode::Unauthorized => {
+            use actix_web::ResponseError;
+            return Ok(api_core::discovery::challenged(
+                ApiError(failure).error_response(),
+                req,
+                api_core::discovery::Protected::Api,
+                op.scopes(),
+            ));
+        }
+        Err(failure) => return Err(ApiError(failure)),
+    };
     let status = actix_web::http::StatusCode::from_u16(op.success_status())
         .unwrap_or(actix_web::http::StatusCode::OK);
     Ok(actix_web::HttpResponse::build(status)

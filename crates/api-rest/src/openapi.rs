@@ -66,6 +66,10 @@ pub const CLIENT_BASIC: &str = "client_basic";
         crate::routes::screening::get,
         crate::routes::screening::overrides,
         crate::routes::screening::whitelist,
+        crate::routes::discovery::api_resource,
+        crate::routes::discovery::mcp_resource,
+        crate::routes::discovery::authorization_server,
+        crate::routes::discovery::authorize,
         serve,
     ),
     components(schemas(ErrorBody, TokenErrorBody)),
@@ -78,6 +82,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         (name = "subscriptions", description = "Ongoing monitoring of subjects"),
         (name = "screening", description = "Sanctions screening: reproducible, append-only checks with scored, explained candidates"),
         (name = "contract", description = "The machine-readable interface itself"),
+        (name = "discovery", description = "OAuth metadata a machine client finds the token endpoint by (RFC 9728, RFC 8414)"),
     )
 )]
 struct ApiDoc;
@@ -200,6 +205,8 @@ pub fn condition(code: ErrorCode) -> &'static str {
         NameIsIdentifier => "An ad-hoc screening `name` contains a number shaped like a personal identity number; nothing is looked up or stored and the value is not echoed. Resolve the person and screen by `subject_id`.",
         GrantCountriesInvalid => "A grant's countries must be a non-empty subset of the tenant's provisioned countries (operator routes).",
         ProvisionedCountriesInvalid => "A tenant's own country must remain in its provisioned set (operator routes).",
+        InvalidTarget => "The token request's `resource` (RFC 8707) is not this service: its origin (the REST API) or `<origin>/mcp`.",
+        InvalidScope => "The token request named a `resource` and a `scope` list holding no scope the client's grant carries.",
         Unauthorized => "No valid bearer token (missing, invalid, expired, revoked or rotated out) or portal session.",
         InvalidClient => "The client credentials at `/oauth/token` are invalid.",
         InvalidLink => "The portal sign-in link cannot be parsed.",

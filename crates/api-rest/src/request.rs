@@ -133,8 +133,14 @@ pub struct TokenRequestBody {
     grant_type: String,
     client_id: Option<String>,
     client_secret: Option<String>,
-    /// Space-separated scopes, a subset of the grant's; omitted means all of them.
+    /// Space-separated scopes. Omitted means all the grant's. Without `resource`, it must be a
+    /// subset of the grant's (else 400 `bad_request` naming the others); with `resource`, it is
+    /// an upper bound: the token carries the granted scopes among those named (the answer's
+    /// `scope` says which), and none is 400 `invalid_scope`.
     scope: Option<String>,
+    /// RFC 8707 resource indicator: this origin (the REST API) or `<origin>/mcp`; any other is
+    /// 400 `invalid_target`. In a form body it may be repeated. A token is valid for both.
+    resource: Option<String>,
 }
 
 /// The body of `POST /v1/subscriptions`.

@@ -16,6 +16,11 @@ pub enum ErrorCode {
     NameIsIdentifier,
     GrantCountriesInvalid,
     ProvisionedCountriesInvalid,
+    /// `/oauth/token`: a `resource` (RFC 8707) that is not this service.
+    InvalidTarget,
+    /// `/oauth/token`: a scope list naming no scope the grant holds, from a client that
+    /// asked for what a resource's metadata advertises (RFC 6749 §5.2).
+    InvalidScope,
     Unauthorized,
     InvalidClient,
     InvalidLink,
@@ -47,7 +52,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 32] = [
+    pub const ALL: [ErrorCode; 34] = [
         ErrorCode::BadRequest,
         ErrorCode::InvalidIdentifier,
         ErrorCode::InvalidCursor,
@@ -55,6 +60,8 @@ impl ErrorCode {
         ErrorCode::NameIsIdentifier,
         ErrorCode::GrantCountriesInvalid,
         ErrorCode::ProvisionedCountriesInvalid,
+        ErrorCode::InvalidTarget,
+        ErrorCode::InvalidScope,
         ErrorCode::Unauthorized,
         ErrorCode::InvalidClient,
         ErrorCode::InvalidLink,
@@ -92,6 +99,8 @@ impl ErrorCode {
             NameIsIdentifier => "name_is_identifier",
             GrantCountriesInvalid => "grant_countries_invalid",
             ProvisionedCountriesInvalid => "provisioned_countries_invalid",
+            InvalidTarget => "invalid_target",
+            InvalidScope => "invalid_scope",
             Unauthorized => "unauthorized",
             InvalidClient => "invalid_client",
             InvalidLink => "invalid_link",
@@ -129,7 +138,9 @@ impl ErrorCode {
             | LegalBasisInvalid
             | NameIsIdentifier
             | GrantCountriesInvalid
-            | ProvisionedCountriesInvalid => 400,
+            | ProvisionedCountriesInvalid
+            | InvalidTarget
+            | InvalidScope => 400,
             Unauthorized | InvalidClient | InvalidLink | LinkExpired | LinkInvalid | LinkUsed => {
                 401
             }

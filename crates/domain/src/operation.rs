@@ -258,7 +258,7 @@ impl Operation {
             codes.extend([CountryNotGranted, CountryNotProvisioned]);
         }
         codes.extend_from_slice(match self {
-            Operation::IssueToken => &[BadRequest, InvalidClient],
+            Operation::IssueToken => &[BadRequest, InvalidTarget, InvalidScope, InvalidClient],
             Operation::ResolveSubject => &[BadRequest, InvalidIdentifier, RefConflict],
             Operation::GetSubject => &[NotFound],
             Operation::GetCompany => &[
@@ -450,6 +450,8 @@ mod tests {
             Operation::IssueToken.errors(),
             vec![
                 BadRequest,
+                InvalidTarget,
+                InvalidScope,
                 InvalidClient,
                 InternalError,
                 UpstreamUnavailable

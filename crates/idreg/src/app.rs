@@ -121,10 +121,12 @@ impl App {
         let document = web::Data::new(api_rest::openapi::ServedDocument::new(
             &crate::countries::evidence_sources(),
         ));
+        let origin = web::Data::new(self.config.public_origin.clone());
         let mut server = HttpServer::new(move || {
             ActixApp::new()
                 .app_data(services.clone())
                 .app_data(document.clone())
+                .app_data(origin.clone())
                 .wrap(middleware::from_fn(api_core::request_context_middleware))
                 .configure(api_mcp::configure)
                 .configure(api_rest::configure)

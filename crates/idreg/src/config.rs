@@ -15,6 +15,7 @@
 //! | `IDREG_PERSON_REVALIDATE_SECONDS` | `person_revalidate_seconds` | `86400` |
 //! | `IDREG_DB_POOL_SIZE`   | `db_pool_size`       | `16` |
 //! | `IDREG_WORKERS`        | `workers`            | the number of cores |
+//! | `IDREG_PUBLIC_URL`     | `public_url`         | none: each request's own scheme and host |
 //! | `IDREG_LOG`            | `log`                | `info` |
 //! | `IDREG_LOG_FORMAT`     | `log_format`         | `text` (or `json`) |
 //! | `IDREG_LISTS_URLS`     | `lists_urls`         | none (no scheduled list import); `official`, or `source=url,...` |
@@ -50,6 +51,9 @@ pub struct Config {
     pub person_revalidate_seconds: i64,
     pub db_pool_size: usize,
     pub workers: Option<usize>,
+    /// The origin clients reach the service at (behind a proxy), named in the OAuth discovery
+    /// documents and challenges; without it each request's own scheme and host are used.
+    pub public_origin: api_core::discovery::PublicOrigin,
     /// Milliseconds between the scheduler's passes when it found no more due work; 0 turns
     /// scheduled monitoring off in this process (another replica may run it).
     pub scheduler_interval_ms: u64,
@@ -112,6 +116,7 @@ impl Default for Config {
             person_revalidate_seconds: DEFAULT_PERSON_REVALIDATE_SECONDS,
             db_pool_size: DEFAULT_DB_POOL_SIZE,
             workers: None,
+            public_origin: api_core::discovery::PublicOrigin::from_requests(),
             scheduler_interval_ms: 5_000,
             scheduler_lease_seconds: 300,
             scheduler_batch: 50,
@@ -139,6 +144,7 @@ struct FileConfig {
     person_revalidate_seconds: Option<i64>,
     db_pool_size: Option<usize>,
     workers: Option<usize>,
+    public_url: Option<String>,
     scheduler_interval_ms: Option<u64>,
     scheduler_lease_seconds: Option<i64>,
     scheduler_batch: Option<u32>,
@@ -210,6 +216,9 @@ impl Config {
         }
         if let Some(v) = var("IDREG_WORKERS") {
             config.workers = Some(v.parse().context("IDREG_WORKERS must be a whole number")?);
+        }
+        if let Some(v) = var("IDREG_PUBLIC_URL") {
+            config.public_origin = public_origin(&v)?;
         }
         if let Some(v) = var("IDREG_SCHEDULER_INTERVAL_MS") {
             config.scheduler_interval_ms = v
@@ -290,6 +299,9 @@ impl Config {
         }
         if file.workers.is_some() {
             self.workers = file.workers;
+        }
+        if let Some(v) = file.public_url {
+            self.public_origin = public_origin(&v)?;
         }
         if let Some(v) = file.scheduler_interval_ms {
             self.scheduler_interval_ms = v;
@@ -420,6 +432,21 @@ mod tests {
     }
 
     #[test]
+    fn a_public_url_must_be_an_origin() {
+        let env: HashMap<&str, &str> = [("IDREG_PUBLIC_URL", "https://api.example.com/")].into();
+        let c = Config::load_from(|k| env.get(k).map(|v| v.to_string())).unwrap();
+        let req = actix_web::test::TestRequest::default()
+            .app_data(actix_web::web::Data::new(c.public_origin))
+            .to_http_request();
+        assert_eq!(api_core::discovery::origin(&req), "https://api.example.com");
+        let env: HashMap<&str, &str> = [("IDREG_PUBLIC_URL", "https://api.example.com/v1")].into();
+        let error = Config::load_from(|k| env.get(k).map(|v| v.to_string()))
+            .err()
+            .unwrap();
+        assert!(error.to_string().contains("IDREG_PUBLIC_URL"), "{error}");
+    }
+
+    #[test]
     fn half_a_key_pair_is_refused() {
         let env: HashMap<&str, &str> = [("IDREG_SIGNING_KEY", "ab")].into();
         assert!(Config::load_from(|k| env.get(k).map(|v| v.to_string())).is_err());
@@ -483,4 +510,9 @@ mod tests {
         }
         std::fs::remove_dir_all(dir).ok();
     }
+}
+
+fn public_origin(url: &str) -> anyhow::Result<api_core::discovery::PublicOrigin> {
+    api_core::discovery::PublicOrigin::configured(url)
+        .map_err(|e| anyhow::anyhow!("the public URL (IDREG_PUBLIC_URL, `public_url`): {e}"))
 }

@@ -1,6 +1,7 @@
 //! Route handlers: extract, call one use case through the gate, map the result.
 
 pub mod companies;
+pub mod discovery;
 pub mod events;
 pub mod paid;
 pub mod persons;

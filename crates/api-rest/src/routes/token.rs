@@ -9,7 +9,7 @@ use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use api_core::{insert_retry_after, log_cause, read_body, request_context, AppServices};
 use base64::Engine;
-use domain::access::token::TokenRequest;
+use domain::access::token::{ScopeRequest, TokenRequest};
 use domain::{ErrorCode, Failure};
 use serde::Serialize;
 
@@ -58,6 +58,8 @@ struct TokenFields {
     client_id: Option<String>,
     client_secret: Option<String>,
     scope: Option<String>,
+    /// RFC 8707 resource indicators (the one field that may be repeated).
+    resources: Vec<String>,
 }
 
 fn parse_body(req: &HttpRequest, body: &[u8]) -> Result<TokenFields, Failure> {
@@ -79,6 +81,7 @@ fn parse_body(req: &HttpRequest, body: &[u8]) -> Result<TokenFields, Failure> {
                 client_id: json.optional_str("client_id")?,
                 client_secret: json.optional_str("client_secret")?,
                 scope: json.optional_str("scope")?,
+                resources: json.optional_str("resource")?.into_iter().collect(),
             })
         }
         "application/x-www-form-urlencoded" | "" => {
@@ -86,6 +89,11 @@ fn parse_body(req: &HttpRequest, body: &[u8]) -> Result<TokenFields, Failure> {
                 .map_err(|_| Failure::bad_request("body", "not a valid form-encoded body"))?;
             let mut fields = TokenFields::default();
             for (name, value) in pairs {
+                if name == "resource" {
+                    domain::text::checked(&name, &value)?;
+                    fields.resources.push(value);
+                    continue;
+                }
                 let slot = match name.as_str() {
                     "grant_type" => &mut fields.grant_type,
                     "client_id" => &mut fields.client_id,
@@ -162,6 +170,20 @@ fn basic_credentials(req: &HttpRequest) -> Result<Option<(String, String)>, Fail
 
 fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool), Failure> {
     let fields = parse_body(req, body)?;
+    // RFC 8707: each resource named must be this service (the API or its MCP endpoint).
+    let origin = api_core::discovery::origin(req);
+    if fields
+        .resources
+        .iter()
+        .any(|r| !api_core::discovery::is_our_resource(&origin, r))
+    {
+        return Err(Failure::new(
+            ErrorCode::InvalidTarget,
+            format!(
+                "`resource`: tokens are issued for this service only: {origin} or {origin}/mcp"
+            ),
+        ));
+    }
     let basic = basic_credentials(req)?;
     match fields.grant_type.as_deref() {
         None => return Err(Failure::bad_request("grant_type", "is required")),
@@ -198,7 +220,7 @@ fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool),
         TokenRequest {
             client_id,
             client_secret,
-            scope: fields.scope,
+            scope: ScopeRequest::from_wire(fields.scope.as_deref(), !fields.resources.is_empty()),
         },
         basic_used,
     ))

@@ -34,8 +34,35 @@ pub enum TokenRejection {
 pub struct TokenRequest {
     pub client_id: String,
     pub client_secret: String,
-    /// The requested scope list; `None` means every scope the grant holds.
-    pub scope: Option<String>,
+    pub scope: ScopeRequest,
+}
+
+/// What a token request asks for, and how firmly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScopeRequest {
+    /// No scope list: every scope the grant holds.
+    Granted,
+    /// A space-separated list the token must carry exactly: a scope the grant lacks is
+    /// refused (400 `bad_request` naming it), never silently dropped.
+    Exactly(String),
+    /// A list from a client that named the resource it wants a token for (RFC 8707): such a
+    /// client asks for what the resource's metadata or challenge advertises, not for what it
+    /// knows it holds, so the list is an upper bound. The token carries the scopes the grant
+    /// holds among them (the answer's `scope` says which, RFC 6749 §3.3); none is 400
+    /// `invalid_scope`.
+    AtMost(String),
+}
+
+impl ScopeRequest {
+    /// The request as the wire sent it: a `scope` field (absent, empty or blank: every scope
+    /// granted), and whether the request named a resource (RFC 8707).
+    pub fn from_wire(scope: Option<&str>, names_resource: bool) -> ScopeRequest {
+        match scope.map(str::trim).filter(|s| !s.is_empty()) {
+            None => ScopeRequest::Granted,
+            Some(list) if names_resource => ScopeRequest::AtMost(list.to_owned()),
+            Some(list) => ScopeRequest::Exactly(list.to_owned()),
+        }
+    }
 }
 
 /// The answer to a successful token request.

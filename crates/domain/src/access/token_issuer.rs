@@ -5,7 +5,7 @@ use crate::access::audit::{
 };
 use crate::access::ports::{AuditSink, CredentialHasher, GrantStore, TokenAuthority};
 use crate::access::scope::ScopeSet;
-use crate::access::token::{IssuedToken, TokenClaims, TokenRequest};
+use crate::access::token::{IssuedToken, ScopeRequest, TokenClaims, TokenRequest};
 use crate::clock::Clock;
 use crate::error::{ErrorCode, Failure};
 use crate::ids::ClientId;
@@ -78,28 +78,7 @@ impl TokenIssuer {
             return Err(invalid_client());
         }
 
-        // An omitted scope means all the grant's scopes; a requested one narrows and may not
-        // name anything the grant lacks.
-        let scopes = match request
-            .scope
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
-            None => grant.scopes.clone(),
-            Some(list) => {
-                let asked = ScopeSet::parse_list(list)
-                    .map_err(|e| Failure::bad_request("scope", &e.to_string()))?;
-                let missing = asked.difference(&grant.scopes);
-                if !missing.is_empty() {
-                    return Err(Failure::bad_request(
-                        "scope",
-                        &format!("not granted to this client: {missing}"),
-                    ));
-                }
-                asked
-            }
-        };
+        let scopes = request.scope.against(&grant.scopes)?;
 
         let mut expires_at = now + self.lifetime;
         if let Some(grant_expiry) = grant.expires_at {
@@ -133,5 +112,38 @@ impl TokenIssuer {
             .record_access(std::slice::from_ref(row))
             .await
             .map_err(Failure::internal)
+    }
+}
+
+impl ScopeRequest {
+    /// The scopes a token for this request carries, given what the grant holds.
+    pub fn against(&self, granted: &ScopeSet) -> Result<ScopeSet, Failure> {
+        let parse = |list: &str| {
+            ScopeSet::parse_list(list).map_err(|e| Failure::bad_request("scope", &e.to_string()))
+        };
+        match self {
+            ScopeRequest::Granted => Ok(granted.clone()),
+            ScopeRequest::Exactly(list) => {
+                let asked = parse(list)?;
+                let missing = asked.difference(granted);
+                if !missing.is_empty() {
+                    return Err(Failure::bad_request(
+                        "scope",
+                        &format!("not granted to this client: {missing}"),
+                    ));
+                }
+                Ok(asked)
+            }
+            ScopeRequest::AtMost(list) => {
+                let held = parse(list)?.intersection(granted);
+                if held.is_empty() {
+                    return Err(Failure::new(
+                        ErrorCode::InvalidScope,
+                        "`scope`: names no scope granted to this client",
+                    ));
+                }
+                Ok(held)
+            }
+        }
     }
 }

@@ -7,7 +7,8 @@ use crate::access::grant::{Grant, SecretHash};
 use crate::access::ports::{
     GrantAccess, MockAuditSink, MockCredentialHasher, MockGrantStore, MockTokenAuthority,
 };
-use crate::access::token::{IssuedToken, TokenRequest};
+use crate::access::scope::{Scope, ScopeSet};
+use crate::access::token::{IssuedToken, ScopeRequest, TokenRequest};
 use crate::access::token_issuer::TokenIssuer;
 use crate::error::StoreError;
 use crate::error::{ErrorCode, Failure};
@@ -43,7 +44,7 @@ fn request(client_id: &str, scope: Option<&str>) -> TokenRequest {
     TokenRequest {
         client_id: client_id.to_owned(),
         client_secret: SECRET.to_owned(),
-        scope: scope.map(str::to_owned),
+        scope: ScopeRequest::from_wire(scope, false),
     }
 }
 
@@ -419,4 +420,98 @@ async fn a_failed_audit_write_withholds_the_token() {
         .await
         .unwrap_err();
     assert_eq!(failure.code, ErrorCode::InternalError);
+}
+
+/// A client that named the resource asks for what the metadata advertises: it gets the
+/// granted scopes among them, and the answer says which.
+#[tokio::test]
+async fn a_resource_bound_request_carries_the_granted_scopes_among_those_asked() {
+    let t = tenant("SE");
+    let g = grant(&t, "kyb:read events:read", "SE");
+    let mut t2 = tenant("SE");
+    t2.id = g.tenant_id;
+    let mut authority = MockTokenAuthority::new();
+    authority
+        .expect_mint()
+        .withf(|claims| claims.scopes == scopes("kyb:read events:read"))
+        .times(1)
+        .returning(|_| Ok("signed-token".into()));
+    let mut audit = MockAuditSink::new();
+    audit.expect_record_access().times(1).returning(|_| Ok(()));
+    let issuer = issuer(knows(access(&g, &t2)), verifies(true), authority, audit);
+    let every: Vec<&str> = Scope::CONSUMER.iter().map(|s| s.as_str()).collect();
+    let mut asked = request(g.client_id.as_str(), None);
+    asked.scope = ScopeRequest::from_wire(Some(&every.join(" ")), true);
+    let issued = issuer.issue(asked, &ctx()).await.expect("a token");
+    assert_eq!(issued.scopes, scopes("kyb:read events:read"));
+}
+
+#[test]
+fn the_wire_form_of_a_scope_request() {
+    assert_eq!(ScopeRequest::from_wire(None, true), ScopeRequest::Granted);
+    assert_eq!(ScopeRequest::from_wire(Some("  "), false), ScopeRequest::Granted);
+    assert_eq!(
+        ScopeRequest::from_wire(Some(" kyb:read "), false),
+        ScopeRequest::Exactly("kyb:read".into())
+    );
+    assert_eq!(
+        ScopeRequest::from_wire(Some("kyb:read"), true),
+        ScopeRequest::AtMost("kyb:read".into())
+    );
+    // An unknown name is malformed either way.
+    let granted = scopes("kyb:read");
+    for request in [
+        ScopeRequest::Exactly("kyb:write".into()),
+        ScopeRequest::AtMost("kyb:write".into()),
+    ] {
+        assert_eq!(
+            request.against(&granted).unwrap_err().code,
+            ErrorCode::BadRequest
+        );
+    }
+}
+
+mod scope_requests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn subset(mask: u16) -> Vec<&'static str> {
+        Scope::CONSUMER
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .map(|(_, s)| s.as_str())
+            .collect()
+    }
+
+    proptest! {
+        /// For every list asked and every grant: an exact request gets what it asked or is
+        /// refused naming what is missing; an upper-bound request gets the granted ones among
+        /// those asked, or `invalid_scope` when there are none.
+        #[test]
+        fn a_token_never_carries_a_scope_the_grant_lacks(asked in 1u16..1024, held in 0u16..1024) {
+            let (asked, held) = (subset(asked), subset(held));
+            let granted = if held.is_empty() { ScopeSet::default() } else { scopes(&held.join(" ")) };
+            let list = asked.join(" ");
+            let within: Vec<&str> = asked.iter().copied().filter(|s| held.contains(s)).collect();
+
+            match ScopeRequest::Exactly(list.clone()).against(&granted) {
+                Ok(got) => {
+                    prop_assert_eq!(within.len(), asked.len());
+                    prop_assert_eq!(got, scopes(&list));
+                }
+                Err(failure) => {
+                    prop_assert_eq!(failure.code, ErrorCode::BadRequest);
+                    prop_assert!(within.len() < asked.len());
+                }
+            }
+            match ScopeRequest::AtMost(list).against(&granted) {
+                Ok(got) => prop_assert_eq!(got, scopes(&within.join(" "))),
+                Err(failure) => {
+                    prop_assert_eq!(failure.code, ErrorCode::InvalidScope);
+                    prop_assert!(within.is_empty());
+                }
+            }
+        }
+    }
 }

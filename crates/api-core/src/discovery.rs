@@ -1,0 +1,319 @@
+//! OAuth discovery for machine clients: from nothing but a URL of this service, a client finds
+//! the token endpoint and what to ask it for.
+//!
+//! - A 401 from a bearer-protected route carries `WWW-Authenticate: Bearer` with
+//!   `resource_metadata` (RFC 9728 §5.1) and `scope` (the scopes that open what was asked).
+//! - Protected Resource Metadata (RFC 9728) names the resource, this origin as its one
+//!   authorization server, the consumer scopes and header bearer tokens. Two resources are
+//!   described: the API as a whole (the origin, metadata at the root well-known path) and the
+//!   MCP endpoint (`<origin>/mcp`, metadata at the path-suffixed one).
+//! - Authorization Server Metadata (RFC 8414) names this origin as issuer, `/oauth/token`,
+//!   the client-credentials grant and both client-secret methods.
+//!
+//! Every URL is built on [`origin`]: the configured public URL, else the request's own scheme
+//! and host.
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use domain::access::scope::Scope;
+use serde::Serialize;
+
+/// The service's public origin (`scheme://host[:port]`, no path), when the operator set one
+/// (`IDREG_PUBLIC_URL`); app data. Without it, each request's own scheme and host are used.
+#[derive(Clone, Debug, Default)]
+pub struct PublicOrigin(Option<String>);
+
+impl PublicOrigin {
+    /// From the request (no configured URL).
+    pub fn from_requests() -> PublicOrigin {
+        PublicOrigin(None)
+    }
+
+    /// A configured public URL: `http` or `https`, a host, no path (a trailing `/` is
+    /// dropped), no query or fragment.
+    pub fn configured(url: &str) -> Result<PublicOrigin, String> {
+        let url = url.trim().trim_end_matches('/');
+        let Some((scheme, authority)) = url.split_once("://") else {
+            return Err(format!("{url:?} is not an absolute URL"));
+        };
+        if !matches!(scheme, "http" | "https") {
+            return Err(format!("{url:?} must be http or https"));
+        }
+        if authority.is_empty()
+            || authority
+                .chars()
+                .any(|c| matches!(c, '/' | '?' | '#' | '@') || c.is_whitespace())
+        {
+            return Err(format!(
+                "{url:?} must be an origin: scheme and host (and port) only"
+            ));
+        }
+        Ok(PublicOrigin(Some(url.to_owned())))
+    }
+}
+
+/// This service's origin as a client reaches it, with no trailing slash.
+pub fn origin(req: &HttpRequest) -> String {
+    let configured = req.app_data::<web::Data<PublicOrigin>>();
+    if let Some(url) = configured.and_then(|data| data.get_ref().0.as_ref()) {
+        return url.clone();
+    }
+    let info = req.connection_info();
+    format!("{}://{}", info.scheme(), info.host())
+}
+
+/// A resource protected by bearer tokens, as its metadata describes it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Protected {
+    /// The REST API: the origin itself.
+    Api,
+    /// The MCP endpoint, `<origin>/mcp`.
+    Mcp,
+}
+
+impl Protected {
+    fn path(self) -> &'static str {
+        match self {
+            Protected::Api => "",
+            Protected::Mcp => "/mcp",
+        }
+    }
+
+    /// The resource identifier (RFC 8707 / RFC 9728 `resource`).
+    pub fn resource(self, origin: &str) -> String {
+        format!("{origin}{}", self.path())
+    }
+
+    /// Where its Protected Resource Metadata is served (RFC 9728 §3.1: the well-known path,
+    /// then the resource's own path).
+    pub fn metadata_path(self) -> String {
+        format!("{PROTECTED_RESOURCE_PATH}{}", self.path())
+    }
+}
+
+pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource";
+pub const AUTHORIZATION_SERVER_PATH: &str = "/.well-known/oauth-authorization-server";
+pub const TOKEN_PATH: &str = "/oauth/token";
+pub const AUTHORIZE_PATH: &str = "/oauth/authorize";
+
+fn consumer_scopes() -> Vec<&'static str> {
+    Scope::CONSUMER.iter().map(|s| s.as_str()).collect()
+}
+
+/// RFC 9728 Protected Resource Metadata.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ProtectedResourceMetadata {
+    /// The resource's identifier: the origin (the REST API) or `<origin>/mcp`.
+    pub resource: String,
+    /// This origin: the service issues its own tokens.
+    pub authorization_servers: Vec<String>,
+    /// The consumer scopes; a token carries those its grant holds.
+    pub scopes_supported: Vec<&'static str>,
+    /// Always `["header"]`.
+    pub bearer_methods_supported: Vec<&'static str>,
+    pub resource_name: &'static str,
+}
+
+impl ProtectedResourceMetadata {
+    pub fn of(origin: &str, resource: Protected) -> ProtectedResourceMetadata {
+        ProtectedResourceMetadata {
+            resource: resource.resource(origin),
+            authorization_servers: vec![origin.to_owned()],
+            scopes_supported: consumer_scopes(),
+            bearer_methods_supported: vec!["header"],
+            resource_name: match resource {
+                Protected::Api => "idreg REST API",
+                Protected::Mcp => "idreg MCP endpoint",
+            },
+        }
+    }
+}
+
+/// RFC 8414 Authorization Server Metadata. `authorization_endpoint` is there because the MCP
+/// SDKs' metadata models require it; it answers every request `unsupported_response_type`,
+/// and `response_types_supported` is empty: tokens are issued by client credentials only.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct AuthorizationServerMetadata {
+    /// This origin, exactly (no trailing slash).
+    pub issuer: String,
+    pub authorization_endpoint: String,
+    pub token_endpoint: String,
+    /// Always `["client_credentials"]`.
+    pub grant_types_supported: Vec<&'static str>,
+    /// `client_secret_basic` and `client_secret_post`.
+    pub token_endpoint_auth_methods_supported: Vec<&'static str>,
+    /// Always empty: no authorization-endpoint flow is served.
+    pub response_types_supported: Vec<&'static str>,
+    pub scopes_supported: Vec<&'static str>,
+}
+
+impl AuthorizationServerMetadata {
+    pub fn of(origin: &str) -> AuthorizationServerMetadata {
+        AuthorizationServerMetadata {
+            issuer: origin.to_owned(),
+            authorization_endpoint: format!("{origin}{AUTHORIZE_PATH}"),
+            token_endpoint: format!("{origin}{TOKEN_PATH}"),
+            grant_types_supported: vec!["client_credentials"],
+            token_endpoint_auth_methods_supported: vec![
+                "client_secret_basic",
+                "client_secret_post",
+            ],
+            response_types_supported: vec![],
+            scopes_supported: consumer_scopes(),
+        }
+    }
+}
+
+/// Whether a token request's RFC 8707 `resource` names this service: the API (the origin,
+/// with or without its root `/`) or the MCP endpoint.
+pub fn is_our_resource(origin: &str, resource: &str) -> bool {
+    resource == origin
+        || resource.strip_prefix(origin) == Some("/")
+        || resource == Protected::Mcp.resource(origin)
+}
+
+/// The `WWW-Authenticate` challenge of a 401 from `resource`: where its metadata is, and the
+/// scopes that open what was asked (any one of them does). A request that presented a token
+/// is told it is `invalid_token` (RFC 6750 §3.1); one that presented none is not.
+pub fn challenge(req: &HttpRequest, resource: Protected, scopes: &[Scope]) -> String {
+    let origin = origin(req);
+    let scopes: Vec<&str> = scopes
+        .iter()
+        .filter(|s| s.is_consumer_scope())
+        .map(|s| s.as_str())
+        .collect();
+    let mut value = format!(
+        "Bearer realm=\"idreg\", resource_metadata=\"{origin}{}\", scope=\"{}\"",
+        resource.metadata_path(),
+        scopes.join(" ")
+    );
+    if crate::bearer_token(req).is_some() {
+        value.push_str(", error=\"invalid_token\"");
+    }
+    value
+}
+
+/// A 401 answer given the full challenge of `resource`; any other answer as it is.
+pub fn challenged(
+    mut response: HttpResponse,
+    req: &HttpRequest,
+    resource: Protected,
+    scopes: &[Scope],
+) -> HttpResponse {
+    if response.status() == actix_web::http::StatusCode::UNAUTHORIZED {
+        if let Ok(value) = header::HeaderValue::from_str(&challenge(req, resource, scopes)) {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::test::TestRequest;
+    use serde_json::json;
+
+    #[test]
+    fn a_public_url_must_be_an_origin() {
+        assert!(PublicOrigin::configured("https://api.example.com").is_ok());
+        assert!(PublicOrigin::configured("https://api.example.com/").is_ok());
+        assert!(PublicOrigin::configured("http://127.0.0.1:8080").is_ok());
+        for bad in [
+            "api.example.com",
+            "ftp://api.example.com",
+            "https://",
+            "https://api.example.com/v1",
+            "https://api.example.com?x=1",
+            "https://user@api.example.com",
+        ] {
+            assert!(PublicOrigin::configured(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_origin_is_the_configured_one_else_the_requests() {
+        let req = TestRequest::default()
+            .insert_header((header::HOST, "idreg.test:9000"))
+            .to_http_request();
+        assert_eq!(origin(&req), "http://idreg.test:9000");
+        let req = TestRequest::default()
+            .insert_header((header::HOST, "idreg.test:9000"))
+            .app_data(web::Data::new(
+                PublicOrigin::configured("https://api.example.com/").unwrap(),
+            ))
+            .to_http_request();
+        assert_eq!(origin(&req), "https://api.example.com");
+    }
+
+    #[test]
+    fn resources_and_their_metadata_paths() {
+        let o = "https://api.example.com";
+        assert_eq!(Protected::Api.resource(o), o);
+        assert_eq!(Protected::Mcp.resource(o), "https://api.example.com/mcp");
+        assert_eq!(
+            Protected::Mcp.metadata_path(),
+            "/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(
+            Protected::Api.metadata_path(),
+            "/.well-known/oauth-protected-resource"
+        );
+        for ours in [o, "https://api.example.com/", "https://api.example.com/mcp"] {
+            assert!(is_our_resource(o, ours), "{ours}");
+        }
+        for other in [
+            "https://api.example.com/v1",
+            "https://api.example.com/mcp/",
+            "https://api.example.com.evil",
+            "https://api.example.org",
+            "http://api.example.com",
+            "",
+        ] {
+            assert!(!is_our_resource(o, other), "{other}");
+        }
+    }
+
+    #[test]
+    fn the_challenge_names_the_metadata_and_the_scopes() {
+        let req = TestRequest::default()
+            .insert_header((header::HOST, "idreg.test"))
+            .to_http_request();
+        assert_eq!(
+            challenge(&req, Protected::Mcp, &[Scope::KybRead, Scope::KycRead]),
+            "Bearer realm=\"idreg\", resource_metadata=\"http://idreg.test/.well-known/oauth-protected-resource/mcp\", scope=\"kyb:read kyc:read\""
+        );
+        let req = TestRequest::default()
+            .insert_header((header::HOST, "idreg.test"))
+            .insert_header((header::AUTHORIZATION, "Bearer nope"))
+            .to_http_request();
+        assert!(challenge(&req, Protected::Api, &[Scope::EventsRead]).ends_with(
+            "oauth-protected-resource\", scope=\"events:read\", error=\"invalid_token\""
+        ));
+    }
+
+    #[test]
+    fn the_metadata_documents_hold_what_the_sdks_require() {
+        let o = "http://127.0.0.1:8080";
+        let prm = serde_json::to_value(ProtectedResourceMetadata::of(o, Protected::Mcp)).unwrap();
+        assert_eq!(prm["resource"], "http://127.0.0.1:8080/mcp");
+        assert_eq!(prm["authorization_servers"], json!([o]));
+        assert_eq!(prm["bearer_methods_supported"], json!(["header"]));
+        assert_eq!(prm["scopes_supported"].as_array().unwrap().len(), 10);
+        let asm = serde_json::to_value(AuthorizationServerMetadata::of(o)).unwrap();
+        assert_eq!(asm["issuer"], o);
+        assert_eq!(asm["token_endpoint"], "http://127.0.0.1:8080/oauth/token");
+        assert_eq!(
+            asm["authorization_endpoint"],
+            "http://127.0.0.1:8080/oauth/authorize"
+        );
+        assert_eq!(asm["response_types_supported"], json!([]));
+        assert_eq!(asm["grant_types_supported"], json!(["client_credentials"]));
+        assert_eq!(
+            asm["token_endpoint_auth_methods_supported"],
+            json!(["client_secret_basic", "client_secret_post"])
+        );
+    }
+}

@@ -5,6 +5,7 @@ mod admin;
 mod client_text;
 mod companies;
 mod contract;
+mod discovery;
 mod errors;
 mod events;
 mod guard;

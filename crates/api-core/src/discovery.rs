@@ -289,9 +289,11 @@ mod tests {
             .insert_header((header::HOST, "idreg.test"))
             .insert_header((header::AUTHORIZATION, "Bearer nope"))
             .to_http_request();
-        assert!(challenge(&req, Protected::Api, &[Scope::EventsRead]).ends_with(
-            "oauth-protected-resource\", scope=\"events:read\", error=\"invalid_token\""
-        ));
+        assert!(
+            challenge(&req, Protected::Api, &[Scope::EventsRead]).ends_with(
+                "oauth-protected-resource\", scope=\"events:read\", error=\"invalid_token\""
+            )
+        );
     }
 
     #[test]

@@ -95,9 +95,8 @@ pub fn supported_versions() -> Vec<&'static str> {
 
 /// The refusal of a revision this server does not serve, naming those it does.
 pub fn unsupported(requested: &Value) -> RpcError {
-    RpcError::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version").with_data(
-        json!({ "supported": supported_versions(), "requested": requested }),
-    )
+    RpcError::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+        .with_data(json!({ "supported": supported_versions(), "requested": requested }))
 }
 
 /// Whether a per-request-era notification's version header names a revision we serve (a
@@ -120,7 +119,9 @@ pub fn admit(headers: &HeaderMap, method: &str, params: &Value) -> Result<(), Rp
         .into_iter()
         .find(|name| headers.get_all(*name).count() > 1)
     {
-        return Err(mismatch(format!("the {name} header appears more than once")));
+        return Err(mismatch(format!(
+            "the {name} header appears more than once"
+        )));
     }
     let meta = params
         .get("_meta")
@@ -292,7 +293,10 @@ mod tests {
 
     #[test]
     fn a_well_formed_request_is_admitted() {
-        assert_eq!(admit(&headers(LIST), "tools/list", &meta("2026-07-28")), Ok(()));
+        assert_eq!(
+            admit(&headers(LIST), "tools/list", &meta("2026-07-28")),
+            Ok(())
+        );
         let h = headers(&[
             ("mcp-protocol-version", "2026-07-28"),
             ("mcp-method", "tools/call"),
@@ -310,7 +314,10 @@ mod tests {
         let twice = [LIST[0], LIST[1], ("mcp-method", "tools/list")];
         assert_eq!(code(&twice, "tools/list", &json!({})), HEADER_MISMATCH);
         // The required _meta keys.
-        assert_eq!(code(LIST, "tools/list", &json!({})), jsonrpc::INVALID_PARAMS);
+        assert_eq!(
+            code(LIST, "tools/list", &json!({})),
+            jsonrpc::INVALID_PARAMS
+        );
         let mut no_caps = meta("2026-07-28");
         no_caps["_meta"]
             .as_object_mut()

@@ -13,9 +13,9 @@
 //!    `tools/list`, `tools/call`; anything else -32601 (at 200 in the handshake era, 404 in
 //!    the per-request era).
 
+use crate::era::{self, Era};
 use crate::jsonrpc::{self, Message, Rejection, Response, RpcError};
 use crate::tools::{self, Ctx, ErrorBody};
-use crate::era::{self, Era};
 use crate::{server_info, HANDSHAKE_VERSIONS};
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};

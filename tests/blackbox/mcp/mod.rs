@@ -98,6 +98,7 @@ fn text(result: &Value, i: usize) -> &str {
 }
 
 mod audit;
+mod per_request;
 mod python_sdk;
 mod screening;
 mod tools;

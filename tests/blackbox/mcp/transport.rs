@@ -292,15 +292,9 @@ async fn ping_notifications_unknown_methods_and_malformed_messages() {
     assert_eq!(note.status, 202);
     assert!(note.text.is_empty());
 
-    // The Python SDK's probe: -32601 at 200, whatever version its header names.
-    let discover = post_mcp(
-        &app,
-        Some(&token),
-        Some(BOTH),
-        &[("mcp-protocol-version", "2026-07-28")],
-        &rpc(3, "server/discover", json!({})).to_string(),
-    )
-    .await;
+    // The handshake era has no `server/discover`: the SDKs' probe falls back on -32601 at 200
+    // (the per-request era serves it: `per_request`).
+    let discover = mcp(&app, &token, &rpc(3, "server/discover", json!({}))).await;
     assert_eq!(discover.status, 200);
     assert_eq!(discover.body["error"]["code"], -32601);
     assert_eq!(discover.body["id"], 3);
@@ -324,6 +318,8 @@ async fn ping_notifications_unknown_methods_and_malformed_messages() {
         assert_eq!(answer.body["jsonrpc"], "2.0");
     }
 
+    // A version header naming no handshake revision puts the request in the per-request
+    // era, whose checks it fails (no `_meta`): -32602 at 400.
     let list = rpc(5, "tools/list", json!({})).to_string();
     let unsupported = post_mcp(
         &app,
@@ -334,11 +330,7 @@ async fn ping_notifications_unknown_methods_and_malformed_messages() {
     )
     .await;
     assert_eq!(unsupported.status, 400);
-    assert_eq!(unsupported.body["error"]["code"], -32600);
-    assert!(unsupported.body["error"]["data"]["supported"]
-        .as_array()
-        .unwrap()
-        .contains(&json!("2025-11-25")));
+    assert_eq!(unsupported.body["error"]["code"], -32602);
     let supported = post_mcp(
         &app,
         Some(&token),

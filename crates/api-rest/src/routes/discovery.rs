@@ -79,7 +79,8 @@ pub struct AuthorizeErrorBody {
     responses((status = 400, description = "`unsupported_response_type`", body = AuthorizeErrorBody))
 )]
 pub async fn authorize() -> HttpResponse {
-    const WHY: &str = "this server issues tokens by the client-credentials grant at /oauth/token only";
+    const WHY: &str =
+        "this server issues tokens by the client-credentials grant at /oauth/token only";
     HttpResponse::BadRequest()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(AuthorizeErrorBody {

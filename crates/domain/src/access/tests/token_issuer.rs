@@ -449,7 +449,10 @@ async fn a_resource_bound_request_carries_the_granted_scopes_among_those_asked()
 #[test]
 fn the_wire_form_of_a_scope_request() {
     assert_eq!(ScopeRequest::from_wire(None, true), ScopeRequest::Granted);
-    assert_eq!(ScopeRequest::from_wire(Some("  "), false), ScopeRequest::Granted);
+    assert_eq!(
+        ScopeRequest::from_wire(Some("  "), false),
+        ScopeRequest::Granted
+    );
     assert_eq!(
         ScopeRequest::from_wire(Some(" kyb:read "), false),
         ScopeRequest::Exactly("kyb:read".into())

@@ -399,6 +399,22 @@ pub fn missing_prerequisite(test: &str, why: &str) {
 /// The Python with the test clients (MCP SDK, OAuth libraries), from `IDREG_TEST_PYTHON`
 /// (`cargo xtask test` installs them and sets it). Without it a strict run fails the test
 /// (see [`strict`]); a plain `cargo test` skips it, saying so.
+/// The folder of the TypeScript client test with its dependencies installed
+/// (`IDREG_TEST_NODE_CLIENTS`, set by `cargo xtask test` after `npm ci` there); a missing one
+/// is a missing prerequisite.
+pub fn test_node_clients(what: &str) -> Option<std::path::PathBuf> {
+    match std::env::var("IDREG_TEST_NODE_CLIENTS") {
+        Ok(dir) if !dir.is_empty() => Some(dir.into()),
+        _ => {
+            missing_prerequisite(
+                std::thread::current().name().unwrap_or("a test"),
+                &format!("IDREG_TEST_NODE_CLIENTS is not set to a folder with {what} installed"),
+            );
+            None
+        }
+    }
+}
+
 pub fn test_python(what: &str) -> Option<String> {
     match std::env::var("IDREG_TEST_PYTHON") {
         Ok(python) if !python.is_empty() => Some(python),

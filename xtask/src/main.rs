@@ -2,10 +2,12 @@
 //!
 //! - `test`: the whole test suite, as the README and CI run it: PostgreSQL is checked (and
 //!   started when it is a local cluster that is down), every crate's tests run against it,
-//!   with the official MCP Python SDK driving `POST /mcp` and standard OAuth client libraries
+//!   with the official MCP Python SDK and TypeScript SDK client driving `POST /mcp` (and
+//!   finding the token endpoint by OAuth discovery) and standard OAuth client libraries
 //!   (authlib, requests-oauthlib) driving `/oauth/token` inside the black-box suite, then the
-//!   python-stdnum identifier oracle; the Python clients are installed into `.venv-test` from
-//!   the package registry. The run is strict (`IDREG_TEST_STRICT=1`): a test whose
+//!   python-stdnum identifier oracle; the Python clients are installed into `.venv-test` and
+//!   the TypeScript client into `tests/mcp_clients/typescript/node_modules` (`npm ci`) from
+//!   the package registries. The run is strict (`IDREG_TEST_STRICT=1`): a test whose
 //!   prerequisite is missing fails instead of skipping. Ends with one summary line.
 //! - `contract check|bless`: the interface snapshot under `contract/` and its version gate
 //!   (see [`contract`]).
@@ -49,7 +51,8 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The Python clients the suite drives the service with, pinned.
+/// The Python clients the suite drives the service with, pinned. (The TypeScript client is
+/// pinned in `tests/mcp_clients/typescript/package-lock.json`.)
 const PYTHON_CLIENTS: &[&str] = &[
     "python-stdnum==2.2",
     "mcp==2.3.0",
@@ -80,6 +83,16 @@ fn test(extra: &[String]) -> Result<()> {
         }
     };
 
+    // The TypeScript client, from its lock file.
+    let node_clients = match node_clients() {
+        Ok(dir) => Some(dir),
+        Err(e) => {
+            tally.failed += 1;
+            failures.push(format!("installing the TypeScript client: {e:#}"));
+            None
+        }
+    };
+
     let mut cargo_args: Vec<String> =
         vec!["test".into(), "--workspace".into(), "--no-fail-fast".into()];
     cargo_args.extend(extra.iter().filter(|a| a.as_str() != "--").cloned());
@@ -90,6 +103,11 @@ fn test(extra: &[String]) -> Result<()> {
         python
             .iter()
             .map(|p| ("IDREG_TEST_PYTHON", p.clone().into())),
+    );
+    env.extend(
+        node_clients
+            .iter()
+            .map(|d| ("IDREG_TEST_NODE_CLIENTS", d.clone().into())),
     );
     if !run_counted("cargo", &cargo_args, &env, &mut tally)? {
         failures.push("cargo test".into());
@@ -212,6 +230,26 @@ fn python_venv(packages: &[&str]) -> Result<PathBuf> {
         std::fs::write(&marker, "")?;
     }
     Ok(python)
+}
+
+/// The TypeScript client test's folder with its pinned dependencies installed (`npm ci`, from
+/// `package-lock.json`; once per lock file).
+fn node_clients() -> Result<PathBuf> {
+    let dir = root().join("tests/mcp_clients/typescript");
+    let lock = std::fs::read(dir.join("package-lock.json")).context("reading package-lock.json")?;
+    let marker = dir.join("node_modules/.installed-from-lock");
+    if std::fs::read(&marker).ok().as_deref() != Some(lock.as_slice()) {
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&dir)
+            .status()
+            .context("npm ci (Node.js 20 or later and npm are needed)")?;
+        if !status.success() {
+            bail!("npm ci failed in {}", dir.display());
+        }
+        std::fs::write(&marker, &lock)?;
+    }
+    Ok(dir)
 }
 
 fn make_venv(venv: &Path) -> Result<bool> {

@@ -9,7 +9,10 @@
 //! - `officers`: a cached `GET /v1/companies/{orgnr}/officers` (the paid tier);
 //! - `person`: a cached `GET /v1/persons/{ref}` (the permit gate, the person and its sealed
 //!   profile in one read, the profile opened under the tenant's key);
-//! - `mcp`: a `tools/call` of `get_company_profile` on the same cached companies;
+//! - `mcp` and `mcp-2026`: a `tools/call` of `get_company_profile` on the same cached
+//!   companies, in the handshake era (a 2025-06-18 client) and in the per-request era
+//!   (2026-07-28: `_meta` in the body, the routing headers checked against it), side by side
+//!   (`--only mcp` runs both);
 //! - `events`: a page of 100 events at a random cursor, with 10 thousand and then 1 million
 //!   events in the tenant's log (`events-10k`, `events-1m`);
 //! - `token`: `POST /oauth/token` (Argon2id-bound by design, so under fewer connections);
@@ -22,7 +25,7 @@
 //! For each it reports requests per second, p50 and p99 latency, database transactions per
 //! request (from `pg_stat_database`, after the statistics are flushed) and the server's
 //! resident memory. Options: `--duration S` (default 15), `--connections N` (default 64),
-//! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|person|mcp|token|events|screening` (several, comma-separated),
+//! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|person|mcp|mcp-2026|token|events|screening` (several, comma-separated),
 //! `--hold` (after the runs, keep the server up and print what an external load script needs:
 //! its URL, a token, a file of primed orgnrs and its pid; stop it with Ctrl-C).
 
@@ -71,10 +74,13 @@ impl Options {
         Ok(o)
     }
 
+    /// Whether a scenario runs: all without `--only`, else those named (`mcp` names both
+    /// MCP eras, side by side).
     fn runs(&self, scenario: &str) -> bool {
-        self.only
-            .as_deref()
-            .is_none_or(|only| only.split(',').any(|o| o.trim() == scenario))
+        self.only.as_deref().is_none_or(|only| {
+            only.split(',')
+                .any(|o| o.trim() == scenario || (o.trim() == "mcp" && scenario.starts_with("mcp")))
+        })
     }
 }
 
@@ -224,7 +230,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         prepare_screening(root, &binary, &env, &checks_file)?;
     }
     let screening_env = [("BODIES_FILE", checks_file.display().to_string())];
-    let scenarios: [Scenario; 6] = [
+    let modern_env = [("MCP_ERA", "2026-07-28".to_owned())];
+    let scenarios: [Scenario; 7] = [
         ("company", "company.lua", options.connections, &[]),
         (
             "officers",
@@ -233,7 +240,10 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             &officers_env,
         ),
         ("person", "company.lua", options.connections, &persons_env),
+        // Both MCP eras, side by side: the handshake era (a 2025-06-18 client) and the
+        // per-request era (2026-07-28: `_meta` in the body, headers checked against it).
         ("mcp", "mcp.lua", options.connections, &[]),
+        ("mcp-2026", "mcp.lua", options.connections, &modern_env),
         // Each token costs an Argon2id verification (about 19 MiB and tens of milliseconds of
         // CPU) by design; more connections only queue.
         ("token", "token.lua", options.connections.min(8), &[]),
@@ -540,17 +550,28 @@ end
         "mcp.lua",
         r#"
 local token, file = os.getenv("TOKEN"), os.getenv("ORGNRS_FILE")
+local era = os.getenv("MCP_ERA")
 local reqs, n, i = {}, 0, 0
 function init(args)
   for line in io.lines(file) do
     n = n + 1
-    local body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/call","params":'
-      .. '{"name":"get_company_profile","arguments":{"orgnr":"' .. line .. '"}}}'
-    reqs[n] = wrk.format("POST", "/mcp", {
+    local meta = ""
+    local headers = {
       ["Authorization"] = "Bearer " .. token,
       ["Accept"] = "application/json, text/event-stream",
       ["Content-Type"] = "application/json",
-      ["MCP-Protocol-Version"] = "2025-06-18" }, body)
+      ["MCP-Protocol-Version"] = "2025-06-18" }
+    if era then
+      meta = ',"_meta":{"io.modelcontextprotocol/protocolVersion":"' .. era .. '",'
+        .. '"io.modelcontextprotocol/clientCapabilities":{},'
+        .. '"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"}}'
+      headers["MCP-Protocol-Version"] = era
+      headers["Mcp-Method"] = "tools/call"
+      headers["Mcp-Name"] = "get_company_profile"
+    end
+    local body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/call","params":'
+      .. '{"name":"get_company_profile","arguments":{"orgnr":"' .. line .. '"}' .. meta .. '}}'
+    reqs[n] = wrk.format("POST", "/mcp", headers, body)
   end
   i = math.random(1, n)
 end

@@ -420,6 +420,54 @@ mod tests {
             prop_assert_eq!(decode_header_value(&encoded), Some(name.clone()));
         }
 
+        /// Headers written from the body (the tool name plain or in the base64 form) are
+        /// admitted; any one departure from them is refused: a routing header left out, sent
+        /// twice, or naming another revision, method or tool.
+        #[test]
+        fn headers_written_from_the_body_pass_and_any_departure_fails(
+            method in prop::sample::select(vec!["tools/call", "tools/list", "server/discover"]),
+            name in "[a-z_]{1,16}",
+            encode in any::<bool>(),
+            departure in 0usize..7,
+            other in "[a-z_/0-9-]{1,16}",
+        ) {
+            let name_header = if encode {
+                format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(&name))
+            } else {
+                name.clone()
+            };
+            let mut pairs: Vec<(&str, String)> = vec![
+                (PROTOCOL_VERSION_HEADER, "2026-07-28".into()),
+                (METHOD_HEADER, method.into()),
+            ];
+            if method == "tools/call" {
+                pairs.push((NAME_HEADER, name_header));
+            }
+            let mut params = meta("2026-07-28");
+            params["name"] = json!(name);
+            let build = |pairs: &[(&str, String)]| {
+                headers(&pairs.iter().map(|(n, v)| (*n, v.as_str())).collect::<Vec<_>>())
+            };
+            prop_assert_eq!(admit(&build(&pairs), method, &params), Ok(()));
+
+            // One departure; `other` never equals what it replaces.
+            let i = departure % pairs.len();
+            let changed = match departure {
+                0 | 1 => { pairs.remove(i); true }
+                2 | 3 => { let again = pairs[i].clone(); pairs.push(again); true }
+                _ => {
+                    let replacement = format!("{other}x");
+                    let differs = decode_header_value(&replacement).as_deref()
+                        != decode_header_value(&pairs[i].1).as_deref();
+                    pairs[i].1 = replacement;
+                    differs
+                }
+            };
+            if changed {
+                prop_assert!(admit(&build(&pairs), method, &params).is_err(), "{:?}", pairs);
+            }
+        }
+
         /// A tool name must match its header exactly: any other name is a mismatch.
         #[test]
         fn any_other_name_in_the_header_is_a_mismatch(

@@ -1020,6 +1020,28 @@ mod tests {
             .contains(&tool.name());
             assert_eq!(d["annotations"]["readOnlyHint"], !writes);
             assert_eq!(d["annotations"]["idempotentHint"], !writes);
+            // A title for the directories, and the open world where a register may be asked.
+            assert!(d["title"].as_str().is_some_and(|t| !t.is_empty()));
+            assert_eq!(d["annotations"]["title"], d["title"]);
+            let upstream = [
+                "get_beneficial_owners",
+                "get_company_profile",
+                "get_officers",
+                "get_person_engagements",
+                "get_person_profile",
+                "get_signatories",
+                "lookup_company",
+                "lookup_person",
+                "refresh_company",
+                "screen_subject",
+            ]
+            .contains(&tool.name());
+            assert_eq!(
+                d["annotations"]["openWorldHint"],
+                upstream,
+                "{}",
+                tool.name()
+            );
             let no_output = ["lookup_company", "lookup_person"].contains(&tool.name());
             assert_eq!(
                 d.get("outputSchema").is_some(),

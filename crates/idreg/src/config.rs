@@ -396,6 +396,11 @@ fn parse_log_format(v: &str) -> anyhow::Result<LogFormat> {
     }
 }
 
+fn public_origin(url: &str) -> anyhow::Result<api_core::discovery::PublicOrigin> {
+    api_core::discovery::PublicOrigin::configured(url)
+        .map_err(|e| anyhow::anyhow!("the public URL (IDREG_PUBLIC_URL, `public_url`): {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,9 +515,4 @@ mod tests {
         }
         std::fs::remove_dir_all(dir).ok();
     }
-}
-
-fn public_origin(url: &str) -> anyhow::Result<api_core::discovery::PublicOrigin> {
-    api_core::discovery::PublicOrigin::configured(url)
-        .map_err(|e| anyhow::anyhow!("the public URL (IDREG_PUBLIC_URL, `public_url`): {e}"))
 }

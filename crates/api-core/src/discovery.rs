@@ -59,7 +59,19 @@ pub fn origin(req: &HttpRequest) -> String {
         return url.clone();
     }
     let info = req.connection_info();
-    format!("{}://{}", info.scheme(), info.host())
+    // What the client sent (Host, Forwarded) is only ever echoed to that client, but it goes
+    // into a header parameter: keep it to what an authority can hold.
+    let scheme = if info.scheme() == "https" {
+        "https"
+    } else {
+        "http"
+    };
+    let host: String = info
+        .host()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+        .collect();
+    format!("{scheme}://{host}")
 }
 
 /// A resource protected by bearer tokens, as its metadata describes it.
@@ -246,6 +258,12 @@ mod tests {
             ))
             .to_http_request();
         assert_eq!(origin(&req), "https://api.example.com");
+        // A host that could break out of a header parameter is kept to an authority's
+        // characters.
+        let req = TestRequest::default()
+            .insert_header((header::HOST, "evil\", error=\"x"))
+            .to_http_request();
+        assert_eq!(origin(&req), "http://evilerrorx");
     }
 
     #[test]

@@ -497,7 +497,17 @@ mod tests {
         let doc = document("1.0.0", &domain::countries::registry::evidence_sources([]));
         for (path, item) in doc["paths"].as_object().unwrap() {
             for method in item.as_object().unwrap().keys() {
-                let known = path == "/openapi.json"
+                // The routes that hold no data and need no credential: the document itself and
+                // the OAuth discovery documents with the authorization endpoint they name.
+                use api_core::discovery::{self, Protected};
+                let open = [
+                    "/openapi.json".to_owned(),
+                    Protected::Api.metadata_path(),
+                    Protected::Mcp.metadata_path(),
+                    discovery::AUTHORIZATION_SERVER_PATH.to_owned(),
+                    discovery::AUTHORIZE_PATH.to_owned(),
+                ];
+                let known = open.contains(path)
                     || REST_OPERATIONS.iter().any(|op| {
                         op.route_template() == path && op.method().eq_ignore_ascii_case(method)
                     });
@@ -562,6 +572,8 @@ mod tests {
                 "name_is_identifier",
                 "grant_countries_invalid",
                 "provisioned_countries_invalid",
+                "invalid_target",
+                "invalid_scope",
                 "unauthorized",
                 "invalid_client",
                 "invalid_link",

@@ -1,9 +1,11 @@
 //! MCP: `POST /mcp` over real HTTP. Transport rules (401 before the body is read, 405, 406,
 //! JSON-RPC errors), version negotiation, tools listed by scope, tool results equal to the
 //! REST bodies byte for byte, REST failures relayed as `isError` results, and the audit rows
-//! (one `mcp.tool_call` per call beside the route rows, surface `mcp`). The last test runs the
-//! official MCP Python SDK against the app when `IDREG_TEST_PYTHON` names a Python that has it.
-//! One file per concern: `transport`, `tools`, `audit`, `python_sdk`; the helpers are here.
+//! (one `mcp.tool_call` per call beside the route rows, surface `mcp`), in both protocol eras.
+//! `official_sdks` runs the official MCP Python SDK and TypeScript SDK client against the app
+//! (`IDREG_TEST_PYTHON`, `IDREG_TEST_NODE_CLIENTS`; `cargo xtask test` sets both).
+//! One file per concern: `transport`, `per_request` (the 2026-07-28 era), `tools`, `audit`,
+//! `screening`, `official_sdks` (the official Python and TypeScript clients); the helpers are here.
 
 use blackbox::{answer, Answer, Consumer, TestApp};
 use chrono::Duration;
@@ -98,8 +100,8 @@ fn text(result: &Value, i: usize) -> &str {
 }
 
 mod audit;
+mod official_sdks;
 mod per_request;
-mod python_sdk;
 mod screening;
 mod tools;
 mod transport;

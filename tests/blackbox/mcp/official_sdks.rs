@@ -16,7 +16,8 @@ async fn the_official_python_sdk_lists_calls_and_matches_rest() {
     let (_, narrow) = consumer(&app, "kyc:read").await;
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp_clients/test_python_sdk.py");
-    let output = tokio::process::Command::new(python)
+    let mut command = tokio::process::Command::new(python);
+    command
         .arg(script)
         .arg("--url")
         .arg(app.url("/mcp"))
@@ -27,15 +28,18 @@ async fn the_official_python_sdk_lists_calls_and_matches_rest() {
         .arg("--client-id")
         .arg(&wide.client_id)
         .arg("--client-secret")
-        .arg(&wide.client_secret)
-        .output()
-        .await
-        .expect("running the Python SDK test");
+        .arg(&wide.client_secret);
+    passes(command, "the Python SDK test").await;
+}
+
+/// Runs a client script to its end; it must exit 0 and say `PASS: all`.
+async fn passes(mut command: tokio::process::Command, what: &str) {
+    let output = command.output().await.expect(what);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "the Python SDK test failed:\n{stdout}\n{stderr}"
+        "{what} failed:\n{stdout}\n{stderr}"
     );
     println!("{stdout}");
     assert!(stdout.contains("PASS: all"), "{stdout}");
@@ -52,7 +56,8 @@ async fn the_official_typescript_sdk_discovers_authorization_and_matches_rest() 
     };
     let app = TestApp::spawn().await;
     let (c, _) = consumer(&app, "kyb:read").await;
-    let output = tokio::process::Command::new("node")
+    let mut command = tokio::process::Command::new("node");
+    command
         .current_dir(&dir)
         .arg("test_ts_sdk.mjs")
         .arg("--url")
@@ -60,16 +65,6 @@ async fn the_official_typescript_sdk_discovers_authorization_and_matches_rest() 
         .arg("--client-id")
         .arg(&c.client_id)
         .arg("--client-secret")
-        .arg(&c.client_secret)
-        .output()
-        .await
-        .expect("running the TypeScript SDK test");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "the TypeScript SDK test failed:\n{stdout}\n{stderr}"
-    );
-    println!("{stdout}");
-    assert!(stdout.contains("PASS: all"), "{stdout}");
+        .arg(&c.client_secret);
+    passes(command, "the TypeScript SDK test").await;
 }

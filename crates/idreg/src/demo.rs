@@ -136,14 +136,14 @@ pub fn walkthrough(
         .map(|u| {
             format!(
                 r#"
-  # 10. Make the register fail; after the demo's {DEMO_REVALIDATE_SECONDS} s revalidation window the
+  # 11. Make the register fail; after the demo's {DEMO_REVALIDATE_SECONDS} s revalidation window the
   #     cached profile comes back with "stale": true (and an uncached company gives 503)
   curl -s -X POST {u}/faults/bolagsverket -H 'content-type: application/json' -d '{{"kind":"http_5xx","status":503}}'
   sleep {DEMO_REVALIDATE_SECONDS}; curl -s {base_url}/v1/companies/5561890038 -H "Authorization: Bearer $TOKEN" | head -c 80; echo
   curl -s {base_url}/v1/companies/5560021361 -H "Authorization: Bearer $TOKEN"
   curl -s -X DELETE {u}/faults/bolagsverket
 
-  # 11. Monitoring: subscribe to a company; the scheduler running in this process logs its
+  # 12. Monitoring: subscribe to a company; the scheduler running in this process logs its
   #     baseline within seconds. Script a rename in the sandbox and force a refresh
   #     (kyb:refresh; metered): the change is a company.changed event with old and new values.
   SUBJ=$(curl -s {base_url}/v1/companies/5560021361 -H "Authorization: Bearer $TOKEN" \
@@ -233,6 +233,17 @@ Walk-through (copy and paste):
     -H 'content-type: application/json' -d '{refused_body}'
   curl -s "{base_url}/v1/screening/checks?limit=5" -H "Authorization: Bearer $TOKEN" | head -c 300; echo
   cargo run -q -p idreg -- screening policy list
+
+  # 10. MCP at {base_url}/mcp, same token. An MCP client needs only that URL and the client id
+  #     and secret above: a 401 names the metadata that leads to the token endpoint. A tool call
+  #     of the per-request revision 2026-07-28 (no handshake; content[1] is step 4's body):
+  curl -si -X POST {base_url}/mcp | grep -i www-authenticate
+  curl -s {base_url}/.well-known/oauth-protected-resource/mcp; echo
+  curl -s {base_url}/.well-known/oauth-authorization-server; echo
+  curl -s {base_url}/mcp -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \
+    -H 'accept: application/json, text/event-stream' -H 'mcp-protocol-version: 2026-07-28' \
+    -H 'mcp-method: tools/call' -H 'mcp-name: get_company_profile' \
+    -d '{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"get_company_profile","arguments":{{"orgnr":"5561890038"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}' | head -c 400; echo
 {control}
 {screening}
 Stop with Ctrl-C. State (keys, demo ids) is kept in ./.idreg; the data in PostgreSQL.

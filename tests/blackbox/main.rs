@@ -24,3 +24,4 @@ mod screening;
 mod storage_conformance;
 mod subjects;
 mod subscriptions;
+mod tenant_distribution;

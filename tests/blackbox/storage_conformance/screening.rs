@@ -976,6 +976,34 @@ pub async fn check_checks_are_append_only_beneath_the_port(stores: &Stores) {
                 1
             );
         }
+        Backing::Sqlite(file) => {
+            use diesel::RunQueryDsl;
+            let mut conn = file.connect();
+            for statement in [
+                format!(
+                    "UPDATE screening_checks SET band = 'hit' WHERE check_id = '{}'",
+                    check.id
+                ),
+                format!(
+                    "UPDATE screening_checks SET candidates = '[]' WHERE tenant_id = '{}'",
+                    t.id
+                ),
+                format!(
+                    "DELETE FROM screening_checks WHERE check_id = '{}'",
+                    check.id
+                ),
+                // SQLite's TRUNCATE: a DELETE with no WHERE.
+                "DELETE FROM screening_checks".to_owned(),
+            ] {
+                let refused = diesel::sql_query(&statement).execute(&mut conn);
+                let message = refused.expect_err(&statement).to_string();
+                assert!(message.contains("append-only"), "{statement}: {message}");
+            }
+            assert_eq!(
+                file.count("screening_checks", &format!("tenant_id = '{}'", t.id)),
+                1
+            );
+        }
     }
     assert_eq!(store.check(&t.id, &check.id).await.unwrap(), Some(check));
 }
@@ -1042,12 +1070,13 @@ pub async fn check_checks_made_before_a_merge_are_found_under_either_id(stores: 
     assert_eq!(listed[0].aliases, Vec::<SubjectId>::new());
     // The row itself was not rewritten (append-only): it still names the id it was made
     // under.
-    let Backing::Postgres(db) = &stores.backing;
-    let rows = db
-        .rows(&format!(
-            "SELECT subject_id FROM screening_checks WHERE check_id = '{}'",
-            of_from.id
-        ))
+    let rows = stores
+        .backing
+        .column(
+            "screening_checks",
+            "subject_id",
+            &format!("check_id = '{}'", of_from.id),
+        )
         .await;
     assert_eq!(rows[0]["subject_id"], from.to_string());
     // A whitelist entry made for the merged-away subject now clears for the canonical one.

@@ -446,14 +446,14 @@ pub(super) async fn check_a_merge_moves_subscriptions_and_ends_the_planned_ones(
         );
     }
     // Beneath the port too: the rows moved (the unique index keeps holding).
-    let Backing::Postgres(db) = &stores.backing;
-    let moved = db
-        .rows(&format!(
-            "SELECT count(*) AS n FROM subscriptions WHERE tenant_id = '{}' AND subject_id = '{into}'",
-            t.id
-        ))
+    let moved = stores
+        .backing
+        .count(
+            "subscriptions",
+            &format!("tenant_id = '{}' AND subject_id = '{into}'", t.id),
+        )
         .await;
-    assert_eq!(moved[0]["n"], 3);
+    assert_eq!(moved, 3);
 
     // Asked by either id: one unended subscription of each kind.
     for id in [from, into] {
@@ -607,13 +607,10 @@ pub(super) async fn check_cached_data_paid_objects_and_documents_follow_a_merge(
         .merge_subjects(&t.id, &merge_of(from, into, Vec::new()))
         .await
         .unwrap();
-    let Backing::Postgres(db) = &stores.backing;
     for table in ["company_profiles", "company_documents", "paid_objects"] {
-        let rows = db
-            .rows(&format!(
-                "SELECT subject_id FROM {table} WHERE tenant_id = '{}'",
-                t.id
-            ))
+        let rows = stores
+            .backing
+            .column(table, "subject_id", &format!("tenant_id = '{}'", t.id))
             .await;
         assert!(!rows.is_empty(), "{table}");
         assert!(

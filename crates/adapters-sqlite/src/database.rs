@@ -1,0 +1,247 @@
+//! The store: one SQLite file in WAL mode with foreign keys on, its schema migrated on open,
+//! and a few connections each used on a blocking thread, so a port call never blocks the
+//! async worker that made it.
+//!
+//! Every port method is one closure over one connection: [`Database::read`] runs it in a
+//! deferred transaction (a consistent snapshot; readers never wait for the writer in WAL
+//! mode), [`Database::write`] in an immediate one, which takes SQLite's one write lock at
+//! its start. Writes therefore run one at a time, whole: what PostgreSQL gets from row locks
+//! (a tenant's event counter, a budget spend, a subject's first sighting) holds here because
+//! no other write can interleave with the transaction.
+
+use crate::convert::{backend, TxError};
+use diesel::connection::SimpleConnection;
+use diesel::sqlite::SqliteConnection;
+use diesel::Connection;
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+use domain::error::StoreError;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use tokio::sync::Semaphore;
+
+const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
+
+/// How long a connection waits for the write lock before the call fails as unavailable.
+const BUSY_TIMEOUT_MS: u32 = 5_000;
+
+/// Set on every connection: WAL (readers beside the one writer), foreign keys enforced (off
+/// by default in SQLite), a bounded wait for the write lock, and `synchronous = FULL` so a
+/// committed write (an audit row before its answer) survives a power loss.
+const PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; \
+     PRAGMA synchronous = FULL; PRAGMA trusted_schema = OFF;";
+
+#[derive(Debug, thiserror::Error)]
+pub enum DatabaseError {
+    #[error("opening {path}: {reason}")]
+    Open { path: String, reason: String },
+    #[error("migrating {path}: {reason}")]
+    Migrate { path: String, reason: String },
+}
+
+/// The embedded store. Cheap to clone: every clone shares the file's connections.
+#[derive(Clone)]
+pub struct Database {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    idle: Mutex<Vec<SqliteConnection>>,
+    slots: Semaphore,
+}
+
+impl Database {
+    /// Opens (creating it and its folder when missing) the store at `path`, migrates it, and
+    /// keeps up to `connections` connections.
+    pub fn open(path: &Path, connections: usize) -> Result<Database, DatabaseError> {
+        let shown = path.display().to_string();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| DatabaseError::Open {
+                path: shown.clone(),
+                reason: e.to_string(),
+            })?;
+        }
+        let mut conn = connect(path).map_err(|reason| DatabaseError::Open {
+            path: shown.clone(),
+            reason,
+        })?;
+        conn.run_pending_migrations(MIGRATIONS)
+            .map_err(|e| DatabaseError::Migrate {
+                path: shown,
+                reason: e.to_string(),
+            })?;
+        Ok(Database {
+            inner: Arc::new(Inner {
+                path: path.to_owned(),
+                idle: Mutex::new(vec![conn]),
+                slots: Semaphore::new(connections.max(1)),
+            }),
+        })
+    }
+
+    /// The file the store lives in.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// Runs `work` in a deferred (read) transaction on a blocking thread.
+    pub(crate) async fn read<T, F>(&self, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
+    {
+        self.with(move |conn| conn.transaction(work)).await
+    }
+
+    /// Runs `work` in an immediate (write) transaction on a blocking thread: it holds the
+    /// store's one write lock from its first statement to its commit.
+    pub(crate) async fn write<T, F>(&self, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
+    {
+        self.with(move |conn| conn.immediate_transaction(work))
+            .await
+    }
+
+    async fn with<T, F>(&self, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
+    {
+        let _slot = self
+            .inner
+            .slots
+            .acquire()
+            .await
+            .map_err(|_| StoreError::Unavailable("the store is closed".into()))?;
+        let inner = self.inner.clone();
+        let done = tokio::task::spawn_blocking(move || {
+            let idle = inner.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let mut conn = match idle {
+                Some(conn) => conn,
+                None => connect(&inner.path).map_err(StoreError::Unavailable)?,
+            };
+            let result = work(&mut conn);
+            inner
+                .idle
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(conn);
+            result.map_err(StoreError::from)
+        })
+        .await;
+        match done {
+            Ok(result) => result,
+            Err(e) => Err(StoreError::Backend(format!("a store task failed: {e}"))),
+        }
+    }
+}
+
+fn connect(path: &Path) -> Result<SqliteConnection, String> {
+    let url = path.to_str().ok_or("the path is not UTF-8")?;
+    let mut conn = SqliteConnection::establish(url).map_err(|e| e.to_string())?;
+    conn.batch_execute(&format!(
+        "PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}; {PRAGMAS}"
+    ))
+    .map_err(|e| backend(e).to_string())?;
+    Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diesel::sql_types::{BigInt, Text};
+    use diesel::{QueryableByName, RunQueryDsl};
+
+    #[derive(QueryableByName)]
+    struct Pragma {
+        #[diesel(sql_type = Text)]
+        value: String,
+    }
+
+    #[derive(QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+
+    pub(crate) fn scratch() -> (tempdir::Dir, Database) {
+        let dir = tempdir::Dir::new();
+        let db = Database::open(&dir.0.join("nested/idreg.sqlite3"), 4).expect("open");
+        (dir, db)
+    }
+
+    pub(crate) mod tempdir {
+        /// A folder removed when dropped.
+        pub struct Dir(pub std::path::PathBuf);
+        impl Dir {
+            pub fn new() -> Dir {
+                let path =
+                    std::env::temp_dir().join(format!("idreg-sqlite-{}", ulid::Ulid::generate()));
+                std::fs::create_dir_all(&path).unwrap();
+                Dir(path)
+            }
+        }
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_store_opens_migrated_in_wal_mode_with_foreign_keys_on() {
+        let (_dir, db) = scratch();
+        let (journal, foreign_keys, tables) = db
+            .read(|conn| {
+                let journal: Pragma =
+                    diesel::sql_query("SELECT journal_mode AS value FROM pragma_journal_mode")
+                        .get_result(conn)?;
+                let fk: Pragma = diesel::sql_query(
+                    "SELECT CAST(foreign_keys AS TEXT) AS value FROM pragma_foreign_keys",
+                )
+                .get_result(conn)?;
+                let tables: Count = diesel::sql_query(
+                    "SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table' \
+                     AND name NOT LIKE 'sqlite_%' AND name <> '__diesel_schema_migrations'",
+                )
+                .get_result(conn)?;
+                Ok((journal.value, fk.value, tables.n))
+            })
+            .await
+            .unwrap();
+        assert_eq!(journal, "wal");
+        assert_eq!(foreign_keys, "1");
+        // The PostgreSQL data model's tables, every one.
+        assert_eq!(tables, 29);
+        // Opening again finds it migrated.
+        let again = Database::open(db.path(), 1).expect("reopen");
+        assert_eq!(again.path(), db.path());
+    }
+
+    #[tokio::test]
+    async fn foreign_keys_and_strict_types_refuse_bad_rows() {
+        let (_dir, db) = scratch();
+        let orphan = db
+            .write(|conn| {
+                diesel::sql_query(
+                    "INSERT INTO permits VALUES ('t', 'p', '2026-01-01', '2026-12-31', 'active', 0)",
+                )
+                .execute(conn)?;
+                Ok(())
+            })
+            .await;
+        assert!(orphan.is_err(), "a permit of no tenant is refused");
+        let mistyped = db
+            .write(|conn| {
+                diesel::sql_query(
+                    "INSERT INTO security_log VALUES ('e', 'r', 'not a time', 'GET', '/', 401, 'x', NULL, NULL)",
+                )
+                .execute(conn)?;
+                Ok(())
+            })
+            .await;
+        assert!(mistyped.is_err(), "a text where a time goes is refused");
+    }
+}

@@ -1,0 +1,9 @@
+#![doc = include_str!("../README.md")]
+
+mod convert;
+mod database;
+mod grants;
+mod schema;
+mod tenants;
+
+pub use database::{Database, DatabaseError};

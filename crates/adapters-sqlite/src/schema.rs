@@ -54,3 +54,53 @@ diesel::table! {
 }
 
 diesel::allow_tables_to_appear_in_same_query!(client_credentials, grants, permits, tenants);
+
+diesel::table! {
+    audit_log (tenant_id, audit_id) {
+        tenant_id -> Text,
+        audit_id -> Text,
+        grant_id -> Text,
+        request_id -> Text,
+        occurred_at -> BigInt,
+        surface -> Text,
+        action -> Text,
+        method -> Text,
+        route -> Text,
+        tool -> Nullable<Text>,
+        status -> Integer,
+        outcome -> Text,
+        error_code -> Nullable<Text>,
+        detail -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    access_log (tenant_id, grant_id, access_id) {
+        tenant_id -> Text,
+        grant_id -> Text,
+        access_id -> Text,
+        request_id -> Text,
+        occurred_at -> BigInt,
+        surface -> Text,
+        method -> Text,
+        route -> Text,
+        tool -> Nullable<Text>,
+        status -> Integer,
+        outcome -> Text,
+        error_code -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    security_log (event_id) {
+        event_id -> Text,
+        request_id -> Text,
+        occurred_at -> BigInt,
+        method -> Text,
+        route -> Text,
+        status -> Integer,
+        reason -> Text,
+        client_id -> Nullable<Text>,
+        peer -> Nullable<Text>,
+    }
+}

@@ -703,10 +703,11 @@ mod postgres {
 /// The embedded store (issue 21, in progress): the checks of the ports it has so far, the
 /// very checks PostgreSQL passes.
 mod sqlite {
+    use super::audit::*;
     use super::grants::*;
     use super::tenants::*;
     use super::{Backing, Port, SqliteFile, Stores};
-    use domain::access::ports::{GrantStore, TenantStore};
+    use domain::access::ports::{AuditSink, GrantStore, TenantStore};
     use std::sync::Arc;
 
     /// The SQLite adapter on a fresh file.
@@ -716,8 +717,8 @@ mod sqlite {
             Arc::new(adapters_sqlite::Database::open(&file.path, 4).expect("opening the store"));
         Stores {
             tenants: Port::of(database.clone() as Arc<dyn TenantStore>),
-            grants: Port::of(database as Arc<dyn GrantStore>),
-            audit: Port::missing("audit"),
+            grants: Port::of(database.clone() as Arc<dyn GrantStore>),
+            audit: Port::of(database as Arc<dyn AuditSink>),
             subjects: Port::missing("subjects"),
             companies: Port::missing("companies"),
             paid: Port::missing("paid"),
@@ -732,4 +733,5 @@ mod sqlite {
 
     tenants_checks!(stores);
     grants_checks!(stores);
+    audit_checks!(stores);
 }

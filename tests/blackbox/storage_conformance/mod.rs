@@ -466,6 +466,7 @@ mod grants;
 mod paid;
 mod persons;
 mod sanctions;
+mod schema_parity;
 mod screening;
 mod subjects;
 mod subscriptions;

@@ -349,7 +349,8 @@ CREATE TABLE screening_policy_versions (
     active               INTEGER NOT NULL CHECK (active IN (0, 1)),
     CHECK (review > 0 AND review <= hit AND hit <= 1)
 ) STRICT;
-CREATE UNIQUE INDEX screening_policy_one_active ON screening_policy_versions (active)
+-- At most one active version: a unique index on a constant over the active rows.
+CREATE UNIQUE INDEX screening_policy_one_active ON screening_policy_versions ((1))
     WHERE active = 1;
 
 CREATE TABLE screening_override_versions (

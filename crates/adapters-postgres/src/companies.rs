@@ -7,135 +7,20 @@ use crate::statements::{CachedCompany, RawJsonb};
 use crate::subjects::handle_of;
 use crate::Database;
 use async_trait::async_trait;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Jsonb, Nullable, Text, Timestamptz};
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::companies::ports::CompanyStore;
-use domain::companies::profile::{
-    Address, AnnualReportRef, CompanyRegisterData, CompanyStatus, OptionalGroup, TaxGroup,
-    TaxRegistration, UpstreamCall,
-};
 use domain::companies::profile::{CachedProfile, CompanyProfile};
+use domain::companies::profile::{TaxGroup, UpstreamCall};
 use domain::countries::country::Country;
 use domain::error::StoreError;
 use domain::evidence::{Evidence, EvidenceSource};
 use domain::ids::{CallRef, SubjectId, TenantId};
 use domain::subjects::subject::SubjectHandle;
-use serde::{Deserialize, Serialize};
-
-/// The cached register data as stored in `company_profiles.data`. Private to storage: the
-/// wire shape of the API is api-rest's business.
-#[derive(Serialize, Deserialize)]
-struct StoredProfile {
-    orgnr: String,
-    name: String,
-    legal_form: String,
-    status: String,
-    registered_at: Option<NaiveDate>,
-    street: Option<String>,
-    postal_code: Option<String>,
-    city: Option<String>,
-    address_country: String,
-    sni: Vec<String>,
-    employees_band: Option<String>,
-    report_year: Option<i32>,
-    report_document_id: Option<String>,
-    /// The tax registrations; all three absent when nothing checked them (a country without
-    /// a tax source).
-    #[serde(default)]
-    f_skatt: Option<bool>,
-    #[serde(default)]
-    vat: Option<bool>,
-    #[serde(default)]
-    employer: Option<bool>,
-    /// Optional groups the fetch could not check; rows written before it existed read as
-    /// all checked, which they were (a failed optional source failed the whole fetch then).
-    #[serde(default)]
-    unchecked: Vec<String>,
-}
-
-impl StoredProfile {
-    fn from_domain(
-        data: &CompanyRegisterData,
-        tax: Option<&TaxRegistration>,
-        unchecked: &[OptionalGroup],
-    ) -> Self {
-        StoredProfile {
-            orgnr: data.orgnr.clone(),
-            name: data.name.clone(),
-            legal_form: data.legal_form.clone(),
-            status: data.status.as_str().to_owned(),
-            registered_at: data.registered_at,
-            street: data.address.street.clone(),
-            postal_code: data.address.postal_code.clone(),
-            city: data.address.city.clone(),
-            address_country: data.address.country.clone(),
-            sni: data.sni.clone(),
-            employees_band: data.employees_band.clone(),
-            report_year: data.latest_annual_report.as_ref().map(|r| r.year),
-            report_document_id: data
-                .latest_annual_report
-                .as_ref()
-                .map(|r| r.document_id.clone()),
-            f_skatt: tax.map(|t| t.f_skatt),
-            vat: tax.map(|t| t.vat),
-            employer: tax.map(|t| t.employer),
-            unchecked: unchecked.iter().map(|g| g.as_str().to_owned()).collect(),
-        }
-    }
-
-    fn into_domain(
-        self,
-    ) -> Result<
-        (
-            CompanyRegisterData,
-            Option<TaxRegistration>,
-            Vec<OptionalGroup>,
-        ),
-        StoreError,
-    > {
-        let unchecked = self
-            .unchecked
-            .iter()
-            .map(|g| OptionalGroup::parse(g).ok_or_else(|| corrupt("unchecked group")))
-            .collect::<Result<_, _>>()?;
-        let latest_annual_report = match (self.report_year, self.report_document_id) {
-            (Some(year), Some(document_id)) => Some(AnnualReportRef { year, document_id }),
-            _ => None,
-        };
-        Ok((
-            CompanyRegisterData {
-                orgnr: self.orgnr,
-                name: self.name,
-                legal_form: self.legal_form,
-                status: CompanyStatus::parse(&self.status)
-                    .ok_or_else(|| corrupt("company status"))?,
-                registered_at: self.registered_at,
-                address: Address {
-                    street: self.street,
-                    postal_code: self.postal_code,
-                    city: self.city,
-                    country: self.address_country,
-                },
-                sni: self.sni,
-                employees_band: self.employees_band,
-                latest_annual_report,
-            },
-            match (self.f_skatt, self.vat, self.employer) {
-                (Some(f_skatt), Some(vat), Some(employer)) => Some(TaxRegistration {
-                    f_skatt,
-                    vat,
-                    employer,
-                }),
-                (None, None, None) => None,
-                _ => return Err(corrupt("tax registrations")),
-            },
-            unchecked,
-        ))
-    }
-}
+use storage_codec::companies::StoredProfile;
 
 #[async_trait]
 impl CompanyStore for Database {
@@ -410,50 +295,4 @@ impl CachedRow {
             },
         })
     }
-}
-
-/// A whole profile (register data, evidence of both groups, when it was fetched) as JSON,
-/// for the monitoring baseline; the cache keeps the same data in columns of its own.
-pub(crate) fn profile_to_json(p: &CompanyProfile) -> Result<serde_json::Value, StoreError> {
-    let register = serde_json::to_value(StoredProfile::from_domain(
-        &p.data,
-        p.tax.as_ref().map(|t| &t.registration),
-        &p.unchecked,
-    ))
-    .map_err(|e| StoreError::Backend(e.to_string()))?;
-    Ok(serde_json::json!({
-        "country": p.country.code(),
-        "register": register,
-        "evidence": crate::events::evidence_to_json(&p.evidence),
-        "tax_evidence": p.tax.as_ref().map(|t| crate::events::evidence_to_json(&t.evidence)),
-        "fetched_at": p.fetched_at,
-    }))
-}
-
-pub(crate) fn profile_from_json(v: serde_json::Value) -> Result<CompanyProfile, StoreError> {
-    let field = |k: &str| v.get(k).cloned().ok_or_else(|| corrupt("baseline profile"));
-    let stored: StoredProfile =
-        serde_json::from_value(field("register")?).map_err(|_| corrupt("baseline profile"))?;
-    let (data, tax, unchecked) = stored.into_domain()?;
-    let tax_evidence = v.get("tax_evidence").filter(|e| !e.is_null());
-    let tax = match (tax, tax_evidence) {
-        (Some(registration), Some(e)) => Some(TaxGroup {
-            registration,
-            evidence: crate::events::evidence_from_json(e)?,
-        }),
-        (None, None) => None,
-        _ => return Err(corrupt("baseline tax evidence")),
-    };
-    Ok(CompanyProfile {
-        country: field("country")?
-            .as_str()
-            .and_then(Country::from_code)
-            .ok_or_else(|| corrupt("baseline country"))?,
-        data,
-        tax,
-        unchecked,
-        evidence: crate::events::evidence_from_json(&field("evidence")?)?,
-        fetched_at: serde_json::from_value(field("fetched_at")?)
-            .map_err(|_| corrupt("baseline time"))?,
-    })
 }

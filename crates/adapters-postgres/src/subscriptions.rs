@@ -2,10 +2,8 @@
 //! transaction; one unended subscription per subject and kind is the partial unique index
 //! `subscriptions_one_unended`, so of concurrent creates one wins.
 
-use crate::companies::{profile_from_json, profile_to_json};
 use crate::convert::{backend, corrupt, parse_id, TxError};
 use crate::events::append_within;
-use crate::paid::{paid_from_json, paid_to_json};
 use crate::schema::{monitoring_baselines, subscriptions};
 use crate::statements::ClaimDue;
 use crate::Database;
@@ -24,6 +22,8 @@ use domain::monitoring::subscription::{
     ClaimedRun, LegalBasis, MonitoringBaseline, RunOutcome, Subscription, SubscriptionFilter,
     SubscriptionKind, SubscriptionStatus, SuspensionReason,
 };
+use storage_codec::companies::{profile_from_json, profile_to_json};
+use storage_codec::paid::{paid_from_json, paid_to_json};
 
 type Row = (
     String,

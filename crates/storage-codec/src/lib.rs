@@ -1,0 +1,153 @@
+#![doc = include_str!("../README.md")]
+
+pub mod companies;
+pub mod evidence;
+pub mod paid;
+
+use domain::error::StoreError;
+use std::str::FromStr;
+
+/// A stored value that does not convert: a storage fault, never silently dropped.
+pub fn corrupt(what: &str) -> StoreError {
+    StoreError::Backend(format!("stored value does not convert: {what}"))
+}
+
+/// An id read back from a stored document.
+pub fn parse_id<T: FromStr>(s: &str, what: &str) -> Result<T, StoreError> {
+    s.parse().map_err(|_| corrupt(what))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::companies::{profile_from_json, profile_to_json, StoredProfile};
+    use super::evidence::{data_from_json, data_to_json, evidence_from_json, evidence_to_json};
+    use super::paid::{paid_from_json, paid_to_json};
+    use chrono::{DateTime, NaiveDate, Utc};
+    use domain::companies::paid::{Officer, OfficerList, PaidData};
+    use domain::companies::profile::{
+        Address, AnnualReportRef, CompanyProfile, CompanyRegisterData, CompanyStatus,
+        OptionalGroup, TaxGroup, TaxRegistration,
+    };
+    use domain::countries::country::Country;
+    use domain::evidence::{Evidence, EvidenceSource};
+    use domain::ids::{CallRef, IdentifierRef};
+    use domain::monitoring::event::EventData;
+
+    fn at(micros: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp_micros(micros).unwrap()
+    }
+
+    fn evidence(full: bool) -> Evidence {
+        Evidence {
+            source: EvidenceSource::CUSTOMER_IDENTITY_EVENT,
+            source_timestamp: at(1_764_000_000_123_456),
+            call_ref: CallRef::generate(),
+            upstream_ref: full.then(|| "rev-7".to_owned()),
+            digest: full.then(|| "sha256:ab".to_owned()),
+            schema_version: full.then(|| "1".to_owned()),
+            retrieved_at: at(1_764_000_001_000_001),
+        }
+    }
+
+    #[test]
+    fn evidence_and_event_data_round_trip() {
+        for full in [true, false] {
+            let e = evidence(full);
+            assert_eq!(evidence_from_json(&evidence_to_json(&e)).unwrap(), e);
+        }
+        // Members come back in key order, as PostgreSQL's jsonb keeps them.
+        let data = EventData::Object(vec![
+            (
+                "list".into(),
+                EventData::List(vec![EventData::Bool(true), EventData::Null]),
+            ),
+            ("n".into(), EventData::Int(-3)),
+            ("name".into(), EventData::Text("Ny AB".into())),
+            ("share".into(), EventData::Number(0.25)),
+        ]);
+        assert_eq!(data_from_json(data_to_json(&data)), data);
+        assert!(evidence_from_json(&serde_json::json!({"source": "nope"})).is_err());
+    }
+
+    fn register() -> CompanyRegisterData {
+        CompanyRegisterData {
+            orgnr: "5560021361".into(),
+            name: "Exempel AB".into(),
+            legal_form: "AB".into(),
+            status: CompanyStatus::Active,
+            registered_at: NaiveDate::from_ymd_opt(1990, 5, 2),
+            address: Address {
+                street: Some("Gatan 1".into()),
+                postal_code: Some("11122".into()),
+                city: Some("Stockholm".into()),
+                country: "SE".into(),
+            },
+            sni: vec!["62010".into()],
+            employees_band: Some("10-19".into()),
+            latest_annual_report: Some(AnnualReportRef {
+                year: 2025,
+                document_id: "doc-1".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_profile_round_trips_with_and_without_tax() {
+        let with_tax = CompanyProfile {
+            country: Country::Se,
+            data: register(),
+            tax: Some(TaxGroup {
+                registration: TaxRegistration {
+                    f_skatt: true,
+                    vat: false,
+                    employer: true,
+                },
+                evidence: evidence(true),
+            }),
+            unchecked: Vec::new(),
+            evidence: evidence(true),
+            fetched_at: at(1_764_000_002_000_003),
+        };
+        let without = CompanyProfile {
+            tax: None,
+            unchecked: vec![OptionalGroup::Tax],
+            ..with_tax.clone()
+        };
+        for p in [with_tax, without] {
+            assert_eq!(profile_from_json(profile_to_json(&p).unwrap()).unwrap(), p);
+        }
+    }
+
+    #[test]
+    fn a_cached_document_written_before_unchecked_groups_reads_as_all_checked() {
+        let old = serde_json::json!({
+            "orgnr": "5560021361", "name": "Exempel AB", "legal_form": "AB",
+            "status": "active", "registered_at": null, "street": null, "postal_code": null,
+            "city": null, "address_country": "SE", "sni": [], "employees_band": null,
+            "report_year": null, "report_document_id": null,
+            "f_skatt": true, "vat": true, "employer": false
+        });
+        let stored: StoredProfile = serde_json::from_value(old).unwrap();
+        let (_, tax, unchecked) = stored.into_domain().unwrap();
+        assert!(tax.is_some());
+        assert!(unchecked.is_empty());
+    }
+
+    #[test]
+    fn a_paid_object_round_trips_holding_refs_only() {
+        let data = PaidData::Officers(OfficerList {
+            orgnr: "5560021361".into(),
+            officers: vec![Officer {
+                role: "Styrelseledamot".into(),
+                role_code: Some("LE".into()),
+                name: "Anna Exempel".into(),
+                personal_number_ref: Some(IdentifierRef::generate()),
+                appointed_at: NaiveDate::from_ymd_opt(2020, 1, 31),
+            }],
+            signatory_rule_text: None,
+        });
+        let json = paid_to_json(&data).unwrap();
+        assert_eq!(json["kind"], "officers");
+        assert_eq!(paid_from_json(json).unwrap(), data);
+    }
+}

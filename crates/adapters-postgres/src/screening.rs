@@ -19,7 +19,7 @@ use crate::schema::{
 };
 use crate::Database;
 use async_trait::async_trait;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use diesel::dsl::max;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
@@ -28,21 +28,16 @@ use domain::error::StoreError;
 use domain::ids::{
     OverrideVersionId, PolicyVersionId, ScreeningCheckId, SubjectId, TenantId, WhitelistEntryId,
 };
-use domain::screening::check::{
-    CandidateEvidence, CheckCandidate, CheckReason, InputKind, SealedCheckInput, StoredCheck,
-};
-use domain::screening::matcher::score::{Contribution, Weights};
+use domain::screening::check::{InputKind, SealedCheckInput, StoredCheck};
+use domain::screening::matcher::score::Weights;
 use domain::screening::policy::{
     Band, OverrideConfig, OverrideStatus, OverrideVersion, PolicyConfig, PolicyVersion,
     WeightOverrides,
 };
 use domain::screening::ports::{ScreeningContext, ScreeningStore};
-use domain::screening::sanctions::{
-    EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
-    NameQuality,
-};
+use domain::screening::sanctions::ListSource;
 use domain::screening::whitelist::WhitelistEntry;
-use serde::{Deserialize, Serialize};
+use storage_codec::screening::StoredCandidate;
 
 // --- rows ---
 
@@ -358,258 +353,6 @@ fn check_of(r: CheckRow) -> Result<StoredCheck, StoreError> {
 }
 
 // --- the candidates document (private to storage) ---
-
-#[derive(Serialize, Deserialize)]
-struct StoredCandidate {
-    id: String,
-    entity_id: String,
-    source: String,
-    source_entry_id: String,
-    source_version_id: String,
-    /// `f64`'s shortest round-trip decimal (`Display`), parsed back with `str::parse`.
-    score: String,
-    band: String,
-    reasons: Vec<StoredReason>,
-    listing: StoredListing,
-    evidence: StoredEvidence,
-    whitelisted: bool,
-    whitelist_id: Option<String>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct StoredReason {
-    code: String,
-    detail: String,
-    contributes: String,
-}
-
-#[derive(Serialize, Deserialize)]
-struct StoredEvidence {
-    digest: String,
-    published_at: Option<DateTime<Utc>>,
-    imported_at: DateTime<Utc>,
-    matched_name: String,
-    matched_name_quality: String,
-}
-
-#[derive(Serialize, Deserialize)]
-struct StoredListing {
-    source_entry_id: String,
-    kind: String,
-    names: Vec<StoredName>,
-    birth_dates: Vec<StoredDate>,
-    nationalities: Vec<StoredCountry>,
-    countries: Vec<StoredCountry>,
-    identifiers: Vec<StoredIdentifier>,
-    programs: Vec<String>,
-    listed_on: Option<NaiveDate>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct StoredName {
-    full: String,
-    quality: String,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "precision", rename_all = "snake_case")]
-enum StoredDate {
-    Day { date: NaiveDate },
-    Month { year: i32, month: u32 },
-    Year { year: i32 },
-    Years { from: i32, to: i32 },
-}
-
-#[derive(Serialize, Deserialize)]
-struct StoredCountry {
-    code: Option<String>,
-    name: String,
-}
-
-#[derive(Serialize, Deserialize)]
-struct StoredIdentifier {
-    kind: String,
-    value: String,
-    country: Option<String>,
-}
-
-fn contribution_of(s: &str) -> Result<Contribution, StoreError> {
-    [Contribution::Up, Contribution::Down, Contribution::Neutral]
-        .into_iter()
-        .find(|c| c.as_str() == s)
-        .ok_or_else(|| corrupt("reason contribution"))
-}
-
-fn quality_of(s: &str) -> Result<NameQuality, StoreError> {
-    [NameQuality::Strong, NameQuality::Weak]
-        .into_iter()
-        .find(|q| q.as_str() == s)
-        .ok_or_else(|| corrupt("name quality"))
-}
-
-fn stored_country(c: &ListedCountry) -> StoredCountry {
-    StoredCountry {
-        code: c.code.clone(),
-        name: c.name.clone(),
-    }
-}
-
-fn country_of(c: StoredCountry) -> ListedCountry {
-    ListedCountry {
-        code: c.code,
-        name: c.name,
-    }
-}
-
-impl StoredListing {
-    fn from_domain(e: &ListEntry) -> StoredListing {
-        StoredListing {
-            source_entry_id: e.source_entry_id.clone(),
-            kind: e.kind.as_str().to_owned(),
-            names: e
-                .names
-                .iter()
-                .map(|n| StoredName {
-                    full: n.full.clone(),
-                    quality: n.quality.as_str().to_owned(),
-                })
-                .collect(),
-            birth_dates: e
-                .birth_dates
-                .iter()
-                .map(|d| match *d {
-                    ListedDate::Day(date) => StoredDate::Day { date },
-                    ListedDate::Month { year, month } => StoredDate::Month { year, month },
-                    ListedDate::Year(year) => StoredDate::Year { year },
-                    ListedDate::Years { from, to } => StoredDate::Years { from, to },
-                })
-                .collect(),
-            nationalities: e.nationalities.iter().map(stored_country).collect(),
-            countries: e.countries.iter().map(stored_country).collect(),
-            identifiers: e
-                .identifiers
-                .iter()
-                .map(|i| StoredIdentifier {
-                    kind: i.kind.clone(),
-                    value: i.value.clone(),
-                    country: i.country.clone(),
-                })
-                .collect(),
-            programs: e.programs.clone(),
-            listed_on: e.listed_on,
-        }
-    }
-
-    fn into_domain(self) -> Result<ListEntry, StoreError> {
-        Ok(ListEntry {
-            source_entry_id: self.source_entry_id,
-            kind: EntryKind::parse(&self.kind).ok_or_else(|| corrupt("entry kind"))?,
-            names: self
-                .names
-                .into_iter()
-                .map(|n| {
-                    Ok(ListedName {
-                        quality: quality_of(&n.quality)?,
-                        full: n.full,
-                    })
-                })
-                .collect::<Result<_, StoreError>>()?,
-            birth_dates: self
-                .birth_dates
-                .into_iter()
-                .map(|d| match d {
-                    StoredDate::Day { date } => ListedDate::Day(date),
-                    StoredDate::Month { year, month } => ListedDate::Month { year, month },
-                    StoredDate::Year { year } => ListedDate::Year(year),
-                    StoredDate::Years { from, to } => ListedDate::Years { from, to },
-                })
-                .collect(),
-            nationalities: self.nationalities.into_iter().map(country_of).collect(),
-            countries: self.countries.into_iter().map(country_of).collect(),
-            identifiers: self
-                .identifiers
-                .into_iter()
-                .map(|i| ListedIdentifier {
-                    kind: i.kind,
-                    value: i.value,
-                    country: i.country,
-                })
-                .collect(),
-            programs: self.programs,
-            listed_on: self.listed_on,
-        })
-    }
-}
-
-impl StoredCandidate {
-    fn from_domain(c: &CheckCandidate) -> StoredCandidate {
-        StoredCandidate {
-            id: c.id.clone(),
-            entity_id: c.entity_id.clone(),
-            source: c.source.as_str().to_owned(),
-            source_entry_id: c.source_entry_id.clone(),
-            source_version_id: c.source_version_id.to_string(),
-            score: c.score.to_string(),
-            band: c.band.as_str().to_owned(),
-            reasons: c
-                .reasons
-                .iter()
-                .map(|r| StoredReason {
-                    code: r.code.clone(),
-                    detail: r.detail.clone(),
-                    contributes: r.contributes.as_str().to_owned(),
-                })
-                .collect(),
-            listing: StoredListing::from_domain(&c.listing),
-            evidence: StoredEvidence {
-                digest: c.evidence.digest.clone(),
-                published_at: c.evidence.published_at,
-                imported_at: c.evidence.imported_at,
-                matched_name: c.evidence.matched_name.clone(),
-                matched_name_quality: c.evidence.matched_name_quality.as_str().to_owned(),
-            },
-            whitelisted: c.whitelisted,
-            whitelist_id: c.whitelist_id.map(|w| w.to_string()),
-        }
-    }
-
-    fn into_domain(self) -> Result<CheckCandidate, StoreError> {
-        Ok(CheckCandidate {
-            id: self.id,
-            entity_id: self.entity_id,
-            source: ListSource::parse(&self.source).ok_or_else(|| corrupt("list source"))?,
-            source_entry_id: self.source_entry_id,
-            source_version_id: parse_id(&self.source_version_id, "source version id")?,
-            score: self.score.parse().map_err(|_| corrupt("candidate score"))?,
-            band: Band::parse(&self.band).ok_or_else(|| corrupt("band"))?,
-            reasons: self
-                .reasons
-                .into_iter()
-                .map(|r| {
-                    Ok(CheckReason {
-                        contributes: contribution_of(&r.contributes)?,
-                        code: r.code,
-                        detail: r.detail,
-                    })
-                })
-                .collect::<Result<_, StoreError>>()?,
-            listing: self.listing.into_domain()?,
-            evidence: CandidateEvidence {
-                matched_name_quality: quality_of(&self.evidence.matched_name_quality)?,
-                digest: self.evidence.digest,
-                published_at: self.evidence.published_at,
-                imported_at: self.evidence.imported_at,
-                matched_name: self.evidence.matched_name,
-            },
-            whitelisted: self.whitelisted,
-            whitelist_id: self
-                .whitelist_id
-                .as_deref()
-                .map(|w| parse_id(w, "whitelist entry id"))
-                .transpose()?,
-        })
-    }
-}
 
 /// Locks the tenant's row for the rest of the transaction (not against foreign-key checks),
 /// so one tenant's override versions are numbered and moved one transaction at a time.

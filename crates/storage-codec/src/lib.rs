@@ -3,6 +3,8 @@
 pub mod companies;
 pub mod evidence;
 pub mod paid;
+pub mod sanctions;
+pub mod screening;
 
 use domain::error::StoreError;
 use std::str::FromStr;
@@ -149,5 +151,53 @@ mod tests {
         let json = paid_to_json(&data).unwrap();
         assert_eq!(json["kind"], "officers");
         assert_eq!(paid_from_json(json).unwrap(), data);
+    }
+
+    #[test]
+    fn a_list_entry_round_trips_with_its_weak_aliases_and_partial_dates() {
+        use super::sanctions::StoredEntry;
+        use domain::screening::sanctions::{
+            EntryKind, ListEntry, ListedCountry, ListedDate, ListedIdentifier, ListedName,
+            NameQuality,
+        };
+        let entry = ListEntry {
+            source_entry_id: "QDi.001".into(),
+            kind: EntryKind::Person,
+            names: vec![
+                ListedName {
+                    full: "Exempel Person".into(),
+                    quality: NameQuality::Strong,
+                },
+                ListedName {
+                    full: "E.P.".into(),
+                    quality: NameQuality::Weak,
+                },
+            ],
+            birth_dates: vec![
+                ListedDate::Day(NaiveDate::from_ymd_opt(1971, 6, 15).unwrap()),
+                ListedDate::Year(1970),
+            ],
+            nationalities: vec![ListedCountry {
+                code: Some("CD".into()),
+                name: "Congo".into(),
+            }],
+            countries: vec![ListedCountry {
+                code: None,
+                name: "Somewhere".into(),
+            }],
+            identifiers: vec![ListedIdentifier {
+                kind: "passport".into(),
+                value: "X123".into(),
+                country: None,
+            }],
+            programs: vec!["UN 1533".into()],
+            listed_on: NaiveDate::from_ymd_opt(2005, 11, 1),
+        };
+        let json = serde_json::to_value(StoredEntry::from_domain(&entry)).unwrap();
+        let stored: StoredEntry = serde_json::from_value(json).unwrap();
+        let back = stored
+            .into_domain(entry.source_entry_id.clone(), entry.kind.as_str())
+            .unwrap();
+        assert_eq!(back, entry);
     }
 }

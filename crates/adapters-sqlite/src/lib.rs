@@ -1,10 +1,15 @@
 #![doc = include_str!("../README.md")]
 
 mod audit;
+mod companies;
 mod convert;
 mod database;
+mod events;
 mod grants;
+mod paid;
 mod schema;
+mod subjects;
+mod subscriptions;
 mod tenants;
 
 pub use database::{Database, DatabaseError};

@@ -104,3 +104,89 @@ diesel::table! {
         peer -> Nullable<Text>,
     }
 }
+
+diesel::table! {
+    call_records (tenant_id, call_ref) {
+        tenant_id -> Text,
+        call_ref -> Text,
+        source -> Text,
+        route -> Nullable<Text>,
+        status -> Nullable<Integer>,
+        upstream_ref -> Nullable<Text>,
+        digest -> Nullable<Text>,
+        schema_version -> Nullable<Text>,
+        cost -> Integer,
+        source_timestamp -> BigInt,
+        retrieved_at -> BigInt,
+        operation -> Nullable<Text>,
+        usable -> Integer,
+    }
+}
+
+diesel::table! {
+    subjects (tenant_id, subject_id) {
+        tenant_id -> Text,
+        subject_id -> Text,
+        kind -> Text,
+        merged_into -> Nullable<Text>,
+        call_ref -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    subject_identifiers (tenant_id, identifier_ref) {
+        tenant_id -> Text,
+        identifier_ref -> Text,
+        subject_id -> Text,
+        id_type -> Text,
+        country -> Text,
+        blind_index -> Binary,
+        sealed_value -> Binary,
+        valid_from -> BigInt,
+        valid_to -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    customer_refs (tenant_id, ref_) {
+        tenant_id -> Text,
+        #[sql_name = "ref"]
+        ref_ -> Text,
+        subject_id -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    event_counters (tenant_id) {
+        tenant_id -> Text,
+        last_seq -> BigInt,
+    }
+}
+
+diesel::table! {
+    events (tenant_id, seq) {
+        tenant_id -> Text,
+        seq -> BigInt,
+        event_id -> Text,
+        idempotency_key -> Text,
+        #[sql_name = "type"]
+        type_ -> Text,
+        country -> Text,
+        subject_id -> Nullable<Text>,
+        subject_ref -> Nullable<Text>,
+        occurred_at -> BigInt,
+        recorded_at -> BigInt,
+        data -> Text,
+        evidence -> Text,
+        subscription_id -> Nullable<Text>,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    subjects,
+    subject_identifiers,
+    customer_refs,
+    call_records
+);

@@ -705,10 +705,18 @@ mod postgres {
 /// very checks PostgreSQL passes.
 mod sqlite {
     use super::audit::*;
+    use super::companies::*;
+    use super::events::*;
     use super::grants::*;
+    use super::paid::*;
+    use super::subjects::*;
+    use super::subscriptions::*;
     use super::tenants::*;
     use super::{Backing, Port, SqliteFile, Stores};
     use domain::access::ports::{AuditSink, GrantStore, TenantStore};
+    use domain::companies::ports::{CompanyStore, PaidStore};
+    use domain::monitoring::ports::{EventStore, SubscriptionStore};
+    use domain::subjects::ports::SubjectStore;
     use std::sync::Arc;
 
     /// The SQLite adapter on a fresh file.
@@ -719,13 +727,13 @@ mod sqlite {
         Stores {
             tenants: Port::of(database.clone() as Arc<dyn TenantStore>),
             grants: Port::of(database.clone() as Arc<dyn GrantStore>),
-            audit: Port::of(database as Arc<dyn AuditSink>),
-            subjects: Port::missing("subjects"),
-            companies: Port::missing("companies"),
-            paid: Port::missing("paid"),
+            audit: Port::of(database.clone() as Arc<dyn AuditSink>),
+            subjects: Port::of(database.clone() as Arc<dyn SubjectStore>),
+            companies: Port::of(database.clone() as Arc<dyn CompanyStore>),
+            paid: Port::of(database.clone() as Arc<dyn PaidStore>),
             persons: Port::missing("persons"),
-            events: Port::missing("events"),
-            subscriptions: Port::missing("subscriptions"),
+            events: Port::of(database.clone() as Arc<dyn EventStore>),
+            subscriptions: Port::of(database as Arc<dyn SubscriptionStore>),
             sanctions: Port::missing("sanctions"),
             screening: Port::missing("screening"),
             backing: Backing::Sqlite(file),
@@ -735,4 +743,9 @@ mod sqlite {
     tenants_checks!(stores);
     grants_checks!(stores);
     audit_checks!(stores);
+    subjects_checks!(stores);
+    events_checks!(stores);
+    subscriptions_checks!(stores);
+    companies_checks!(stores);
+    paid_checks!(stores);
 }

@@ -7,6 +7,7 @@ mod database;
 mod events;
 mod grants;
 mod paid;
+mod persons;
 mod schema;
 mod subjects;
 mod subscriptions;

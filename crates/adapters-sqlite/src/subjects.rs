@@ -373,36 +373,43 @@ impl SubjectStore for Database {
         identifier_ref: &IdentifierRef,
     ) -> Result<Option<IdentifierHolder>, StoreError> {
         let (tenant_id, identifier_ref) = (tenant.to_string(), identifier_ref.to_string());
-        self.read(move |conn| {
-            let row: Option<(String, String, String, Vec<u8>, String)> = subject_identifiers::table
-                .inner_join(
-                    subjects::table.on(subjects::tenant_id
-                        .eq(subject_identifiers::tenant_id)
-                        .and(subjects::subject_id.eq(subject_identifiers::subject_id))),
-                )
-                .filter(subject_identifiers::tenant_id.eq(&tenant_id))
-                .filter(subject_identifiers::identifier_ref.eq(&identifier_ref))
-                .select((
-                    subject_identifiers::subject_id,
-                    subject_identifiers::id_type,
-                    subject_identifiers::country,
-                    subject_identifiers::sealed_value,
-                    subjects::kind,
-                ))
-                .first(conn)
-                .optional()?;
-            let Some((subject_id, id_type, country, sealed, kind)) = row else {
-                return Ok(None);
-            };
-            Ok(Some(IdentifierHolder {
-                subject: handle_of(conn, &tenant_id, &subject_id)?,
-                kind: SubjectKind::parse(&kind).ok_or_else(|| corrupt("subject kind"))?,
-                id_type: IdentifierType::parse(&id_type)
-                    .ok_or_else(|| corrupt("identifier type"))?,
-                country: Country::from_code(&country).ok_or_else(|| corrupt("country"))?,
-                sealed,
-            }))
-        })
-        .await
+        self.read(move |conn| holder(conn, &tenant_id, &identifier_ref))
+            .await
     }
+}
+
+/// The subject holding an identifier ref, with the sealed identifier; `None` for a ref the
+/// tenant does not have.
+pub(crate) fn holder(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    identifier_ref: &str,
+) -> Result<Option<IdentifierHolder>, TxError> {
+    let row: Option<(String, String, String, Vec<u8>, String)> = subject_identifiers::table
+        .inner_join(
+            subjects::table.on(subjects::tenant_id
+                .eq(subject_identifiers::tenant_id)
+                .and(subjects::subject_id.eq(subject_identifiers::subject_id))),
+        )
+        .filter(subject_identifiers::tenant_id.eq(tenant_id))
+        .filter(subject_identifiers::identifier_ref.eq(identifier_ref))
+        .select((
+            subject_identifiers::subject_id,
+            subject_identifiers::id_type,
+            subject_identifiers::country,
+            subject_identifiers::sealed_value,
+            subjects::kind,
+        ))
+        .first(conn)
+        .optional()?;
+    let Some((subject_id, id_type, country, sealed, kind)) = row else {
+        return Ok(None);
+    };
+    Ok(Some(IdentifierHolder {
+        subject: handle_of(conn, tenant_id, &subject_id)?,
+        kind: SubjectKind::parse(&kind).ok_or_else(|| corrupt("subject kind"))?,
+        id_type: IdentifierType::parse(&id_type).ok_or_else(|| corrupt("identifier type"))?,
+        country: Country::from_code(&country).ok_or_else(|| corrupt("country"))?,
+        sealed,
+    }))
 }

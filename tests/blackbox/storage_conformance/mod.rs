@@ -709,6 +709,7 @@ mod sqlite {
     use super::events::*;
     use super::grants::*;
     use super::paid::*;
+    use super::persons::*;
     use super::subjects::*;
     use super::subscriptions::*;
     use super::tenants::*;
@@ -716,6 +717,7 @@ mod sqlite {
     use domain::access::ports::{AuditSink, GrantStore, TenantStore};
     use domain::companies::ports::{CompanyStore, PaidStore};
     use domain::monitoring::ports::{EventStore, SubscriptionStore};
+    use domain::persons::ports::PersonStore;
     use domain::subjects::ports::SubjectStore;
     use std::sync::Arc;
 
@@ -731,7 +733,7 @@ mod sqlite {
             subjects: Port::of(database.clone() as Arc<dyn SubjectStore>),
             companies: Port::of(database.clone() as Arc<dyn CompanyStore>),
             paid: Port::of(database.clone() as Arc<dyn PaidStore>),
-            persons: Port::missing("persons"),
+            persons: Port::of(database.clone() as Arc<dyn PersonStore>),
             events: Port::of(database.clone() as Arc<dyn EventStore>),
             subscriptions: Port::of(database as Arc<dyn SubscriptionStore>),
             sanctions: Port::missing("sanctions"),
@@ -748,4 +750,5 @@ mod sqlite {
     subscriptions_checks!(stores);
     companies_checks!(stores);
     paid_checks!(stores);
+    persons_checks!(stores);
 }

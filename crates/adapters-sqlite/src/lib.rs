@@ -8,6 +8,7 @@ mod events;
 mod grants;
 mod paid;
 mod persons;
+mod sanctions;
 mod schema;
 mod subjects;
 mod subscriptions;

@@ -710,6 +710,7 @@ mod sqlite {
     use super::grants::*;
     use super::paid::*;
     use super::persons::*;
+    use super::sanctions::*;
     use super::subjects::*;
     use super::subscriptions::*;
     use super::tenants::*;
@@ -718,6 +719,7 @@ mod sqlite {
     use domain::companies::ports::{CompanyStore, PaidStore};
     use domain::monitoring::ports::{EventStore, SubscriptionStore};
     use domain::persons::ports::PersonStore;
+    use domain::screening::ports::SanctionsListStore;
     use domain::subjects::ports::SubjectStore;
     use std::sync::Arc;
 
@@ -735,8 +737,8 @@ mod sqlite {
             paid: Port::of(database.clone() as Arc<dyn PaidStore>),
             persons: Port::of(database.clone() as Arc<dyn PersonStore>),
             events: Port::of(database.clone() as Arc<dyn EventStore>),
-            subscriptions: Port::of(database as Arc<dyn SubscriptionStore>),
-            sanctions: Port::missing("sanctions"),
+            subscriptions: Port::of(database.clone() as Arc<dyn SubscriptionStore>),
+            sanctions: Port::of(database as Arc<dyn SanctionsListStore>),
             screening: Port::missing("screening"),
             backing: Backing::Sqlite(file),
         }
@@ -751,4 +753,5 @@ mod sqlite {
     companies_checks!(stores);
     paid_checks!(stores);
     persons_checks!(stores);
+    sanctions_checks!(stores);
 }

@@ -10,6 +10,7 @@ mod paid;
 mod persons;
 mod sanctions;
 mod schema;
+mod screening;
 mod subjects;
 mod subscriptions;
 mod tenants;

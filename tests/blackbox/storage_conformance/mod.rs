@@ -4,10 +4,10 @@
 //!
 //! Each rule is an `async fn check_*(stores: &Stores)` that sees only the ports, plus, where a
 //! rule is about what was written (audit rows, row counts), a [`Backing`] that looks beneath
-//! them. Each adapter runs the checks from its own module of tests (`mod postgres`, `mod
+//! them. Each adapter runs every check from its own module of tests (`mod postgres`, `mod
 //! sqlite` below): its constructor builds its `Stores` and a `Backing`, and it invokes the
-//! list of checks of each port it has (`tenants_checks!`, ...; one list per check file, so a
-//! check is written once and runs against every adapter that has its port).
+//! list of checks of each port (`tenants_checks!`, ...; one list per check file), so a check
+//! is written once and runs against both stores.
 //!
 //! The checks live in one file per port (`tenants`, `grants`, `audit`, `subjects`,
 //! `companies`, `paid`, `persons`, `events`, `subscriptions`, `sanctions`, `screening`); this
@@ -43,62 +43,18 @@ use std::sync::Arc;
 
 /// The storage adapter under test: its ports, and what lies beneath them.
 pub struct Stores {
-    pub tenants: Port<dyn TenantStore>,
-    pub grants: Port<dyn GrantStore>,
-    pub audit: Port<dyn AuditSink>,
-    pub subjects: Port<dyn SubjectStore>,
-    pub companies: Port<dyn CompanyStore>,
-    pub paid: Port<dyn PaidStore>,
-    pub persons: Port<dyn PersonStore>,
-    pub events: Port<dyn EventStore>,
-    pub subscriptions: Port<dyn SubscriptionStore>,
-    pub sanctions: Port<dyn domain::screening::ports::SanctionsListStore>,
-    pub screening: Port<dyn domain::screening::ports::ScreeningStore>,
+    pub tenants: Arc<dyn TenantStore>,
+    pub grants: Arc<dyn GrantStore>,
+    pub audit: Arc<dyn AuditSink>,
+    pub subjects: Arc<dyn SubjectStore>,
+    pub companies: Arc<dyn CompanyStore>,
+    pub paid: Arc<dyn PaidStore>,
+    pub persons: Arc<dyn PersonStore>,
+    pub events: Arc<dyn EventStore>,
+    pub subscriptions: Arc<dyn SubscriptionStore>,
+    pub sanctions: Arc<dyn domain::screening::ports::SanctionsListStore>,
+    pub screening: Arc<dyn domain::screening::ports::ScreeningStore>,
     pub backing: Backing,
-}
-
-/// One port of the adapter under test. An adapter still being built (SQLite, issue 21) does
-/// not have every port yet: its list of checks names only the ports it has, so no check
-/// reaches a missing one, and one that did would fail naming it. A check calls the port's
-/// methods through it as through the `Arc` it holds.
-pub struct Port<T: ?Sized> {
-    adapter: Option<Arc<T>>,
-    name: &'static str,
-}
-
-impl<T: ?Sized> Port<T> {
-    pub fn of(adapter: Arc<T>) -> Port<T> {
-        Port {
-            adapter: Some(adapter),
-            name: "",
-        }
-    }
-
-    pub fn missing(name: &'static str) -> Port<T> {
-        Port {
-            adapter: None,
-            name,
-        }
-    }
-}
-
-impl<T: ?Sized> Clone for Port<T> {
-    fn clone(&self) -> Self {
-        Port {
-            adapter: self.adapter.clone(),
-            name: self.name,
-        }
-    }
-}
-
-impl<T: ?Sized> std::ops::Deref for Port<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        self.adapter
-            .as_deref()
-            .unwrap_or_else(|| panic!("the adapter under test has no {} port yet", self.name))
-    }
 }
 
 /// Beneath the ports: how a check sees what an adapter wrote. Each view answers in one
@@ -655,14 +611,9 @@ mod postgres {
     use super::subjects::*;
     use super::subscriptions::*;
     use super::tenants::*;
-    use super::{Backing, Port, Stores};
+    use super::{Backing, Stores};
     use blackbox::db::TestDatabase;
-    use domain::access::ports::{AuditSink, GrantStore, TenantStore};
-    use domain::companies::ports::{CompanyStore, PaidStore};
-    use domain::monitoring::ports::{EventStore, SubscriptionStore};
-    use domain::persons::ports::PersonStore;
-    use domain::screening::ports::{SanctionsListStore, ScreeningStore};
-    use domain::subjects::ports::SubjectStore;
+
     use std::sync::Arc;
 
     /// The PostgreSQL adapter on a fresh migrated database.
@@ -673,17 +624,17 @@ mod postgres {
                 .expect("connecting to the test database"),
         );
         Stores {
-            tenants: Port::of(database.clone() as Arc<dyn TenantStore>),
-            grants: Port::of(database.clone() as Arc<dyn GrantStore>),
-            audit: Port::of(database.clone() as Arc<dyn AuditSink>),
-            subjects: Port::of(database.clone() as Arc<dyn SubjectStore>),
-            companies: Port::of(database.clone() as Arc<dyn CompanyStore>),
-            paid: Port::of(database.clone() as Arc<dyn PaidStore>),
-            persons: Port::of(database.clone() as Arc<dyn PersonStore>),
-            events: Port::of(database.clone() as Arc<dyn EventStore>),
-            subscriptions: Port::of(database.clone() as Arc<dyn SubscriptionStore>),
-            sanctions: Port::of(database.clone() as Arc<dyn SanctionsListStore>),
-            screening: Port::of(database as Arc<dyn ScreeningStore>),
+            tenants: database.clone(),
+            grants: database.clone(),
+            audit: database.clone(),
+            subjects: database.clone(),
+            companies: database.clone(),
+            paid: database.clone(),
+            persons: database.clone(),
+            events: database.clone(),
+            subscriptions: database.clone(),
+            sanctions: database.clone(),
+            screening: database,
             backing: Backing::Postgres(db),
         }
     }
@@ -701,8 +652,7 @@ mod postgres {
     screening_checks!(stores);
 }
 
-/// The embedded store (issue 21, in progress): the checks of the ports it has so far, the
-/// very checks PostgreSQL passes.
+/// The embedded store: every check, the very checks PostgreSQL passes.
 mod sqlite {
     use super::audit::*;
     use super::companies::*;
@@ -711,16 +661,12 @@ mod sqlite {
     use super::paid::*;
     use super::persons::*;
     use super::sanctions::*;
+    use super::screening::*;
     use super::subjects::*;
     use super::subscriptions::*;
     use super::tenants::*;
-    use super::{Backing, Port, SqliteFile, Stores};
-    use domain::access::ports::{AuditSink, GrantStore, TenantStore};
-    use domain::companies::ports::{CompanyStore, PaidStore};
-    use domain::monitoring::ports::{EventStore, SubscriptionStore};
-    use domain::persons::ports::PersonStore;
-    use domain::screening::ports::SanctionsListStore;
-    use domain::subjects::ports::SubjectStore;
+    use super::{Backing, SqliteFile, Stores};
+
     use std::sync::Arc;
 
     /// The SQLite adapter on a fresh file.
@@ -729,17 +675,17 @@ mod sqlite {
         let database =
             Arc::new(adapters_sqlite::Database::open(&file.path, 4).expect("opening the store"));
         Stores {
-            tenants: Port::of(database.clone() as Arc<dyn TenantStore>),
-            grants: Port::of(database.clone() as Arc<dyn GrantStore>),
-            audit: Port::of(database.clone() as Arc<dyn AuditSink>),
-            subjects: Port::of(database.clone() as Arc<dyn SubjectStore>),
-            companies: Port::of(database.clone() as Arc<dyn CompanyStore>),
-            paid: Port::of(database.clone() as Arc<dyn PaidStore>),
-            persons: Port::of(database.clone() as Arc<dyn PersonStore>),
-            events: Port::of(database.clone() as Arc<dyn EventStore>),
-            subscriptions: Port::of(database.clone() as Arc<dyn SubscriptionStore>),
-            sanctions: Port::of(database as Arc<dyn SanctionsListStore>),
-            screening: Port::missing("screening"),
+            tenants: database.clone(),
+            grants: database.clone(),
+            audit: database.clone(),
+            subjects: database.clone(),
+            companies: database.clone(),
+            paid: database.clone(),
+            persons: database.clone(),
+            events: database.clone(),
+            subscriptions: database.clone(),
+            sanctions: database.clone(),
+            screening: database,
             backing: Backing::Sqlite(file),
         }
     }
@@ -754,4 +700,5 @@ mod sqlite {
     paid_checks!(stores);
     persons_checks!(stores);
     sanctions_checks!(stores);
+    screening_checks!(stores);
 }

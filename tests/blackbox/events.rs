@@ -9,7 +9,6 @@ use crate::storage_conformance::events::event;
 use blackbox::{Consumer, TestApp};
 use domain::countries::country::Country;
 use domain::ids::TenantId;
-use domain::monitoring::ports::EventStore;
 use serde_json::{json, Value};
 
 async fn append(app: &TestApp, c: &Consumer, events: &[(&str, &str, Country)]) -> Vec<i64> {
@@ -19,7 +18,9 @@ async fn append(app: &TestApp, c: &Consumer, events: &[(&str, &str, Country)]) -
         .map(|(key, t, country)| event(key, t, *country))
         .collect();
     app.app
-        .database
+        .store
+        .ports()
+        .events
         .append_events(&tenant, &batch)
         .await
         .unwrap()

@@ -3,10 +3,10 @@
 //! This is the only module that knows every adapter.
 
 use crate::config::Config;
+use crate::store::Store;
 use actix_web::dev::ServerHandle;
 use actix_web::{middleware, web, App as ActixApp, HttpServer};
 use adapters_crypto::{Argon2Hasher, KeyMaterial};
-use adapters_postgres::Database;
 use anyhow::Context;
 use domain::clock::{Clock, SystemClock};
 use domain::services::{Ports, Services, Settings};
@@ -17,7 +17,8 @@ use std::sync::Arc;
 /// The prepared service: migrated database, keys, use cases.
 pub struct App {
     pub config: Config,
-    pub database: Database,
+    /// The store the data is kept in (embedded SQLite or PostgreSQL).
+    pub store: Store,
     pub services: Arc<Services>,
     /// The upstream sandbox, when this process runs one.
     pub sandbox: Option<upstream_sandbox::RunningSandbox>,
@@ -59,39 +60,30 @@ impl App {
         clock: Arc<dyn Clock>,
         upstreams: crate::countries::Upstreams,
     ) -> anyhow::Result<App> {
-        adapters_postgres::ensure_database_exists(&config.database_url)
-            .await
-            .context("creating the database")?;
-        let applied = adapters_postgres::run_migrations(&config.database_url)
-            .await
-            .context("applying migrations")?;
+        let (store, applied) = Store::open(&config.store_url(), config.db_pool_size).await?;
         if !applied.is_empty() {
             tracing::info!(count = applied.len(), "applied migrations");
         }
         let keys = load_or_create_keys(&config)?;
-        let database = Database::connect(&config.database_url, config.db_pool_size)?;
-        database
-            .ping()
-            .await
-            .context("connecting to the database")?;
+        let stored = store.ports();
         let hasher = Argon2Hasher::owasp().map_err(|e| anyhow::anyhow!("{e}"))?;
         let ports = Ports {
-            tenants: Arc::new(database.clone()),
-            grants: Arc::new(database.clone()),
-            audit: Arc::new(database.clone()),
-            subjects: Arc::new(database.clone()),
+            tenants: stored.tenants,
+            grants: stored.grants,
+            audit: stored.audit,
+            subjects: stored.subjects,
             tokens: Arc::new(keys.token_authority()),
             hasher: Arc::new(hasher),
             vault: Arc::new(keys.vault()),
-            companies: Arc::new(database.clone()),
+            companies: stored.companies,
             countries: Arc::new(upstreams.countries),
-            paid: Arc::new(database.clone()),
-            persons: Arc::new(database.clone()),
+            paid: stored.paid,
+            persons: stored.persons,
             person_vault: Arc::new(keys.vault()),
-            events: Arc::new(database.clone()),
-            subscriptions: Arc::new(database.clone()),
-            sanctions: Arc::new(database.clone()),
-            screening: Arc::new(database.clone()),
+            events: stored.events,
+            subscriptions: stored.subscriptions,
+            sanctions: stored.sanctions,
+            screening: stored.screening,
             screening_vault: Arc::new(keys.vault()),
             clock,
         };
@@ -108,7 +100,7 @@ impl App {
         let services = Arc::new(Services::new(ports, settings));
         Ok(App {
             config,
-            database,
+            store,
             services,
             sandbox: upstreams.sandbox,
         })

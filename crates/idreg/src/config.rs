@@ -3,7 +3,7 @@
 //!
 //! | Environment            | TOML key             | Default |
 //! |------------------------|----------------------|---------|
-//! | `DATABASE_URL`         | `database_url`       | `postgres://postgres@127.0.0.1:5432/idreg` |
+//! | `DATABASE_URL`         | `database_url`       | `sqlite://<state dir>/idreg.sqlite3` (embedded); `postgres://...` for PostgreSQL |
 //! | `IDREG_CONFIG`         | (the file itself)    | none |
 //! | `IDREG_LISTEN`         | `listen`             | `127.0.0.1:8080` |
 //! | `IDREG_STATE_DIR`      | `state_dir`          | `.idreg` |
@@ -25,8 +25,6 @@ use anyhow::{bail, Context};
 use serde::Deserialize;
 use std::path::PathBuf;
 
-pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/idreg";
-
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_STATE_DIR: &str = ".idreg";
 pub const DEFAULT_TOKEN_TTL_SECONDS: i64 = 900;
@@ -37,6 +35,8 @@ pub const DEFAULT_PERSON_REVALIDATE_SECONDS: i64 = 86_400;
 
 #[derive(Clone)]
 pub struct Config {
+    /// Where the data is kept: empty for the default embedded file in the state folder
+    /// (see [`Config::store_url`]), else `sqlite://<path>` or `postgres://...`.
     pub database_url: String,
     pub listen: String,
     pub state_dir: PathBuf,
@@ -105,7 +105,7 @@ pub enum LogFormat {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            database_url: DEFAULT_DATABASE_URL.to_owned(),
+            database_url: String::new(),
             listen: DEFAULT_LISTEN.to_owned(),
             state_dir: PathBuf::from(DEFAULT_STATE_DIR),
             signing_key: None,
@@ -353,7 +353,20 @@ impl Config {
         Ok(())
     }
 
+    /// The store's URL: the one configured, else the embedded file in the state folder.
+    pub fn store_url(&self) -> String {
+        if self.database_url.is_empty() {
+            crate::store::StoreUrl::default_in(&self.state_dir)
+        } else {
+            self.database_url.clone()
+        }
+    }
+
     fn validate(&self) -> anyhow::Result<()> {
+        if !self.database_url.is_empty() {
+            crate::store::StoreUrl::parse(&self.database_url)
+                .context("DATABASE_URL (`database_url`)")?;
+        }
         if !(60..=86_400).contains(&self.token_ttl_seconds) {
             bail!("the token lifetime must be between 60 and 86400 seconds");
         }
@@ -415,6 +428,7 @@ mod tests {
         .into();
         let c = Config::load_from(|k| env.get(k).map(|v| v.to_string())).unwrap();
         assert_eq!(c.database_url, "postgres://x@y/z");
+        assert_eq!(c.store_url(), "postgres://x@y/z");
         assert_eq!(c.token_ttl_seconds, 600);
         assert_eq!(c.listen, DEFAULT_LISTEN);
     }
@@ -433,6 +447,15 @@ mod tests {
         assert_eq!(c.lists.len(), 3);
         assert_eq!(c.lists_interval_hours, 6);
         let env: HashMap<&str, &str> = [("IDREG_LISTS_URLS", "un_sc")].into();
+        assert!(Config::load_from(|k| env.get(k).map(|v| v.to_string())).is_err());
+    }
+
+    #[test]
+    fn the_default_store_is_an_embedded_file_in_the_state_folder() {
+        let env: HashMap<&str, &str> = [("IDREG_STATE_DIR", "/var/lib/idreg")].into();
+        let c = Config::load_from(|k| env.get(k).map(|v| v.to_string())).unwrap();
+        assert_eq!(c.store_url(), "sqlite:///var/lib/idreg/idreg.sqlite3");
+        let env: HashMap<&str, &str> = [("DATABASE_URL", "mysql://x")].into();
         assert!(Config::load_from(|k| env.get(k).map(|v| v.to_string())).is_err());
     }
 

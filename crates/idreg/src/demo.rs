@@ -131,6 +131,7 @@ pub fn walkthrough(
     control_url: Option<&str>,
     c: &DemoCredentials,
     screening: &str,
+    store: &str,
 ) -> String {
     let control = control_url
         .map(|u| {
@@ -246,7 +247,7 @@ Walk-through (copy and paste):
     -d '{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"get_company_profile","arguments":{{"orgnr":"5561890038"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}' | head -c 400; echo
 {control}
 {screening}
-Stop with Ctrl-C. State (keys, demo ids) is kept in ./.idreg; the data in PostgreSQL.
+Stop with Ctrl-C. Keys and demo ids are kept in the state folder; the data in the {store}.
 "#,
         tenant = c.tenant_id,
         client_id = c.client_id,
@@ -278,7 +279,10 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
             &server.base_url(),
             control.as_deref(),
             &credentials,
-            &screening
+            &screening,
+            &crate::store::StoreUrl::parse(&app.config.store_url())
+                .map(|u| u.describe())
+                .unwrap_or_default(),
         )
     );
     server.until_shutdown().await

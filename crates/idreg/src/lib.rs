@@ -10,4 +10,5 @@ pub mod demo;
 pub mod list_schedule;
 pub mod lists;
 pub mod screening;
+pub mod store;
 pub mod telemetry;

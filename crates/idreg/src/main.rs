@@ -52,8 +52,9 @@ async fn main() -> ExitCode {
         }),
         Command::Migrate => {
             let run = async {
-                adapters_postgres::ensure_database_exists(&config.database_url).await?;
-                adapters_postgres::run_migrations(&config.database_url).await
+                idreg::store::Store::open(&config.store_url(), 1)
+                    .await
+                    .map(|(_, applied)| applied)
             };
             match run.await {
                 Ok(applied) => {

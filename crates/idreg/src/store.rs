@@ -1,0 +1,180 @@
+//! The store the service keeps its data in, chosen by the database URL: an embedded SQLite
+//! file (`sqlite://<path>`; the default is `sqlite://<state dir>/idreg.sqlite3`) or PostgreSQL
+//! (`postgres://...`, `postgresql://...`). Either gives every storage port; nothing else in
+//! the service knows which.
+
+use anyhow::{bail, Context};
+use domain::access::ports::{AuditSink, GrantStore, TenantStore};
+use domain::companies::ports::{CompanyStore, PaidStore};
+use domain::monitoring::ports::{EventStore, SubscriptionStore};
+use domain::persons::ports::PersonStore;
+use domain::screening::ports::{SanctionsListStore, ScreeningStore};
+use domain::subjects::ports::SubjectStore;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Where the data is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreUrl {
+    /// An embedded SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database (the URL as given).
+    Postgres(String),
+}
+
+impl StoreUrl {
+    /// Reads a database URL: `sqlite://<path>` (a relative path is relative to the working
+    /// folder), `postgres://` or `postgresql://`. Anything else is refused, naming the forms.
+    pub fn parse(url: &str) -> anyhow::Result<StoreUrl> {
+        if let Some(path) = url.strip_prefix("sqlite://") {
+            if path.is_empty() {
+                bail!("a sqlite:// URL names a file: sqlite://<path>");
+            }
+            return Ok(StoreUrl::Sqlite(PathBuf::from(path)));
+        }
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            return Ok(StoreUrl::Postgres(url.to_owned()));
+        }
+        bail!("the database URL must be sqlite://<path> or postgres://...")
+    }
+
+    /// The default: a file in the state folder.
+    pub fn default_in(state_dir: &Path) -> String {
+        format!("sqlite://{}", state_dir.join("idreg.sqlite3").display())
+    }
+
+    /// How the store is named to an operator (never a password).
+    pub fn describe(&self) -> String {
+        match self {
+            StoreUrl::Sqlite(path) => format!("embedded SQLite file {}", path.display()),
+            StoreUrl::Postgres(url) => {
+                let host = url
+                    .split_once('@')
+                    .map_or(url.as_str(), |(_, rest)| rest)
+                    .trim_start_matches("postgres://")
+                    .trim_start_matches("postgresql://");
+                format!("PostgreSQL at {host}")
+            }
+        }
+    }
+}
+
+/// An opened, migrated store.
+#[derive(Clone)]
+pub enum Store {
+    Postgres(adapters_postgres::Database),
+    Sqlite(adapters_sqlite::Database),
+}
+
+/// Every storage port of a store.
+pub struct StorePorts {
+    pub tenants: Arc<dyn TenantStore>,
+    pub grants: Arc<dyn GrantStore>,
+    pub audit: Arc<dyn AuditSink>,
+    pub subjects: Arc<dyn SubjectStore>,
+    pub companies: Arc<dyn CompanyStore>,
+    pub paid: Arc<dyn PaidStore>,
+    pub persons: Arc<dyn PersonStore>,
+    pub events: Arc<dyn EventStore>,
+    pub subscriptions: Arc<dyn SubscriptionStore>,
+    pub sanctions: Arc<dyn SanctionsListStore>,
+    pub screening: Arc<dyn ScreeningStore>,
+}
+
+/// Every port of one adapter value.
+macro_rules! ports_of {
+    ($db:expr) => {
+        StorePorts {
+            tenants: Arc::new($db.clone()),
+            grants: Arc::new($db.clone()),
+            audit: Arc::new($db.clone()),
+            subjects: Arc::new($db.clone()),
+            companies: Arc::new($db.clone()),
+            paid: Arc::new($db.clone()),
+            persons: Arc::new($db.clone()),
+            events: Arc::new($db.clone()),
+            subscriptions: Arc::new($db.clone()),
+            sanctions: Arc::new($db.clone()),
+            screening: Arc::new($db.clone()),
+        }
+    };
+}
+
+impl Store {
+    /// Opens the store `url` names, creating and migrating it when needed: a SQLite file (and
+    /// its folder), or a PostgreSQL database (created on the server when missing).
+    /// Answers the migrations applied (PostgreSQL; a SQLite file reports none).
+    pub async fn open(url: &str, pool_size: usize) -> anyhow::Result<(Store, Vec<String>)> {
+        match StoreUrl::parse(url)? {
+            StoreUrl::Sqlite(path) => {
+                let db = adapters_sqlite::Database::open(&path, pool_size)
+                    .context("opening the embedded store")?;
+                Ok((Store::Sqlite(db), Vec::new()))
+            }
+            StoreUrl::Postgres(url) => {
+                adapters_postgres::ensure_database_exists(&url)
+                    .await
+                    .context("creating the database")?;
+                let applied = adapters_postgres::run_migrations(&url)
+                    .await
+                    .context("applying migrations")?;
+                let db = adapters_postgres::Database::connect(&url, pool_size)?;
+                db.ping().await.context("connecting to the database")?;
+                Ok((Store::Postgres(db), applied))
+            }
+        }
+    }
+
+    pub fn ports(&self) -> StorePorts {
+        match self {
+            Store::Postgres(db) => ports_of!(db),
+            Store::Sqlite(db) => ports_of!(db),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_url_names_a_file_or_a_server() {
+        assert_eq!(
+            StoreUrl::parse("sqlite://.idreg/idreg.sqlite3").unwrap(),
+            StoreUrl::Sqlite(PathBuf::from(".idreg/idreg.sqlite3"))
+        );
+        assert_eq!(
+            StoreUrl::parse("sqlite:///var/lib/idreg/db").unwrap(),
+            StoreUrl::Sqlite(PathBuf::from("/var/lib/idreg/db"))
+        );
+        assert!(matches!(
+            StoreUrl::parse("postgres://u:secret@db:5432/idreg").unwrap(),
+            StoreUrl::Postgres(_)
+        ));
+        for bad in ["sqlite://", "mysql://x", "idreg.db", ""] {
+            assert!(StoreUrl::parse(bad).is_err(), "{bad}");
+        }
+        let described = StoreUrl::parse("postgres://u:secret@db:5432/idreg")
+            .unwrap()
+            .describe();
+        assert_eq!(described, "PostgreSQL at db:5432/idreg");
+        assert!(!described.contains("secret"));
+        assert_eq!(
+            StoreUrl::default_in(Path::new(".idreg")),
+            "sqlite://.idreg/idreg.sqlite3"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_embedded_store_opens_with_every_port() {
+        let dir = std::env::temp_dir().join(format!("idreg-store-{}", ulid::Ulid::generate()));
+        let url = format!("sqlite://{}", dir.join("nested/idreg.sqlite3").display());
+        let (store, applied) = Store::open(&url, 2).await.unwrap();
+        assert!(applied.is_empty());
+        assert!(matches!(store, Store::Sqlite(_)));
+        let tenant = domain::ids::TenantId::generate();
+        let missing = store.ports().tenants.tenant(&tenant).await;
+        assert_eq!(missing.unwrap_err(), domain::error::StoreError::NotFound);
+        std::fs::remove_dir_all(dir).ok();
+    }
+}

@@ -1,0 +1,186 @@
+//! The first command of the README on a machine with nothing but the binary: `idreg demo`
+//! with no database URL keeps its data in an embedded SQLite file under the state folder, and
+//! the walk-through it prints works (token, resolve, company, person, screening, a
+//! subscription and its events). No database server is named or reached.
+
+use blackbox::TempDir;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The demo process, stopped when dropped.
+struct Demo(Child);
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The value printed after `label` in the walk-through banner.
+fn printed(banner: &str, label: &str) -> String {
+    banner
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(label))
+        .unwrap_or_else(|| panic!("`{label}` in the banner:\n{banner}"))
+        .trim()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
+    let state = TempDir::new();
+    let base = format!("http://127.0.0.1:{}", free_port());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_idreg"))
+        .arg("demo")
+        .env_remove("DATABASE_URL")
+        .env("IDREG_STATE_DIR", &state.path)
+        .env("IDREG_LISTEN", base.trim_start_matches("http://"))
+        .env("IDREG_LOG", "warn")
+        .current_dir(&state.path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starting idreg demo");
+    let stdout = child.stdout.take().unwrap();
+    let demo = Demo(child);
+
+    // The banner, up to its last line.
+    let banner = tokio::task::spawn_blocking(move || {
+        let mut banner = String::new();
+        for line in BufReader::new(stdout).lines() {
+            let line = line.unwrap();
+            banner.push_str(&line);
+            banner.push('\n');
+            if line.starts_with("Stop with Ctrl-C") {
+                break;
+            }
+        }
+        banner
+    });
+    let banner = tokio::time::timeout(Duration::from_secs(120), banner)
+        .await
+        .expect("the demo starts within two minutes")
+        .unwrap();
+    assert!(
+        banner.contains(&format!("idreg is running at {base}")),
+        "{banner}"
+    );
+    assert!(
+        state.path.join("idreg.sqlite3").exists(),
+        "the data is kept in the state folder's embedded file"
+    );
+    let (client_id, secret) = (
+        printed(&banner, "client_id:"),
+        printed(&banner, "client_secret:"),
+    );
+
+    let http = reqwest::Client::new();
+    // 1. A token.
+    let token: Value = http
+        .post(format!("{base}/oauth/token"))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", &client_id),
+            ("client_secret", &secret),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = token["access_token"].as_str().expect("a token").to_owned();
+    let get = |path: String| {
+        let (http, token) = (http.clone(), token.clone());
+        async move {
+            let r = http.get(path).bearer_auth(token).send().await.unwrap();
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let post = |path: String, body: Value| {
+        let (http, token) = (http.clone(), token.clone());
+        async move {
+            let r = http
+                .post(path)
+                .bearer_auth(token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+
+    // 2-3. Resolve a company and a person (Skatteverket's test number).
+    let (status, company) = post(
+        format!("{base}/v1/subjects/resolve"),
+        json!({"type": "orgnr", "value": "5561890038", "ref": "customer-42"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{company}");
+    let (status, person) = post(
+        format!("{base}/v1/subjects/resolve"),
+        json!({"type": "personnummer", "value": "19811130-9285"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{person}");
+    // 4. The company profile, with evidence; the subject of step 2.
+    let (status, profile) = get(format!("{base}/v1/companies/5561890038")).await;
+    assert_eq!(status, 200, "{profile}");
+    assert_eq!(profile["data"]["subject_id"], company["subject_id"]);
+    // 8. The person's profile.
+    let (status, read) = get(format!(
+        "{base}/v1/persons/{}",
+        person["identifier_ref"].as_str().unwrap()
+    ))
+    .await;
+    assert_eq!(status, 200, "{read}");
+    // 9. A screening check.
+    let (status, check) = post(
+        format!("{base}/v1/screening/checks"),
+        json!({"name": "Badege Eric", "birth_date": "1971-06-15", "nationalities": ["CD"]}),
+    )
+    .await;
+    assert_eq!(status, 201, "{check}");
+    assert!(check["band"].is_string());
+    // 12. A subscription; the scheduler in the process logs its baseline.
+    let (status, subscription) = post(
+        format!("{base}/v1/subscriptions"),
+        json!({"subject_id": company["subject_id"], "kind": "company", "legal_basis": "aml_cdd"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{subscription}");
+    let started = Instant::now();
+    loop {
+        let (status, page) = get(format!("{base}/v1/events?cursor=0")).await;
+        assert_eq!(status, 200, "{page}");
+        let types: Vec<&str> = page["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["type"].as_str().unwrap())
+            .collect();
+        if types.contains(&"subscription.created") && types.len() >= 2 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the baseline is logged within a minute: {types:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    drop(demo);
+}

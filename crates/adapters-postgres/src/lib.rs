@@ -6,6 +6,7 @@ mod convert;
 mod database;
 mod events;
 mod grants;
+mod import;
 mod paid;
 mod persons;
 mod sanctions;

@@ -5,6 +5,7 @@ mod companies;
 mod convert;
 mod database;
 mod events;
+mod export;
 mod grants;
 mod paid;
 mod persons;

@@ -46,6 +46,24 @@ pub enum Command {
     /// entries (four eyes); each prints one JSON object.
     #[command(subcommand)]
     Screening(crate::screening::ScreeningCommand),
+    /// The store itself: copy an evaluation's embedded store into PostgreSQL.
+    #[command(subcommand)]
+    Store(StoreCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum StoreCommand {
+    /// Copies every row of an embedded store (`sqlite://<path>`) into an empty PostgreSQL
+    /// database (`postgres://...`, created and migrated if missing): tenants, grants,
+    /// subjects, caches, events, subscriptions, lists, screening. Prints what it copied.
+    Copy {
+        /// The store copied from: `sqlite://<path>` (default: this configuration's store).
+        #[arg(long)]
+        from: Option<String>,
+        /// The store copied into: `postgres://...`.
+        #[arg(long)]
+        to: String,
+    },
 }
 
 #[derive(Args, Debug, Clone)]

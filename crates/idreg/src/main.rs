@@ -50,6 +50,22 @@ async fn main() -> ExitCode {
             Ok(app) => idreg::screening::execute_screening(&app, command).await,
             Err(f) => Err(f),
         }),
+        Command::Store(cli::StoreCommand::Copy { from, to }) => {
+            let from = from.unwrap_or_else(|| config.store_url());
+            match idreg::store::copy(&from, &to).await {
+                Ok(copied) => {
+                    println!("{copied}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    println!(
+                        "{}",
+                        serde_json::json!({ "error": "bad_request", "message": format!("{e:#}") })
+                    );
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Migrate => {
             let run = async {
                 idreg::store::Store::open(&config.store_url(), 1)

@@ -2,7 +2,12 @@
 //! with no database URL keeps its data in an embedded SQLite file under the state folder, and
 //! the walk-through it prints works (token, resolve, company, person, screening, a
 //! subscription and its events). No database server is named or reached.
+//!
+//! Then the evaluation grows into a deployment: `idreg store copy` moves the file into an
+//! empty PostgreSQL database, and `idreg serve` on PostgreSQL answers the same client, with
+//! the same secret, the same subject and the same event log.
 
+use blackbox::db::TestDatabase;
 use blackbox::TempDir;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -183,4 +188,94 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     drop(demo);
+
+    // The copy into an empty PostgreSQL database.
+    let subject_before = company["subject_id"].as_str().unwrap().to_owned();
+    let db = TestDatabase::create().await;
+    let from = format!("sqlite://{}", state.path.join("idreg.sqlite3").display());
+    let copied = Command::new(env!("CARGO_BIN_EXE_idreg"))
+        .args(["store", "copy", "--from", &from, "--to", &db.url])
+        .env("IDREG_STATE_DIR", &state.path)
+        .env("IDREG_LOG", "warn")
+        .output()
+        .expect("running idreg store copy");
+    let report: Value = serde_json::from_slice(&copied.stdout).unwrap_or(Value::Null);
+    assert!(copied.status.success(), "{report}");
+    assert!(report["copied"].as_u64().unwrap() > 0, "{report}");
+    assert_eq!(report["tables"]["tenants"], 1, "{report}");
+    assert_eq!(
+        db.count("subjects", "true").await,
+        report["tables"]["subjects"].as_i64().unwrap()
+    );
+    assert!(db.count("events", "true").await >= 2);
+    // A second copy into the same (no longer empty) database is refused, writing nothing.
+    let again = Command::new(env!("CARGO_BIN_EXE_idreg"))
+        .args(["store", "copy", "--from", &from, "--to", &db.url])
+        .env("IDREG_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(!again.status.success());
+    assert_eq!(db.count("tenants", "true").await, 1);
+
+    // The deployment: the same keys (the state folder), PostgreSQL, the same client.
+    let base = format!("http://127.0.0.1:{}", free_port());
+    let serve = Command::new(env!("CARGO_BIN_EXE_idreg"))
+        .args(["serve", "--sandbox"])
+        .env("DATABASE_URL", &db.url)
+        .env("IDREG_STATE_DIR", &state.path)
+        .env("IDREG_LISTEN", base.trim_start_matches("http://"))
+        .env("IDREG_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starting idreg serve");
+    let _serve = Demo(serve);
+    let started = Instant::now();
+    let token: Value = loop {
+        let answer = http
+            .post(format!("{base}/oauth/token"))
+            .form(&[
+                ("grant_type", "client_credentials"),
+                ("client_id", &client_id),
+                ("client_secret", &secret),
+            ])
+            .send()
+            .await;
+        if let Ok(answer) = answer {
+            break answer.json().await.unwrap();
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "serve starts");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let token = token["access_token"]
+        .as_str()
+        .expect("the same secret works")
+        .to_owned();
+    let subject = http
+        .get(format!("{base}/v1/subjects/{subject_before}"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(subject.status().as_u16(), 200);
+    let subject: Value = subject.json().await.unwrap();
+    assert_eq!(subject["subject_id"], subject_before.as_str());
+    assert_eq!(subject["refs"][0]["ref"], "customer-42", "{subject}");
+    let page: Value = http
+        .get(format!("{base}/v1/events?cursor=0"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let types: Vec<&str> = page["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types.first(), Some(&"subscription.created"), "{page}");
+    assert_eq!(page["events"][0]["seq"], 1);
 }

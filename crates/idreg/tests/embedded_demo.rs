@@ -82,7 +82,7 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
             }
         }
     });
-    let banner = async { rx.await };
+    let banner = rx;
     let banner = tokio::time::timeout(Duration::from_secs(120), banner)
         .await
         .expect("the demo starts within two minutes")

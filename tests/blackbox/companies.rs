@@ -62,9 +62,14 @@ async fn the_profile_carries_every_field_group_with_evidence() {
     let resolved = app.resolve(&token, "orgnr", WITH_REPORTS, None).await;
     assert_eq!(resolved.body["subject_id"], subject_id);
     // Every upstream call was recorded for the tenant.
-    let calls = app.db.rows("SELECT source, operation, usable, digest FROM call_records WHERE source <> 'customer.identity_event'").await;
-    assert!(calls.len() >= 3, "{calls:?}");
-    assert!(calls.iter().all(|c| c["usable"] == true));
+    let upstream = "source <> 'customer.identity_event'";
+    let calls = app.db.count("call_records", upstream).await;
+    assert!(calls >= 3, "{calls} upstream calls recorded");
+    let usable = app
+        .db
+        .count("call_records", &format!("{upstream} AND usable"))
+        .await;
+    assert_eq!(usable, calls, "every call was usable");
 }
 
 #[tokio::test(flavor = "multi_thread")]

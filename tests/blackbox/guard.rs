@@ -244,8 +244,8 @@ async fn expired_tokens_and_expired_grants_are_401_and_attributed() {
     let changed = app
         .db
         .execute(&format!(
-            "UPDATE grants SET expires_at = '{}' WHERE grant_id = '{}'",
-            earlier.to_rfc3339(),
+            "UPDATE grants SET expires_at = {} WHERE grant_id = '{}'",
+            app.db.time_literal(earlier),
             expiring.grant_id
         ))
         .await;

@@ -225,6 +225,12 @@ impl TestDatabase {
             .collect()
     }
 
+    /// Refuses (or allows again) new connections to this database; refusing also ends the
+    /// sessions open on it, so the app finds its storage gone.
+    pub async fn refuse_connections(&self, refuse: bool) {
+        allow_connections(&self.name, !refuse).await;
+    }
+
     /// A plain-text dump of every table (for scans for raw personal numbers).
     pub async fn dump_text(&self) -> String {
         let output = tokio::process::Command::new("pg_dump")
@@ -239,6 +245,25 @@ impl TestDatabase {
             String::from_utf8_lossy(&output.stderr)
         );
         String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+}
+
+/// Allows or refuses connections to `database`; refusing ends its open sessions.
+pub async fn allow_connections(database: &str, allow: bool) {
+    let mut conn = maintenance().await;
+    diesel::sql_query(format!(
+        "ALTER DATABASE \"{database}\" ALLOW_CONNECTIONS {allow}"
+    ))
+    .execute(&mut conn)
+    .await
+    .expect("altering the test database");
+    if !allow {
+        diesel::sql_query(format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}'"
+        ))
+        .execute(&mut conn)
+        .await
+        .expect("ending the test database's sessions");
     }
 }
 

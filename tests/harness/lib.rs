@@ -1,7 +1,8 @@
 //! The black-box test harness: the fully wired idreg app on a loopback port, against a fresh
-//! PostgreSQL database per test, spoken to over real HTTP.
+//! store per test, spoken to over real HTTP. The store is a PostgreSQL database, or with
+//! `IDREG_TEST_STORE=sqlite` an embedded SQLite file (see [`store`]).
 //!
-//! Databases are cloned from a template migrated once (per migration set), named
+//! PostgreSQL databases are cloned from a template migrated once (per migration set), named
 //! `idreg_t_<ulid>`, and dropped when the test's `TestApp` is dropped; leftovers of crashed
 //! runs older than an hour are swept when the template is prepared.
 //!
@@ -9,17 +10,18 @@
 
 pub mod db;
 pub mod logs;
+pub mod store;
 
 /// The HTTP client the harness speaks with, for tests of crates that do not depend on it
 /// (the binary's multi-process tests in `crates/idreg/tests`).
 pub use reqwest;
 
 use adapters_crypto::KeyMaterial;
-use db::TestDatabase;
 use idreg::app::{App, RunningServer};
 use idreg::config::Config;
 use serde_json::{json, Value};
 use std::sync::Arc;
+use store::TestStore;
 
 /// A running app with its own database.
 pub struct TestApp {
@@ -27,7 +29,7 @@ pub struct TestApp {
     pub clock: Arc<ManualClock>,
     pub app: Arc<App>,
     pub http: reqwest::Client,
-    pub db: TestDatabase,
+    pub db: TestStore,
     server: Option<RunningServer>,
     _state_dir: TempDir,
 }
@@ -78,11 +80,11 @@ impl TestApp {
     /// Spawns with a configuration tweak (e.g. a short token lifetime).
     /// Every test app serves company data from an upstream sandbox started in process.
     pub async fn spawn_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
-        let db = TestDatabase::create().await;
+        let db = TestStore::create().await;
         let state_dir = TempDir::new();
         let keys = KeyMaterial::generate();
         let mut config = Config {
-            database_url: db.url.clone(),
+            database_url: db.url(),
             listen: "127.0.0.1:0".into(),
             state_dir: state_dir.path.clone(),
             signing_key: Some(keys.signing_key().to_hex().to_string()),

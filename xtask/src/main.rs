@@ -113,6 +113,36 @@ fn test(extra: &[String]) -> Result<()> {
         failures.push("cargo test".into());
     }
 
+    // The black-box suite again, every test app on an embedded SQLite store instead of
+    // PostgreSQL. The storage conformance suite and the Citus placement test name their
+    // stores themselves and ran above.
+    let mut sqlite_args: Vec<String> = [
+        "test",
+        "-p",
+        "blackbox",
+        "--test",
+        "blackbox",
+        "--no-fail-fast",
+    ]
+    .map(String::from)
+    .to_vec();
+    sqlite_args.extend(extra.iter().filter(|a| a.as_str() != "--").cloned());
+    sqlite_args.extend(
+        [
+            "--",
+            "--skip",
+            "storage_conformance::",
+            "--skip",
+            "tenant_distribution::",
+        ]
+        .map(String::from),
+    );
+    let mut sqlite_env = env.clone();
+    sqlite_env.push(("IDREG_TEST_STORE", "sqlite".into()));
+    if !run_counted("cargo", &sqlite_args, &sqlite_env, &mut tally)? {
+        failures.push("the black-box suite on SQLite".into());
+    }
+
     if let Some(python) = python {
         let status = Command::new("cargo")
             .args(["build", "-q", "-p", "domain", "--example", "identify"])

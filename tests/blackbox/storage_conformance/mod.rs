@@ -17,6 +17,7 @@
 //! `ProtectedIdentifier`s from random bytes.
 
 use blackbox::db::TestDatabase;
+use blackbox::store::SqliteFile;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use domain::access::audit::{
     AccessRecord, Outcome, RequestContext, SecurityReason, SecurityRecord,
@@ -63,81 +64,6 @@ pub struct Stores {
 pub enum Backing {
     Postgres(TestDatabase),
     Sqlite(SqliteFile),
-}
-
-/// A fresh SQLite store in a folder of its own, removed afterwards.
-pub struct SqliteFile {
-    dir: std::path::PathBuf,
-    path: std::path::PathBuf,
-}
-
-impl SqliteFile {
-    fn new() -> SqliteFile {
-        let dir =
-            std::env::temp_dir().join(format!("idreg-conformance-{}", ulid::Ulid::generate()));
-        let path = dir.join("idreg.sqlite3");
-        SqliteFile { dir, path }
-    }
-
-    fn connect(&self) -> diesel::SqliteConnection {
-        use diesel::Connection;
-        diesel::SqliteConnection::establish(self.path.to_str().unwrap()).expect("opening the store")
-    }
-
-    /// How many rows of `table` meet `condition`.
-    fn count(&self, table: &str, condition: &str) -> i64 {
-        use diesel::RunQueryDsl;
-        #[derive(diesel::QueryableByName)]
-        struct N {
-            #[diesel(sql_type = diesel::sql_types::BigInt)]
-            n: i64,
-        }
-        let n: N = diesel::sql_query(format!(
-            "SELECT COUNT(*) AS n FROM {table} WHERE {condition}"
-        ))
-        .get_result(&mut self.connect())
-        .expect("count query");
-        n.n
-    }
-
-    /// The rows of `table` meeting `condition`, each a JSON object of `columns`, times (the
-    /// columns named in `times`) rendered as UTC text with microseconds.
-    fn rows(&self, table: &str, columns: &[&str], times: &[&str], condition: &str) -> Vec<Value> {
-        use diesel::RunQueryDsl;
-        #[derive(diesel::QueryableByName)]
-        struct J {
-            #[diesel(sql_type = diesel::sql_types::Text)]
-            j: String,
-        }
-        let fields: Vec<String> = columns
-            .iter()
-            .map(|c| {
-                if times.contains(c) {
-                    format!(
-                        "'{c}', strftime('%Y-%m-%dT%H:%M:%S', {c} / 1000000, 'unixepoch') \
-                         || '.' || printf('%06d', {c} % 1000000)"
-                    )
-                } else {
-                    format!("'{c}', {c}")
-                }
-            })
-            .collect();
-        let rows: Vec<J> = diesel::sql_query(format!(
-            "SELECT json_object({}) AS j FROM {table} WHERE {condition}",
-            fields.join(", ")
-        ))
-        .load(&mut self.connect())
-        .expect("rows query");
-        rows.into_iter()
-            .map(|r| serde_json::from_str(&r.j).unwrap())
-            .collect()
-    }
-}
-
-impl Drop for SqliteFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 impl Backing {

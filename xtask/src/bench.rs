@@ -22,11 +22,14 @@
 //!   development share of the evaluation set (treated positives and negatives, names with
 //!   birth dates), each check appended like any other.
 //!
-//! For each it reports requests per second, p50 and p99 latency, database transactions per
-//! request (from `pg_stat_database`, after the statistics are flushed) and the server's
-//! resident memory. Options: `--duration S` (default 15), `--connections N` (default 64),
+//! Every scenario runs on each store, side by side in one run: PostgreSQL (the local server's
+//! `idreg_bench` database) and the embedded SQLite file (`--store postgres|sqlite|both`,
+//! default both). For each it reports requests per second, p50 and p99 latency, database
+//! transactions per request (PostgreSQL: from `pg_stat_database`, after the statistics are
+//! flushed) and the server's resident memory, and for each store its size on disk after the
+//! bench (the database, or the file with its write-ahead log). Options: `--duration S` (default 15), `--connections N` (default 64),
 //! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|person|mcp|mcp-2026|token|events|screening` (several, comma-separated),
-//! `--hold` (after the runs, keep the server up and print what an external load script needs:
+//! `--hold` (with one `--store`: after the runs, keep the server up and print what an external load script needs:
 //! its URL, a token, a file of primed orgnrs and its pid; stop it with Ctrl-C).
 
 use anyhow::{bail, Context, Result};
@@ -46,6 +49,7 @@ struct Options {
     companies: usize,
     only: Option<String>,
     hold: bool,
+    stores: Vec<StoreKind>,
 }
 
 impl Options {
@@ -57,6 +61,7 @@ impl Options {
             companies: 200,
             only: None,
             hold: false,
+            stores: vec![StoreKind::Postgres, StoreKind::Sqlite],
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -68,8 +73,19 @@ impl Options {
                 "--companies" => o.companies = value()?.parse()?,
                 "--only" => o.only = Some(value()?.clone()),
                 "--hold" => o.hold = true,
+                "--store" => {
+                    o.stores = match value()?.as_str() {
+                        "postgres" => vec![StoreKind::Postgres],
+                        "sqlite" => vec![StoreKind::Sqlite],
+                        "both" => vec![StoreKind::Postgres, StoreKind::Sqlite],
+                        other => bail!("--store is postgres, sqlite or both, not {other}"),
+                    }
+                }
                 other => bail!("unknown option {other}"),
             }
+        }
+        if o.hold && o.stores.len() > 1 {
+            bail!("--hold keeps one server up: name its store with --store postgres|sqlite");
         }
         Ok(o)
     }
@@ -101,19 +117,25 @@ impl Drop for Server {
 
 /// One scenario's figures.
 struct Figures {
+    store: StoreKind,
     name: &'static str,
     connections: u32,
     requests_per_second: f64,
     p50: String,
     p99: String,
     errors: u64,
-    transactions_per_request: f64,
+    /// Database transactions per request; PostgreSQL only (SQLite runs in process and
+    /// keeps no such counter).
+    transactions_per_request: Option<f64>,
     rss_kib: u64,
 }
 
 pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let options = Options::parse(args)?;
-    ensure_wrk()?;
+    ensure_package("wrk", "wrk")?;
+    if options.stores.contains(&StoreKind::Sqlite) && options.runs("events") {
+        ensure_package("sqlite3", "sqlite3")?;
+    }
     let status = Command::new("cargo")
         .args(["build", "--release", "--quiet", "-p", "idreg"])
         .current_dir(root)
@@ -122,21 +144,73 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         bail!("the release build failed");
     }
     let binary = crate::target_dir().join("release/idreg");
-    let work = std::env::temp_dir().join(format!("idreg-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&work)?;
-    psql(&format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"))?;
+    let mut results = Vec::new();
+    let mut sizes = Vec::new();
+    for &kind in &options.stores {
+        let work = std::env::temp_dir().join(format!(
+            "idreg-bench-{}-{}",
+            std::process::id(),
+            kind.name()
+        ));
+        std::fs::create_dir_all(&work)?;
+        let store = BenchStore::fresh(kind, &work)?;
+        eprintln!("bench: on {}", store.describe());
+        results.extend(run_on(root, &binary, &store, &work, &options)?);
+        sizes.push((kind, store.size_bytes()?));
+        // The run's folder (its SQLite file included) is not kept.
+        let _ = std::fs::remove_dir_all(&work);
+    }
 
+    println!(
+        "{:<8} {:<10} {:>5} {:>10} {:>9} {:>9} {:>7} {:>8} {:>9}",
+        "store", "scenario", "conns", "req/s", "p50", "p99", "errors", "tx/req", "rss MiB"
+    );
+    for f in &results {
+        println!(
+            "{:<8} {:<10} {:>5} {:>10.0} {:>9} {:>9} {:>7} {:>8} {:>9.1}",
+            f.store.name(),
+            f.name,
+            f.connections,
+            f.requests_per_second,
+            f.p50,
+            f.p99,
+            f.errors,
+            f.transactions_per_request
+                .map_or("-".to_owned(), |t| format!("{t:.2}")),
+            f.rss_kib as f64 / 1024.0
+        );
+    }
+    for (kind, bytes) in sizes {
+        println!(
+            "{} after the bench: {:.1} MiB on disk",
+            kind.name(),
+            bytes as f64 / (1024.0 * 1024.0)
+        );
+    }
+    Ok(())
+}
+
+/// Every scenario the options name, on one store, with a server of its own.
+fn run_on(
+    root: &Path,
+    binary: &Path,
+    store: &BenchStore,
+    work: &Path,
+    options: &Options,
+) -> Result<Vec<Figures>> {
+    let binary = binary.to_owned();
+    let binary = &binary;
     let env = [
-        ("DATABASE_URL", format!("{SERVER}/{DATABASE}")),
+        ("DATABASE_URL", store.url()),
         ("IDREG_STATE_DIR", work.join("state").display().to_string()),
         ("IDREG_WORKERS", options.threads.to_string()),
         ("IDREG_LOG", "info".to_owned()),
     ];
-    let server = start(&binary, &env, &work)?;
+    let server = start(binary, &env, work)?;
     eprintln!("bench: idreg at {} (pid {})", server.url, server.child.id());
 
     let tenant = admin(
-        &binary,
+        binary,
         &env,
         &[
             "tenant",
@@ -150,7 +224,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     )?;
     let tenant_id = text(&tenant, "tenant_id")?;
     admin(
-        &binary,
+        binary,
         &env,
         &[
             "permit",
@@ -165,7 +239,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         ],
     )?;
     let grant = admin(
-        &binary,
+        binary,
         &env,
         &[
             "grant",
@@ -227,7 +301,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     ];
     let checks_file = work.join("checks.txt");
     if options.runs("screening") {
-        prepare_screening(root, &binary, &env, &checks_file)?;
+        prepare_screening(root, binary, &env, &checks_file)?;
     }
     let screening_env = [("BODIES_FILE", checks_file.display().to_string())];
     let modern_env = [("MCP_ERA", "2026-07-28".to_owned())];
@@ -262,10 +336,11 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         let wrk_env: Vec<(&str, String)> =
             wrk_env.iter().chain(extra_env.iter()).cloned().collect();
         results.push(measure(
+            store,
             &server,
             &scripts.join(script),
             &wrk_env,
-            &options,
+            options,
             connections,
             name,
         )?);
@@ -276,7 +351,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     if options.runs("events") {
         let mut filled = 0;
         for (name, total) in [("events-10k", 10_000_i64), ("events-1m", 1_000_000)] {
-            fill_events(&tenant_id, filled, total)?;
+            store.fill_events(&tenant_id, filled, total)?;
             filled = total;
             eprintln!("bench: {total} events in the log");
             let events_env: Vec<(&str, String)> = vec![
@@ -284,32 +359,15 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
                 ("EVENTS_TOTAL", total.to_string()),
             ];
             results.push(measure(
+                store,
                 &server,
                 &scripts.join("events.lua"),
                 &events_env,
-                &options,
+                options,
                 options.connections,
                 name,
             )?);
         }
-    }
-
-    println!(
-        "{:<8} {:>5} {:>10} {:>9} {:>9} {:>7} {:>8} {:>9}",
-        "scenario", "conns", "req/s", "p50", "p99", "errors", "tx/req", "rss MiB"
-    );
-    for f in &results {
-        println!(
-            "{:<8} {:>5} {:>10.0} {:>9} {:>9} {:>7} {:>8.2} {:>9.1}",
-            f.name,
-            f.connections,
-            f.requests_per_second,
-            f.p50,
-            f.p99,
-            f.errors,
-            f.transactions_per_request,
-            f.rss_kib as f64 / 1024.0
-        );
     }
 
     if options.hold {
@@ -323,7 +381,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             std::thread::sleep(Duration::from_secs(3600));
         }
     }
-    Ok(())
+    Ok(results)
 }
 
 /// Loads the three lists and publishes the default policy with the operator command line,
@@ -425,6 +483,7 @@ fn csv_fields(line: &str) -> Vec<String> {
 /// Warms up, then runs `script` for the options' duration between two reads of the
 /// transaction counters.
 fn measure(
+    store: &BenchStore,
     server: &Server,
     script: &Path,
     env: &[(&str, String)],
@@ -433,8 +492,7 @@ fn measure(
     name: &'static str,
 ) -> Result<Figures> {
     wrk(&server.url, script, env, options.threads, connections, 5)?;
-    settle_statistics();
-    let before = transactions()?;
+    let before = store.transactions()?;
     let out = wrk(
         &server.url,
         script,
@@ -443,43 +501,21 @@ fn measure(
         connections,
         options.duration,
     )?;
-    settle_statistics();
-    let after = transactions()?;
+    let after = store.transactions()?;
     let parsed = WrkOutput::parse(&out)?;
     Ok(Figures {
+        store: store.kind,
         name,
         connections,
         requests_per_second: parsed.requests_per_second,
         p50: parsed.p50,
         p99: parsed.p99,
         errors: parsed.errors,
-        transactions_per_request: (after - before) as f64 / parsed.requests.max(1) as f64,
+        transactions_per_request: before
+            .zip(after)
+            .map(|(b, a)| (a - b) as f64 / parsed.requests.max(1) as f64),
         rss_kib: rss_kib(server.child.id())?,
     })
-}
-
-/// Appends events `from + 1 ..= to` to the tenant's log straight in the bench database
-/// (the log's own format; no use case emits in bulk).
-fn fill_events(tenant_id: &str, from: i64, to: i64) -> Result<()> {
-    let sql = format!(
-        "INSERT INTO event_counters (tenant_id, last_seq) VALUES ('{tenant_id}', {to}) \
-         ON CONFLICT (tenant_id) DO UPDATE SET last_seq = {to}; \
-         INSERT INTO events (tenant_id, seq, event_id, idempotency_key, type, country, \
-           subject_id, subject_ref, occurred_at, recorded_at, data, evidence) \
-         SELECT '{tenant_id}', g, 'evt_01' || lpad(g::text, 24, '0'), 'bench-' || g, \
-           CASE WHEN g % 5 = 0 THEN 'ubo.changed' ELSE 'company.changed' END, \
-           CASE WHEN g % 3 = 0 THEN 'LT' ELSE 'SE' END, NULL, NULL, now(), now(), \
-           jsonb_build_object('changes', jsonb_build_array(jsonb_build_object( \
-             'field', 'name', 'old', 'Gamla AB ' || g, 'new', 'Nya AB ' || g))), \
-           jsonb_build_object('source', 'service.derived', \
-             'source_timestamp', '2026-11-23T00:00:00Z', \
-             'call_ref', 'call_01' || lpad(g::text, 24, '0'), 'upstream_ref', NULL, \
-             'digest', NULL, 'schema_version', '1.6.0', \
-             'retrieved_at', '2026-11-23T00:00:00Z') \
-         FROM generate_series({}, {to}) g; ANALYZE events;",
-        from + 1
-    );
-    psql_in(DATABASE, &sql).map(|_| ())
 }
 
 /// A measured run: its name, wrk script, connections and environment of its own.
@@ -594,17 +630,21 @@ end
     ),
 ];
 
-fn ensure_wrk() -> Result<()> {
-    if Command::new("wrk").arg("--version").output().is_ok() {
+/// Installs `package` from the distribution when `program` is missing.
+fn ensure_package(program: &str, package: &str) -> Result<()> {
+    if Command::new(program).arg("--version").output().is_ok() {
         return Ok(());
     }
-    eprintln!("bench: installing wrk");
+    eprintln!("bench: installing {package}");
     let ok = Command::new("sh")
-        .args(["-c", "apt-get update -qq && apt-get install -y -qq wrk"])
+        .args([
+            "-c",
+            &format!("apt-get update -qq && apt-get install -y -qq {package}"),
+        ])
         .status()?
         .success();
     if !ok {
-        bail!("wrk is needed: install it (apt-get install wrk)");
+        bail!("{program} is needed: install it (apt-get install {package})");
     }
     Ok(())
 }
@@ -636,17 +676,156 @@ fn psql_in(database: &str, sql: &str) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
-/// Committed and rolled-back transactions of the bench database so far.
-fn transactions() -> Result<u64> {
-    let n = psql(&format!(
-        "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '{DATABASE}'"
-    ))?;
-    n.parse().context("reading pg_stat_database")
+/// Which store a bench run serves from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StoreKind {
+    Postgres,
+    Sqlite,
 }
 
-/// Backends publish their counters when idle, at most every ten seconds: wait for that.
-fn settle_statistics() {
-    std::thread::sleep(Duration::from_secs(11));
+impl StoreKind {
+    fn name(self) -> &'static str {
+        match self {
+            StoreKind::Postgres => "postgres",
+            StoreKind::Sqlite => "sqlite",
+        }
+    }
+}
+
+/// A fresh store for one bench run: the `idreg_bench` database on the local PostgreSQL, or
+/// an SQLite file in the run's folder.
+struct BenchStore {
+    kind: StoreKind,
+    file: std::path::PathBuf,
+}
+
+impl BenchStore {
+    fn fresh(kind: StoreKind, work: &Path) -> Result<BenchStore> {
+        let file = work.join("idreg.sqlite3");
+        match kind {
+            StoreKind::Postgres => {
+                psql(&format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"))?;
+            }
+            StoreKind::Sqlite => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+                }
+            }
+        }
+        Ok(BenchStore { kind, file })
+    }
+
+    fn url(&self) -> String {
+        match self.kind {
+            StoreKind::Postgres => format!("{SERVER}/{DATABASE}"),
+            StoreKind::Sqlite => format!("sqlite://{}", self.file.display()),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self.kind {
+            StoreKind::Postgres => format!("PostgreSQL ({SERVER}/{DATABASE})"),
+            StoreKind::Sqlite => format!("SQLite ({})", self.file.display()),
+        }
+    }
+
+    /// Committed and rolled-back transactions of the bench database so far, once the
+    /// backends have published their counters (PostgreSQL); `None` for SQLite.
+    fn transactions(&self) -> Result<Option<u64>> {
+        match self.kind {
+            StoreKind::Postgres => {
+                // Backends publish their counters when idle, at most every ten seconds.
+                std::thread::sleep(Duration::from_secs(11));
+                let n = psql(&format!(
+                    "SELECT xact_commit + xact_rollback FROM pg_stat_database \
+                     WHERE datname = '{DATABASE}'"
+                ))?;
+                Ok(Some(n.parse().context("reading pg_stat_database")?))
+            }
+            StoreKind::Sqlite => Ok(None),
+        }
+    }
+
+    /// Bytes on disk: the database (PostgreSQL's `pg_database_size`), or the SQLite file
+    /// with its write-ahead log.
+    fn size_bytes(&self) -> Result<u64> {
+        match self.kind {
+            StoreKind::Postgres => psql(&format!("SELECT pg_database_size('{DATABASE}')"))?
+                .parse()
+                .context("reading pg_database_size"),
+            StoreKind::Sqlite => Ok(["", "-wal"]
+                .iter()
+                .filter_map(|suffix| {
+                    std::fs::metadata(format!("{}{suffix}", self.file.display())).ok()
+                })
+                .map(|m| m.len())
+                .sum()),
+        }
+    }
+
+    /// Appends events `from + 1 ..= to` to the tenant's log straight in the store (the log's
+    /// own format; no use case emits in bulk), a third filed under another country than the
+    /// grant's.
+    fn fill_events(&self, tenant_id: &str, from: i64, to: i64) -> Result<()> {
+        match self.kind {
+            StoreKind::Postgres => {
+                let sql = format!(
+                    "INSERT INTO event_counters (tenant_id, last_seq) VALUES ('{tenant_id}', {to}) \
+                     ON CONFLICT (tenant_id) DO UPDATE SET last_seq = {to}; \
+                     INSERT INTO events (tenant_id, seq, event_id, idempotency_key, type, country, \
+                       subject_id, subject_ref, occurred_at, recorded_at, data, evidence) \
+                     SELECT '{tenant_id}', g, 'evt_01' || lpad(g::text, 24, '0'), 'bench-' || g, \
+                       CASE WHEN g % 5 = 0 THEN 'ubo.changed' ELSE 'company.changed' END, \
+                       CASE WHEN g % 3 = 0 THEN 'LT' ELSE 'SE' END, NULL, NULL, now(), now(), \
+                       jsonb_build_object('changes', jsonb_build_array(jsonb_build_object( \
+                         'field', 'name', 'old', 'Gamla AB ' || g, 'new', 'Nya AB ' || g))), \
+                       jsonb_build_object('source', 'service.derived', \
+                         'source_timestamp', '2026-11-23T00:00:00Z', \
+                         'call_ref', 'call_01' || lpad(g::text, 24, '0'), 'upstream_ref', NULL, \
+                         'digest', NULL, 'schema_version', '1.6.0', \
+                         'retrieved_at', '2026-11-23T00:00:00Z') \
+                     FROM generate_series({}, {to}) g; ANALYZE events;",
+                    from + 1
+                );
+                psql_in(DATABASE, &sql).map(|_| ())
+            }
+            StoreKind::Sqlite => {
+                // Times are microseconds since the epoch in the embedded store.
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)?
+                    .as_micros();
+                let sql = format!(
+                    "PRAGMA busy_timeout = 30000; BEGIN IMMEDIATE; \
+                     INSERT INTO event_counters (tenant_id, last_seq) VALUES ('{tenant_id}', {to}) \
+                     ON CONFLICT (tenant_id) DO UPDATE SET last_seq = {to}; \
+                     WITH RECURSIVE g(x) AS (SELECT {} UNION ALL SELECT x + 1 FROM g WHERE x < {to}) \
+                     INSERT INTO events (tenant_id, seq, event_id, idempotency_key, type, country, \
+                       subject_id, subject_ref, occurred_at, recorded_at, data, evidence) \
+                     SELECT '{tenant_id}', x, 'evt_01' || printf('%024d', x), 'bench-' || x, \
+                       CASE WHEN x % 5 = 0 THEN 'ubo.changed' ELSE 'company.changed' END, \
+                       CASE WHEN x % 3 = 0 THEN 'LT' ELSE 'SE' END, NULL, NULL, {now}, {now}, \
+                       json_object('changes', json_array(json_object( \
+                         'field', 'name', 'old', 'Gamla AB ' || x, 'new', 'Nya AB ' || x))), \
+                       json_object('source', 'service.derived', \
+                         'source_timestamp', '2026-11-23T00:00:00Z', \
+                         'call_ref', 'call_01' || printf('%024d', x), 'upstream_ref', NULL, \
+                         'digest', NULL, 'schema_version', '1.6.0', \
+                         'retrieved_at', '2026-11-23T00:00:00Z') \
+                     FROM g; COMMIT; ANALYZE events;",
+                    from + 1
+                );
+                let out = Command::new("sqlite3")
+                    .arg(&self.file)
+                    .arg(&sql)
+                    .output()
+                    .context("sqlite3")?;
+                if !out.status.success() {
+                    bail!("sqlite3: {}", String::from_utf8_lossy(&out.stderr));
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 fn start(binary: &Path, env: &[(&str, String)], work: &Path) -> Result<Server> {

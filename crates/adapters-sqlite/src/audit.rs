@@ -1,16 +1,30 @@
-//! `AuditSink` on SQLite: a request's audit and access rows in one write transaction,
-//! committed (and, with `synchronous = FULL`, on disk) before the call returns and so before
-//! the response is sent. An audit row and its access row share their id.
+//! `AuditSink` on SQLite: a request's audit and access rows committed (and, with
+//! `synchronous = FULL`, on disk) before the call returns and so before the response is
+//! sent. An audit row and its access row share their id.
+//!
+//! Group commit: every answered request writes its rows, and SQLite has one writer and one
+//! flush per commit, so requests arriving together share a transaction. A request queues its
+//! rows and waits for the writer's turn; whoever gets the turn writes everything queued by
+//! then in one transaction and tells each request how its rows fared, so a request's answer
+//! still waits for its own rows to be durable. Should the shared transaction fail, each
+//! request's rows are written alone, so one request's failure is never another's.
 
-use crate::convert::micros;
+use crate::convert::{micros, TxError};
 use crate::schema::{access_log, audit_log, security_log};
 use crate::Database;
 use async_trait::async_trait;
 use diesel::prelude::*;
+use diesel::sqlite::SqliteConnection;
 use domain::access::audit::{AccessRecord, SecurityRecord};
 use domain::access::ports::AuditSink;
 use domain::error::StoreError;
 use ulid::Ulid;
+
+/// One request's rows waiting for a group commit, and where to say how they fared.
+pub(crate) struct Pending {
+    records: Vec<AccessRecord>,
+    done: tokio::sync::oneshot::Sender<Result<(), StoreError>>,
+}
 
 #[async_trait]
 impl AuditSink for Database {
@@ -18,56 +32,42 @@ impl AuditSink for Database {
         if records.is_empty() {
             return Ok(());
         }
-        let records = records.to_vec();
-        self.write(move |conn| {
-            // Monotonic within the request: the ids order its rows as they were noted.
-            let mut ids = ulid::Generator::new();
-            for r in &records {
-                let id = ids
-                    .generate()
-                    .map_err(|e| StoreError::Backend(e.to_string()))?
-                    .to_string();
-                let (tenant_id, grant_id) = (r.tenant_id.to_string(), r.grant_id.to_string());
-                let request_id = r.request_id.to_string();
-                let error_code = r.error_code.map(|c| c.as_str());
-                diesel::insert_into(audit_log::table)
-                    .values((
-                        audit_log::tenant_id.eq(&tenant_id),
-                        audit_log::audit_id.eq(&id),
-                        audit_log::grant_id.eq(&grant_id),
-                        audit_log::request_id.eq(&request_id),
-                        audit_log::occurred_at.eq(micros(r.occurred_at)),
-                        audit_log::surface.eq(r.surface.as_str()),
-                        audit_log::action.eq(&r.action),
-                        audit_log::method.eq(r.method),
-                        audit_log::route.eq(r.route),
-                        audit_log::tool.eq(r.tool.as_deref()),
-                        audit_log::status.eq(i32::from(r.status)),
-                        audit_log::outcome.eq(r.outcome.as_str()),
-                        audit_log::error_code.eq(error_code),
-                        audit_log::detail.eq(r.detail),
-                    ))
-                    .execute(conn)?;
-                diesel::insert_into(access_log::table)
-                    .values((
-                        access_log::tenant_id.eq(&tenant_id),
-                        access_log::grant_id.eq(&grant_id),
-                        access_log::access_id.eq(&id),
-                        access_log::request_id.eq(&request_id),
-                        access_log::occurred_at.eq(micros(r.occurred_at)),
-                        access_log::surface.eq(r.surface.as_str()),
-                        access_log::method.eq(r.method),
-                        access_log::route.eq(r.route),
-                        access_log::tool.eq(r.tool.as_deref()),
-                        access_log::status.eq(i32::from(r.status)),
-                        access_log::outcome.eq(r.outcome.as_str()),
-                        access_log::error_code.eq(error_code),
-                    ))
-                    .execute(conn)?;
+        let (done, outcome) = tokio::sync::oneshot::channel();
+        self.audit_queue().push(Pending {
+            records: records.to_vec(),
+            done,
+        });
+        let turn = self.writer_turn().await;
+        // Everything queued by now, this request's rows included unless an earlier turn
+        // wrote them already.
+        let batch = std::mem::take(&mut *self.audit_queue());
+        if !batch.is_empty() {
+            let requests: Vec<Vec<AccessRecord>> =
+                batch.iter().map(|p| p.records.clone()).collect();
+            let together = self
+                .write_in_turn(&turn, move |conn| {
+                    requests.iter().try_for_each(|rows| insert_rows(conn, rows))
+                })
+                .await;
+            for pending in batch {
+                let result = match &together {
+                    Ok(()) => Ok(()),
+                    Err(_) => {
+                        let rows = pending.records;
+                        self.write_in_turn(&turn, move |conn| insert_rows(conn, &rows))
+                            .await
+                    }
+                };
+                // A request that stopped waiting is gone; its rows are written regardless.
+                let _ = pending.done.send(result);
             }
-            Ok(())
+        }
+        drop(turn);
+        outcome.await.unwrap_or_else(|_| {
+            Err(StoreError::Backend(
+                "the audit group commit ended without an answer".into(),
+            ))
         })
-        .await
     }
 
     async fn record_security(&self, r: &SecurityRecord) -> Result<(), StoreError> {
@@ -89,5 +89,163 @@ impl AuditSink for Database {
             Ok(())
         })
         .await
+    }
+}
+
+/// Inserts one request's audit and access rows.
+fn insert_rows(conn: &mut SqliteConnection, records: &[AccessRecord]) -> Result<(), TxError> {
+    // Monotonic within the request: the ids order its rows as they were noted.
+    let mut ids = ulid::Generator::new();
+    for r in records {
+        let id = ids
+            .generate()
+            .map_err(|e| StoreError::Backend(e.to_string()))?
+            .to_string();
+        let (tenant_id, grant_id) = (r.tenant_id.to_string(), r.grant_id.to_string());
+        let request_id = r.request_id.to_string();
+        let error_code = r.error_code.map(|c| c.as_str());
+        diesel::insert_into(audit_log::table)
+            .values((
+                audit_log::tenant_id.eq(&tenant_id),
+                audit_log::audit_id.eq(&id),
+                audit_log::grant_id.eq(&grant_id),
+                audit_log::request_id.eq(&request_id),
+                audit_log::occurred_at.eq(micros(r.occurred_at)),
+                audit_log::surface.eq(r.surface.as_str()),
+                audit_log::action.eq(&r.action),
+                audit_log::method.eq(r.method),
+                audit_log::route.eq(r.route),
+                audit_log::tool.eq(r.tool.as_deref()),
+                audit_log::status.eq(i32::from(r.status)),
+                audit_log::outcome.eq(r.outcome.as_str()),
+                audit_log::error_code.eq(error_code),
+                audit_log::detail.eq(r.detail),
+            ))
+            .execute(conn)?;
+        diesel::insert_into(access_log::table)
+            .values((
+                access_log::tenant_id.eq(&tenant_id),
+                access_log::grant_id.eq(&grant_id),
+                access_log::access_id.eq(&id),
+                access_log::request_id.eq(&request_id),
+                access_log::occurred_at.eq(micros(r.occurred_at)),
+                access_log::surface.eq(r.surface.as_str()),
+                access_log::method.eq(r.method),
+                access_log::route.eq(r.route),
+                access_log::tool.eq(r.tool.as_deref()),
+                access_log::status.eq(i32::from(r.status)),
+                access_log::outcome.eq(r.outcome.as_str()),
+                access_log::error_code.eq(error_code),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::database::tests::scratch;
+    use diesel::connection::SimpleConnection;
+    use diesel::sql_types::BigInt;
+    use domain::access::audit::Outcome;
+    use domain::ids::{GrantId, RequestId, TenantId};
+    use domain::operation::Surface;
+
+    fn rows(action: &str, n: usize) -> Vec<AccessRecord> {
+        let (tenant_id, grant_id, request_id) = (
+            TenantId::generate(),
+            GrantId::generate(),
+            RequestId::generate(),
+        );
+        (0..n)
+            .map(|_| AccessRecord {
+                tenant_id,
+                grant_id,
+                request_id,
+                occurred_at: chrono::Utc::now(),
+                surface: Surface::Rest,
+                action: action.to_owned(),
+                method: "GET",
+                route: "/v1/companies/{orgnr}",
+                tool: None,
+                status: 200,
+                outcome: Outcome::Allowed,
+                error_code: None,
+                detail: None,
+            })
+            .collect()
+    }
+
+    #[derive(QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+
+    async fn count(db: &Database, table: &'static str, condition: String) -> i64 {
+        db.read(move |conn| {
+            let c: Count = diesel::sql_query(format!(
+                "SELECT COUNT(*) AS n FROM {table} WHERE {condition}"
+            ))
+            .get_result(conn)?;
+            Ok(c.n)
+        })
+        .await
+        .unwrap()
+    }
+
+    /// Requests arriving together share commits, each still answered only once its own rows
+    /// are in; a request whose rows cannot be written fails alone.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_requests_share_commits_and_fail_alone() {
+        let (_dir, db) = scratch();
+        // A row the store refuses, standing for any failure of one request's rows.
+        db.write(|conn| {
+            conn.batch_execute(
+                "CREATE TRIGGER refuse_poison BEFORE INSERT ON audit_log \
+                 WHEN NEW.action = 'poison' BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+            )?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+        let mut tasks = Vec::new();
+        for i in 0..64 {
+            let db = db.clone();
+            let action = if i == 17 {
+                "poison"
+            } else {
+                "GET /v1/companies/{orgnr}"
+            };
+            let records = rows(action, 1 + i % 3);
+            tasks.push(tokio::spawn(async move {
+                let result = db.record_access(&records).await;
+                // Read the moment the request is answered.
+                let request = records[0].request_id.to_string();
+                let stored = count(&db, "audit_log", format!("request_id = '{request}'")).await;
+                let accessed = count(&db, "access_log", format!("request_id = '{request}'")).await;
+                (records, result, stored, accessed)
+            }));
+        }
+        let mut written = 0;
+        for task in tasks {
+            let (records, result, stored, accessed) = task.await.unwrap();
+            if records[0].action == "poison" {
+                assert!(result.is_err(), "the refused request fails");
+                assert_eq!((stored, accessed), (0, 0), "nothing of it is kept");
+            } else {
+                result.expect("every other request's rows are written");
+                assert_eq!(
+                    stored,
+                    records.len() as i64,
+                    "its audit rows, when answered"
+                );
+                assert_eq!(accessed, records.len() as i64, "and its access rows");
+                written += records.len() as i64;
+            }
+        }
+        assert_eq!(count(&db, "audit_log", "true".into()).await, written);
+        assert!(db.audit_queue().is_empty(), "nothing left waiting");
     }
 }

@@ -48,6 +48,13 @@ struct Inner {
     path: PathBuf,
     idle: Mutex<Vec<SqliteConnection>>,
     slots: Semaphore,
+    /// The service's turn at SQLite's one write lock. Writers of this process queue here, in
+    /// order, instead of meeting the lock taken and sleeping in SQLite's busy handler (whose
+    /// growing sleeps are what a latency tail is made of); `busy_timeout` is left for other
+    /// processes on the same file (the operator's commands).
+    writer: tokio::sync::Mutex<()>,
+    /// Audit rows waiting for the next group commit ([`crate::audit`]).
+    audit_queue: Mutex<Vec<crate::audit::Pending>>,
 }
 
 impl Database {
@@ -75,6 +82,8 @@ impl Database {
                 path: path.to_owned(),
                 idle: Mutex::new(vec![conn]),
                 slots: Semaphore::new(connections.max(1)),
+                writer: tokio::sync::Mutex::new(()),
+                audit_queue: Mutex::new(Vec::new()),
             }),
         })
     }
@@ -100,8 +109,35 @@ impl Database {
         T: Send + 'static,
         F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
     {
+        let turn = self.writer_turn().await;
+        self.write_in_turn(&turn, work).await
+    }
+
+    /// Waits for this process's turn at the write lock.
+    pub(crate) async fn writer_turn(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.inner.writer.lock().await
+    }
+
+    /// [`Database::write`] for a caller that holds the writer's turn already.
+    pub(crate) async fn write_in_turn<T, F>(
+        &self,
+        _turn: &tokio::sync::MutexGuard<'_, ()>,
+        work: F,
+    ) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
+    {
         self.with(move |conn| conn.immediate_transaction(work))
             .await
+    }
+
+    /// The audit rows queued for the next group commit.
+    pub(crate) fn audit_queue(&self) -> std::sync::MutexGuard<'_, Vec<crate::audit::Pending>> {
+        self.inner
+            .audit_queue
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     async fn with<T, F>(&self, work: F) -> Result<T, StoreError>
@@ -149,7 +185,7 @@ fn connect(path: &Path) -> Result<SqliteConnection, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use diesel::sql_types::{BigInt, Text};
     use diesel::{QueryableByName, RunQueryDsl};

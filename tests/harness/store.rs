@@ -182,10 +182,10 @@ impl SqliteFile {
         SqliteFile { dir, path }
     }
 
-    /// A connection of the test's own to the file.
+    /// A connection of the test's own to the store, made as the store makes its own (the
+    /// audit trail's file attached).
     pub fn connect(&self) -> diesel::SqliteConnection {
-        use diesel::Connection;
-        diesel::SqliteConnection::establish(self.path.to_str().unwrap()).expect("opening the store")
+        adapters_sqlite::connect(&self.path).expect("opening the store")
     }
 
     /// How many rows of `table` meet `condition`.
@@ -275,14 +275,17 @@ impl SqliteFile {
             .collect()
     }
 
-    /// The file and its write-ahead log, bytes read as text.
+    /// The store's files (the data's and the audit trail's) and their write-ahead logs,
+    /// bytes read as text.
     pub fn raw_text(&self) -> String {
         let mut text = String::new();
-        for suffix in ["", "-wal"] {
-            let mut name = self.path.clone().into_os_string();
-            name.push(suffix);
-            if let Ok(bytes) = std::fs::read(&name) {
-                text.push_str(&String::from_utf8_lossy(&bytes));
+        for file in [self.path.clone(), adapters_sqlite::audit_path(&self.path)] {
+            for suffix in ["", "-wal"] {
+                let mut name = file.clone().into_os_string();
+                name.push(suffix);
+                if let Ok(bytes) = std::fs::read(&name) {
+                    text.push_str(&String::from_utf8_lossy(&bytes));
+                }
             }
         }
         assert!(!text.is_empty(), "the store's file exists");

@@ -707,8 +707,10 @@ impl BenchStore {
                 psql(&format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"))?;
             }
             StoreKind::Sqlite => {
-                for suffix in ["", "-wal", "-shm"] {
-                    let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+                for name in ["idreg.sqlite3", "idreg.audit.sqlite3"] {
+                    for suffix in ["", "-wal", "-shm"] {
+                        let _ = std::fs::remove_file(work.join(format!("{name}{suffix}")));
+                    }
                 }
             }
         }
@@ -746,20 +748,25 @@ impl BenchStore {
         }
     }
 
-    /// Bytes on disk: the database (PostgreSQL's `pg_database_size`), or the SQLite file
-    /// with its write-ahead log.
+    /// Bytes on disk: the database (PostgreSQL's `pg_database_size`), or the SQLite files
+    /// (the data's and the audit trail's) with their write-ahead logs.
     fn size_bytes(&self) -> Result<u64> {
         match self.kind {
             StoreKind::Postgres => psql(&format!("SELECT pg_database_size('{DATABASE}')"))?
                 .parse()
                 .context("reading pg_database_size"),
-            StoreKind::Sqlite => Ok(["", "-wal"]
-                .iter()
-                .filter_map(|suffix| {
-                    std::fs::metadata(format!("{}{suffix}", self.file.display())).ok()
-                })
-                .map(|m| m.len())
-                .sum()),
+            StoreKind::Sqlite => {
+                // The data's file and the audit trail's beside it, with their logs.
+                let audit = self.file.with_file_name("idreg.audit.sqlite3");
+                Ok([&self.file, &audit]
+                    .iter()
+                    .flat_map(|file| {
+                        ["", "-wal"].map(|suffix| format!("{}{suffix}", file.display()))
+                    })
+                    .filter_map(|name| std::fs::metadata(name).ok())
+                    .map(|m| m.len())
+                    .sum())
+            }
         }
     }
 

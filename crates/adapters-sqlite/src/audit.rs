@@ -32,12 +32,18 @@ impl AuditSink for Database {
         if records.is_empty() {
             return Ok(());
         }
-        let (done, outcome) = tokio::sync::oneshot::channel();
+        let (done, mut outcome) = tokio::sync::oneshot::channel();
         self.audit_queue().push(Pending {
             records: records.to_vec(),
             done,
         });
-        let turn = self.writer_turn().await;
+        // Either the turn in progress writes these rows too (answered then), or this request
+        // takes the next turn and writes what is queued by then.
+        let turn = tokio::select! {
+            biased;
+            written = &mut outcome => return answer(written),
+            turn = self.writer_turn() => turn,
+        };
         // Everything queued by now, this request's rows included unless an earlier turn
         // wrote them already.
         let batch = std::mem::take(&mut *self.audit_queue());
@@ -63,11 +69,7 @@ impl AuditSink for Database {
             }
         }
         drop(turn);
-        outcome.await.unwrap_or_else(|_| {
-            Err(StoreError::Backend(
-                "the audit group commit ended without an answer".into(),
-            ))
-        })
+        answer(outcome.await)
     }
 
     async fn record_security(&self, r: &SecurityRecord) -> Result<(), StoreError> {
@@ -90,6 +92,17 @@ impl AuditSink for Database {
         })
         .await
     }
+}
+
+/// How a request's rows fared, from the turn that wrote them.
+fn answer(
+    written: Result<Result<(), StoreError>, tokio::sync::oneshot::error::RecvError>,
+) -> Result<(), StoreError> {
+    written.unwrap_or_else(|_| {
+        Err(StoreError::Backend(
+            "the audit group commit ended without an answer".into(),
+        ))
+    })
 }
 
 /// Inserts one request's audit and access rows.
@@ -203,7 +216,7 @@ mod tests {
         // A row the store refuses, standing for any failure of one request's rows.
         db.write(|conn| {
             conn.batch_execute(
-                "CREATE TRIGGER refuse_poison BEFORE INSERT ON audit_log \
+                "CREATE TRIGGER audit.refuse_poison BEFORE INSERT ON audit_log \
                  WHEN NEW.action = 'poison' BEGIN SELECT RAISE(ABORT, 'refused'); END;",
             )?;
             Ok(())

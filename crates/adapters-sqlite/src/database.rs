@@ -74,9 +74,23 @@ impl Database {
         })?;
         conn.run_pending_migrations(MIGRATIONS)
             .map_err(|e| DatabaseError::Migrate {
-                path: shown,
+                path: shown.clone(),
                 reason: e.to_string(),
             })?;
+        // A store whose audit trail's file went missing (a backup of one file of the two)
+        // opens to an empty `audit`: refuse it rather than serve without the trail.
+        let trail = conn
+            .batch_execute("SELECT 1 FROM audit.audit_log LIMIT 0")
+            .is_ok();
+        if !trail {
+            return Err(DatabaseError::Open {
+                path: shown,
+                reason: format!(
+                    "its audit trail's file {} is missing; restore it beside the store",
+                    audit_path(path).display()
+                ),
+            });
+        }
         Ok(Database {
             inner: Arc::new(Inner {
                 path: path.to_owned(),
@@ -174,13 +188,42 @@ impl Database {
     }
 }
 
-fn connect(path: &Path) -> Result<SqliteConnection, String> {
+/// The audit trail's file: beside the store, `idreg.sqlite3` → `idreg.audit.sqlite3`.
+///
+/// Every answered request commits its audit row, and in WAL mode a commit to a file makes
+/// every other connection drop its page cache for that file at its next read; in a file of
+/// its own, the trail's commits leave the data's pages cached for the reads of the requests
+/// that follow. The file is attached to every connection as `audit`, so the trail's tables
+/// keep their unqualified names. A backup copies both files.
+pub fn audit_path(path: &Path) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}.audit.{}", ext.to_string_lossy()),
+        None => format!("{stem}.audit"),
+    };
+    path.with_file_name(name)
+}
+
+/// A connection to the store with the audit trail's file attached, its settings made.
+pub fn connect(path: &Path) -> Result<SqliteConnection, String> {
+    use diesel::RunQueryDsl;
     let url = path.to_str().ok_or("the path is not UTF-8")?;
+    let audit = audit_path(path);
+    let audit = audit.to_str().ok_or("the path is not UTF-8")?;
     let mut conn = SqliteConnection::establish(url).map_err(|e| e.to_string())?;
     conn.batch_execute(&format!(
         "PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}; {PRAGMAS}"
     ))
     .map_err(|e| backend(e).to_string())?;
+    diesel::sql_query("ATTACH DATABASE ? AS audit")
+        .bind::<diesel::sql_types::Text, _>(audit)
+        .execute(&mut conn)
+        .map_err(|e| backend(e).to_string())?;
+    conn.batch_execute("PRAGMA audit.journal_mode = WAL; PRAGMA audit.synchronous = FULL;")
+        .map_err(|e| backend(e).to_string())?;
     Ok(conn)
 }
 
@@ -206,6 +249,21 @@ pub(crate) mod tests {
         let dir = tempdir::Dir::new();
         let db = Database::open(&dir.0.join("nested/idreg.sqlite3"), 4).expect("open");
         (dir, db)
+    }
+
+    #[test]
+    fn a_store_whose_audit_file_is_gone_is_refused() {
+        let dir = tempdir::Dir::new();
+        let path = dir.0.join("idreg.sqlite3");
+        drop(Database::open(&path, 1).expect("open"));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", audit_path(&path).display()));
+        }
+        let refused = Database::open(&path, 1).err().expect("refused");
+        assert!(
+            refused.to_string().contains("audit trail's file"),
+            "{refused}"
+        );
     }
 
     pub(crate) mod tempdir {
@@ -243,14 +301,31 @@ pub(crate) mod tests {
                      AND name NOT LIKE 'sqlite_%' AND name <> '__diesel_schema_migrations'",
                 )
                 .get_result(conn)?;
+                let trail: Count = diesel::sql_query(
+                    "SELECT COUNT(*) AS n FROM audit.sqlite_schema WHERE type = 'table' \
+                     AND name IN ('audit_log', 'access_log', 'security_log')",
+                )
+                .get_result(conn)?;
+                let trail_journal: Pragma = diesel::sql_query(
+                    "SELECT journal_mode AS value FROM pragma_journal_mode('audit')",
+                )
+                .get_result(conn)?;
+                assert_eq!(trail.n, 3, "the audit trail in its own file");
+                assert_eq!(trail_journal.value, "wal");
                 Ok((journal.value, fk.value, tables.n))
             })
             .await
             .unwrap();
         assert_eq!(journal, "wal");
         assert_eq!(foreign_keys, "1");
-        // The PostgreSQL data model's tables, every one.
-        assert_eq!(tables, 29);
+        // The PostgreSQL data model's tables, every one: 26 in the store's file, the audit
+        // trail's three in its own.
+        assert_eq!(tables, 26);
+        assert!(audit_path(db.path()).exists());
+        assert_eq!(
+            audit_path(db.path()).file_name().unwrap(),
+            "idreg.audit.sqlite3"
+        );
         // Opening again finds it migrated.
         let again = Database::open(db.path(), 1).expect("reopen");
         assert_eq!(again.path(), db.path());

@@ -10,7 +10,7 @@ use domain::error::StoreError;
 use serde_json::Value;
 
 impl Database {
-    /// The tables of the data model, by name.
+    /// The tables of the data model, by name (the audit trail's among them).
     pub async fn tables(&self) -> Result<Vec<String>, StoreError> {
         self.read(|conn| {
             #[derive(QueryableByName)]
@@ -18,8 +18,11 @@ impl Database {
                 #[diesel(sql_type = Text)]
                 name: String,
             }
+            // The store's file and the audit trail's (attached as `audit`).
             let names: Vec<Name> = diesel::sql_query(
-                "SELECT name FROM sqlite_schema WHERE type = 'table' \
+                "SELECT name FROM (SELECT name, type FROM main.sqlite_schema \
+                   UNION ALL SELECT name, type FROM audit.sqlite_schema) \
+                 WHERE type = 'table' \
                  AND name NOT LIKE 'sqlite_%' AND name <> '__diesel_schema_migrations' \
                  ORDER BY name",
             )

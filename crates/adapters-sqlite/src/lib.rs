@@ -16,4 +16,4 @@ mod subjects;
 mod subscriptions;
 mod tenants;
 
-pub use database::{Database, DatabaseError};
+pub use database::{audit_path, connect, Database, DatabaseError};

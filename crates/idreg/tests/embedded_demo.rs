@@ -199,9 +199,16 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
     }
     drop(demo);
 
-    // No raw personal number in the store's files: the person resolved above (Skatteverket's
-    // test number) is held only sealed and blind-indexed.
-    for name in ["idreg.sqlite3", "idreg.sqlite3-wal"] {
+    // No raw personal number in the store's files (the data's, the audit trail's, their
+    // write-ahead logs): the person resolved above (Skatteverket's test number) is held only
+    // sealed and blind-indexed.
+    assert!(state.path.join("idreg.audit.sqlite3").exists());
+    for name in [
+        "idreg.sqlite3",
+        "idreg.sqlite3-wal",
+        "idreg.audit.sqlite3",
+        "idreg.audit.sqlite3-wal",
+    ] {
         let bytes = std::fs::read(state.path.join(name)).unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
         for spelling in ["198111309285", "19811130-9285", "8111309285", "811130-9285"] {

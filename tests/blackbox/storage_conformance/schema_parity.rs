@@ -92,7 +92,8 @@ fn sqlite_shapes(file: &SqliteFile) -> BTreeMap<String, Shape> {
     let mut shapes: BTreeMap<String, Shape> = BTreeMap::new();
     let columns: Vec<Column> = diesel::sql_query(
         "SELECT m.name AS t, p.name AS c, (p.\"notnull\" OR p.pk > 0) AS not_null, p.pk AS pk \
-         FROM sqlite_schema m, pragma_table_info(m.name) p \
+         FROM (SELECT name, type FROM main.sqlite_schema UNION ALL \
+         SELECT name, type FROM audit.sqlite_schema) m, pragma_table_info(m.name) p \
          WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' \
          AND m.name <> '__diesel_schema_migrations'",
     )
@@ -120,7 +121,8 @@ fn sqlite_shapes(file: &SqliteFile) -> BTreeMap<String, Shape> {
     // active row) reads as an index of no columns.
     let index_columns: Vec<IndexColumn> = diesel::sql_query(
         "SELECT m.name AS t, l.name AS \"index\", i.name AS c \
-         FROM sqlite_schema m, pragma_index_list(m.name) l, pragma_index_info(l.name) i \
+         FROM (SELECT name, type FROM main.sqlite_schema UNION ALL \
+         SELECT name, type FROM audit.sqlite_schema) m, pragma_index_list(m.name) l, pragma_index_info(l.name) i \
          WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' \
          AND m.name <> '__diesel_schema_migrations' AND l.\"unique\" AND l.origin <> 'pk' \
          AND i.name IS NOT NULL ORDER BY m.name, l.name, i.seqno",
@@ -140,7 +142,8 @@ fn sqlite_shapes(file: &SqliteFile) -> BTreeMap<String, Shape> {
     // Indexes whose every column is an expression have no row above.
     let constant: Vec<IndexColumn> = diesel::sql_query(
         "SELECT m.name AS t, l.name AS \"index\", '' AS c \
-         FROM sqlite_schema m, pragma_index_list(m.name) l \
+         FROM (SELECT name, type FROM main.sqlite_schema UNION ALL \
+         SELECT name, type FROM audit.sqlite_schema) m, pragma_index_list(m.name) l \
          WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND l.\"unique\" \
          AND NOT EXISTS (SELECT 1 FROM pragma_index_info(l.name) i WHERE i.name IS NOT NULL)",
     )

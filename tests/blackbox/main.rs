@@ -10,6 +10,7 @@ mod errors;
 mod events;
 mod guard;
 mod hardening;
+mod health;
 mod lithuania;
 mod mcp;
 mod merges;

@@ -6,6 +6,7 @@ mod convert;
 mod database;
 mod events;
 mod grants;
+mod health;
 mod import;
 mod paid;
 mod persons;

@@ -7,6 +7,7 @@ mod database;
 mod events;
 mod export;
 mod grants;
+mod health;
 mod paid;
 mod persons;
 mod sanctions;

@@ -134,8 +134,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             Method::GET,
             routes::companies::document,
         ))
-        .service(serve("/openapi.json", Method::GET, openapi::serve));
+        .service(serve("/openapi.json", Method::GET, openapi::serve))
+        .service(serve(HEALTHZ_PATH, Method::GET, routes::health::live))
+        .service(serve(READYZ_PATH, Method::GET, routes::health::ready));
 }
+
+/// The liveness probe's path.
+pub const HEALTHZ_PATH: &str = "/healthz";
+/// The readiness probe's path.
+pub const READYZ_PATH: &str = "/readyz";
 
 /// A path served for one method; every other method is 405 with `Allow` naming it.
 fn serve<F, Args>(path: &str, method: actix_web::http::Method, handler: F) -> actix_web::Resource

@@ -70,6 +70,8 @@ pub const CLIENT_BASIC: &str = "client_basic";
         crate::routes::discovery::mcp_resource,
         crate::routes::discovery::authorization_server,
         crate::routes::discovery::authorize,
+        crate::routes::health::live,
+        crate::routes::health::ready,
         serve,
     ),
     components(schemas(ErrorBody, TokenErrorBody)),
@@ -83,6 +85,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         (name = "screening", description = "Sanctions screening: reproducible, append-only checks with scored, explained candidates"),
         (name = "contract", description = "The machine-readable interface itself"),
         (name = "discovery", description = "OAuth metadata a machine client finds the token endpoint by (RFC 9728, RFC 8414)"),
+        (name = "operations", description = "Probes for an orchestrator: liveness and readiness, no credential, no data"),
     )
 )]
 struct ApiDoc;
@@ -506,6 +509,8 @@ mod tests {
                     Protected::Mcp.metadata_path(),
                     discovery::AUTHORIZATION_SERVER_PATH.to_owned(),
                     discovery::AUTHORIZE_PATH.to_owned(),
+                    crate::HEALTHZ_PATH.to_owned(),
+                    crate::READYZ_PATH.to_owned(),
                 ];
                 let known = open.contains(path)
                     || REST_OPERATIONS.iter().any(|op| {

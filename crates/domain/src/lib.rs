@@ -12,6 +12,7 @@ pub mod text;
 pub mod access;
 pub mod companies;
 pub mod countries;
+pub mod health;
 pub mod monitoring;
 pub mod persons;
 pub mod screening;

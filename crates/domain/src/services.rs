@@ -52,6 +52,8 @@ pub struct Ports {
     pub screening: Arc<dyn crate::screening::ports::ScreeningStore>,
     /// Seals screening inputs and takes their keyed hashes.
     pub screening_vault: Arc<dyn crate::screening::ports::ScreeningVault>,
+    /// The store's schema, for readiness.
+    pub probe: Arc<dyn crate::health::ports::StoreProbe>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -105,6 +107,8 @@ pub struct Services {
     pub screening: Arc<crate::screening::service::ScreeningService>,
     /// The operator's screening configuration: policies, overrides, whitelists.
     pub screening_admin: crate::screening::admin::ScreeningAdmin,
+    /// Whether this process can serve (the readiness probe).
+    pub readiness: crate::health::readiness::ReadinessService,
 }
 
 impl Services {
@@ -145,19 +149,24 @@ impl Services {
             clock: ports.clock.clone(),
             revalidate_after: settings.person_revalidate_after,
         });
+        let screening = Arc::new(crate::screening::service::ScreeningService {
+            store: ports.screening.clone(),
+            lists: ports.sanctions.clone(),
+            vault: ports.screening_vault.clone(),
+            subject_store: ports.subjects.clone(),
+            subjects: subjects.clone(),
+            companies: companies.clone(),
+            persons: persons.clone(),
+            clock: ports.clock.clone(),
+            loaded: std::sync::Mutex::new(None),
+            building: Default::default(),
+        });
         Services {
-            screening: Arc::new(crate::screening::service::ScreeningService {
-                store: ports.screening.clone(),
-                lists: ports.sanctions.clone(),
-                vault: ports.screening_vault.clone(),
-                subject_store: ports.subjects.clone(),
-                subjects: subjects.clone(),
-                companies: companies.clone(),
-                persons: persons.clone(),
-                clock: ports.clock.clone(),
-                loaded: std::sync::Mutex::new(None),
-                building: Default::default(),
-            }),
+            readiness: crate::health::readiness::ReadinessService {
+                store: ports.probe.clone(),
+                screening: screening.clone(),
+            },
+            screening,
             screening_admin: crate::screening::admin::ScreeningAdmin {
                 store: ports.screening.clone(),
                 tenants: ports.tenants.clone(),

@@ -85,6 +85,7 @@ impl App {
             sanctions: stored.sanctions,
             screening: stored.screening,
             screening_vault: Arc::new(keys.vault()),
+            probe: stored.probe,
             clock,
         };
         let settings = Settings {

@@ -79,6 +79,8 @@ pub struct StorePorts {
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub sanctions: Arc<dyn SanctionsListStore>,
     pub screening: Arc<dyn ScreeningStore>,
+    /// The store's schema, for readiness.
+    pub probe: Arc<dyn domain::health::ports::StoreProbe>,
 }
 
 /// Every port of one adapter value.
@@ -96,6 +98,7 @@ macro_rules! ports_of {
             subscriptions: Arc::new($db.clone()),
             sanctions: Arc::new($db.clone()),
             screening: Arc::new($db.clone()),
+            probe: Arc::new($db.clone()),
         }
     };
 }

@@ -3,6 +3,7 @@
 pub mod companies;
 pub mod discovery;
 pub mod events;
+pub mod health;
 pub mod paid;
 pub mod persons;
 pub mod screening;

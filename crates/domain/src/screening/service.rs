@@ -95,6 +95,18 @@ impl Drop for Building<'_> {
     }
 }
 
+/// How the index of the active lists stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexState {
+    /// No list is active: checks answer `screening_unavailable`, nothing to index.
+    NoLists,
+    /// An index is held; `current` when it is of the active versions (else checks use it
+    /// until the index of the newer versions is built).
+    Built { entries: usize, current: bool },
+    /// Lists are active and no index is held: the first check would build it.
+    NotBuilt,
+}
+
 /// The active list versions, indexed for the matcher.
 pub struct LoadedLists {
     /// The versions indexed, in `ListSource` order (the index's order).
@@ -618,6 +630,29 @@ impl ScreeningService {
             *slot = Some(loaded.clone());
         }
         Ok(loaded)
+    }
+
+    /// How the index of the active lists stands (for readiness): one read of the active
+    /// lists, compared with the index held.
+    pub async fn index_state(&self) -> Result<IndexState, Failure> {
+        let mut lists = self.lists.active_lists().await.map_err(Failure::internal)?;
+        if lists.is_empty() {
+            return Ok(IndexState::NoLists);
+        }
+        lists.sort_by_key(|l| l.version.source);
+        let ids: Vec<SourceVersionId> = lists.iter().map(|l| l.version.id).collect();
+        Ok(match self.current() {
+            Some(loaded) => IndexState::Built {
+                entries: loaded.index.entries.len(),
+                current: loaded.version_ids == ids,
+            },
+            None => IndexState::NotBuilt,
+        })
+    }
+
+    /// A request (or a warm-up) is building an index now.
+    pub fn is_building(&self) -> bool {
+        self.building.load(Ordering::Acquire)
     }
 
     fn current(&self) -> Option<Arc<LoadedLists>> {

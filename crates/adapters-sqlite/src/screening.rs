@@ -718,9 +718,7 @@ impl ScreeningStore for Database {
             .bind::<Text, _>(&tenant_id)
             .bind::<Text, _>(&id)
             .execute(conn)?;
-            Ok(override_row(conn, &tenant_id, &id)?
-                .map(OverrideRow::version)
-                .transpose()?)
+            override_version_of(conn, &tenant_id, &id)
         })
         .await
     }
@@ -731,12 +729,8 @@ impl ScreeningStore for Database {
         id: &OverrideVersionId,
     ) -> Result<Option<OverrideVersion>, StoreError> {
         let (tenant_id, id) = (tenant.to_string(), id.to_string());
-        self.read(move |conn| {
-            Ok(override_row(conn, &tenant_id, &id)?
-                .map(OverrideRow::version)
-                .transpose()?)
-        })
-        .await
+        self.read(move |conn| override_version_of(conn, &tenant_id, &id))
+            .await
     }
 
     async fn overrides(&self, tenant: &TenantId) -> Result<Vec<OverrideVersion>, StoreError> {
@@ -802,9 +796,7 @@ impl ScreeningStore for Database {
             if n == 0 {
                 return Ok(None);
             }
-            Ok(whitelist_row(conn, &tenant_id, &id)?
-                .map(WhitelistRow::entry)
-                .transpose()?)
+            whitelist_entry_of(conn, &tenant_id, &id)
         })
         .await
     }
@@ -828,9 +820,7 @@ impl ScreeningStore for Database {
             if n == 0 {
                 return Ok(None);
             }
-            Ok(whitelist_row(conn, &tenant_id, &id)?
-                .map(WhitelistRow::entry)
-                .transpose()?)
+            whitelist_entry_of(conn, &tenant_id, &id)
         })
         .await
     }
@@ -841,12 +831,8 @@ impl ScreeningStore for Database {
         id: &WhitelistEntryId,
     ) -> Result<Option<WhitelistEntry>, StoreError> {
         let (tenant_id, id) = (tenant.to_string(), id.to_string());
-        self.read(move |conn| {
-            Ok(whitelist_row(conn, &tenant_id, &id)?
-                .map(WhitelistRow::entry)
-                .transpose()?)
-        })
-        .await
+        self.read(move |conn| whitelist_entry_of(conn, &tenant_id, &id))
+            .await
     }
 
     async fn whitelist(&self, tenant: &TenantId) -> Result<Vec<WhitelistEntry>, StoreError> {
@@ -865,4 +851,26 @@ impl ScreeningStore for Database {
         })
         .await
     }
+}
+
+/// A whitelist entry by id, as the port answers it.
+fn whitelist_entry_of(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    id: &str,
+) -> Result<Option<WhitelistEntry>, TxError> {
+    Ok(whitelist_row(conn, tenant_id, id)?
+        .map(WhitelistRow::entry)
+        .transpose()?)
+}
+
+/// An override version by id, as the port answers it.
+fn override_version_of(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    id: &str,
+) -> Result<Option<OverrideVersion>, TxError> {
+    Ok(override_row(conn, tenant_id, id)?
+        .map(OverrideRow::version)
+        .transpose()?)
 }

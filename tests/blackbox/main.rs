@@ -14,6 +14,7 @@ mod health;
 mod lithuania;
 mod mcp;
 mod merges;
+mod metrics;
 mod monitoring;
 mod oauth;
 mod paid;

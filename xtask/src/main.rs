@@ -58,6 +58,7 @@ const PYTHON_CLIENTS: &[&str] = &[
     "mcp==2.3.0",
     "authlib==1.9.8",
     "requests-oauthlib==2.0.0",
+    "prometheus-client==0.26.0",
 ];
 
 /// Totals of `test result:` lines.

@@ -9,7 +9,7 @@
 use crate::sources::JAR_ATVIRI_DUOMENYS;
 use chrono::NaiveDate;
 use connector_kit::{
-    conclude, exchange, new_request_id, read_json, status_failure, AnswerMeta, Operation, Step,
+    conclude, new_request_id, read_json, send, status_failure, AnswerMeta, Operation, Step,
     MAX_DATA_BYTES, REQUEST_ID,
 };
 use domain::companies::profile::{Address, CompanyStatus, RegistryFailure};
@@ -183,7 +183,7 @@ impl JarClient {
             .get(url)
             .header(REQUEST_ID, &request_id)
             .header(reqwest::header::ACCEPT, "application/json");
-        let outcome = exchange(request, MAX_DATA_BYTES).await;
+        let outcome = send(request, MAX_DATA_BYTES).await;
         let (call, result) = conclude(op, &request_id, outcome, |a| match a.status {
             200 => match read_json::<Page>(&op.label(), &a.body).and_then(|p| entity(code, p)) {
                 Ok((entity, revision)) => (

@@ -50,6 +50,8 @@ struct Inner {
     url: String,
     pool_size: usize,
     shared: Pool<AsyncPgConnection>,
+    /// Every worker thread's pool, for counting the connections ([`Database::connections`]).
+    workers: std::sync::Mutex<Vec<Pool<AsyncPgConnection>>>,
 }
 
 thread_local! {
@@ -73,6 +75,7 @@ impl Database {
                 url: url.to_owned(),
                 pool_size,
                 shared: build_pool(url, pool_size)?,
+                workers: std::sync::Mutex::new(Vec::new()),
             }),
         })
     }
@@ -102,6 +105,11 @@ impl Database {
             let pool = build_pool(&self.inner.url, self.inner.pool_size)
                 .map_err(|e| domain::error::StoreError::Backend(e.to_string()))?;
             pools.push((self.inner.id, pool.clone()));
+            self.inner
+                .workers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(pool.clone());
             Ok(pool)
         })
     }
@@ -114,6 +122,20 @@ impl Database {
         &self,
     ) -> Result<Object<AsyncPgConnection>, domain::error::StoreError> {
         self.pool()?.get().await.map_err(checkout_failed)
+    }
+
+    /// The connections this process holds, over the shared pool and every worker's.
+    pub(crate) fn connections(&self) -> domain::health::ports::PoolUse {
+        let workers = self.inner.workers.lock().unwrap_or_else(|e| e.into_inner());
+        let mut total = domain::health::ports::PoolUse::default();
+        for pool in std::iter::once(&self.inner.shared).chain(workers.iter()) {
+            let s = pool.status();
+            total.max += s.max_size as u64;
+            total.open += s.size as u64;
+            total.in_use += s.size.saturating_sub(s.available) as u64;
+            total.waiting += s.waiting as u64;
+        }
+        total
     }
 
     /// Checks that the database answers.

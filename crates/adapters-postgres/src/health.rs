@@ -5,13 +5,14 @@ use crate::convert::backend;
 use crate::database::MIGRATIONS;
 use crate::Database;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use diesel::migration::MigrationSource;
 use diesel::pg::Pg;
-use diesel::sql_types::{Nullable, Text};
+use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel::QueryableByName;
 use diesel_async::RunQueryDsl;
 use domain::error::StoreError;
-use domain::health::ports::{SchemaState, StoreProbe};
+use domain::health::ports::{Backlog, PoolUse, SchemaState, StoreProbe};
 use std::sync::OnceLock;
 
 /// The newest migration this build embeds, as diesel records it (`__diesel_schema_migrations`).
@@ -33,6 +34,14 @@ struct Applied {
     version: Option<String>,
 }
 
+#[derive(QueryableByName)]
+struct Due {
+    #[diesel(sql_type = BigInt)]
+    due: i64,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    oldest: Option<DateTime<Utc>>,
+}
+
 #[async_trait]
 impl StoreProbe for Database {
     async fn schema(&self) -> Result<SchemaState, StoreError> {
@@ -45,6 +54,27 @@ impl StoreProbe for Database {
         Ok(SchemaState {
             applied: applied.version,
             head: head().to_owned(),
+        })
+    }
+
+    fn pool_use(&self) -> PoolUse {
+        self.connections()
+    }
+
+    async fn backlog(&self, now: DateTime<Utc>) -> Result<Backlog, StoreError> {
+        let mut conn = self.conn().await?;
+        let due: Due = diesel::sql_query(
+            "SELECT count(*) AS due, min(next_run_at) AS oldest FROM subscriptions \
+             WHERE status = 'active' AND next_run_at <= $1 \
+               AND (claimed_until IS NULL OR claimed_until <= $1)",
+        )
+        .bind::<Timestamptz, _>(now)
+        .get_result(&mut conn)
+        .await
+        .map_err(backend)?;
+        Ok(Backlog {
+            due: u64::try_from(due.due).unwrap_or_default(),
+            oldest_due_at: due.oldest,
         })
     }
 }

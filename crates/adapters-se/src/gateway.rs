@@ -6,8 +6,8 @@
 
 use chrono::{DateTime, Utc};
 use connector_kit::{
-    conclude, exchange, log_call, new_request_id, record, status_failure, Answer, AnswerMeta,
-    ClientAuth, Operation, Step, Transport, REQUEST_ID,
+    conclude, exchange, log_call, new_request_id, record, send, status_failure, Answer, AnswerMeta,
+    ClientAuth, Exchange, Operation, Step, REQUEST_ID,
 };
 use domain::clock::{Clock, SystemClock};
 use domain::companies::profile::{RegistryFailure, UpstreamCall};
@@ -50,7 +50,7 @@ struct CachedToken {
 /// The last attempt of an authorised call.
 struct Attempt {
     request_id: String,
-    outcome: Result<Answer, Transport>,
+    exchange: Exchange,
 }
 
 impl Gateway {
@@ -167,21 +167,28 @@ impl Gateway {
             if let Some(t) = timeout {
                 rb = rb.timeout(t);
             }
-            let outcome = exchange(rb, limit).await;
-            match outcome {
+            let exchange = send(rb, limit).await;
+            match &exchange.outcome {
                 Ok(a) if a.status == 401 && !retried => {
                     retried = true;
                     self.forget(&token).await;
                     let f = status_failure(&op.label(), 401);
                     log_call(op, &request_id, Some(401), Some(&f));
-                    calls.push(record(op, Utc::now(), Some(&a), gateway_meta(&a), false));
+                    calls.push(record(
+                        op,
+                        Utc::now(),
+                        Some(a),
+                        gateway_meta(a),
+                        false,
+                        exchange.elapsed,
+                    ));
                 }
-                outcome => {
+                _ => {
                     return (
                         calls,
                         Ok(Attempt {
                             request_id,
-                            outcome,
+                            exchange,
                         }),
                     )
                 }
@@ -208,7 +215,7 @@ impl Gateway {
                 }
             }
         };
-        let (call, result) = conclude(op, &attempt.request_id, attempt.outcome, |a| {
+        let (call, result) = conclude(op, &attempt.request_id, attempt.exchange, |a| {
             (interpret(a), gateway_meta(a))
         });
         calls.push(call);

@@ -5,8 +5,8 @@
 use crate::config::{ScbConfig, SeConfigError};
 use crate::USER_AGENT;
 use connector_kit::{
-    build_client, conclude, exchange, new_request_id, read_json, status_failure, Answer,
-    AnswerMeta, Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
+    build_client, conclude, new_request_id, read_json, send, status_failure, Answer, AnswerMeta,
+    Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
 };
 use domain::companies::profile::RegistryFailure;
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT};
@@ -67,7 +67,7 @@ impl ScbClient {
         if let Some((name, value)) = &self.api_id {
             rb = rb.header(name.clone(), value.clone());
         }
-        let outcome = exchange(rb, MAX_DATA_BYTES).await;
+        let outcome = send(rb, MAX_DATA_BYTES).await;
         let (call, result) = conclude(op, &request_id, outcome, |a| {
             let result = match a.status {
                 200 => read_hamtaforetag(&a.body, orgnr),

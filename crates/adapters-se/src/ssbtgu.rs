@@ -11,8 +11,8 @@ use crate::USER_AGENT;
 use chrono::{DateTime, SecondsFormat, Utc};
 use connector_kit::xml::{self, escape, soap_body, soap_fault, Element, NS_SOAP};
 use connector_kit::{
-    build_client, conclude, exchange, new_request_id, status_failure, Answer, AnswerMeta,
-    Operation, Step, MAX_DATA_BYTES, REQUEST_ID,
+    build_client, conclude, new_request_id, send, status_failure, Answer, AnswerMeta, Operation,
+    Step, MAX_DATA_BYTES, REQUEST_ID,
 };
 use domain::companies::profile::{RegistryFailure, TaxRegistration};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
@@ -79,7 +79,7 @@ impl SsbtguClient {
             .header(ACCEPT, "text/xml")
             .header("SOAPAction", SOAP_ACTION)
             .body(envelope);
-        let outcome = exchange(rb, MAX_DATA_BYTES).await;
+        let outcome = send(rb, MAX_DATA_BYTES).await;
         let (call, result) = conclude(op, &request_id, outcome, |a| read_answer(a, orgnr));
         Step {
             calls: vec![call],

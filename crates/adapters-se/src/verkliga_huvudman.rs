@@ -12,7 +12,7 @@ use crate::foretagsinformation::{party, problem_failure};
 use crate::gateway::gateway_meta;
 use crate::USER_AGENT;
 use connector_kit::{
-    build_client, conclude, exchange, new_request_id, read_json, Operation, Step, MAX_DATA_BYTES,
+    build_client, conclude, new_request_id, read_json, send, Operation, Step, MAX_DATA_BYTES,
     REQUEST_ID,
 };
 use domain::companies::paid::{FetchedOwner, FetchedOwners, ShareBand};
@@ -65,7 +65,7 @@ impl VerkligaHuvudmanClient {
             .header(REQUEST_ID, &request_id)
             .header(ACCEPT, "application/json")
             .json(&serde_json::json!({ "identitetsbeteckning": orgnr }));
-        let outcome = exchange(request, MAX_DATA_BYTES).await;
+        let outcome = send(request, MAX_DATA_BYTES).await;
         let (call, result) = conclude(&OP_ORGANISATIONER, &request_id, outcome, |a| {
             let result = match a.status {
                 200 => read_owners(&a.body, orgnr),

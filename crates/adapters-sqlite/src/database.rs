@@ -48,6 +48,10 @@ struct Inner {
     path: PathBuf,
     idle: Mutex<Vec<SqliteConnection>>,
     slots: Semaphore,
+    /// The most connections open at once (`slots`' size).
+    connections: usize,
+    /// Tasks waiting for a slot now.
+    waiting: std::sync::atomic::AtomicUsize,
     /// The service's turn at SQLite's one write lock. Writers of this process queue here, in
     /// order, instead of meeting the lock taken and sleeping in SQLite's busy handler (whose
     /// growing sleeps are what a latency tail is made of); `busy_timeout` is left for other
@@ -96,6 +100,8 @@ impl Database {
                 path: path.to_owned(),
                 idle: Mutex::new(vec![conn]),
                 slots: Semaphore::new(connections.max(1)),
+                connections: connections.max(1),
+                waiting: std::sync::atomic::AtomicUsize::new(0),
                 writer: tokio::sync::Mutex::new(()),
                 audit_queue: Mutex::new(Vec::new()),
             }),
@@ -154,17 +160,53 @@ impl Database {
             .unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The connections this process holds: open ones are in use or idle.
+    pub(crate) fn connections(&self) -> domain::health::ports::PoolUse {
+        let max = self.inner.connections;
+        let in_use = max.saturating_sub(self.inner.slots.available_permits());
+        let idle = self
+            .inner
+            .idle
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len();
+        domain::health::ports::PoolUse {
+            max: max as u64,
+            open: (in_use + idle) as u64,
+            in_use: in_use as u64,
+            waiting: self
+                .inner
+                .waiting
+                .load(std::sync::atomic::Ordering::Relaxed) as u64,
+        }
+    }
+
     async fn with<T, F>(&self, work: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
     {
-        let _slot = self
-            .inner
-            .slots
-            .acquire()
-            .await
-            .map_err(|_| StoreError::Unavailable("the store is closed".into()))?;
+        let _slot = match self.inner.slots.try_acquire() {
+            Ok(slot) => slot,
+            Err(_) => {
+                // Counted while waiting, also when the waiting request is dropped.
+                struct Waiting<'a>(&'a std::sync::atomic::AtomicUsize);
+                impl Drop for Waiting<'_> {
+                    fn drop(&mut self) {
+                        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+                self.inner
+                    .waiting
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let _waiting = Waiting(&self.inner.waiting);
+                self.inner
+                    .slots
+                    .acquire()
+                    .await
+                    .map_err(|_| StoreError::Unavailable("the store is closed".into()))?
+            }
+        };
         let inner = self.inner.clone();
         let done = tokio::task::spawn_blocking(move || {
             let idle = inner.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();

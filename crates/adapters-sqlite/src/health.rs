@@ -4,12 +4,13 @@
 use crate::database::MIGRATIONS;
 use crate::Database;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use diesel::migration::MigrationSource;
-use diesel::sql_types::{Nullable, Text};
+use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::sqlite::Sqlite;
 use diesel::{QueryableByName, RunQueryDsl};
 use domain::error::StoreError;
-use domain::health::ports::{SchemaState, StoreProbe};
+use domain::health::ports::{Backlog, PoolUse, SchemaState, StoreProbe};
 use std::sync::OnceLock;
 
 /// The newest migration this build embeds, as diesel records it.
@@ -31,6 +32,14 @@ struct Applied {
     version: Option<String>,
 }
 
+#[derive(QueryableByName)]
+struct Due {
+    #[diesel(sql_type = BigInt)]
+    due: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    oldest: Option<i64>,
+}
+
 #[async_trait]
 impl StoreProbe for Database {
     async fn schema(&self) -> Result<SchemaState, StoreError> {
@@ -46,6 +55,28 @@ impl StoreProbe for Database {
         Ok(SchemaState {
             applied,
             head: head().to_owned(),
+        })
+    }
+
+    fn pool_use(&self) -> PoolUse {
+        self.connections()
+    }
+
+    async fn backlog(&self, now: DateTime<Utc>) -> Result<Backlog, StoreError> {
+        let due: Due = self
+            .read(move |conn| {
+                Ok(diesel::sql_query(
+                    "SELECT count(*) AS due, min(next_run_at) AS oldest FROM subscriptions \
+                     WHERE status = 'active' AND next_run_at <= ?1 \
+                       AND (claimed_until IS NULL OR claimed_until <= ?1)",
+                )
+                .bind::<BigInt, _>(crate::convert::micros(now))
+                .get_result(conn)?)
+            })
+            .await?;
+        Ok(Backlog {
+            due: u64::try_from(due.due).unwrap_or_default(),
+            oldest_due_at: due.oldest.map(crate::convert::time).transpose()?,
         })
     }
 }

@@ -18,7 +18,8 @@ impl RequestIdHeader {
     pub const NAME: &'static str = "x-request-id";
 }
 
-/// Creates the request's context, runs the request inside a tracing span, logs its end.
+/// Creates the request's context, runs the request inside a tracing span, logs its end and
+/// counts it (by method, route template and status) on the services' meter.
 pub async fn request_context_middleware(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
@@ -29,16 +30,28 @@ pub async fn request_context_middleware(
         .match_pattern()
         .unwrap_or_else(|| "unmatched".to_owned());
     let method = req.method().to_string();
+    let meter = req
+        .app_data::<crate::AppServices>()
+        .map(|services| services.meter.clone());
     req.extensions_mut().insert(ctx);
     let span =
         tracing::info_span!("request", request_id = %request_id, method = %method, route = %route);
     let started = std::time::Instant::now();
     let mut response = next.call(req).instrument(span.clone()).await?;
     let status = response.status().as_u16();
+    let elapsed = started.elapsed();
+    if let Some(meter) = meter {
+        meter.request(&domain::meter::RequestSample {
+            method: &method,
+            route: &route,
+            status,
+            elapsed,
+        });
+    }
     span.in_scope(|| {
         tracing::info!(
             status,
-            elapsed_ms = started.elapsed().as_millis() as u64,
+            elapsed_ms = elapsed.as_millis() as u64,
             "request finished"
         );
     });

@@ -1,6 +1,6 @@
 //! The record of every upstream call ([`UpstreamCall`]) and its log line.
 
-use crate::transport::{digest, usable, Answer, Transport};
+use crate::transport::{digest, usable, Answer, Exchange};
 use chrono::{DateTime, Utc};
 use domain::companies::profile::{Fetch, RegistryFailure, UpstreamCall};
 use domain::evidence::EvidenceSource;
@@ -60,26 +60,41 @@ pub struct AnswerMeta {
 
 /// Turns the outcome of one exchange into its record and result, and logs the call.
 /// `interpret` reads a complete answer (any status) and says what it means and what it said
-/// about itself; a transport failure becomes [`Transport::failure`]. The record's digest is
+/// about itself; a transport failure becomes [`crate::transport::Transport::failure`]. The record's digest is
 /// of the body exactly as received.
 pub fn conclude<T>(
     op: &Operation,
     request_id: &str,
-    outcome: Result<Answer, Transport>,
+    exchange: Exchange,
     interpret: impl FnOnce(&Answer) -> (Result<T, RegistryFailure>, AnswerMeta),
 ) -> (UpstreamCall, Result<T, RegistryFailure>) {
     let retrieved_at = Utc::now();
-    match outcome {
+    let elapsed = exchange.elapsed;
+    match exchange.outcome {
         Err(t) => {
             let failure = t.failure(&op.label());
             log_call(op, request_id, None, Some(&failure));
-            let call = record(op, retrieved_at, None, AnswerMeta::default(), false);
+            let call = record(
+                op,
+                retrieved_at,
+                None,
+                AnswerMeta::default(),
+                false,
+                elapsed,
+            );
             (call, Err(failure))
         }
         Ok(answer) => {
             let (result, meta) = interpret(&answer);
             log_call(op, request_id, Some(answer.status), result.as_ref().err());
-            let call = record(op, retrieved_at, Some(&answer), meta, usable(&result));
+            let call = record(
+                op,
+                retrieved_at,
+                Some(&answer),
+                meta,
+                usable(&result),
+                elapsed,
+            );
             (call, result)
         }
     }
@@ -94,6 +109,7 @@ pub fn record(
     answer: Option<&Answer>,
     meta: AnswerMeta,
     usable: bool,
+    elapsed: std::time::Duration,
 ) -> UpstreamCall {
     UpstreamCall {
         source: op.source,
@@ -112,6 +128,7 @@ pub fn record(
             Some(a) if a.status != 401 => op.cost,
             _ => 0,
         },
+        elapsed,
     }
 }
 

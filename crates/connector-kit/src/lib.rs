@@ -13,6 +13,6 @@ pub use client::{build_client, identity_from_pem, pkcs12_to_pem};
 pub use config::{ClientAuth, ClientConfigError, Timeouts, TlsConfig};
 pub use json::read_json;
 pub use transport::{
-    digest, exchange, new_request_id, status_failure, usable, Answer, Transport, MAX_DATA_BYTES,
-    REQUEST_ID,
+    digest, exchange, new_request_id, send, status_failure, usable, Answer, Exchange, Transport,
+    MAX_DATA_BYTES, REQUEST_ID,
 };

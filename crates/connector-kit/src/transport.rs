@@ -103,6 +103,26 @@ fn without_url(e: &reqwest::Error) -> String {
     s
 }
 
+/// One exchange and how long it took, from sending the request to the end of the answer (or
+/// the failure): what [`crate::conclude`] makes a call's record of.
+#[derive(Debug)]
+pub struct Exchange {
+    /// The answer, or why none (complete) arrived.
+    pub outcome: Result<Answer, Transport>,
+    /// From sending the request to the end of the answer or the failure.
+    pub elapsed: std::time::Duration,
+}
+
+/// [`exchange`], timed.
+pub async fn send(request: reqwest::RequestBuilder, limit: usize) -> Exchange {
+    let started = std::time::Instant::now();
+    let outcome = exchange(request, limit).await;
+    Exchange {
+        outcome,
+        elapsed: started.elapsed(),
+    }
+}
+
 /// Sends a request and reads the whole body, at most `limit` bytes: a longer body is
 /// refused as [`Transport::TooLarge`], from its `Content-Length` before reading or, without
 /// one, as soon as the bytes read pass the limit. Any status is an [`Answer`].

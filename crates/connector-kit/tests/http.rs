@@ -3,7 +3,7 @@
 //! `build_client`, and each test checks what `exchange` and `conclude` make of it.
 
 use connector_kit::{
-    build_client, conclude, exchange, new_request_id, read_json, status_failure, AnswerMeta,
+    build_client, conclude, exchange, new_request_id, read_json, send, status_failure, AnswerMeta,
     Operation, Timeouts, TlsConfig, Transport, REQUEST_ID,
 };
 use domain::companies::profile::{RegistryFailure, UpstreamCall};
@@ -146,7 +146,7 @@ async fn one_call(
         .post(url)
         .header(REQUEST_ID, &request_id)
         .json(&serde_json::json!({ "id": "x" }));
-    let outcome = exchange(request, limit).await;
+    let outcome = send(request, limit).await;
     conclude(op, &request_id, outcome, |a| {
         let result = match a.status {
             200 => Ok(a.body.clone()),
@@ -191,6 +191,13 @@ async fn a_slow_upstream_is_unavailable_with_a_time_limit_reason() {
     assert_eq!((call.status, call.digest.as_deref()), (None, None));
     assert_eq!((call.usable, call.cost), (false, 0));
     assert_eq!(call.operation, "POST /things");
+    // Timed up to the time limit, and counted as no answer.
+    assert!(
+        call.elapsed >= Duration::from_millis(300) && call.elapsed < Duration::from_secs(2),
+        "{:?}",
+        call.elapsed
+    );
+    assert_eq!(call.outcome(), domain::meter::UpstreamOutcome::Unreachable);
 }
 
 #[tokio::test]
@@ -314,6 +321,8 @@ async fn conclude_records_the_exact_bytes_received() {
     assert_eq!(call.upstream_ref, None);
     assert!(call.retrieved_at >= before);
     assert_eq!(call.source_timestamp, call.retrieved_at);
+    assert!(call.elapsed > Duration::ZERO);
+    assert_eq!(call.outcome(), domain::meter::UpstreamOutcome::Ok);
 
     // A definite "not found" is usable and billed; the upstream's echo is its reference.
     let server = serve(Reply::sized(

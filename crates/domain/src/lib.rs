@@ -1,10 +1,11 @@
 #![doc = include_str!("../README.md")]
 
-// Shared values (and the clock port) every capability uses.
+// Shared values (and the clock and meter ports) every capability uses.
 pub mod clock;
 pub mod error;
 pub mod evidence;
 pub mod ids;
+pub mod meter;
 pub mod operation;
 pub mod text;
 

@@ -10,6 +10,7 @@ use crate::companies::paid_service::PaidCompanyService;
 use crate::companies::ports::{CompanyStore, PaidStore};
 use crate::companies::service::CompanyService;
 use crate::countries::registry::Countries;
+use crate::meter::Meter;
 use crate::monitoring::event_service::EventService;
 use crate::monitoring::ports::EventStore;
 use crate::monitoring::ports::SubscriptionStore;
@@ -52,8 +53,10 @@ pub struct Ports {
     pub screening: Arc<dyn crate::screening::ports::ScreeningStore>,
     /// Seals screening inputs and takes their keyed hashes.
     pub screening_vault: Arc<dyn crate::screening::ports::ScreeningVault>,
-    /// The store's schema, for readiness.
+    /// The store's schema, for readiness; its connections and backlog, for the gauges.
     pub probe: Arc<dyn crate::health::ports::StoreProbe>,
+    /// Where the figures operators read are counted.
+    pub meter: Arc<dyn Meter>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -109,6 +112,10 @@ pub struct Services {
     pub screening_admin: crate::screening::admin::ScreeningAdmin,
     /// Whether this process can serve (the readiness probe).
     pub readiness: crate::health::readiness::ReadinessService,
+    /// The levels an operator's scrape reads (pool, backlog, list ages).
+    pub gauges: crate::health::gauges::GaugeService,
+    /// Where requests and what the use cases do are counted (the surfaces count requests).
+    pub meter: Arc<dyn Meter>,
 }
 
 impl Services {
@@ -119,6 +126,7 @@ impl Services {
             clock: ports.clock.clone(),
         });
         let paid = Arc::new(PaidCompanyService {
+            meter: ports.meter.clone(),
             countries: ports.countries.clone(),
             store: ports.paid.clone(),
             calls: ports.companies.clone(),
@@ -127,6 +135,7 @@ impl Services {
             revalidate_after: settings.paid_revalidate_after,
         });
         let companies = Arc::new(CompanyService {
+            meter: ports.meter.clone(),
             countries: ports.countries.clone(),
             store: ports.companies.clone(),
             subjects: subjects.clone(),
@@ -134,6 +143,7 @@ impl Services {
             revalidate_after: settings.company_revalidate_after,
         });
         let refresh = Arc::new(RefreshService {
+            meter: ports.meter.clone(),
             companies: companies.clone(),
             paid: paid.clone(),
             paid_store: ports.paid.clone(),
@@ -141,6 +151,7 @@ impl Services {
             clock: ports.clock.clone(),
         });
         let persons = Arc::new(PersonService {
+            meter: ports.meter.clone(),
             countries: ports.countries.clone(),
             store: ports.persons.clone(),
             calls: ports.companies.clone(),
@@ -150,6 +161,7 @@ impl Services {
             revalidate_after: settings.person_revalidate_after,
         });
         let screening = Arc::new(crate::screening::service::ScreeningService {
+            meter: ports.meter.clone(),
             store: ports.screening.clone(),
             lists: ports.sanctions.clone(),
             vault: ports.screening_vault.clone(),
@@ -166,6 +178,12 @@ impl Services {
                 store: ports.probe.clone(),
                 screening: screening.clone(),
             },
+            gauges: crate::health::gauges::GaugeService {
+                store: ports.probe.clone(),
+                lists: ports.sanctions.clone(),
+                clock: ports.clock.clone(),
+            },
+            meter: ports.meter.clone(),
             screening,
             screening_admin: crate::screening::admin::ScreeningAdmin {
                 store: ports.screening.clone(),
@@ -179,6 +197,7 @@ impl Services {
             },
             clock: ports.clock.clone(),
             scheduler: Scheduler {
+                meter: ports.meter.clone(),
                 refresh: refresh.clone(),
                 subscriptions: ports.subscriptions.clone(),
                 tenants: ports.tenants.clone(),
@@ -209,6 +228,7 @@ impl Services {
                 store: ports.events.clone(),
             },
             subscriptions: SubscriptionService {
+                meter: ports.meter.clone(),
                 store: ports.subscriptions.clone(),
                 subjects: ports.subjects.clone(),
                 clock: ports.clock.clone(),
@@ -225,6 +245,7 @@ impl Services {
                 persons: ports.persons,
                 subscriptions: ports.subscriptions.clone(),
                 subjects: ports.subjects.clone(),
+                meter: ports.meter.clone(),
                 clock: ports.clock,
             },
         }

@@ -20,6 +20,8 @@ pub struct App {
     /// The store the data is kept in (embedded SQLite or PostgreSQL).
     pub store: Store,
     pub services: Arc<Services>,
+    /// The figures operators scrape (`--metrics-listen`), counted by the services.
+    pub meter: Arc<adapters_prometheus::PrometheusMeter>,
     /// The upstream sandbox, when this process runs one.
     pub sandbox: Option<upstream_sandbox::RunningSandbox>,
 }
@@ -67,6 +69,7 @@ impl App {
         let keys = load_or_create_keys(&config)?;
         let stored = store.ports();
         let hasher = Argon2Hasher::owasp().map_err(|e| anyhow::anyhow!("{e}"))?;
+        let meter = Arc::new(adapters_prometheus::PrometheusMeter::new());
         let ports = Ports {
             tenants: stored.tenants,
             grants: stored.grants,
@@ -86,6 +89,7 @@ impl App {
             screening: stored.screening,
             screening_vault: Arc::new(keys.vault()),
             probe: stored.probe,
+            meter: meter.clone(),
             clock,
         };
         let settings = Settings {
@@ -103,6 +107,7 @@ impl App {
             config,
             store,
             services,
+            meter,
             sandbox: upstreams.sandbox,
         })
     }
@@ -133,14 +138,12 @@ impl App {
         let server = server
             .bind(listen)
             .with_context(|| format!("binding {listen}"))?;
-        let addr = *server
-            .addrs()
-            .first()
-            .context("the server bound no address")?;
-        let server = server.run();
-        let handle = server.handle();
-        let task = tokio::spawn(server);
-        Ok(RunningServer { addr, handle, task })
+        RunningServer::spawn(server.addrs(), server.run())
+    }
+
+    /// Binds the operator's metrics listener and serves `GET /metrics` in the background.
+    pub fn start_metrics(&self, listen: &str) -> anyhow::Result<RunningServer> {
+        crate::metrics::start(listen, self.services.clone(), self.meter.clone())
     }
 }
 
@@ -211,6 +214,17 @@ pub struct RunningServer {
 }
 
 impl RunningServer {
+    /// Runs a bound server in the background.
+    pub(crate) fn spawn(
+        addrs: Vec<SocketAddr>,
+        server: actix_web::dev::Server,
+    ) -> anyhow::Result<RunningServer> {
+        let addr = *addrs.first().context("the server bound no address")?;
+        let handle = server.handle();
+        let task = tokio::spawn(server);
+        Ok(RunningServer { addr, handle, task })
+    }
+
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
     }

@@ -71,6 +71,10 @@ pub struct ServeArgs {
     /// Address to listen on (default 127.0.0.1:8080, or IDREG_LISTEN).
     #[arg(long)]
     pub listen: Option<String>,
+    /// Address of the operator's metrics listener, `GET /metrics` in the Prometheus text
+    /// format (default: none, or IDREG_METRICS_LISTEN). Keep it off the consumer origin.
+    #[arg(long)]
+    pub metrics_listen: Option<String>,
     /// Serve from the built-in upstream sandbox (synthetic registry data) instead of the
     /// real registries; prints the sandbox's control address.
     #[arg(long)]

@@ -6,6 +6,7 @@
 //! | `DATABASE_URL`         | `database_url`       | `sqlite://<state dir>/idreg.sqlite3` (embedded); `postgres://...` for PostgreSQL |
 //! | `IDREG_CONFIG`         | (the file itself)    | none |
 //! | `IDREG_LISTEN`         | `listen`             | `127.0.0.1:8080` |
+//! | `IDREG_METRICS_LISTEN` | `metrics_listen`     | none: no metrics listener (`GET /metrics` on the address given) |
 //! | `IDREG_STATE_DIR`      | `state_dir`          | `.idreg` |
 //! | `IDREG_SIGNING_KEY`    | `signing_key`        | generated and kept in the state dir |
 //! | `IDREG_MASTER_KEY`     | `master_key`         | generated and kept in the state dir |
@@ -39,6 +40,9 @@ pub struct Config {
     /// (see [`Config::store_url`]), else `sqlite://<path>` or `postgres://...`.
     pub database_url: String,
     pub listen: String,
+    /// The operator's listener for `GET /metrics` (Prometheus); none by default, and never
+    /// the consumer listener.
+    pub metrics_listen: Option<String>,
     pub state_dir: PathBuf,
     pub signing_key: Option<String>,
     pub master_key: Option<String>,
@@ -79,6 +83,7 @@ impl std::fmt::Debug for Config {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Config")
             .field("listen", &self.listen)
+            .field("metrics_listen", &self.metrics_listen)
             .field("state_dir", &self.state_dir)
             .field("signing_key", &self.signing_key.as_ref().map(|_| "<set>"))
             .field("master_key", &self.master_key.as_ref().map(|_| "<set>"))
@@ -107,6 +112,7 @@ impl Default for Config {
         Config {
             database_url: String::new(),
             listen: DEFAULT_LISTEN.to_owned(),
+            metrics_listen: None,
             state_dir: PathBuf::from(DEFAULT_STATE_DIR),
             signing_key: None,
             master_key: None,
@@ -135,6 +141,7 @@ impl Default for Config {
 struct FileConfig {
     database_url: Option<String>,
     listen: Option<String>,
+    metrics_listen: Option<String>,
     state_dir: Option<PathBuf>,
     signing_key: Option<String>,
     master_key: Option<String>,
@@ -179,6 +186,9 @@ impl Config {
         }
         if let Some(v) = var("IDREG_LISTEN") {
             config.listen = v;
+        }
+        if let Some(v) = var("IDREG_METRICS_LISTEN") {
+            config.metrics_listen = Some(v).filter(|v| !v.is_empty());
         }
         if let Some(v) = var("IDREG_STATE_DIR") {
             config.state_dir = PathBuf::from(v);
@@ -276,6 +286,9 @@ impl Config {
         }
         if let Some(v) = file.listen {
             self.listen = v;
+        }
+        if let Some(v) = file.metrics_listen {
+            self.metrics_listen = Some(v).filter(|v| !v.is_empty());
         }
         if let Some(v) = file.state_dir {
             self.state_dir = v;

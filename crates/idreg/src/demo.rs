@@ -269,7 +269,12 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
     let app = App::prepare(config).await?;
     let credentials = ensure_demo_tenant(&app).await?;
     let screening = ensure_screening(&app).await;
+    let metrics_listen = args
+        .metrics_listen
+        .or_else(|| app.config.metrics_listen.clone());
+    crate::metrics::check_apart(&listen, metrics_listen.as_deref())?;
     let server = app.start_http(&listen)?;
+    let _metrics = metrics_listen.map(|m| app.start_metrics(&m)).transpose()?;
     let _scheduler = app.start_scheduler();
     let control = app.sandbox.as_ref().map(|s| s.control_url());
     let screening = screening_demonstration(&server.base_url(), &credentials, &screening).await;

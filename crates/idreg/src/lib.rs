@@ -9,6 +9,7 @@ pub mod countries;
 pub mod demo;
 pub mod list_schedule;
 pub mod lists;
+pub mod metrics;
 pub mod screening;
 pub mod store;
 pub mod telemetry;

@@ -35,7 +35,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    idreg::telemetry::init(&config);
+    let _telemetry = idreg::telemetry::init(&config);
 
     match cli.command {
         Command::Admin(command) => print_outcome(match cli::prepare(config).await {
@@ -93,11 +93,19 @@ async fn main() -> ExitCode {
 
 async fn serve(mut config: Config, args: cli::ServeArgs) -> anyhow::Result<()> {
     let listen = args.listen.unwrap_or_else(|| config.listen.clone());
+    let metrics_listen = args
+        .metrics_listen
+        .or_else(|| config.metrics_listen.clone());
+    idreg::metrics::check_apart(&listen, metrics_listen.as_deref())?;
     config.sandbox |= args.sandbox;
     let app = idreg::app::App::prepare(config).await?;
     let server = app.start_http(&listen)?;
+    let metrics = metrics_listen.map(|m| app.start_metrics(&m)).transpose()?;
     let _scheduler = app.start_scheduler();
     tracing::info!(address = %server.addr, "idreg is serving");
+    if let Some(metrics) = &metrics {
+        tracing::info!(address = %metrics.addr, "metrics are served at /metrics");
+    }
     if let Some(sandbox) = &app.sandbox {
         println!(
             "{}",

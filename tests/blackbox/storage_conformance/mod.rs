@@ -55,6 +55,7 @@ pub struct Stores {
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub sanctions: Arc<dyn domain::screening::ports::SanctionsListStore>,
     pub screening: Arc<dyn domain::screening::ports::ScreeningStore>,
+    pub probe: Arc<dyn domain::health::ports::StoreProbe>,
     pub backing: Backing,
 }
 
@@ -495,6 +496,7 @@ macro_rules! subscriptions_checks {
             a_reading_and_its_events_are_written_together_and_only_while_active => check_a_reading_and_its_events_are_written_together_and_only_while_active,
             a_purge_comes_after_the_retention_and_once => check_a_purge_comes_after_the_retention_and_once,
             a_reading_of_a_run_taken_over_writes_nothing => check_a_reading_of_a_run_taken_over_writes_nothing,
+            the_backlog_counts_the_runs_due_and_unclaimed => check_the_backlog_counts_the_runs_due_and_unclaimed,
         );
     };
 }
@@ -560,7 +562,8 @@ mod postgres {
             events: database.clone(),
             subscriptions: database.clone(),
             sanctions: database.clone(),
-            screening: database,
+            screening: database.clone(),
+            probe: database,
             backing: Backing::Postgres(db),
         }
     }
@@ -611,7 +614,8 @@ mod sqlite {
             events: database.clone(),
             subscriptions: database.clone(),
             sanctions: database.clone(),
-            screening: database,
+            screening: database.clone(),
+            probe: database,
             backing: Backing::Sqlite(file),
         }
     }

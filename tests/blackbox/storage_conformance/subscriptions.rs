@@ -498,3 +498,60 @@ pub async fn check_a_reading_of_a_run_taken_over_writes_nothing(stores: &Stores)
         .unwrap();
     assert_eq!(page.events.len(), 2, "created and B's run");
 }
+
+/// The scheduler's backlog, as the probe reports it: the runs due at a time and not held
+/// under a lease (the claim's own predicate), and the oldest one's due time; a lease that ran
+/// out puts its run back. And the connections the store holds, without a round trip.
+pub async fn check_the_backlog_counts_the_runs_due_and_unclaimed(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    for (i, due) in [
+        t0(),
+        t0() + Duration::seconds(10),
+        t0() + Duration::hours(1),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let subject = super::companies::company_subject(stores, &t).await;
+        let mut s = subscription(subject, SubscriptionKind::Company);
+        s.next_run_at = Some(due);
+        stores
+            .subscriptions
+            .create_subscription(
+                &t.id,
+                &s,
+                &event(&format!("b{i}"), "subscription.created", Country::Se),
+            )
+            .await
+            .unwrap();
+    }
+    let none = stores
+        .probe
+        .backlog(t0() - Duration::seconds(1))
+        .await
+        .unwrap();
+    assert_eq!((none.due, none.oldest_due_at), (0, None));
+    let now = t0() + Duration::minutes(1);
+    let backlog = stores.probe.backlog(now).await.unwrap();
+    assert_eq!((backlog.due, backlog.oldest_due_at), (2, Some(t0())));
+
+    let lease = now + Duration::minutes(10);
+    let claimed = stores.subscriptions.claim_due(now, lease, 1).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    let backlog = stores.probe.backlog(now).await.unwrap();
+    assert_eq!(
+        (backlog.due, backlog.oldest_due_at),
+        (1, Some(t0() + Duration::seconds(10)))
+    );
+    // The lease ran out (its replica died): the run is due again.
+    let later = lease + Duration::seconds(1);
+    let backlog = stores.probe.backlog(later).await.unwrap();
+    assert_eq!((backlog.due, backlog.oldest_due_at), (2, Some(t0())));
+
+    let pool = stores.probe.pool_use();
+    assert!(pool.max >= 4, "{pool:?}");
+    assert!(
+        pool.in_use <= pool.open && pool.open <= pool.max,
+        "{pool:?}"
+    );
+}

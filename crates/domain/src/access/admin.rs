@@ -54,6 +54,8 @@ pub struct AdminService {
     pub subscriptions: Arc<dyn crate::monitoring::ports::SubscriptionStore>,
     /// Subjects, for merges.
     pub subjects: Arc<dyn crate::subjects::ports::SubjectStore>,
+    /// Where the events its changes log are counted.
+    pub meter: Arc<dyn crate::meter::Meter>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -151,6 +153,7 @@ impl AdminService {
             .map_err(store_failure("tenant"))?;
         crate::monitoring::subscription_service::follow_countries(
             self.subscriptions.as_ref(),
+            self.meter.as_ref(),
             &id,
             &tenant.provisioned,
             &updated.provisioned,
@@ -187,6 +190,7 @@ impl AdminService {
             .map_err(store_failure("tenant"))?;
         crate::monitoring::subscription_service::follow_permit(
             self.subscriptions.as_ref(),
+            self.meter.as_ref(),
             &updated,
             self.clock.now(),
         )
@@ -376,7 +380,13 @@ impl AdminService {
                     .await?,
             };
             match self.subjects.merge_subjects(&id, &merge).await {
-                Ok(()) => break,
+                Ok(()) => {
+                    crate::monitoring::event::meter_appended(
+                        self.meter.as_ref(),
+                        std::iter::once(&merge.event).chain(merge.ended.iter().map(|(_, e)| e)),
+                    );
+                    break;
+                }
                 Err(StoreError::SubscriptionExists) if attempts < 3 => continue,
                 Err(e) => return Err(store_failure("subject")(e)),
             }

@@ -15,6 +15,7 @@ use crate::access::gate::Caller;
 use crate::clock::Clock;
 use crate::companies::budget::{renews_at, Spend, Spender};
 use crate::companies::profile::RegistryFailure;
+use crate::meter::Budget;
 
 use crate::companies::paid::{
     CachedPaid, EngagementList, NamedParty, Officer, OfficerList, Owner, OwnerList, PaidData,
@@ -46,6 +47,8 @@ pub(crate) enum PaidRead {
 }
 
 pub struct PaidCompanyService {
+    /// Where what this use case does is counted for operators.
+    pub meter: Arc<dyn crate::meter::Meter>,
     /// The served countries' connectors (the paid tier where a country declares one).
     pub countries: Arc<Countries>,
     pub store: Arc<dyn PaidStore>,
@@ -268,10 +271,13 @@ impl PaidCompanyService {
     /// Spends one paid call of the caller's on-demand budget; false when it is spent.
     async fn spend(&self, caller: &Caller) -> Result<bool, Failure> {
         let spend = Spend::one_call(&caller.tenant.budget, Spender::OnDemand, self.clock.now());
-        self.store
+        let spent = self
+            .store
             .spend_budget(&caller.tenant_id, &spend)
             .await
-            .map_err(Failure::internal)
+            .map_err(Failure::internal)?;
+        self.meter.budget(Budget::Paid(Spender::OnDemand), spent);
+        Ok(spent)
     }
 
     /// The shared read: a fresh cached value as is; otherwise meter one paid call and fetch;
@@ -380,7 +386,14 @@ impl PaidCompanyService {
         op: Operation,
         calls: Vec<crate::companies::profile::UpstreamCall>,
     ) -> Result<Vec<Evidence>, Failure> {
-        crate::companies::service::record_calls(self.calls.as_ref(), caller, op, calls).await
+        crate::companies::service::record_calls(
+            self.calls.as_ref(),
+            self.meter.as_ref(),
+            caller,
+            op,
+            calls,
+        )
+        .await
     }
 
     /// The company's subject (created on first sight, evidenced by the registry call).

@@ -117,6 +117,21 @@ pub struct UpstreamCall {
     pub usable: bool,
     /// Billable units (0 for free sources).
     pub cost: i32,
+    /// From sending the request to the end of the answer (or the failure). Counted for
+    /// operators, not kept with the record.
+    pub elapsed: std::time::Duration,
+}
+
+impl UpstreamCall {
+    /// How the call ended, for counting: a usable answer, an answer that was not, or none.
+    pub fn outcome(&self) -> crate::meter::UpstreamOutcome {
+        use crate::meter::UpstreamOutcome;
+        match (self.usable, self.status) {
+            (true, _) => UpstreamOutcome::Ok,
+            (false, Some(_)) => UpstreamOutcome::Failed,
+            (false, None) => UpstreamOutcome::Unreachable,
+        }
+    }
 }
 
 /// Why a registry could not deliver.

@@ -17,6 +17,7 @@ use crate::countries::registry::Countries;
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::Evidence;
 use crate::ids::CallRef;
+use crate::meter::Meter;
 use crate::operation::Operation;
 use crate::subjects::identifier::Identifier;
 use crate::subjects::service::SubjectService;
@@ -25,6 +26,8 @@ use chrono::Duration;
 use std::sync::Arc;
 
 pub struct CompanyService {
+    /// Where what this use case does is counted for operators.
+    pub meter: Arc<dyn crate::meter::Meter>,
     /// The served countries' connectors.
     pub countries: Arc<Countries>,
     pub store: Arc<dyn CompanyStore>,
@@ -43,7 +46,7 @@ impl CompanyService {
         op: Operation,
         calls: Vec<UpstreamCall>,
     ) -> Result<Vec<Evidence>, Failure> {
-        record_calls(self.store.as_ref(), caller, op, calls).await
+        record_calls(self.store.as_ref(), self.meter.as_ref(), caller, op, calls).await
     }
 
     /// The country rules every company route shares: a well-formed identifier, a country the
@@ -257,10 +260,19 @@ impl CompanyService {
 /// calls an upstream records through this.
 pub(crate) async fn record_calls(
     store: &dyn CompanyStore,
+    meter: &dyn Meter,
     caller: &Caller,
     op: Operation,
     calls: Vec<UpstreamCall>,
 ) -> Result<Vec<Evidence>, Failure> {
+    for call in &calls {
+        meter.upstream_call(
+            call.source.as_str(),
+            &call.operation,
+            call.outcome(),
+            call.elapsed,
+        );
+    }
     let refs: Vec<(CallRef, UpstreamCall)> = calls
         .into_iter()
         .map(|c| (CallRef::generate(), c))

@@ -2,6 +2,7 @@
 
 use crate::error::StoreError;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 
 /// The store's schema as the store reports it, in one round trip.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,11 +23,39 @@ impl SchemaState {
     }
 }
 
+/// The store's connections as this process holds them, summed over its pools.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolUse {
+    /// The most connections the pools may open.
+    pub max: u64,
+    /// Connections open now (in use or idle).
+    pub open: u64,
+    /// Connections handed out to a request now.
+    pub in_use: u64,
+    /// Requests waiting for a connection.
+    pub waiting: u64,
+}
+
+/// Monitoring runs due and not claimed by any replica: the scheduler's backlog.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    pub due: u64,
+    /// The due time of the longest-waiting run.
+    pub oldest_due_at: Option<DateTime<Utc>>,
+}
+
 #[cfg_attr(test, mockall::automock)]
 #[async_trait]
 pub trait StoreProbe: Send + Sync {
     /// Asks the store for its newest applied migration: it answers, or it is unreachable.
     async fn schema(&self) -> Result<SchemaState, StoreError>;
+
+    /// The connections this process holds, without asking the store (no round trip).
+    fn pool_use(&self) -> PoolUse;
+
+    /// Active subscriptions whose run is due at `now` and not claimed under a lease, in one
+    /// round trip (the claim's own predicate, counted).
+    async fn backlog(&self, now: DateTime<Utc>) -> Result<Backlog, StoreError>;
 }
 
 #[cfg(test)]

@@ -437,3 +437,22 @@ mod log_tests {
         assert!(parse_types(Some(",")).is_err());
     }
 }
+
+/// Counts events a store call confirmed written, by type, for operators. Called where the
+/// port answered that the write happened; an event a retried run re-sends under a key the log
+/// already holds is counted again (the log keeps it once).
+pub(crate) fn meter_appended<'a>(
+    meter: &dyn crate::meter::Meter,
+    events: impl IntoIterator<Item = &'a NewEvent>,
+) {
+    let mut counted: Vec<(&str, u64)> = Vec::new();
+    for e in events {
+        match counted.iter_mut().find(|(t, _)| *t == e.type_name) {
+            Some((_, n)) => *n += 1,
+            None => counted.push((&e.type_name, 1)),
+        }
+    }
+    for (type_name, n) in counted {
+        meter.events_appended(type_name, n);
+    }
+}

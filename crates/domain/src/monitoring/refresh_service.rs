@@ -38,6 +38,8 @@ use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
 pub struct RefreshService {
+    /// Where what this use case does is counted for operators.
+    pub meter: Arc<dyn crate::meter::Meter>,
     pub companies: Arc<CompanyService>,
     pub paid: Arc<PaidCompanyService>,
     /// The paid objects' cache (the previous reading) and the budget.
@@ -84,6 +86,8 @@ impl RefreshService {
             .spend_budget(&caller.tenant_id, &spend)
             .await
             .map_err(Failure::internal)?;
+        self.meter
+            .budget(crate::meter::Budget::Paid(Spender::OnDemand), spent);
         if !spent {
             return Err(Failure::new(
                 ErrorCode::BudgetExceeded,
@@ -144,6 +148,9 @@ impl RefreshService {
             .record_reading(&caller.tenant_id, &subscription.id, None, &kept, &events)
             .await
             .map_err(Failure::internal)?;
+        if written.is_some() {
+            crate::monitoring::event::meter_appended(self.meter.as_ref(), &events);
+        }
         // Ended between the read and the write: the reading logged nothing.
         let emitted = written.map_or(0, |seqs| u32::try_from(seqs.len()).unwrap_or(u32::MAX));
         Ok(Refreshed {

@@ -73,6 +73,8 @@ impl Default for SchedulerSettings {
 }
 
 pub struct Scheduler {
+    /// Where what this use case does is counted for operators.
+    pub meter: Arc<dyn crate::meter::Meter>,
     pub refresh: Arc<RefreshService>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub tenants: Arc<dyn TenantStore>,
@@ -161,6 +163,15 @@ impl Scheduler {
             .await
             .map_err(Failure::internal)?;
         report.purged = u32::try_from(purged.len()).unwrap_or(u32::MAX);
+        if !claimed.is_empty() {
+            self.meter.scheduler_pass(&crate::meter::SchedulerPass {
+                lags: claimed
+                    .iter()
+                    .map(|run| (now - run.due_at).to_std().unwrap_or_default())
+                    .collect(),
+                deferred: report.deferred,
+            });
+        }
         Ok(report)
     }
 
@@ -278,6 +289,7 @@ impl Scheduler {
         if written.is_none() {
             return Ok(RunEnd::Cancelled);
         }
+        crate::monitoring::event::meter_appended(self.meter.as_ref(), &events);
         let next = deferred_until.map_or(next_check, |resume| resume.min(next_check));
         let full_at = (scope == ReadingScope::Full).then_some(now);
         let checked = RunEnd::Checked {
@@ -295,10 +307,14 @@ impl Scheduler {
     ) -> Result<bool, Failure> {
         let mut spend = Spend::one_call(&caller.tenant.budget, Spender::Scheduled, now);
         spend.units = PAID_CALLS_PER_FULL_REFRESH;
-        self.budget
+        let spent = self
+            .budget
             .spend_budget(&caller.tenant_id, &spend)
             .await
-            .map_err(Failure::internal)
+            .map_err(Failure::internal)?;
+        self.meter
+            .budget(crate::meter::Budget::Paid(Spender::Scheduled), spent);
+        Ok(spent)
     }
 
     /// The company code the subscription watches: the subject's current code of the
@@ -357,6 +373,9 @@ impl Scheduler {
             .transition_subscription(&run.tenant_id, SubscriptionStatus::Active, &updated, &event)
             .await
             .map_err(Failure::internal)?;
+        if moved {
+            crate::monitoring::event::meter_appended(self.meter.as_ref(), [&event]);
+        }
         Ok(if moved {
             RunEnd::Suspended
         } else {

@@ -36,6 +36,8 @@ use chrono::{DateTime, Duration, Utc};
 use std::sync::Arc;
 
 pub struct SubscriptionService {
+    /// Where what this use case does is counted for operators.
+    pub meter: Arc<dyn crate::meter::Meter>,
     pub store: Arc<dyn SubscriptionStore>,
     pub subjects: Arc<dyn SubjectStore>,
     pub clock: Arc<dyn Clock>,
@@ -193,7 +195,10 @@ impl SubscriptionService {
             .create_subscription(&caller.tenant_id, &subscription, &event)
             .await
         {
-            Ok(stored) => Ok(stored),
+            Ok(stored) => {
+                crate::monitoring::event::meter_appended(self.meter.as_ref(), [&event]);
+                Ok(stored)
+            }
             Err(StoreError::SubscriptionExists) => Err(Failure::new(
                 ErrorCode::SubscriptionExists,
                 format!(
@@ -294,7 +299,10 @@ impl SubscriptionService {
             .await
             .map_err(Failure::internal)?
         {
-            Some((stored, true)) => Ok(stored),
+            Some((stored, true)) => {
+                crate::monitoring::event::meter_appended(self.meter.as_ref(), [&event]);
+                Ok(stored)
+            }
             Some((_, false)) => Err(already()),
             None => Err(Failure::not_found("subscription")),
         }
@@ -350,6 +358,7 @@ pub(crate) fn lifecycle_event(s: &Subscription, what: &str, at: DateTime<Utc>) -
 /// in a restored country are resumed (due at once). Each move is logged with its event.
 pub(crate) async fn follow_countries(
     store: &dyn SubscriptionStore,
+    meter: &dyn crate::meter::Meter,
     tenant: &crate::ids::TenantId,
     before: &CountrySet,
     after: &CountrySet,
@@ -393,10 +402,13 @@ pub(crate) async fn follow_countries(
                 continue;
             };
         let event = lifecycle_event(&updated, what, now);
-        store
+        if store
             .transition_subscription(tenant, expected, &updated, &event)
             .await
-            .map_err(Failure::internal)?;
+            .map_err(Failure::internal)?
+        {
+            crate::monitoring::event::meter_appended(meter, [&event]);
+        }
     }
     Ok(())
 }
@@ -408,6 +420,7 @@ pub(crate) async fn follow_countries(
 /// with its event.
 pub(crate) async fn follow_permit(
     store: &dyn SubscriptionStore,
+    meter: &dyn crate::meter::Meter,
     tenant: &crate::access::tenant::Tenant,
     now: DateTime<Utc>,
 ) -> Result<(), Failure> {
@@ -451,10 +464,13 @@ pub(crate) async fn follow_permit(
             (SubscriptionStatus::Active, "suspended")
         };
         let event = lifecycle_event(&u, what, now);
-        store
+        if store
             .transition_subscription(&tenant.id, expected, &u, &event)
             .await
-            .map_err(Failure::internal)?;
+            .map_err(Failure::internal)?
+        {
+            crate::monitoring::event::meter_appended(meter, [&event]);
+        }
     }
     Ok(())
 }

@@ -38,6 +38,8 @@ use chrono::Duration;
 use std::sync::Arc;
 
 pub struct PersonService {
+    /// Where what this use case does is counted for operators.
+    pub meter: Arc<dyn crate::meter::Meter>,
     /// The served countries' connectors (the population register where one is declared).
     pub countries: Arc<Countries>,
     pub store: Arc<dyn PersonStore>,
@@ -196,6 +198,8 @@ impl PersonService {
             .spend_person_lookup(&caller.tenant_id, day, ceiling)
             .await
             .map_err(Failure::internal)?;
+        self.meter
+            .budget(crate::meter::Budget::PersonLookups, counted);
         if !counted {
             return Err(Failure::new(
                 ErrorCode::BudgetExceeded,
@@ -266,6 +270,7 @@ impl PersonService {
     ) -> Result<Vec<Evidence>, Failure> {
         crate::companies::service::record_calls(
             self.calls.as_ref(),
+            self.meter.as_ref(),
             caller,
             Operation::GetPerson,
             calls,

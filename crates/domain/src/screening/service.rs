@@ -64,6 +64,8 @@ pub const MAX_NAME_CHARS: usize = 300;
 pub const MAX_NATIONALITIES: usize = 20;
 
 pub struct ScreeningService {
+    /// Where what this use case does is counted for operators.
+    pub meter: Arc<dyn crate::meter::Meter>,
     pub store: Arc<dyn ScreeningStore>,
     pub lists: Arc<dyn SanctionsListStore>,
     pub vault: Arc<dyn ScreeningVault>,
@@ -328,6 +330,7 @@ impl ScreeningService {
             .insert_check(&check)
             .await
             .map_err(Failure::internal)?;
+        self.meter.screening_check(check.band.as_str());
         Ok(self.mask(caller, check, screened.input))
     }
 

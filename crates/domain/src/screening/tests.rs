@@ -126,12 +126,14 @@ impl World {
             clock: clock(),
         });
         ScreeningService {
+            meter: std::sync::Arc::new(crate::meter::NoMeter),
             store: Arc::new(self.store),
             lists: Arc::new(self.lists),
             vault: Arc::new(self.vault),
             subject_store: Arc::new(MockSubjectStore::new()),
             subjects: subjects.clone(),
             companies: Arc::new(CompanyService {
+                meter: std::sync::Arc::new(crate::meter::NoMeter),
                 countries: Arc::new(Countries::none()),
                 store: Arc::new(MockCompanyStore::new()),
                 subjects: subjects.clone(),
@@ -139,6 +141,7 @@ impl World {
                 revalidate_after: Duration::hours(1),
             }),
             persons: Arc::new(PersonService {
+                meter: std::sync::Arc::new(crate::meter::NoMeter),
                 countries: Arc::new(Countries::none()),
                 store: Arc::new(MockPersonStore::new()),
                 calls: Arc::new(MockCompanyStore::new()),

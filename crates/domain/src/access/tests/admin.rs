@@ -40,6 +40,7 @@ impl Ports {
             persons: Arc::new(self.persons),
             subscriptions: Arc::new(self.subscriptions),
             subjects: Arc::new(self.subjects),
+            meter: Arc::new(crate::meter::NoMeter),
             clock: clock(),
         }
     }

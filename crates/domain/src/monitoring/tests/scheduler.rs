@@ -229,6 +229,7 @@ impl Mocks {
         });
         let budget = Arc::new(MockPaidStore::new());
         let companies = Arc::new(CompanyService {
+            meter: std::sync::Arc::new(crate::meter::NoMeter),
             countries: countries.clone(),
             store: Arc::new(MockCompanyStore::new()),
             subjects: subjects.clone(),
@@ -236,6 +237,7 @@ impl Mocks {
             revalidate_after: Duration::hours(24),
         });
         let paid = Arc::new(PaidCompanyService {
+            meter: std::sync::Arc::new(crate::meter::NoMeter),
             countries,
             store: budget.clone(),
             calls: Arc::new(MockCompanyStore::new()),
@@ -244,7 +246,9 @@ impl Mocks {
             revalidate_after: Duration::hours(24),
         });
         Scheduler {
+            meter: std::sync::Arc::new(crate::meter::NoMeter),
             refresh: Arc::new(RefreshService {
+                meter: std::sync::Arc::new(crate::meter::NoMeter),
                 companies,
                 paid,
                 paid_store: budget.clone(),

@@ -294,3 +294,31 @@ pub async fn list_screening_whitelist(
         entries: entries.iter().map(WhitelistEntryDto::from).collect(),
     })
 }
+
+/// `GET /v1/usage`: the caller's tenant's standing against its daily limits.
+pub async fn usage(services: &Services, caller: &Caller) -> Result<Body, Failure> {
+    let usage = services.usage.today(caller).await?;
+    Body::of(&crate::dto::usage::UsageDto::from(&usage))
+}
+
+/// The caller's standing against the limits `op` is metered by, read after the operation
+/// ran (so it counts what the operation spent): `None` for an operation metered by none, or
+/// when the counters cannot be read (the answer then goes without its quota, never fails
+/// for it).
+pub async fn quota(
+    services: &Services,
+    caller: &Caller,
+    op: Operation,
+) -> Option<Vec<domain::usage::quota::QuotaLine>> {
+    let limits = op.metered_by();
+    if limits.is_empty() {
+        return None;
+    }
+    match services.usage.today(caller).await {
+        Ok(usage) => Some(usage.lines(limits)),
+        Err(failure) => {
+            tracing::warn!(code = failure.code.as_str(), "the quota could not be read");
+            None
+        }
+    }
+}

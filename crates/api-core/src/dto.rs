@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub mod screening;
+pub mod usage;
 
 /// Timestamps on the wire: RFC 3339, UTC, millisecond precision.
 pub fn timestamp(t: DateTime<Utc>) -> String {

@@ -5,6 +5,7 @@ mod context;
 pub mod discovery;
 pub mod dto;
 mod error;
+pub mod quota;
 pub mod schema;
 
 pub use context::{

@@ -58,6 +58,24 @@ pub fn output<T: JsonSchema>() -> Map<String, Value> {
     schema
 }
 
+/// Adds `quota` to a metered tool's output schema: the caller's standing against the daily
+/// limits the tool spends, as `GET /v1/usage` states each (present unless the counters could
+/// not be read, so not required).
+pub fn add_quota(schema: &mut Map<String, Value>) {
+    let quota = settings()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<Vec<api_core::dto::usage::QuotaDto>>();
+    let mut quota = tidy(quota.to_value());
+    quota.insert(
+        "description".into(),
+        json!("The caller's standing against the daily limits this tool spends, after it ran."),
+    );
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        properties.insert("quota".into(), Value::Object(quota));
+    }
+}
+
 /// Drops the root `title` (a Rust type name) and non-standard number formats, and unwraps
 /// the doc comments' line breaks.
 fn tidy(value: Value) -> Map<String, Value> {

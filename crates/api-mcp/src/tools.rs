@@ -13,6 +13,7 @@ use api_core::bodies::{self, Body};
 use api_core::dto::screening::{
     OverrideVersionListDto, ScreeningCheckDto, ScreeningCheckListDto, WhitelistDto,
 };
+use api_core::dto::usage::QuotaDto;
 use api_core::dto::{
     BeneficialOwnersDto, CompanyProfileDto, EngagementsDto, Envelope, EventPageDto, OfficersDto,
     PersonProfileDto, RefreshDto, SubjectResponse, SubscriptionDto, SubscriptionListDto,
@@ -26,6 +27,7 @@ use domain::screening::check::CheckRequest;
 use domain::services::Services;
 use domain::subjects::identifier::Identifier;
 use domain::subjects::subject::ResolveRequest;
+use domain::usage::quota::Limit;
 use domain::Failure;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -128,7 +130,11 @@ impl Tool {
 
     /// Declares the `outputSchema`: the REST body type `T` plus `summary`.
     pub fn with_output<T: JsonSchema>(mut self) -> Tool {
-        self.output_schema = Some(schema::output::<T>());
+        let mut output = schema::output::<T>();
+        if !self.metered_by().is_empty() {
+            schema::add_quota(&mut output);
+        }
+        self.output_schema = Some(output);
         self.describe();
         self
     }
@@ -155,7 +161,29 @@ impl Tool {
     /// as an `isError` result (see [`error_result`]).
     pub async fn call(&self, cx: Ctx<'_>, arguments: Value) -> Result<Value, Failure> {
         let body = (self.handler)(cx, arguments).await?;
-        success_result(&body, self.spec.summary)
+        let mut result = success_result(&body, self.spec.summary)?;
+        // A metered tool's answer states the caller's standing against its daily limits
+        // (the numbers the REST route's `RateLimit` fields carry), read after it spent.
+        let limits = self.metered_by();
+        if !limits.is_empty() {
+            if let Ok(usage) = cx.services.usage.today(cx.caller).await {
+                let quota: Vec<QuotaDto> =
+                    usage.lines(&limits).iter().map(QuotaDto::from).collect();
+                result["structuredContent"]["quota"] = json!(quota);
+            }
+        }
+        Ok(result)
+    }
+
+    /// The daily limits the tool's operations spend, each once.
+    pub fn metered_by(&self) -> Vec<Limit> {
+        let mut limits: Vec<Limit> = Vec::new();
+        for limit in self.spec.operations.iter().flat_map(|op| op.metered_by()) {
+            if !limits.contains(limit) {
+                limits.push(*limit);
+            }
+        }
+        limits
     }
 
     fn describe(&mut self) {

@@ -6,7 +6,7 @@ mod routes;
 pub mod text;
 
 use actix_web::web;
-use api_core::bodies::Body;
+use api_core::bodies::{self, Body};
 use api_core::{bearer_token, method_not_allowed, request_context, ApiError, AppServices};
 use domain::services::Services;
 
@@ -134,6 +134,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             Method::GET,
             routes::companies::document,
         ))
+        .service(serve("/v1/usage", Method::GET, routes::usage::get))
         .service(serve("/openapi.json", Method::GET, openapi::serve))
         .service(serve(HEALTHZ_PATH, Method::GET, routes::health::live))
         .service(serve(READYZ_PATH, Method::GET, routes::health::ready));
@@ -184,6 +185,9 @@ where
 {
     let ctx = request_context(req);
     let services = services.get_ref().as_ref();
+    // A metered operation's answer states the caller's standing against its limits, read
+    // once the operation has spent (on its 429 too).
+    let quota = std::cell::RefCell::new(None);
     let answer = services
         .gate
         .call(
@@ -191,15 +195,29 @@ where
             op,
             domain::operation::Surface::Rest,
             &ctx,
-            |caller| async move {
-                // Path segments and query values are client text (see `text`).
-                text::check_request(req)?;
-                body(services, caller).await
+            |caller| {
+                let quota = &quota;
+                async move {
+                    // Path segments and query values are client text (see `text`).
+                    text::check_request(req)?;
+                    let metered = (!op.metered_by().is_empty()).then(|| caller.clone());
+                    let result = body(services, caller).await;
+                    if let Some(caller) = metered {
+                        *quota.borrow_mut() = bodies::quota(services, &caller, op).await;
+                    }
+                    result
+                }
             },
         )
         .await;
-    let answer = match answer {
-        Ok(answer) => answer,
+    let mut response = match answer {
+        Ok(answer) => {
+            let status = actix_web::http::StatusCode::from_u16(op.success_status())
+                .unwrap_or(actix_web::http::StatusCode::OK);
+            actix_web::HttpResponse::build(status)
+                .content_type("application/json")
+                .body(answer.0)
+        }
         // A 401 tells a machine client where to find the token endpoint and what to ask for.
         Err(failure) if failure.code == domain::ErrorCode::Unauthorized => {
             use actix_web::ResponseError;
@@ -210,11 +228,13 @@ where
                 op.scopes(),
             ));
         }
-        Err(failure) => return Err(ApiError(failure)),
+        Err(failure) => {
+            use actix_web::ResponseError;
+            ApiError(failure).error_response()
+        }
     };
-    let status = actix_web::http::StatusCode::from_u16(op.success_status())
-        .unwrap_or(actix_web::http::StatusCode::OK);
-    Ok(actix_web::HttpResponse::build(status)
-        .content_type("application/json")
-        .body(answer.0))
+    if let Some(lines) = quota.into_inner() {
+        api_core::quota::insert(&mut response, &lines);
+    }
+    Ok(response)
 }

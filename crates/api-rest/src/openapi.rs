@@ -66,6 +66,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         crate::routes::screening::get,
         crate::routes::screening::overrides,
         crate::routes::screening::whitelist,
+        crate::routes::usage::get,
         crate::routes::discovery::api_resource,
         crate::routes::discovery::mcp_resource,
         crate::routes::discovery::authorization_server,
@@ -83,6 +84,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         (name = "events", description = "The per-tenant event log"),
         (name = "subscriptions", description = "Ongoing monitoring of subjects"),
         (name = "screening", description = "Sanctions screening: reproducible, append-only checks with scored, explained candidates"),
+        (name = "usage", description = "The tenant's standing against its daily limits"),
         (name = "contract", description = "The machine-readable interface itself"),
         (name = "discovery", description = "OAuth metadata a machine client finds the token endpoint by (RFC 9728, RFC 8414)"),
         (name = "operations", description = "Probes for an orchestrator: liveness and readiness, no credential, no data"),
@@ -106,6 +108,7 @@ pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
     add_operation_security(&mut doc);
     add_error_responses(&mut doc);
     add_request_id_header(&mut doc);
+    add_quota_headers(&mut doc);
     doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"] =
         sources.iter().map(|s| json!(s.as_str())).collect();
     normalise(doc)
@@ -173,7 +176,7 @@ pub fn normalise(value: Value) -> Value {
 // Errors.
 
 /// The REST operations of the document (those with a route template of their own).
-pub const REST_OPERATIONS: [Operation; 21] = [
+pub const REST_OPERATIONS: [Operation; 22] = [
     Operation::IssueToken,
     Operation::ResolveSubject,
     Operation::GetSubject,
@@ -195,6 +198,7 @@ pub const REST_OPERATIONS: [Operation; 21] = [
     Operation::GetScreeningCheck,
     Operation::ListScreeningOverrides,
     Operation::ListScreeningWhitelist,
+    Operation::GetUsage,
 ];
 
 /// When the interface answers each error code (the Errors part of the spec).
@@ -344,6 +348,38 @@ fn add_request_id_header(doc: &mut Value) {
     }
 }
 
+/// The quota fields of every metered operation's success and 429 answers (the IETF
+/// RateLimit draft, `api_core::quota`), and `Retry-After` on its 429.
+fn add_quota_headers(doc: &mut Value) {
+    doc["components"]["headers"]["RateLimitPolicy"] = json!({
+        "description": "The daily limits this route spends (draft-ietf-httpapi-ratelimit-headers-10, a Structured Fields List): `\"paid\";q=<the paid-call budget's on-demand part>;w=86400` and/or `\"person_lookups\";q=<the person-lookup ceiling>;w=86400`. The limits renew at midnight Europe/Stockholm, so `w` is nominal on the two days a year the clock changes; `GET /v1/usage` gives the exact renewal time.",
+        "schema": {"type": "string"},
+    });
+    doc["components"]["headers"]["RateLimit"] = json!({
+        "description": "The tenant's standing after this request, per policy of `RateLimit-Policy`: `\"paid\";r=<remaining>;t=<seconds until renewal>`. Absent if the counters could not be read.",
+        "schema": {"type": "string"},
+    });
+    doc["components"]["headers"]["RetryAfter"] = json!({
+        "description": "On `budget_exceeded`: seconds until the spent limit renews.",
+        "schema": {"type": "integer", "minimum": 1},
+    });
+    for op in REST_OPERATIONS {
+        if op.metered_by().is_empty() {
+            continue;
+        }
+        let method = op.method().to_ascii_lowercase();
+        let responses = &mut doc["paths"][op.route_template()][method.as_str()]["responses"];
+        for status in [op.success_status().to_string(), "429".to_owned()] {
+            let headers = &mut responses[status.as_str()]["headers"];
+            headers["RateLimit-Policy"] = json!({"$ref": "#/components/headers/RateLimitPolicy"});
+            headers["RateLimit"] = json!({"$ref": "#/components/headers/RateLimit"});
+            if status == "429" {
+                headers["Retry-After"] = json!({"$ref": "#/components/headers/RetryAfter"});
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Security.
 
@@ -474,6 +510,11 @@ mod tests {
                 let requirement = requirement.as_object().unwrap();
                 if let Some(scopes) = requirement.get(OAUTH2) {
                     assert_eq!(requirement.len(), 1, "{}", op.route_template());
+                    // A bearer of any scope: only where the use case checks none.
+                    if scopes.as_array().unwrap().is_empty() {
+                        assert!(op.scopes().is_empty(), "{}", op.route_template());
+                        continue;
+                    }
                     let [scope] = scopes.as_array().unwrap().as_slice() else {
                         panic!("{}: one scope per alternative", op.route_template())
                     };

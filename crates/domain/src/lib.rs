@@ -18,6 +18,7 @@ pub mod monitoring;
 pub mod persons;
 pub mod screening;
 pub mod subjects;
+pub mod usage;
 
 // The wiring of use cases to ports.
 pub mod services;

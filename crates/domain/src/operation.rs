@@ -4,6 +4,7 @@
 
 use crate::access::scope::{Scope, ScopeSet};
 use crate::error::ErrorCode;
+use crate::usage::quota::Limit;
 
 /// Which surface a request arrived on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -67,6 +68,8 @@ pub enum Operation {
     ListScreeningOverrides,
     /// `GET /v1/screening/whitelist`: the tenant's whitelist entries.
     ListScreeningWhitelist,
+    /// `GET /v1/usage`: the tenant's standing against its daily limits (free, any scope).
+    GetUsage,
     /// A `POST /mcp` message other than `tools/call` (`initialize`, `tools/list`, `ping`, ...).
     McpRequest,
     /// A call of `POST /mcp` `tools/call`; the tool's own route invocations are audited too.
@@ -102,7 +105,8 @@ impl Operation {
             | Operation::ListScreeningChecks
             | Operation::GetScreeningCheck
             | Operation::ListScreeningOverrides
-            | Operation::ListScreeningWhitelist => "GET",
+            | Operation::ListScreeningWhitelist
+            | Operation::GetUsage => "GET",
         }
     }
 
@@ -127,6 +131,7 @@ impl Operation {
             Operation::GetScreeningCheck => "/v1/screening/checks/{id}",
             Operation::ListScreeningOverrides => "/v1/screening/overrides",
             Operation::ListScreeningWhitelist => "/v1/screening/whitelist",
+            Operation::GetUsage => "/v1/usage",
             Operation::McpRequest | Operation::McpToolCall => "/mcp",
             Operation::MonitoringRun => "scheduler:monitoring",
         }
@@ -180,8 +185,12 @@ impl Operation {
                 Scope::ScreeningRun,
                 Scope::ScreeningPolicy,
             ],
-            // Open to every admitted caller (the token endpoint authenticates by credentials).
-            Operation::IssueToken | Operation::McpRequest | Operation::McpToolCall => &[],
+            // Open to every admitted caller (the token endpoint authenticates by credentials;
+            // a tenant's own limits name no subject).
+            Operation::IssueToken
+            | Operation::McpRequest
+            | Operation::McpToolCall
+            | Operation::GetUsage => &[],
             // Not a consumer's operation: the scheduler's own principal runs it.
             Operation::MonitoringRun => &[],
         }
@@ -224,6 +233,22 @@ impl Operation {
         match self {
             Operation::CreateSubscription | Operation::RunScreeningCheck => 201,
             _ => 200,
+        }
+    }
+
+    /// The daily limits the operation may spend (Limits 1-3 of the interface): the paid tier
+    /// and refresh spend paid calls, a person read (and a screening check of a person
+    /// subject, which reads the person first) spends a person lookup. Its answers state the
+    /// caller's standing against exactly these.
+    pub fn metered_by(self) -> &'static [Limit] {
+        match self {
+            Operation::GetBeneficialOwners
+            | Operation::GetOfficers
+            | Operation::GetSignatories
+            | Operation::GetPersonEngagements
+            | Operation::RefreshCompany => &[Limit::PaidCalls],
+            Operation::GetPerson | Operation::RunScreeningCheck => &[Limit::PersonLookups],
+            _ => &[],
         }
     }
 
@@ -341,6 +366,7 @@ impl Operation {
             Operation::ListScreeningChecks => &[BadRequest],
             Operation::GetScreeningCheck => &[NotFound],
             Operation::ListScreeningOverrides | Operation::ListScreeningWhitelist => &[],
+            Operation::GetUsage => &[],
             // Described by the tool list, whose tools answer their routes' errors.
             Operation::McpRequest | Operation::McpToolCall => &[],
             Operation::MonitoringRun => &[],
@@ -355,7 +381,7 @@ impl Operation {
 mod tests {
     use super::*;
 
-    const ALL: [Operation; 23] = [
+    const ALL: [Operation; 24] = [
         Operation::IssueToken,
         Operation::ResolveSubject,
         Operation::GetSubject,
@@ -377,9 +403,27 @@ mod tests {
         Operation::GetScreeningCheck,
         Operation::ListScreeningOverrides,
         Operation::ListScreeningWhitelist,
+        Operation::GetUsage,
         Operation::McpRequest,
         Operation::McpToolCall,
     ];
+
+    /// An operation states its standing against exactly the limits that can refuse it
+    /// with 429: metered means it may answer `budget_exceeded`, and the other way round.
+    #[test]
+    fn the_metered_operations_are_those_a_spent_limit_refuses() {
+        for op in ALL {
+            assert_eq!(
+                !op.metered_by().is_empty(),
+                op.errors().contains(&ErrorCode::BudgetExceeded),
+                "{op:?}"
+            );
+        }
+        assert_eq!(Operation::GetOfficers.metered_by(), &[Limit::PaidCalls]);
+        assert_eq!(Operation::GetPerson.metered_by(), &[Limit::PersonLookups]);
+        assert!(Operation::GetUsage.metered_by().is_empty());
+        assert!(Operation::GetUsage.scopes().is_empty());
+    }
 
     #[test]
     fn what_the_gate_and_the_scopes_refuse_with_is_listed() {

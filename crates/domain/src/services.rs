@@ -116,6 +116,8 @@ pub struct Services {
     pub gauges: crate::health::gauges::GaugeService,
     /// Where requests and what the use cases do are counted (the surfaces count requests).
     pub meter: Arc<dyn Meter>,
+    /// The tenant's standing against its daily limits (`GET /v1/usage`, quota headers).
+    pub usage: crate::usage::service::UsageService,
 }
 
 impl Services {
@@ -174,6 +176,11 @@ impl Services {
             building: Default::default(),
         });
         Services {
+            usage: crate::usage::service::UsageService {
+                paid: ports.paid.clone(),
+                persons: ports.persons.clone(),
+                clock: ports.clock.clone(),
+            },
             readiness: crate::health::readiness::ReadinessService {
                 store: ports.probe.clone(),
                 screening: screening.clone(),

@@ -93,10 +93,13 @@ async fn screen_subject_answers_the_rest_body_and_its_check_is_fetched_alike() {
     assert_eq!(body["band"], "hit");
     assert_eq!(body["candidates"][0]["source_entry_id"], LISTED_ENTRY);
     assert_eq!(body["source_version_ids"], json!([list.id.to_string()]));
-    // structuredContent is the body plus the summary of content[0].
+    // structuredContent is the body plus the summary of content[0] and (a check of a person
+    // subject spends a person lookup) the caller's standing against the person ceiling.
     let mut structured = result["structuredContent"].clone();
     assert_eq!(structured["summary"], result["content"][0]["text"]);
     structured.as_object_mut().unwrap().remove("summary");
+    let quota = structured.as_object_mut().unwrap().remove("quota").unwrap();
+    assert_eq!(quota[0]["policy"], "person_lookups");
     assert_eq!(structured, body);
     let summary = text(&result, 0);
     assert!(

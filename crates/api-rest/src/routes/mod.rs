@@ -10,6 +10,7 @@ pub mod screening;
 pub mod subjects;
 pub mod subscriptions;
 pub mod token;
+pub mod usage;
 
 /// The values of the query parameters `names` (each at most once; others are ignored).
 pub(crate) fn query_values(

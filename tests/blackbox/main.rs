@@ -20,6 +20,7 @@ mod oauth;
 mod paid;
 mod persons;
 mod privacy;
+mod problem;
 mod quota;
 mod refresh;
 mod repository;

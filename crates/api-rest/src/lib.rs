@@ -136,6 +136,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         ))
         .service(serve("/v1/usage", Method::GET, routes::usage::get))
         .service(serve("/openapi.json", Method::GET, openapi::serve))
+        .service(serve(
+            api_core::problem::ERROR_DOCS_PATH,
+            Method::GET,
+            routes::docs::index,
+        ))
+        .service(serve(
+            &format!("{}/{{code}}", api_core::problem::ERROR_DOCS_PATH),
+            Method::GET,
+            routes::docs::code,
+        ))
         .service(serve(HEALTHZ_PATH, Method::GET, routes::health::live))
         .service(serve(READYZ_PATH, Method::GET, routes::health::ready));
 }

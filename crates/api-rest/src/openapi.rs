@@ -73,6 +73,8 @@ pub const CLIENT_BASIC: &str = "client_basic";
         crate::routes::discovery::authorize,
         crate::routes::health::live,
         crate::routes::health::ready,
+        crate::routes::docs::index,
+        crate::routes::docs::code,
         serve,
     ),
     components(schemas(ErrorBody, TokenErrorBody)),
@@ -107,6 +109,7 @@ pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
     add_security_schemes(&mut doc);
     add_operation_security(&mut doc);
     add_error_responses(&mut doc);
+    add_problem_schema(&mut doc);
     add_request_id_header(&mut doc);
     add_quota_headers(&mut doc);
     doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"] =
@@ -297,18 +300,29 @@ fn add_error_responses(doc: &mut Value) {
                 .collect::<Vec<_>>()
                 .join("\n\n");
             let names: Vec<&str> = codes.iter().map(|c| c.as_str()).collect();
+            let codes_schema = json!({"type": "object", "properties": {"error": {
+                "type": "string",
+                "enum": names,
+                "x-open-enum": true,
+            }}});
             let mut response = json!({
                 "description": description,
-                "content": {"application/json": {"schema": {
-                    "allOf": [
-                        {"$ref": format!("#/components/schemas/{body}")},
-                        {"type": "object", "properties": {"error": {
-                            "type": "string",
-                            "enum": names,
-                            "x-open-enum": true,
-                        }}},
-                    ]
-                }}},
+                "content": {
+                    "application/json": {"schema": {
+                        "allOf": [
+                            {"$ref": format!("#/components/schemas/{body}")},
+                            codes_schema,
+                        ]
+                    }},
+                    // With `Accept: application/problem+json` (RFC 9457).
+                    api_core::problem::PROBLEM_JSON: {"schema": {
+                        "allOf": [
+                            {"$ref": format!("#/components/schemas/{body}")},
+                            {"$ref": "#/components/schemas/ProblemDetails"},
+                            codes_schema,
+                        ]
+                    }},
+                },
             });
             if status == 401 {
                 response["headers"] = json!({"WWW-Authenticate": {
@@ -319,6 +333,22 @@ fn add_error_responses(doc: &mut Value) {
             operation["responses"][status.to_string()] = response;
         }
     }
+}
+
+/// The RFC 9457 members a problem details answer adds to the error body.
+fn add_problem_schema(doc: &mut Value) {
+    doc["components"]["schemas"]["ProblemDetails"] = json!({
+        "type": "object",
+        "description": "RFC 9457 problem details, sent instead of the plain error body to a client whose `Accept` names `application/problem+json`; the error body's own members (`error`, `message`, ...) stay beside these.",
+        "required": ["type", "title", "status", "detail", "instance"],
+        "properties": {
+            "type": {"type": "string", "format": "uri", "description": "`<origin>/docs/errors/<code>`: the code's page of the served documentation"},
+            "title": {"type": "string", "description": "The code's fixed summary"},
+            "status": {"type": "integer", "description": "The HTTP status"},
+            "detail": {"type": "string", "description": "The same text as `message`"},
+            "instance": {"type": "string", "format": "uri", "description": "`urn:idreg:request:<X-Request-Id>`"},
+        },
+    });
 }
 
 fn add_request_id_header(doc: &mut Value) {
@@ -552,6 +582,8 @@ mod tests {
                     discovery::AUTHORIZE_PATH.to_owned(),
                     crate::HEALTHZ_PATH.to_owned(),
                     crate::READYZ_PATH.to_owned(),
+                    api_core::problem::ERROR_DOCS_PATH.to_owned(),
+                    format!("{}/{{code}}", api_core::problem::ERROR_DOCS_PATH),
                 ];
                 let known = open.contains(path)
                     || REST_OPERATIONS.iter().any(|op| {

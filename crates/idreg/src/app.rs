@@ -125,6 +125,9 @@ impl App {
                 .app_data(services.clone())
                 .app_data(document.clone())
                 .app_data(origin.clone())
+                .wrap(middleware::from_fn(
+                    api_core::problem::problem_details_middleware,
+                ))
                 .wrap(middleware::from_fn(api_core::request_context_middleware))
                 .configure(api_mcp::configure)
                 .configure(api_rest::configure)

@@ -2,6 +2,7 @@
 
 pub mod companies;
 pub mod discovery;
+pub mod docs;
 pub mod events;
 pub mod health;
 pub mod paid;

@@ -229,6 +229,21 @@ impl Diff<'_> {
                     &here,
                     "media type no longer served or accepted",
                 ),
+                // A response media type beside `application/json` is served only to a client
+                // whose `Accept` names it (this service's negotiation rule: no wildcard earns
+                // it), so a client written before it never receives it.
+                (None, Some(_))
+                    if dir == Dir::Response
+                        && media != "application/json"
+                        && o.contains_key("application/json")
+                        && n.contains_key("application/json") =>
+                {
+                    self.push(
+                        Level::Minor,
+                        &here,
+                        "media type added, served only to clients that ask for it",
+                    )
+                }
                 (None, Some(_)) => self.push(dir.widened(false), &here, "media type added"),
                 (Some(x), Some(y)) if x != y => {
                     let null = Value::Null;

@@ -387,3 +387,27 @@ fn event_types_added_removed_and_emitted() {
         Some(Level::Major)
     );
 }
+
+#[test]
+fn a_negotiated_response_media_type_beside_json_is_minor_and_anything_else_is_not() {
+    let problem = json!({"schema": {"$ref": "#/components/schemas/ErrorBody"}});
+    // Beside application/json: served only to a client whose Accept names it.
+    let (level, _) = classify(|d| {
+        d["paths"]["/v1/things/{id}"]["get"]["responses"]["404"]["content"]
+            ["application/problem+json"] = problem.clone();
+    });
+    assert_eq!(level, Some(Level::Minor));
+    // Where the response had no JSON to begin with, a new media type may reach old clients.
+    let (level, _) = classify(|d| {
+        let content = &mut d["paths"]["/v1/things/{id}"]["get"]["responses"]["404"]["content"];
+        let json = content["application/json"].clone();
+        *content = json!({"text/plain": json});
+    });
+    assert_eq!(level, Some(Level::Major));
+    // A request media type added is a widening of what is accepted: minor as before.
+    let (level, _) = classify(|d| {
+        d["paths"]["/v1/things"]["post"]["requestBody"]["content"]
+            ["application/x-www-form-urlencoded"] = problem.clone();
+    });
+    assert_eq!(level, Some(Level::Minor));
+}

@@ -166,10 +166,14 @@ async fn every_string_of_every_route_is_stored_or_refused_naming_its_field() {
             continue; // the token endpoint is below; the document takes no input
         }
         for (method, op) in operations.as_object().unwrap() {
+            // Path and query parameters (a header, such as `Idempotency-Key`, cannot carry a
+            // NUL at all; its grammar is held by the domain's property tests).
             let params: Vec<(String, String)> = op["parameters"]
                 .as_array()
                 .map(|ps| {
                     ps.iter()
+                        .filter(|p| p.get("$ref").is_none())
+                        .filter(|p| matches!(p["in"].as_str(), Some("path" | "query")))
                         .map(|p| {
                             (
                                 p["name"].as_str().unwrap().to_owned(),

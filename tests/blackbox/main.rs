@@ -11,6 +11,7 @@ mod events;
 mod guard;
 mod hardening;
 mod health;
+mod idempotency;
 mod lithuania;
 mod mcp;
 mod merges;

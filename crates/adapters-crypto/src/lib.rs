@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod idempotency_vault;
 mod keys;
 mod person_vault;
 mod screening_vault;

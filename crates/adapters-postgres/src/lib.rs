@@ -7,6 +7,7 @@ mod database;
 mod events;
 mod grants;
 mod health;
+mod idempotency;
 mod import;
 mod paid;
 mod persons;

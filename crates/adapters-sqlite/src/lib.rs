@@ -8,6 +8,7 @@ mod events;
 mod export;
 mod grants;
 mod health;
+mod idempotency;
 mod paid;
 mod persons;
 mod sanctions;

@@ -75,6 +75,8 @@ pub fn title(code: ErrorCode) -> &'static str {
         MethodNotAllowed => "The method is not served on this path",
         NotAcceptable => "The accepted media types cannot be served",
         OriginNotAllowed => "The browser origin is not allowed",
+        IdempotencyKeyReused => "The idempotency key was used for another request",
+        IdempotencyKeyInUse => "The idempotency key's first request is still running",
     }
 }
 

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod idempotency;
 pub mod openapi;
 pub mod request;
 mod routes;
@@ -7,7 +8,9 @@ pub mod text;
 
 use actix_web::web;
 use api_core::bodies::{self, Body};
-use api_core::{bearer_token, method_not_allowed, request_context, ApiError, AppServices};
+use api_core::{
+    bearer_token, method_not_allowed, read_body, request_context, ApiError, AppServices,
+};
 use domain::services::Services;
 
 /// Registers every REST route. Unknown paths answer a JSON 404 through [`not_found`]; a
@@ -193,11 +196,47 @@ where
     F: FnOnce(&'s Services, domain::access::gate::Caller) -> Fut,
     Fut: std::future::Future<Output = Result<Body, domain::Failure>>,
 {
+    run(req, services, op, None, |services, caller, _| {
+        body(services, caller)
+    })
+    .await
+}
+
+/// The REST path of a write (a POST of `/v1`): as [`run_route`], the request body read once
+/// admitted and handed to the body function as bytes, and the write made idempotent by an
+/// `Idempotency-Key` when the client sends one (`idempotency`).
+pub(crate) async fn run_write<'s, F, Fut>(
+    req: &actix_web::HttpRequest,
+    payload: web::Payload,
+    services: &'s AppServices,
+    op: domain::operation::Operation,
+    body: F,
+) -> Result<actix_web::HttpResponse, ApiError>
+where
+    F: FnOnce(&'s Services, domain::access::gate::Caller, web::Bytes) -> Fut,
+    Fut: std::future::Future<Output = Result<Body, domain::Failure>>,
+{
+    run(req, services, op, Some(payload), body).await
+}
+
+async fn run<'s, F, Fut>(
+    req: &actix_web::HttpRequest,
+    services: &'s AppServices,
+    op: domain::operation::Operation,
+    payload: Option<web::Payload>,
+    body: F,
+) -> Result<actix_web::HttpResponse, ApiError>
+where
+    F: FnOnce(&'s Services, domain::access::gate::Caller, web::Bytes) -> Fut,
+    Fut: std::future::Future<Output = Result<Body, domain::Failure>>,
+{
     let ctx = request_context(req);
     let services = services.get_ref().as_ref();
     // A metered operation's answer states the caller's standing against its limits, read
     // once the operation has spent (on its 429 too).
     let quota = std::cell::RefCell::new(None);
+    // Whether the answer is the one kept under the request's idempotency key.
+    let replayed = std::cell::Cell::new(false);
     let answer = services
         .gate
         .call(
@@ -206,12 +245,30 @@ where
             domain::operation::Surface::Rest,
             &ctx,
             |caller| {
-                let quota = &quota;
+                let (quota, replayed) = (&quota, &replayed);
                 async move {
                     // Path segments and query values are client text (see `text`).
                     text::check_request(req)?;
+                    let key = if op.takes_idempotency_key() {
+                        idempotency::key(req)?
+                    } else {
+                        None
+                    };
+                    let raw = match payload {
+                        Some(payload) => read_body(payload).await?,
+                        None => web::Bytes::new(),
+                    };
                     let metered = (!op.metered_by().is_empty()).then(|| caller.clone());
-                    let result = body(services, caller).await;
+                    let result = match key {
+                        None => body(services, caller, raw).await,
+                        Some(key) => {
+                            let (result, was_replayed) =
+                                idempotency::run(req, services, caller, op, &key, raw, body)
+                                    .await?;
+                            replayed.set(was_replayed);
+                            result
+                        }
+                    };
                     if let Some(caller) = metered {
                         *quota.borrow_mut() = bodies::quota(services, &caller, op).await;
                     }
@@ -245,6 +302,9 @@ where
     };
     if let Some(lines) = quota.into_inner() {
         api_core::quota::insert(&mut response, &lines);
+    }
+    if replayed.get() {
+        idempotency::mark_replayed(&mut response);
     }
     Ok(response)
 }

@@ -112,6 +112,7 @@ pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
     add_problem_schema(&mut doc);
     add_request_id_header(&mut doc);
     add_quota_headers(&mut doc);
+    add_idempotency(&mut doc);
     doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"] =
         sources.iter().map(|s| json!(s.as_str())).collect();
     normalise(doc)
@@ -242,6 +243,8 @@ pub fn condition(code: ErrorCode) -> &'static str {
         MethodNotAllowed => "A known path asked with a method it does not serve; `Allow` names the one it does (`/mcp`: POST only, it keeps no session and opens no event stream).",
         NotAcceptable => "`/mcp` only: the `Accept` header lacks `application/json` or `text/event-stream`.",
         OriginNotAllowed => "`/mcp` only: the request carries a browser `Origin` other than this server's own (a defence against DNS rebinding); requests without `Origin` pass.",
+        IdempotencyKeyReused => "The `Idempotency-Key` was first used, within its 24 hours, for a different request (another body, path or credential); nothing was done. Use a new key for a new request.",
+        IdempotencyKeyInUse => "The `Idempotency-Key`'s first request is still being answered; nothing was done. Retry after a moment to receive its answer.",
     }
 }
 
@@ -373,6 +376,40 @@ fn add_request_id_header(doc: &mut Value) {
             for response in responses.values_mut() {
                 response["headers"]["X-Request-Id"] =
                     json!({"$ref": "#/components/headers/RequestId"});
+            }
+        }
+    }
+}
+
+/// The `Idempotency-Key` request header of every write (`Operation::takes_idempotency_key`)
+/// and the `Idempotent-Replayed` header of a replayed answer.
+fn add_idempotency(doc: &mut Value) {
+    doc["components"]["parameters"]["IdempotencyKey"] = json!({
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": false,
+        "description": "Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a Structured Fields String (`\"<key>\"`) or the bare key, 1 to 255 printable ASCII characters, unique per request (a UUID). The first request's answer is kept for 24 hours per tenant and key and answered again, byte for byte with `Idempotent-Replayed: true`, to the same request (same credential, path and body) without running it again (nothing is spent twice). The key with another request is 422 `idempotency_key_reused`; while its first request runs, 409 `idempotency_key_in_use`. A `budget_exceeded` answer and an outage of the service's own storage are not kept (a retry runs).",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 257},
+    });
+    doc["components"]["headers"]["IdempotentReplayed"] = json!({
+        "description": "`true` when the answer is the one kept from the first request with this `Idempotency-Key`.",
+        "schema": {"type": "string", "enum": ["true"]},
+    });
+    for op in REST_OPERATIONS {
+        if !op.takes_idempotency_key() {
+            continue;
+        }
+        let method = op.method().to_ascii_lowercase();
+        let operation = &mut doc["paths"][op.route_template()][method.as_str()];
+        let reference = json!({"$ref": "#/components/parameters/IdempotencyKey"});
+        match operation["parameters"].as_array_mut() {
+            Some(parameters) => parameters.push(reference),
+            None => operation["parameters"] = json!([reference]),
+        }
+        if let Some(responses) = operation["responses"].as_object_mut() {
+            for response in responses.values_mut() {
+                response["headers"]["Idempotent-Replayed"] =
+                    json!({"$ref": "#/components/headers/IdempotentReplayed"});
             }
         }
     }
@@ -677,6 +714,8 @@ mod tests {
                 "method_not_allowed",
                 "not_acceptable",
                 "origin_not_allowed",
+                "idempotency_key_reused",
+                "idempotency_key_in_use",
             ]
         );
         for row in rows {

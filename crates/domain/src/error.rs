@@ -49,10 +49,15 @@ pub enum ErrorCode {
     NotAcceptable,
     /// `/mcp` transport: a browser `Origin` other than this server's own.
     OriginNotAllowed,
+    /// An `Idempotency-Key` first used for a different request (another body, path or
+    /// credential).
+    IdempotencyKeyReused,
+    /// An `Idempotency-Key` whose first request is still running.
+    IdempotencyKeyInUse,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 34] = [
+    pub const ALL: [ErrorCode; 36] = [
         ErrorCode::BadRequest,
         ErrorCode::InvalidIdentifier,
         ErrorCode::InvalidCursor,
@@ -87,6 +92,8 @@ impl ErrorCode {
         ErrorCode::MethodNotAllowed,
         ErrorCode::NotAcceptable,
         ErrorCode::OriginNotAllowed,
+        ErrorCode::IdempotencyKeyReused,
+        ErrorCode::IdempotencyKeyInUse,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -126,6 +133,8 @@ impl ErrorCode {
             MethodNotAllowed => "method_not_allowed",
             NotAcceptable => "not_acceptable",
             OriginNotAllowed => "origin_not_allowed",
+            IdempotencyKeyReused => "idempotency_key_reused",
+            IdempotencyKeyInUse => "idempotency_key_in_use",
         }
     }
 
@@ -152,8 +161,8 @@ impl ErrorCode {
             | TenantPending
             | OriginNotAllowed => 403,
             NotFound => 404,
-            RefConflict | SubscriptionExists | SubscriptionEnded => 409,
-            IdentifierInArgument => 422,
+            RefConflict | SubscriptionExists | SubscriptionEnded | IdempotencyKeyInUse => 409,
+            IdentifierInArgument | IdempotencyKeyReused => 422,
             BudgetExceeded => 429,
             InternalError => 500,
             CountryNotSupported => 501,

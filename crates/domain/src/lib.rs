@@ -14,6 +14,7 @@ pub mod access;
 pub mod companies;
 pub mod countries;
 pub mod health;
+pub mod idempotency;
 pub mod monitoring;
 pub mod persons;
 pub mod screening;

@@ -236,6 +236,20 @@ impl Operation {
         }
     }
 
+    /// Whether the operation's route takes an `Idempotency-Key`: every consumer write (the
+    /// POST routes of `/v1`; not the token endpoint, which writes nothing a retry could
+    /// repeat, and not `/mcp`, whose tool calls are no HTTP request of their own).
+    pub fn takes_idempotency_key(self) -> bool {
+        matches!(
+            self,
+            Operation::ResolveSubject
+                | Operation::CreateSubscription
+                | Operation::EndSubscription
+                | Operation::RefreshCompany
+                | Operation::RunScreeningCheck
+        )
+    }
+
     /// The daily limits the operation may spend (Limits 1-3 of the interface): the paid tier
     /// and refresh spend paid calls, a person read (and a screening check of a person
     /// subject, which reads the person first) spends a person lookup. Its answers state the
@@ -281,6 +295,11 @@ impl Operation {
         ) {
             // The identifier or the route names a country.
             codes.extend([CountryNotGranted, CountryNotProvisioned]);
+        }
+        if self.takes_idempotency_key() {
+            // A malformed key (400), a key used for another request (422), a key whose first
+            // request is still running (409).
+            codes.extend([BadRequest, IdempotencyKeyReused, IdempotencyKeyInUse]);
         }
         codes.extend_from_slice(match self {
             Operation::IssueToken => &[BadRequest, InvalidTarget, InvalidScope, InvalidClient],
@@ -407,6 +426,18 @@ mod tests {
         Operation::McpRequest,
         Operation::McpToolCall,
     ];
+
+    /// Every consumer write of `/v1` takes an idempotency key, and nothing else does.
+    #[test]
+    fn the_writes_of_v1_take_an_idempotency_key() {
+        for op in ALL {
+            assert_eq!(
+                op.takes_idempotency_key(),
+                op.method() == "POST" && op.route_template().starts_with("/v1/"),
+                "{op:?}"
+            );
+        }
+    }
 
     /// An operation states its standing against exactly the limits that can refuse it
     /// with 429: metered means it may answer `budget_exceeded`, and the other way round.

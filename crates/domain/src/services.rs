@@ -57,6 +57,10 @@ pub struct Ports {
     pub probe: Arc<dyn crate::health::ports::StoreProbe>,
     /// Where the figures operators read are counted.
     pub meter: Arc<dyn Meter>,
+    /// Idempotency keys and the answers kept under them.
+    pub idempotency: Arc<dyn crate::idempotency::ports::IdempotencyStore>,
+    /// Names, fingerprints and seals idempotency keys' material under tenants' keys.
+    pub idempotency_vault: Arc<dyn crate::idempotency::ports::IdempotencyVault>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -118,6 +122,8 @@ pub struct Services {
     pub meter: Arc<dyn Meter>,
     /// The tenant's standing against its daily limits (`GET /v1/usage`, quota headers).
     pub usage: crate::usage::service::UsageService,
+    /// Writes run once per `Idempotency-Key`.
+    pub idempotency: crate::idempotency::service::IdempotencyService,
 }
 
 impl Services {
@@ -176,6 +182,11 @@ impl Services {
             building: Default::default(),
         });
         Services {
+            idempotency: crate::idempotency::service::IdempotencyService {
+                store: ports.idempotency.clone(),
+                vault: ports.idempotency_vault.clone(),
+                clock: ports.clock.clone(),
+            },
             usage: crate::usage::service::UsageService {
                 paid: ports.paid.clone(),
                 persons: ports.persons.clone(),

@@ -89,6 +89,8 @@ impl App {
             screening: stored.screening,
             screening_vault: Arc::new(keys.vault()),
             probe: stored.probe,
+            idempotency: stored.idempotency,
+            idempotency_vault: Arc::new(keys.vault()),
             meter: meter.clone(),
             clock,
         };
@@ -202,6 +204,12 @@ impl App {
                         }
                     }
                     Err(e) => tracing::warn!(error = %e.message, "monitoring pass failed"),
+                }
+                // Idempotency keys past their 24 hours are forgotten.
+                match services.idempotency.purge_expired(batch).await {
+                    Ok(0) => {}
+                    Ok(purged) => tracing::info!(purged, "idempotency keys expired"),
+                    Err(e) => tracing::warn!(error = %e.message, "idempotency purge failed"),
                 }
                 tokio::time::sleep(interval).await;
             }

@@ -81,6 +81,8 @@ pub struct StorePorts {
     pub screening: Arc<dyn ScreeningStore>,
     /// The store's schema, for readiness.
     pub probe: Arc<dyn domain::health::ports::StoreProbe>,
+    /// Idempotency keys of consumers' writes.
+    pub idempotency: Arc<dyn domain::idempotency::ports::IdempotencyStore>,
 }
 
 /// Every port of one adapter value.
@@ -99,6 +101,7 @@ macro_rules! ports_of {
             sanctions: Arc::new($db.clone()),
             screening: Arc::new($db.clone()),
             probe: Arc::new($db.clone()),
+            idempotency: Arc::new($db.clone()),
         }
     };
 }
@@ -137,7 +140,7 @@ impl Store {
 }
 
 /// The tables in the order a copy writes them: each before the rows that name it.
-pub const COPY_ORDER: [&str; 29] = [
+pub const COPY_ORDER: [&str; 30] = [
     "tenants",
     "permits",
     "grants",
@@ -167,6 +170,7 @@ pub const COPY_ORDER: [&str; 29] = [
     "screening_override_versions",
     "screening_whitelist_entries",
     "screening_checks",
+    "idempotency_keys",
 ];
 
 /// Copies an embedded store into an empty PostgreSQL database, every row of every table in

@@ -56,6 +56,7 @@ pub struct Stores {
     pub sanctions: Arc<dyn domain::screening::ports::SanctionsListStore>,
     pub screening: Arc<dyn domain::screening::ports::ScreeningStore>,
     pub probe: Arc<dyn domain::health::ports::StoreProbe>,
+    pub idempotency: Arc<dyn domain::idempotency::ports::IdempotencyStore>,
     pub backing: Backing,
 }
 
@@ -346,6 +347,7 @@ mod audit;
 mod companies;
 pub(crate) mod events;
 mod grants;
+mod idempotency;
 mod paid;
 mod persons;
 mod sanctions;
@@ -475,6 +477,19 @@ macro_rules! persons_checks {
     };
 }
 
+/// The checks of `idempotency.rs`, one test each, for the adapter `$stores` builds.
+macro_rules! idempotency_checks {
+    ($stores:path) => {
+        conformance_tests!($stores;
+            a_free_key_is_claimed_once_under_concurrency => check_a_free_key_is_claimed_once_under_concurrency,
+            an_answered_key_replays_and_refuses_another_request => check_an_answered_key_replays_and_refuses_another_request,
+            leases_and_expiry_free_a_key => check_leases_and_expiry_free_a_key,
+            tenants_never_share_a_key => check_tenants_never_share_a_key,
+            the_purge_forgets_only_expired_keys => check_the_purge_forgets_only_expired_keys,
+        );
+    };
+}
+
 /// The checks of `events.rs`, one test each, for the adapter `$stores` builds.
 macro_rules! events_checks {
     ($stores:path) => {
@@ -532,6 +547,7 @@ mod postgres {
     use super::companies::*;
     use super::events::*;
     use super::grants::*;
+    use super::idempotency::*;
     use super::paid::*;
     use super::persons::*;
     use super::sanctions::*;
@@ -563,7 +579,8 @@ mod postgres {
             subscriptions: database.clone(),
             sanctions: database.clone(),
             screening: database.clone(),
-            probe: database,
+            probe: database.clone(),
+            idempotency: database,
             backing: Backing::Postgres(db),
         }
     }
@@ -579,6 +596,7 @@ mod postgres {
     subscriptions_checks!(stores);
     sanctions_checks!(stores);
     screening_checks!(stores);
+    idempotency_checks!(stores);
 }
 
 /// The embedded store: every check, the very checks PostgreSQL passes.
@@ -587,6 +605,7 @@ mod sqlite {
     use super::companies::*;
     use super::events::*;
     use super::grants::*;
+    use super::idempotency::*;
     use super::paid::*;
     use super::persons::*;
     use super::sanctions::*;
@@ -615,7 +634,8 @@ mod sqlite {
             subscriptions: database.clone(),
             sanctions: database.clone(),
             screening: database.clone(),
-            probe: database,
+            probe: database.clone(),
+            idempotency: database,
             backing: Backing::Sqlite(file),
         }
     }
@@ -631,4 +651,5 @@ mod sqlite {
     persons_checks!(stores);
     sanctions_checks!(stores);
     screening_checks!(stores);
+    idempotency_checks!(stores);
 }

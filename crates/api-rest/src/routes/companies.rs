@@ -1,6 +1,6 @@
 //! `GET /v1/companies/{orgnr}` and `GET /v1/documents/{id}`.
 
-use crate::run_route;
+use crate::{run_route, run_write};
 use actix_web::{web, HttpRequest, HttpResponse};
 use api_core::bodies;
 use api_core::{ApiError, AppServices};
@@ -78,13 +78,15 @@ pub async fn document(
 pub async fn refresh(
     req: HttpRequest,
     orgnr: web::Path<String>,
+    payload: web::Payload,
     services: AppServices,
 ) -> Result<HttpResponse, ApiError> {
-    run_route(
+    run_write(
         &req,
+        payload,
         &services,
         Operation::RefreshCompany,
-        |services, caller| async move { bodies::refresh_company(services, &caller, &orgnr).await },
+        |services, caller, _| async move { bodies::refresh_company(services, &caller, &orgnr).await },
     )
     .await
 }

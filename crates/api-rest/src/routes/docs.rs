@@ -102,7 +102,12 @@ pub async fn index() -> HttpResponse {
 )]
 pub async fn code(code: web::Path<String>) -> HttpResponse {
     let Some(code) = ErrorCode::ALL.iter().find(|c| c.as_str() == code.as_str()) else {
-        return crate::not_found().await;
+        use actix_web::ResponseError;
+        return api_core::ApiError(domain::Failure::new(
+            ErrorCode::NotFound,
+            "no such error code; the index lists every code",
+        ))
+        .error_response();
     };
     let name = code.as_str();
     let example = serde_json::json!({

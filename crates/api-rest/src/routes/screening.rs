@@ -6,10 +6,10 @@
 //! appended, never upstream data served from a cache.
 
 use crate::request::{self, JsonBody};
-use crate::run_route;
+use crate::{run_route, run_write};
 use actix_web::{web, HttpRequest, HttpResponse};
 use api_core::bodies;
-use api_core::{read_body, ApiError, AppServices};
+use api_core::{ApiError, AppServices};
 use domain::operation::Operation;
 use domain::screening::check::ChecksRequest;
 
@@ -30,12 +30,13 @@ pub async fn run(
     payload: web::Payload,
     services: AppServices,
 ) -> Result<HttpResponse, ApiError> {
-    run_route(
+    run_write(
         &req,
+        payload,
         &services,
         Operation::RunScreeningCheck,
-        |services, caller| async move {
-            let json = JsonBody::parse(&read_body(payload).await?)?;
+        |services, caller, raw| async move {
+            let json = JsonBody::parse(&raw)?;
             bodies::run_screening_check(services, &caller, request::screening_check(&json)?).await
         },
     )

@@ -1,10 +1,10 @@
 //! `POST /v1/subjects/resolve` and `GET /v1/subjects/{id}`.
 
 use crate::request::{self, JsonBody};
-use crate::run_route;
+use crate::{run_route, run_write};
 use actix_web::{web, HttpRequest, HttpResponse};
 use api_core::bodies;
-use api_core::{read_body, ApiError, AppServices};
+use api_core::{ApiError, AppServices};
 use domain::operation::Operation;
 
 #[utoipa::path(
@@ -24,12 +24,13 @@ pub async fn resolve(
     payload: web::Payload,
     services: AppServices,
 ) -> Result<HttpResponse, ApiError> {
-    run_route(
+    run_write(
         &req,
+        payload,
         &services,
         Operation::ResolveSubject,
-        |services, caller| async move {
-            let json = JsonBody::parse(&read_body(payload).await?)?;
+        |services, caller, raw| async move {
+            let json = JsonBody::parse(&raw)?;
             bodies::resolve_subject(services, &caller, request::resolve(&json)?).await
         },
     )

@@ -2,10 +2,10 @@
 //! `GET /v1/subscriptions/{id}`, `POST /v1/subscriptions/{id}/end`.
 
 use crate::request::{self, JsonBody};
-use crate::run_route;
+use crate::{run_route, run_write};
 use actix_web::{web, HttpRequest, HttpResponse};
 use api_core::bodies;
-use api_core::{read_body, ApiError, AppServices};
+use api_core::{ApiError, AppServices};
 use domain::monitoring::subscription::SubscriptionsRequest;
 use domain::operation::Operation;
 
@@ -26,12 +26,13 @@ pub async fn create(
     payload: web::Payload,
     services: AppServices,
 ) -> Result<HttpResponse, ApiError> {
-    run_route(
+    run_write(
         &req,
+        payload,
         &services,
         Operation::CreateSubscription,
-        |services, caller| async move {
-            let json = JsonBody::parse(&read_body(payload).await?)?;
+        |services, caller, raw| async move {
+            let json = JsonBody::parse(&raw)?;
             bodies::create_subscription(services, &caller, request::subscribe(&json)?).await
         },
     )
@@ -112,13 +113,15 @@ pub async fn get(
 pub async fn end(
     req: HttpRequest,
     id: web::Path<String>,
+    payload: web::Payload,
     services: AppServices,
 ) -> Result<HttpResponse, ApiError> {
-    run_route(
+    run_write(
         &req,
+        payload,
         &services,
         Operation::EndSubscription,
-        |services, caller| async move { bodies::end_subscription(services, &caller, &id).await },
+        |services, caller, _| async move { bodies::end_subscription(services, &caller, &id).await },
     )
     .await
 }

@@ -30,3 +30,4 @@ mod storage_conformance;
 mod subjects;
 mod subscriptions;
 mod tenant_distribution;
+mod test_mode;

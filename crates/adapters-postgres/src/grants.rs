@@ -303,6 +303,10 @@ struct AccessRow {
     retention_days: i32,
     #[diesel(sql_type = Timestamptz)]
     tenant_created_at: DateTime<Utc>,
+    #[diesel(sql_type = Text)]
+    tenant_mode: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    test_tenant_id: Option<String>,
     #[diesel(sql_type = Nullable<Date>)]
     permit_valid_from: Option<NaiveDate>,
     #[diesel(sql_type = Nullable<Date>)]
@@ -344,6 +348,8 @@ impl AccessRow {
             person_lookup_ceiling: self.person_lookup_ceiling,
             retention_days: self.retention_days,
             created_at: self.tenant_created_at,
+            mode: self.tenant_mode,
+            test_tenant_id: self.test_tenant_id,
         };
         let (tenant, data_key) = tenant.into_domain(permit)?;
         let (grant, hash) = GrantRow {

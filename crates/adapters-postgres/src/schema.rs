@@ -15,6 +15,8 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         retention_days -> Int4,
+        mode -> Text,
+        test_tenant_id -> Nullable<Text>,
     }
 }
 

@@ -58,7 +58,7 @@ SELECT g.tenant_id, g.grant_id, g.client_id, g.scopes, g.countries, g.expires_at
        t.name AS tenant_name, t.own_country, t.provisioned_countries, t.status AS tenant_status, \
        t.data_key, t.daily_paid_calls, t.monitoring_share, t.person_lookup_ceiling, \
        t.retention_days, \
-       t.created_at AS tenant_created_at, \
+       t.created_at AS tenant_created_at, t.mode AS tenant_mode, t.test_tenant_id, \
        p.valid_from AS permit_valid_from, p.valid_to AS permit_valid_to, \
        p.status AS permit_status, p.recorded_at AS permit_recorded_at \
 FROM grants g \

@@ -8,7 +8,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::ports::TenantStore;
-use domain::access::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus, WrappedDataKey};
+use domain::access::tenant::{
+    Budget, Permit, PermitStatus, Tenant, TenantMode, TenantStatus, WrappedDataKey,
+};
 use domain::countries::country::{Country, CountrySet};
 use domain::error::StoreError;
 use domain::ids::{GrantId, TenantId};
@@ -26,6 +28,8 @@ pub(crate) struct TenantRow {
     pub monitoring_share: f64,
     pub person_lookup_ceiling: i64,
     pub retention_days: i32,
+    pub mode: String,
+    pub test_tenant_id: Option<String>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -70,6 +74,12 @@ impl TenantRow {
             retention_days: u32::try_from(self.retention_days)
                 .map_err(|_| corrupt("retention days"))?,
             created_at: self.created_at,
+            mode: TenantMode::parse(&self.mode).ok_or_else(|| corrupt("tenant mode"))?,
+            test_tenant: self
+                .test_tenant_id
+                .as_deref()
+                .map(|t| parse_id(t, "test tenant id"))
+                .transpose()?,
         };
         Ok((tenant, WrappedDataKey(self.data_key)))
     }
@@ -127,6 +137,57 @@ async fn insert_permit(
     Ok(())
 }
 
+/// Inserts a tenant row (and its permit, if any).
+async fn insert_row(
+    conn: &mut AsyncPgConnection,
+    tenant: &Tenant,
+    data_key: &WrappedDataKey,
+) -> Result<(), TxError> {
+    let id = tenant.id.to_string();
+    diesel::insert_into(tenants::table)
+        .values((
+            tenants::tenant_id.eq(&id),
+            tenants::name.eq(&tenant.name),
+            tenants::own_country.eq(tenant.own_country.code()),
+            tenants::provisioned_countries.eq(countries_to_row(&tenant.provisioned)),
+            tenants::status.eq(tenant.status.as_str()),
+            tenants::data_key.eq(&data_key.0),
+            tenants::daily_paid_calls.eq(tenant.budget.daily_paid_calls),
+            tenants::monitoring_share.eq(tenant.budget.monitoring_share),
+            tenants::person_lookup_ceiling.eq(tenant.budget.person_lookup_ceiling),
+            tenants::retention_days.eq(i32::try_from(tenant.retention_days).unwrap_or(i32::MAX)),
+            tenants::created_at.eq(tenant.created_at),
+            tenants::updated_at.eq(tenant.created_at),
+            tenants::mode.eq(tenant.mode.as_str()),
+            tenants::test_tenant_id.eq(tenant.test_tenant.map(|t| t.to_string())),
+        ))
+        .execute(conn)
+        .await?;
+    if let Some(permit) = &tenant.permit {
+        insert_permit(conn, &id, permit).await?;
+    }
+    Ok(())
+}
+
+/// The tables a tenant's data is kept in, children before their parents.
+const DATA_TABLES: [&str; 15] = [
+    "idempotency_keys",
+    "screening_checks",
+    "screening_whitelist_entries",
+    "screening_override_versions",
+    "monitoring_baselines",
+    "subscriptions",
+    "events",
+    "person_profiles",
+    "paid_objects",
+    "company_documents",
+    "company_profiles",
+    "customer_refs",
+    "subject_identifiers",
+    "subjects",
+    "call_records",
+];
+
 #[async_trait]
 impl TenantStore for Database {
     async fn insert_tenant(
@@ -135,30 +196,8 @@ impl TenantStore for Database {
         data_key: &WrappedDataKey,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let id = tenant.id.to_string();
         conn.transaction(async |conn| -> Result<(), TxError> {
-            diesel::insert_into(tenants::table)
-                .values((
-                    tenants::tenant_id.eq(&id),
-                    tenants::name.eq(&tenant.name),
-                    tenants::own_country.eq(tenant.own_country.code()),
-                    tenants::provisioned_countries.eq(countries_to_row(&tenant.provisioned)),
-                    tenants::status.eq(tenant.status.as_str()),
-                    tenants::data_key.eq(&data_key.0),
-                    tenants::daily_paid_calls.eq(tenant.budget.daily_paid_calls),
-                    tenants::monitoring_share.eq(tenant.budget.monitoring_share),
-                    tenants::person_lookup_ceiling.eq(tenant.budget.person_lookup_ceiling),
-                    tenants::retention_days
-                        .eq(i32::try_from(tenant.retention_days).unwrap_or(i32::MAX)),
-                    tenants::created_at.eq(tenant.created_at),
-                    tenants::updated_at.eq(tenant.created_at),
-                ))
-                .execute(conn)
-                .await?;
-            if let Some(permit) = &tenant.permit {
-                insert_permit(conn, &id, permit).await?;
-            }
-            Ok(())
+            insert_row(conn, tenant, data_key).await
         })
         .await
         .map_err(StoreError::from)
@@ -300,5 +339,58 @@ impl TenantStore for Database {
     async fn tenant_with_key(&self, id: &TenantId) -> Result<(Tenant, WrappedDataKey), StoreError> {
         let mut conn = self.conn().await?;
         load_tenant(&mut conn, &id.to_string()).await
+    }
+
+    async fn test_twin(
+        &self,
+        live: &TenantId,
+        twin: &Tenant,
+        data_key: &WrappedDataKey,
+    ) -> Result<Tenant, StoreError> {
+        let mut conn = self.conn().await?;
+        let live = live.to_string();
+        // Under the live tenant's row lock: a concurrent request finds the twin this one made.
+        let twin_id = conn
+            .transaction(async |conn| -> Result<String, TxError> {
+                let existing: Option<Option<String>> = tenants::table
+                    .find(&live)
+                    .select(tenants::test_tenant_id)
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?;
+                match existing {
+                    None => Err(TxError(StoreError::NotFound)),
+                    Some(Some(existing)) => Ok(existing),
+                    Some(None) => {
+                        insert_row(conn, twin, data_key).await?;
+                        diesel::update(tenants::table.find(&live))
+                            .set(tenants::test_tenant_id.eq(twin.id.to_string()))
+                            .execute(conn)
+                            .await?;
+                        Ok(twin.id.to_string())
+                    }
+                }
+            })
+            .await
+            .map_err(StoreError::from)?;
+        Ok(load_tenant(&mut conn, &twin_id).await?.0)
+    }
+
+    async fn wipe_tenant_data(&self, id: &TenantId) -> Result<u64, StoreError> {
+        let mut conn = self.conn().await?;
+        let id = id.to_string();
+        conn.transaction(async |conn| -> Result<u64, TxError> {
+            let mut deleted = 0;
+            for table in DATA_TABLES {
+                deleted += diesel::sql_query(format!("DELETE FROM {table} WHERE tenant_id = $1"))
+                    .bind::<diesel::sql_types::Text, _>(&id)
+                    .execute(conn)
+                    .await? as u64;
+            }
+            Ok(deleted)
+        })
+        .await
+        .map_err(StoreError::from)
     }
 }

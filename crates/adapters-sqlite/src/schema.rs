@@ -15,6 +15,8 @@ diesel::table! {
         retention_days -> Integer,
         created_at -> BigInt,
         updated_at -> BigInt,
+        mode -> Text,
+        test_tenant_id -> Nullable<Text>,
     }
 }
 

@@ -11,7 +11,9 @@ use chrono::Utc;
 use diesel::prelude::*;
 use diesel::sqlite::SqliteConnection;
 use domain::access::ports::TenantStore;
-use domain::access::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus, WrappedDataKey};
+use domain::access::tenant::{
+    Budget, Permit, PermitStatus, Tenant, TenantMode, TenantStatus, WrappedDataKey,
+};
 use domain::countries::country::{Country, CountrySet};
 use domain::error::StoreError;
 use domain::ids::{GrantId, TenantId};
@@ -30,6 +32,8 @@ pub(crate) struct TenantRow {
     pub monitoring_share: f64,
     pub person_lookup_ceiling: i64,
     pub retention_days: i32,
+    pub mode: String,
+    pub test_tenant_id: Option<String>,
     pub created_at: i64,
 }
 
@@ -75,6 +79,12 @@ impl TenantRow {
             retention_days: u32::try_from(self.retention_days)
                 .map_err(|_| corrupt("retention days"))?,
             created_at: time(self.created_at)?,
+            mode: TenantMode::parse(&self.mode).ok_or_else(|| corrupt("tenant mode"))?,
+            test_tenant: self
+                .test_tenant_id
+                .as_deref()
+                .map(|t| parse_id(t, "test tenant id"))
+                .transpose()?,
         };
         Ok((tenant, WrappedDataKey(self.data_key)))
     }
@@ -143,6 +153,56 @@ where
     Ok(load_tenant(conn, id)?.0)
 }
 
+/// Inserts a tenant row (and its permit, if any).
+fn insert_row(
+    conn: &mut SqliteConnection,
+    tenant: &Tenant,
+    data_key: &[u8],
+) -> Result<(), TxError> {
+    let id = tenant.id.to_string();
+    diesel::insert_into(tenants::table)
+        .values((
+            tenants::tenant_id.eq(&id),
+            tenants::name.eq(&tenant.name),
+            tenants::own_country.eq(tenant.own_country.code()),
+            tenants::provisioned_countries.eq(countries_to_row(&tenant.provisioned)),
+            tenants::status.eq(tenant.status.as_str()),
+            tenants::data_key.eq(data_key),
+            tenants::daily_paid_calls.eq(tenant.budget.daily_paid_calls),
+            tenants::monitoring_share.eq(tenant.budget.monitoring_share),
+            tenants::person_lookup_ceiling.eq(tenant.budget.person_lookup_ceiling),
+            tenants::retention_days.eq(i32::try_from(tenant.retention_days).unwrap_or(i32::MAX)),
+            tenants::created_at.eq(micros(tenant.created_at)),
+            tenants::updated_at.eq(micros(tenant.created_at)),
+            tenants::mode.eq(tenant.mode.as_str()),
+            tenants::test_tenant_id.eq(tenant.test_tenant.map(|t| t.to_string())),
+        ))
+        .execute(conn)?;
+    if let Some(permit) = &tenant.permit {
+        insert_permit(conn, &id, permit)?;
+    }
+    Ok(())
+}
+
+/// The tables a tenant's data is kept in, children before their parents.
+const DATA_TABLES: [&str; 15] = [
+    "idempotency_keys",
+    "screening_checks",
+    "screening_whitelist_entries",
+    "screening_override_versions",
+    "monitoring_baselines",
+    "subscriptions",
+    "events",
+    "person_profiles",
+    "paid_objects",
+    "company_documents",
+    "company_profiles",
+    "customer_refs",
+    "subject_identifiers",
+    "subjects",
+    "call_records",
+];
+
 #[async_trait]
 impl TenantStore for Database {
     async fn insert_tenant(
@@ -151,31 +211,8 @@ impl TenantStore for Database {
         data_key: &WrappedDataKey,
     ) -> Result<(), StoreError> {
         let (tenant, data_key) = (tenant.clone(), data_key.0.clone());
-        self.write(move |conn| {
-            let id = tenant.id.to_string();
-            diesel::insert_into(tenants::table)
-                .values((
-                    tenants::tenant_id.eq(&id),
-                    tenants::name.eq(&tenant.name),
-                    tenants::own_country.eq(tenant.own_country.code()),
-                    tenants::provisioned_countries.eq(countries_to_row(&tenant.provisioned)),
-                    tenants::status.eq(tenant.status.as_str()),
-                    tenants::data_key.eq(&data_key),
-                    tenants::daily_paid_calls.eq(tenant.budget.daily_paid_calls),
-                    tenants::monitoring_share.eq(tenant.budget.monitoring_share),
-                    tenants::person_lookup_ceiling.eq(tenant.budget.person_lookup_ceiling),
-                    tenants::retention_days
-                        .eq(i32::try_from(tenant.retention_days).unwrap_or(i32::MAX)),
-                    tenants::created_at.eq(micros(tenant.created_at)),
-                    tenants::updated_at.eq(micros(tenant.created_at)),
-                ))
-                .execute(conn)?;
-            if let Some(permit) = &tenant.permit {
-                insert_permit(conn, &id, permit)?;
-            }
-            Ok(())
-        })
-        .await
+        self.write(move |conn| insert_row(conn, &tenant, &data_key))
+            .await
     }
 
     async fn tenant(&self, id: &TenantId) -> Result<Tenant, StoreError> {
@@ -302,5 +339,41 @@ impl TenantStore for Database {
     async fn tenant_with_key(&self, id: &TenantId) -> Result<(Tenant, WrappedDataKey), StoreError> {
         let id = id.to_string();
         self.read(move |conn| load_tenant(conn, &id)).await
+    }
+
+    async fn test_twin(
+        &self,
+        live: &TenantId,
+        twin: &Tenant,
+        data_key: &WrappedDataKey,
+    ) -> Result<Tenant, StoreError> {
+        let (live, twin, data_key) = (live.to_string(), twin.clone(), data_key.0.clone());
+        // One write transaction: the check and the insert hold the file's write lock.
+        self.write(move |conn| {
+            let (live_tenant, _) = load_tenant(conn, &live)?;
+            if let Some(existing) = live_tenant.test_tenant {
+                return Ok(load_tenant(conn, &existing.to_string())?.0);
+            }
+            insert_row(conn, &twin, &data_key)?;
+            diesel::update(tenants::table.find(&live))
+                .set(tenants::test_tenant_id.eq(twin.id.to_string()))
+                .execute(conn)?;
+            Ok(load_tenant(conn, &twin.id.to_string())?.0)
+        })
+        .await
+    }
+
+    async fn wipe_tenant_data(&self, id: &TenantId) -> Result<u64, StoreError> {
+        let id = id.to_string();
+        self.write(move |conn| {
+            let mut deleted = 0;
+            for table in DATA_TABLES {
+                deleted += diesel::sql_query(format!("DELETE FROM {table} WHERE tenant_id = ?"))
+                    .bind::<diesel::sql_types::Text, _>(&id)
+                    .execute(conn)? as u64;
+            }
+            Ok(deleted)
+        })
+        .await
     }
 }

@@ -5,6 +5,7 @@ mod context;
 pub mod discovery;
 pub mod dto;
 mod error;
+pub mod mode;
 pub mod problem;
 pub mod quota;
 pub mod schema;

@@ -95,6 +95,15 @@ pub fn token_type() -> Object {
     string_enum(["Bearer"], false, "The token type")
 }
 
+/// `live` or `test`: whom a token's requests are answered for.
+pub fn mode() -> Object {
+    string_enum(
+        ["live", "test"],
+        false,
+        "`live`, or `test` for a test-mode grant",
+    )
+}
+
 /// `client_credentials` (the only grant type).
 pub fn grant_type() -> Object {
     string_enum(["client_credentials"], false, "The OAuth 2.0 grant type")

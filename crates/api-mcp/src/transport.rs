@@ -82,10 +82,12 @@ pub async fn post(
     let response = exchange.answer(&req, payload).await;
     // Every row the exchange noted is written together, durably, before it answers; if the
     // write fails, the request fails.
-    match services.gate.commit(exchange.trail).await {
+    let mut response = match services.gate.commit(exchange.trail).await {
         Ok(()) => response,
         Err(failure) => ApiError(failure).error_response(),
-    }
+    };
+    api_core::mode::mark(&mut response, caller.mode());
+    response
 }
 
 /// One admitted message exchange. Each way it can end notes its audit row in `trail` (the

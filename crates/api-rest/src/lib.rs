@@ -237,6 +237,8 @@ where
     let quota = std::cell::RefCell::new(None);
     // Whether the answer is the one kept under the request's idempotency key.
     let replayed = std::cell::Cell::new(false);
+    // Whose answer it is: a test-mode caller's is marked so.
+    let mode = std::cell::Cell::new(domain::access::tenant::TenantMode::Live);
     let answer = services
         .gate
         .call(
@@ -245,7 +247,8 @@ where
             domain::operation::Surface::Rest,
             &ctx,
             |caller| {
-                let (quota, replayed) = (&quota, &replayed);
+                let (quota, replayed, mode) = (&quota, &replayed, &mode);
+                mode.set(caller.mode());
                 async move {
                     // Path segments and query values are client text (see `text`).
                     text::check_request(req)?;
@@ -306,5 +309,6 @@ where
     if replayed.get() {
         idempotency::mark_replayed(&mut response);
     }
+    api_core::mode::mark(&mut response, mode.get());
     Ok(response)
 }

@@ -113,6 +113,7 @@ pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
     add_request_id_header(&mut doc);
     add_quota_headers(&mut doc);
     add_idempotency(&mut doc);
+    add_mode_header(&mut doc);
     doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"] =
         sources.iter().map(|s| json!(s.as_str())).collect();
     normalise(doc)
@@ -410,6 +411,24 @@ fn add_idempotency(doc: &mut Value) {
             for response in responses.values_mut() {
                 response["headers"]["Idempotent-Replayed"] =
                     json!({"$ref": "#/components/headers/IdempotentReplayed"});
+            }
+        }
+    }
+}
+
+/// `Idreg-Mode: test` on every answer to a test-mode credential (and its token).
+fn add_mode_header(doc: &mut Value) {
+    doc["components"]["headers"]["IdregMode"] = json!({
+        "description": "`test` on every answer to a test-mode credential (`cid_test_` client ids): answered from the sandbox registers, on data apart from live data. Absent on live answers.",
+        "schema": {"type": "string", "enum": ["test"]},
+    });
+    for op in REST_OPERATIONS {
+        let method = op.method().to_ascii_lowercase();
+        let operation = &mut doc["paths"][op.route_template()][method.as_str()];
+        if let Some(responses) = operation["responses"].as_object_mut() {
+            for response in responses.values_mut() {
+                response["headers"]["Idreg-Mode"] =
+                    json!({"$ref": "#/components/headers/IdregMode"});
             }
         }
     }

@@ -58,6 +58,8 @@ pub(crate) fn tenant(provisioned: &str) -> Tenant {
         budget: Budget::default(),
         retention_days: crate::monitoring::subscription::DEFAULT_RETENTION_DAYS,
         created_at: now() - Duration::days(30),
+        mode: crate::access::tenant::TenantMode::Live,
+        test_tenant: None,
     }
 }
 

@@ -137,6 +137,8 @@ pub struct ClientId(String);
 
 impl ClientId {
     pub const PREFIX: &'static str = "cid_";
+    /// The prefix of a test-mode grant's client id: visibly not a live credential.
+    pub const TEST_PREFIX: &'static str = "cid_test_";
 
     pub fn generate() -> Self {
         ClientId(format!(
@@ -144,6 +146,20 @@ impl ClientId {
             Self::PREFIX,
             Ulid::generate().to_string().to_ascii_lowercase()
         ))
+    }
+
+    /// A client id of a test-mode grant (`cid_test_` + a lower-case ULID).
+    pub fn generate_test() -> Self {
+        ClientId(format!(
+            "{}{}",
+            Self::TEST_PREFIX,
+            Ulid::generate().to_string().to_ascii_lowercase()
+        ))
+    }
+
+    /// Whether the id is a test-mode grant's.
+    pub fn is_test(&self) -> bool {
+        self.0.starts_with(Self::TEST_PREFIX)
     }
 
     /// Accepts what a client sends; an ill-formed value simply matches no grant.
@@ -154,9 +170,14 @@ impl ClientId {
     /// Whether the value has the shape of an id this service issues (used to decide whether
     /// an unknown client id is worth keeping in the security log).
     pub fn is_well_formed(&self) -> bool {
-        self.0.len() == Self::PREFIX.len() + 26
-            && self.0.starts_with(Self::PREFIX)
-            && self.0[Self::PREFIX.len()..]
+        let prefix = if self.is_test() {
+            Self::TEST_PREFIX
+        } else {
+            Self::PREFIX
+        };
+        self.0.len() == prefix.len() + 26
+            && self.0.starts_with(prefix)
+            && self.0[prefix.len()..]
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric())
     }
@@ -197,6 +218,10 @@ mod tests {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_'));
         assert!(!ClientId::from_wire("x").is_well_formed());
+        let t = ClientId::generate_test();
+        assert!(t.is_well_formed() && t.is_test());
+        assert!(t.as_str().starts_with("cid_test_"));
+        assert!(!c.is_test());
     }
 }
 prefixed_id!(

@@ -35,7 +35,8 @@ impl App {
 
     /// As [`App::prepare`] with a given clock (tests move time forward with it).
     pub async fn prepare_with_clock(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<App> {
-        let upstreams = crate::countries::start(config.sandbox, &config.countries)?;
+        let upstreams =
+            crate::countries::start(config.sandbox, config.test_mode, &config.countries)?;
         let app = Self::assemble(config, clock, upstreams).await?;
         app.warm_screening();
         // Off unless IDREG_LISTS_URLS is set; runs as long as the process.

@@ -125,6 +125,9 @@ pub enum TenantCommand {
     Activate { tenant_id: String },
     /// Shows a tenant.
     Show { tenant_id: String },
+    /// Deletes the test-mode data of a tenant (its test twin's subjects, events, checks,
+    /// caches); test grants and the audit trail stay. Live data is never touched.
+    WipeTest { tenant_id: String },
     /// Replaces the provisioned countries (the own country must stay).
     Countries {
         tenant_id: String,
@@ -192,6 +195,10 @@ pub enum GrantCommand {
         /// Expiry as RFC 3339, e.g. 2027-01-01T00:00:00Z.
         #[arg(long)]
         expires_at: Option<String>,
+        /// A test-mode grant: on the tenant's test twin (made on first use: its own data,
+        /// served by the sandbox registers), credentials `cid_test_...` and `cs_test_...`.
+        #[arg(long)]
+        test: bool,
     },
     /// Narrows or widens a grant's scopes and/or countries.
     Update {
@@ -235,6 +242,13 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
         }
         AdminCommand::Tenant(TenantCommand::Activate { tenant_id }) => {
             Ok(tenant_json(&admin.activate_tenant(&tenant_id).await?))
+        }
+        AdminCommand::Tenant(TenantCommand::WipeTest { tenant_id }) => {
+            let (twin, deleted) = admin.wipe_test_data(&tenant_id).await?;
+            Ok(json!({
+                "test_tenant_id": twin.id.to_string(),
+                "rows_deleted": deleted,
+            }))
         }
         AdminCommand::Tenant(TenantCommand::Show { tenant_id }) => {
             Ok(tenant_json(&admin.tenant(&tenant_id).await?))
@@ -328,6 +342,7 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
             scopes,
             countries,
             expires_at,
+            test,
         }) => {
             let tenant_id = tenant.parse().map_err(|_| Failure::not_found("tenant"))?;
             let scopes = parse_scopes(&scopes)?;
@@ -342,6 +357,7 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
                     scopes,
                     countries,
                     expires_at,
+                    test,
                 })
                 .await?;
             Ok(issued_json(&issued))
@@ -427,6 +443,8 @@ pub fn tenant_json(t: &Tenant) -> Value {
         },
         "retention_days": t.retention_days,
         "created_at": api_core::dto::timestamp(t.created_at),
+        "mode": t.mode.as_str(),
+        "test_tenant_id": t.test_tenant.map(|id| id.to_string()),
     })
 }
 
@@ -441,6 +459,7 @@ pub fn grant_json(g: &Grant) -> Value {
         "revoked_at": g.revoked_at.map(api_core::dto::timestamp),
         "credential_generation": g.credential_generation,
         "created_at": api_core::dto::timestamp(g.created_at),
+        "mode": if g.client_id.is_test() { "test" } else { "live" },
     })
 }
 

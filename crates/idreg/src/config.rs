@@ -21,6 +21,7 @@
 //! | `IDREG_LOG_FORMAT`     | `log_format`         | `text` (or `json`) |
 //! | `IDREG_LISTS_URLS`     | `lists_urls`         | none (no scheduled list import); `official`, or `source=url,...` |
 //! | `IDREG_LISTS_INTERVAL_HOURS` | `lists_interval_hours` | `24` (`0` off) |
+//! | `IDREG_TEST_MODE`      | `test_mode`          | `on`: test-mode grants are served by the sandbox started in this process (`off`: their register reads are 501) |
 
 use anyhow::{bail, Context};
 use serde::Deserialize;
@@ -77,6 +78,8 @@ pub struct Config {
     pub lists: Vec<crate::list_schedule::ScheduledList>,
     /// Hours between scheduled list imports; 0 turns them off.
     pub lists_interval_hours: u64,
+    /// Serve test-mode grants from the upstream sandbox started in this process.
+    pub test_mode: bool,
 }
 
 impl std::fmt::Debug for Config {
@@ -132,6 +135,7 @@ impl Default for Config {
             countries: Default::default(),
             lists: Vec::new(),
             lists_interval_hours: crate::list_schedule::DEFAULT_INTERVAL_HOURS,
+            test_mode: true,
         }
     }
 }
@@ -159,6 +163,7 @@ struct FileConfig {
     log_format: Option<String>,
     lists_urls: Option<String>,
     lists_interval_hours: Option<u64>,
+    test_mode: Option<bool>,
     /// The countries' tables (`[se]`, `[lt]`, ...): every other top-level key; checked
     /// against the compiled-in countries and their settings.
     #[serde(flatten)]
@@ -189,6 +194,13 @@ impl Config {
         }
         if let Some(v) = var("IDREG_METRICS_LISTEN") {
             config.metrics_listen = Some(v).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = var("IDREG_TEST_MODE") {
+            config.test_mode = match v.as_str() {
+                "on" | "true" => true,
+                "off" | "false" => false,
+                _ => bail!("IDREG_TEST_MODE must be on or off"),
+            };
         }
         if let Some(v) = var("IDREG_STATE_DIR") {
             config.state_dir = PathBuf::from(v);
@@ -289,6 +301,9 @@ impl Config {
         }
         if let Some(v) = file.metrics_listen {
             self.metrics_listen = Some(v).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = file.test_mode {
+            self.test_mode = v;
         }
         if let Some(v) = file.state_dir {
             self.state_dir = v;

@@ -139,35 +139,56 @@ impl Upstreams {
     }
 }
 
-/// Starts the sandbox (when `sandbox`) and builds every configured country's connectors from
-/// its settings (by lower-case country prefix).
+/// Starts the sandbox (when `sandbox`, or for test mode) and builds every configured
+/// country's connectors from its settings (by lower-case country prefix): for live tenants
+/// from the settings (or the sandbox, with `sandbox`), and, with `test_mode`, a second set
+/// against the sandbox for test-mode tenants, so a test credential never reaches a live
+/// register.
 pub fn start(
     sandbox: bool,
+    test_mode: bool,
     settings: &std::collections::BTreeMap<&'static str, Settings>,
 ) -> anyhow::Result<Upstreams> {
-    let sandbox = if sandbox {
+    let running = if sandbox || test_mode {
         Some(Sandbox::start(SandboxConfig::default()).context("starting the upstream sandbox")?)
     } else {
         None
     };
-    let mut declared = Vec::new();
-    for wiring in COUNTRIES {
-        let empty = Settings::new();
-        let settings = settings.get(wiring.country.prefix()).unwrap_or(&empty);
-        if let Some(connectors) = (wiring.connect)(settings, sandbox.as_ref())
-            .with_context(|| format!("{} connectors", wiring.country))?
-        {
-            declared.push(connectors);
-        }
-    }
-    if declared.is_empty() {
+    let live = connect_all(settings, if sandbox { running.as_ref() } else { None })?;
+    if live.is_empty() {
         bail!(
             "no upstream is configured: set the IDREG_SE_* settings (see the README) for the real registries, \
              or run with --sandbox (or `idreg demo`) for the built-in sandbox"
         );
     }
-    let countries = Countries::new(declared).map_err(|e| anyhow::anyhow!(e))?;
-    Ok(Upstreams { countries, sandbox })
+    let mut countries = Countries::new(live).map_err(|e| anyhow::anyhow!(e))?;
+    if let (true, Some(sb)) = (test_mode, running.as_ref()) {
+        let test =
+            Countries::new(connect_all(settings, Some(sb))?).map_err(|e| anyhow::anyhow!(e))?;
+        countries = countries.with_test(test);
+    }
+    Ok(Upstreams {
+        countries,
+        sandbox: running,
+    })
+}
+
+/// Every compiled-in country's connectors that its settings (or the sandbox) configure.
+fn connect_all(
+    settings: &std::collections::BTreeMap<&'static str, Settings>,
+    sandbox: Option<&RunningSandbox>,
+) -> anyhow::Result<Vec<CountryConnectors>> {
+    let mut declared = Vec::new();
+    for wiring in COUNTRIES {
+        let empty = Settings::new();
+        let settings = settings.get(wiring.country.prefix()).unwrap_or(&empty);
+        if let Some(connectors) = (wiring.connect)(settings, sandbox)
+            .with_context(|| format!("{} connectors", wiring.country))?
+        {
+            declared.push(connectors);
+        }
+    }
+    Ok(declared)
 }
 
 /// `IDREG_<CC>_TIMEOUT_SECS`, if set.
@@ -193,7 +214,9 @@ fn lithuania(
     } else if !switch(settings, "enabled", false, "IDREG_LT_ENABLED")? {
         return Ok(None);
     }
-    if let Some(url) = settings.get("open_data_base_url") {
+    // The sandbox's own address wins: a sandbox run (and test mode) never reaches a
+    // configured register.
+    if let (None, Some(url)) = (sandbox, settings.get("open_data_base_url")) {
         lt.open_data_base_url = url.clone();
     }
     if let Some(t) = timeouts(settings, "IDREG_LT_TIMEOUT_SECS")? {
@@ -477,11 +500,13 @@ mod tests {
     #[test]
     fn without_any_configured_country_the_service_does_not_start() {
         assert!(sweden(&Settings::new(), None).unwrap().is_none());
-        let e = start(false, &Default::default()).err().expect("refused");
+        let e = start(false, false, &Default::default())
+            .err()
+            .expect("refused");
         assert!(e.to_string().contains("no upstream is configured"), "{e}");
         // Lithuania alone is a configured country.
         let lt = std::collections::BTreeMap::from([("lt", settings(&[("enabled", "on")]))]);
-        let up = start(false, &lt).expect("started");
+        let up = start(false, false, &lt).expect("started");
         assert_eq!(up.countries.served().collect::<Vec<_>>(), [Country::Lt]);
     }
 

@@ -48,7 +48,11 @@ pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
     };
     if let Some(state) = existing {
         // The database may have been reset since: only reuse what still exists.
-        if admin.tenant(&state.tenant_id).await.is_ok() {
+        // A demo made before test mode kept live credentials: it is made anew.
+        let test_mode = state
+            .client_id
+            .starts_with(domain::ids::ClientId::TEST_PREFIX);
+        if test_mode && admin.tenant(&state.tenant_id).await.is_ok() {
             if let Ok(issued) = admin.rotate_secret(&state.grant_id).await {
                 if issued.grant.revoked_at.is_none() {
                     // A grant made by an older demo may lack scopes added since (screening).
@@ -102,11 +106,15 @@ pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
             scopes: Scope::CONSUMER.into_iter().collect::<ScopeSet>(),
             countries: both,
             expires_at: None,
+            // The demo's credentials are test-mode ones: the sandbox registers, data apart
+            // from live data.
+            test: true,
         })
         .await
         .map_err(|f| anyhow::anyhow!("{f}"))?;
     let state = DemoState {
-        tenant_id: tenant.id.to_string(),
+        // The tenant whose data the walk-through reads and writes: the test twin.
+        tenant_id: issued.grant.tenant_id.to_string(),
         grant_id: issued.grant.id.to_string(),
         client_id: issued.grant.client_id.to_string(),
     };
@@ -168,6 +176,8 @@ crates/upstream-sandbox/README.md).
 idreg is running at {base_url}
 
 Demo tenant {tenant} (SE, LT; active; person-register permit in force)
+  test-mode credentials (answers say `Idreg-Mode: test`; the sandbox registers serve them,
+  on data apart from live data; `idreg admin tenant wipe-test {tenant}` clears it):
   client_id:     {client_id}
   client_secret: {client_secret}
   (the secret is new on every start; the old one stops working)

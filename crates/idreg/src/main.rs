@@ -106,7 +106,13 @@ async fn serve(mut config: Config, args: cli::ServeArgs) -> anyhow::Result<()> {
     if let Some(metrics) = &metrics {
         tracing::info!(address = %metrics.addr, "metrics are served at /metrics");
     }
-    if let Some(sandbox) = &app.sandbox {
+    if let (false, Some(sandbox)) = (app.config.sandbox, &app.sandbox) {
+        tracing::info!(
+            control = %sandbox.control_url(),
+            "test-mode grants are served by the built-in upstream sandbox"
+        );
+    }
+    if let (true, Some(sandbox)) = (app.config.sandbox, &app.sandbox) {
         println!(
             "{}",
             serde_json::json!({

@@ -263,6 +263,8 @@ fn new_tenant(provisioned: &str) -> Tenant {
         },
         retention_days: 45,
         created_at: t0(),
+        mode: domain::access::tenant::TenantMode::Live,
+        test_tenant: None,
     }
 }
 
@@ -385,6 +387,8 @@ macro_rules! tenants_checks {
             a_permit_recorded_in_the_same_instant_still_becomes_current => check_a_permit_recorded_in_the_same_instant_still_becomes_current,
             the_budget_is_set => check_the_budget_is_set,
             retention_is_set_and_the_key_read_with_the_tenant => check_retention_is_set_and_the_key_read_with_the_tenant,
+            a_live_tenant_has_one_test_twin => check_a_live_tenant_has_one_test_twin,
+            wiping_deletes_one_tenants_data_only => check_wiping_deletes_one_tenants_data_only,
         );
     };
 }

@@ -210,3 +210,97 @@ pub(super) async fn check_retention_is_set_and_the_key_read_with_the_tenant(stor
         Err(StoreError::NotFound)
     ));
 }
+
+/// A live tenant gets one test twin, however many ask at once; the twin is a tenant of its
+/// own (mode `test`), named on the live tenant, and reads back as such.
+pub async fn check_a_live_tenant_has_one_test_twin(stores: &Stores) {
+    use domain::access::tenant::TenantMode;
+    let (live, _) = tenant(stores, "SE,LT").await;
+    let attempts: Vec<_> = (0..6)
+        .map(|_| {
+            let tenants = stores.tenants.clone();
+            let live = live.id;
+            let mut twin = new_tenant("SE,LT");
+            twin.mode = TenantMode::Test;
+            twin.status = TenantStatus::Active;
+            twin.name = "Acme (test)".into();
+            let key = data_key();
+            tokio::spawn(async move { tenants.test_twin(&live, &twin, &key).await })
+        })
+        .collect();
+    let mut twins = Vec::new();
+    for a in attempts {
+        twins.push(a.await.unwrap().expect("test_twin"));
+    }
+    let first = twins[0].id;
+    assert!(twins.iter().all(|t| t.id == first), "one twin");
+    assert_ne!(first, live.id);
+    let twin = stores.tenants.tenant(&first).await.unwrap();
+    assert_eq!(twin.mode, TenantMode::Test);
+    assert_eq!(twin.status, TenantStatus::Active);
+    assert_eq!(twin.test_tenant, None);
+    let live_now = stores.tenants.tenant(&live.id).await.unwrap();
+    assert_eq!(live_now.mode, TenantMode::Live);
+    assert_eq!(live_now.test_tenant, Some(first));
+    assert_eq!(
+        stores.backing.count("tenants", "true").await,
+        2,
+        "no stray twin"
+    );
+    let unknown = stores
+        .tenants
+        .test_twin(&TenantId::generate(), &new_tenant("SE"), &data_key())
+        .await;
+    assert!(matches!(unknown, Err(StoreError::NotFound)));
+}
+
+/// Wiping a tenant's data deletes its subjects and what hangs on them, and nothing of
+/// another tenant's, nor the tenant itself, its grants or its audit trail.
+pub async fn check_wiping_deletes_one_tenants_data_only(stores: &Stores) {
+    let (a, _) = tenant(stores, "SE").await;
+    let (b, _) = tenant(stores, "SE").await;
+    let (grant_a, _) = grant(stores, &a, "SE").await;
+    for t in [&a, &b] {
+        let id = identifier(IdentifierType::Orgnr);
+        stores
+            .subjects
+            .resolve_or_create_subject(&t.id, &id, Some("crm-1"), &company(t0()))
+            .await
+            .expect("a subject");
+    }
+    let before_b = stores
+        .backing
+        .count("subjects", &format!("tenant_id = '{}'", b.id))
+        .await;
+    let deleted = stores.tenants.wipe_tenant_data(&a.id).await.expect("wiped");
+    assert!(
+        deleted >= 2,
+        "the subject and its identifier at least: {deleted}"
+    );
+    assert_eq!(
+        stores
+            .backing
+            .count("subjects", &format!("tenant_id = '{}'", a.id))
+            .await,
+        0
+    );
+    assert_eq!(
+        stores
+            .backing
+            .count("subject_identifiers", &format!("tenant_id = '{}'", a.id))
+            .await,
+        0
+    );
+    assert_eq!(
+        stores
+            .backing
+            .count("subjects", &format!("tenant_id = '{}'", b.id))
+            .await,
+        before_b
+    );
+    // The tenant and its grant stay.
+    assert!(stores.tenants.tenant(&a.id).await.is_ok());
+    assert!(stores.grants.grant(&a.id, &grant_a.id).await.is_ok());
+    // A second wipe finds nothing.
+    assert_eq!(stores.tenants.wipe_tenant_data(&a.id).await.unwrap(), 0);
+}

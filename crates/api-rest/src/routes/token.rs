@@ -25,6 +25,10 @@ pub struct TokenResponse {
     /// Country codes the token carries.
     #[schema(schema_with = api_core::schema::country_codes)]
     pub countries: Vec<&'static str>,
+    /// `live`, or `test` for a test-mode grant's token (`cid_test_` credentials): its
+    /// requests are answered from the sandbox registers, on data apart from live data.
+    #[schema(schema_with = api_core::schema::mode)]
+    pub mode: &'static str,
 }
 
 #[derive(Serialize)]
@@ -261,16 +265,23 @@ pub async fn issue(req: HttpRequest, payload: web::Payload, services: AppService
         Err(failure) => return token_error(&failure, false),
     };
     match services.tokens.issue(request, &ctx).await {
-        Ok(token) => HttpResponse::Ok()
-            .insert_header((header::CACHE_CONTROL, "no-store"))
-            .insert_header((header::PRAGMA, "no-cache"))
-            .json(TokenResponse {
+        Ok(token) => {
+            let mut response = HttpResponse::Ok();
+            response
+                .insert_header((header::CACHE_CONTROL, "no-store"))
+                .insert_header((header::PRAGMA, "no-cache"));
+            if token.mode == domain::access::tenant::TenantMode::Test {
+                response.insert_header(api_core::mode::header());
+            }
+            response.json(TokenResponse {
                 access_token: token.access_token,
                 token_type: "Bearer",
                 expires_in: token.expires_in,
                 scope: token.scopes.to_string(),
                 countries: token.countries.codes(),
-            }),
+                mode: token.mode.as_str(),
+            })
+        }
         Err(failure) => token_error(&failure, basic_used),
     }
 }

@@ -6,7 +6,7 @@
 use crate::access::grant::{ClientSecret, Grant};
 use crate::access::ports::{CredentialHasher, GrantStore, TenantStore};
 use crate::access::scope::ScopeSet;
-use crate::access::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus};
+use crate::access::tenant::{Budget, Permit, PermitStatus, Tenant, TenantMode, TenantStatus};
 use crate::clock::Clock;
 use crate::companies::budget::{budget_day, renews_at, BudgetStatement, BUDGET_TIME_ZONE};
 use crate::companies::ports::PaidStore;
@@ -33,6 +33,9 @@ pub struct NewGrant {
     pub scopes: ScopeSet,
     pub countries: CountrySet,
     pub expires_at: Option<DateTime<Utc>>,
+    /// A test-mode grant: made on the tenant's test twin (created on first use), its
+    /// credentials marked `cid_test_` and `cs_test_`.
+    pub test: bool,
 }
 
 /// A created grant and its secret, which is shown this once.
@@ -104,6 +107,8 @@ impl AdminService {
             budget: Budget::default(),
             retention_days: crate::monitoring::subscription::DEFAULT_RETENTION_DAYS,
             created_at: self.clock.now(),
+            mode: TenantMode::Live,
+            test_tenant: None,
         };
         let key = self
             .vault
@@ -114,6 +119,108 @@ impl AdminService {
             .await
             .map_err(store_failure("tenant"))?;
         Ok(tenant)
+    }
+
+    /// The live tenant's test twin, made on first use and brought in line with it each
+    /// time: the same countries, status and limits, a permit in force (test mode reads only
+    /// the sandbox's synthetic persons; the permit gates a real register). A test tenant
+    /// has no twin of its own.
+    async fn test_twin_of(&self, live: &Tenant) -> Result<Tenant, Failure> {
+        if live.mode == TenantMode::Test {
+            return Err(Failure::bad_request(
+                "tenant",
+                "is a test tenant; name its live tenant",
+            ));
+        }
+        let now = self.clock.now();
+        let candidate = Tenant {
+            id: TenantId::generate(),
+            name: format!("{} (test)", live.name),
+            own_country: live.own_country,
+            provisioned: live.provisioned.clone(),
+            status: TenantStatus::Active,
+            permit: None,
+            budget: live.budget.clone(),
+            retention_days: live.retention_days,
+            created_at: now,
+            mode: TenantMode::Test,
+            test_tenant: None,
+        };
+        let key = self
+            .vault
+            .new_data_key(&candidate.id)
+            .map_err(Failure::internal)?;
+        let mut twin = self
+            .tenants
+            .test_twin(&live.id, &candidate, &key)
+            .await
+            .map_err(store_failure("tenant"))?;
+        if twin.provisioned != live.provisioned {
+            twin = self
+                .tenants
+                .set_provisioned_countries(&twin.id, &live.provisioned)
+                .await
+                .map_err(store_failure("tenant"))?;
+        }
+        if twin.budget != live.budget {
+            twin = self
+                .tenants
+                .set_budget(&twin.id, &live.budget)
+                .await
+                .map_err(store_failure("tenant"))?;
+        }
+        let today = now.date_naive();
+        if Permit::standing(twin.permit.as_ref(), today)
+            != crate::access::tenant::PermitStanding::InForce
+        {
+            let permit = Permit {
+                valid_from: today,
+                valid_to: today
+                    .checked_add_days(chrono::Days::new(3_650))
+                    .unwrap_or(today),
+                status: PermitStatus::Active,
+                recorded_at: now,
+            };
+            twin = self
+                .tenants
+                .record_permit(&twin.id, &permit)
+                .await
+                .map_err(store_failure("tenant"))?;
+        }
+        Ok(twin)
+    }
+
+    /// Deletes the test twin's data (its subjects, events, checks, caches and counters); its
+    /// grants and their credentials stay, and its audit trail. `id` names the live tenant
+    /// (or the twin itself). A live tenant's own data is never wiped.
+    pub async fn wipe_test_data(&self, id: &str) -> Result<(Tenant, u64), Failure> {
+        let id = parse_tenant_id(id)?;
+        let named = self
+            .tenants
+            .tenant(&id)
+            .await
+            .map_err(store_failure("tenant"))?;
+        let twin_id = match (named.mode, named.test_tenant) {
+            (TenantMode::Test, _) => named.id,
+            (TenantMode::Live, Some(twin)) => twin,
+            (TenantMode::Live, None) => {
+                return Err(Failure::not_found("test tenant (no test grant was made)"))
+            }
+        };
+        let twin = self
+            .tenants
+            .tenant(&twin_id)
+            .await
+            .map_err(store_failure("tenant"))?;
+        if twin.mode != TenantMode::Test {
+            return Err(Failure::internal("a live tenant was named as a test twin"));
+        }
+        let wiped = self
+            .tenants
+            .wipe_tenant_data(&twin.id)
+            .await
+            .map_err(Failure::internal)?;
+        Ok((twin, wiped))
     }
 
     pub async fn tenant(&self, id: &str) -> Result<Tenant, Failure> {
@@ -457,6 +564,11 @@ impl AdminService {
             .tenant(&new.tenant_id)
             .await
             .map_err(store_failure("tenant"))?;
+        let tenant = if new.test {
+            self.test_twin_of(&tenant).await?
+        } else {
+            tenant
+        };
         if !new.countries.is_subset(&tenant.provisioned) {
             return Err(grant_countries_invalid(&format!(
                 "the grant's countries must be a subset of the tenant's provisioned countries ({})",
@@ -468,6 +580,11 @@ impl AdminService {
             return Err(Failure::bad_request("expires-at", "must be in the future"));
         }
         let client_secret = self.hasher.generate_secret();
+        let client_secret = if new.test {
+            client_secret.for_test()
+        } else {
+            client_secret
+        };
         let hash = self
             .hasher
             .hash_secret(&client_secret)
@@ -476,7 +593,11 @@ impl AdminService {
         let grant = Grant {
             id: GrantId::generate(),
             tenant_id: tenant.id,
-            client_id: ClientId::generate(),
+            client_id: if new.test {
+                ClientId::generate_test()
+            } else {
+                ClientId::generate()
+            },
             scopes: new.scopes,
             countries: new.countries,
             expires_at: new.expires_at,
@@ -544,7 +665,17 @@ impl AdminService {
     /// A new secret; tokens minted under the old one stop working at once.
     pub async fn rotate_secret(&self, id: &str) -> Result<IssuedGrant, Failure> {
         let (tenant_id, id) = self.locate_grant(id).await?;
+        let current = self
+            .grants
+            .grant(&tenant_id, &id)
+            .await
+            .map_err(store_failure("grant"))?;
         let client_secret = self.hasher.generate_secret();
+        let client_secret = if current.client_id.is_test() {
+            client_secret.for_test()
+        } else {
+            client_secret
+        };
         let hash = self
             .hasher
             .hash_secret(&client_secret)

@@ -40,6 +40,11 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// Live, or test mode (the caller's tenant is a test twin): which connectors serve it.
+    pub fn mode(&self) -> crate::access::tenant::TenantMode {
+        self.tenant.mode
+    }
+
     /// The principal of scheduled monitoring work for `tenant`: no consumer's grant
     /// ([`GrantId::MONITORING`]), the company-reading scopes the work needs, every country
     /// the tenant is provisioned for. It never passes through the gate and never reaches a

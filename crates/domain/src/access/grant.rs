@@ -58,6 +58,15 @@ impl ClientSecret {
     pub fn new(s: String) -> Self {
         ClientSecret(s)
     }
+
+    /// The same secret marked as a test-mode grant's (`cs_test_...` for `cs_...`), so a
+    /// test credential is visibly one wherever it is pasted.
+    pub fn for_test(self) -> Self {
+        match self.0.strip_prefix("cs_") {
+            Some(rest) if !rest.starts_with("test_") => ClientSecret(format!("cs_test_{rest}")),
+            _ => self,
+        }
+    }
     pub fn expose(&self) -> &str {
         &self.0
     }

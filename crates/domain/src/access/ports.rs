@@ -68,6 +68,26 @@ pub trait TenantStore: Send + Sync {
     /// # Errors
     /// `NotFound` when no such tenant exists.
     async fn tenant_with_key(&self, id: &TenantId) -> Result<(Tenant, WrappedDataKey), StoreError>;
+
+    /// The live tenant `live`'s test twin: the one it has, or `twin` (a test-mode tenant)
+    /// inserted with `data_key` and named on the live tenant, atomically with the check, so
+    /// a live tenant never gets two twins.
+    ///
+    /// # Errors
+    /// `NotFound` when `live` does not exist.
+    async fn test_twin(
+        &self,
+        live: &TenantId,
+        twin: &Tenant,
+        data_key: &WrappedDataKey,
+    ) -> Result<Tenant, StoreError>;
+
+    /// Deletes every row of the tenant's data (subjects and their identifiers and
+    /// references, caches, documents, call records, events and their counter, subscriptions
+    /// and baselines, screening checks, overrides and whitelists, budget and lookup counters,
+    /// idempotency keys), keeping the tenant, its permits, its grants and its audit trail.
+    /// Answers the rows deleted.
+    async fn wipe_tenant_data(&self, id: &TenantId) -> Result<u64, StoreError>;
 }
 
 /// Grants and their client credentials.

@@ -27,6 +27,32 @@ impl TenantStatus {
     }
 }
 
+/// Whether a tenant's data is real or its test twin's. A test tenant is the test-mode twin
+/// of a live one: its own tenant (own id, data key, subjects, events, checks, budget
+/// counters), whose grants' credentials say `test`, served by the sandbox connectors, never
+/// by a live register.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TenantMode {
+    Live,
+    Test,
+}
+
+impl TenantMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TenantMode::Live => "live",
+            TenantMode::Test => "test",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "live" => Some(TenantMode::Live),
+            "test" => Some(TenantMode::Test),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PermitStatus {
     Active,
@@ -130,6 +156,10 @@ pub struct Tenant {
     /// Days an ended subscription's events keep their data (Limits 4), then purged.
     pub retention_days: u32,
     pub created_at: DateTime<Utc>,
+    /// Live, or the test twin of a live tenant.
+    pub mode: TenantMode,
+    /// A live tenant's test twin, once a test grant made one.
+    pub test_tenant: Option<TenantId>,
 }
 
 /// A data key of one tenant, wrapped (encrypted) under the service's master key. Opaque to

@@ -72,4 +72,6 @@ pub struct IssuedToken {
     pub expires_in: i64,
     pub scopes: ScopeSet,
     pub countries: CountrySet,
+    /// Live, or test mode (the grant is a test twin's).
+    pub mode: crate::access::tenant::TenantMode,
 }

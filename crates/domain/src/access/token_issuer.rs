@@ -102,6 +102,7 @@ impl TokenIssuer {
             expires_in: (expires_at - now).num_seconds().max(0),
             scopes,
             countries: grant.countries.clone(),
+            mode: access.tenant.mode,
         })
     }
 }

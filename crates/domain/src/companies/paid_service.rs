@@ -80,7 +80,10 @@ impl PaidCompanyService {
         let orgnr = Identifier::parse_company(wire)
             .map_err(|e| Failure::invalid_identifier(format!("`orgnr`: {e}")))?;
         caller.require_country(orgnr.country())?;
-        let registry = self.countries.paid(orgnr.country())?;
+        let registry = self
+            .countries
+            .in_mode(caller.mode())
+            .paid(orgnr.country())?;
         let key = PaidKey {
             kind,
             country: orgnr.country(),
@@ -220,7 +223,7 @@ impl PaidCompanyService {
             .filter(|h| h.kind == SubjectKind::Person)
             .filter(|h| caller.visible_countries().contains(h.country))
             .ok_or_else(not_found)?;
-        let registry = self.countries.paid(holder.country)?;
+        let registry = self.countries.in_mode(caller.mode()).paid(holder.country)?;
         let admitted = Admitted {
             key: PaidKey {
                 kind: PaidKind::Engagements,

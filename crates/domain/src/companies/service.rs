@@ -59,7 +59,10 @@ impl CompanyService {
         let orgnr = Identifier::parse_company(wire)
             .map_err(|e| Failure::invalid_identifier(format!("`orgnr`: {e}")))?;
         caller.require_country(orgnr.country())?;
-        let registry = self.countries.company(orgnr.country())?;
+        let registry = self
+            .countries
+            .in_mode(caller.mode())
+            .company(orgnr.country())?;
         Ok((orgnr, registry))
     }
 
@@ -82,7 +85,10 @@ impl CompanyService {
         caller: &Caller,
         orgnr: &Identifier,
     ) -> Result<ServedProfile, Failure> {
-        let registry = self.countries.company(orgnr.country())?;
+        let registry = self
+            .countries
+            .in_mode(caller.mode())
+            .company(orgnr.country())?;
         self.serve_profile(caller, orgnr, registry).await
     }
 
@@ -211,7 +217,7 @@ impl CompanyService {
         caller.require_operation(Operation::GetDocument)?;
         let mut readable = Vec::new();
         let mut refusal = None;
-        for country in self.countries.archives() {
+        for country in self.countries.in_mode(caller.mode()).archives() {
             match caller.require_country(country) {
                 Ok(()) => readable.push(country),
                 Err(f) => refusal = refusal.or(Some(f)),
@@ -228,7 +234,7 @@ impl CompanyService {
         let Some((subject, country)) = owner.filter(|(_, c)| readable.contains(c)) else {
             return Err(Failure::not_found("document"));
         };
-        let archive = self.countries.documents(country)?;
+        let archive = self.countries.in_mode(caller.mode()).documents(country)?;
         let fetch = archive.fetch_document(document_id).await;
         let evidence = self
             .record(caller, Operation::GetDocument, fetch.calls)

@@ -124,6 +124,8 @@ impl CountryConnectors {
 #[derive(Clone, Default)]
 pub struct Countries {
     list: Vec<CountryConnectors>,
+    /// The connectors test-mode tenants are served by (the sandbox's), if any.
+    test: Option<Box<Countries>>,
 }
 
 /// What a refusal names.
@@ -146,12 +148,38 @@ impl Countries {
                 return Err(format!("{}: {why}", c.country));
             }
         }
-        Ok(Countries { list })
+        Ok(Countries { list, test: None })
     }
 
     /// No country served (operator commands call no upstream).
     pub fn none() -> Countries {
         Countries::default()
+    }
+
+    /// These countries for live tenants, and `test` (the sandbox's connectors) for test-mode
+    /// tenants.
+    pub fn with_test(mut self, test: Countries) -> Countries {
+        self.test = Some(Box::new(Countries { test: None, ..test }));
+        self
+    }
+
+    /// The connectors that serve a tenant of `mode`: a test-mode tenant only ever the test
+    /// connectors (none at all when the deployment has none: every register read is then
+    /// 501), never a live register.
+    pub fn in_mode(&self, mode: crate::access::tenant::TenantMode) -> &Countries {
+        static NONE: std::sync::OnceLock<Countries> = std::sync::OnceLock::new();
+        match mode {
+            crate::access::tenant::TenantMode::Live => self,
+            crate::access::tenant::TenantMode::Test => self
+                .test
+                .as_deref()
+                .unwrap_or_else(|| NONE.get_or_init(Countries::default)),
+        }
+    }
+
+    /// Whether test-mode tenants are served (by the test connectors).
+    pub fn serves_test_mode(&self) -> bool {
+        self.test.as_ref().is_some_and(|t| !t.list.is_empty())
     }
 
     fn get(&self, country: Country) -> Option<&CountryConnectors> {
@@ -295,6 +323,52 @@ mod tests {
 
     fn code(f: Failure) -> (ErrorCode, String) {
         (f.code, f.message)
+    }
+
+    /// A test-mode tenant is served by the test connectors only: never a live register,
+    /// and nothing at all where the deployment has no test connectors.
+    #[test]
+    fn test_mode_reaches_only_the_test_connectors() {
+        use crate::access::tenant::TenantMode;
+        let live_registry = company();
+        let test_registry = company();
+        let live = Countries::new(vec![
+            CountryConnectors::new(Country::Se, &[]).company(live_registry.clone())
+        ])
+        .unwrap();
+        let without = Countries::new(vec![
+            CountryConnectors::new(Country::Se, &[]).company(live_registry.clone())
+        ])
+        .unwrap();
+        let both = live.with_test(
+            Countries::new(vec![
+                CountryConnectors::new(Country::Se, &[]).company(test_registry.clone())
+            ])
+            .unwrap(),
+        );
+        let served = |c: &Countries, mode| c.in_mode(mode).company(Country::Se).cloned();
+        assert!(Arc::ptr_eq(
+            &served(&both, TenantMode::Live).unwrap(),
+            &live_registry
+        ));
+        assert!(Arc::ptr_eq(
+            &served(&both, TenantMode::Test).unwrap(),
+            &test_registry
+        ));
+        assert!(both.serves_test_mode());
+        assert!(!without.serves_test_mode());
+        let refused = served(&without, TenantMode::Test).err().unwrap();
+        assert_eq!(refused.code, ErrorCode::CountryNotSupported);
+        // The test set has no test set of its own.
+        assert!(Arc::ptr_eq(
+            &both
+                .in_mode(TenantMode::Test)
+                .in_mode(TenantMode::Live)
+                .company(Country::Se)
+                .unwrap()
+                .clone(),
+            &test_registry
+        ));
     }
 
     #[test]

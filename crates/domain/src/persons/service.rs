@@ -92,7 +92,10 @@ impl PersonService {
             .map_err(|e| Failure::invalid_identifier(format!("`identifier`: {e}")))?;
         caller.require_country(person.country())?;
         self.require_permit(caller)?;
-        self.countries.persons(person.country()).map(|_| ())
+        self.countries
+            .in_mode(caller.mode())
+            .persons(person.country())
+            .map(|_| ())
     }
 
     /// The name and birth date of a person subject, for screening: under the same permit
@@ -173,7 +176,10 @@ impl PersonService {
         found: PersonAtRef,
     ) -> Result<ServedPerson, Failure> {
         let PersonAtRef { holder, cached } = found;
-        let registry = self.countries.persons(holder.country)?;
+        let registry = self
+            .countries
+            .in_mode(caller.mode())
+            .persons(holder.country)?;
 
         let now = self.clock.now();
         if let Some(c) = cached.filter(|c| now - c.fetched_at < self.revalidate_after) {

@@ -104,6 +104,7 @@ fn new_tenant(provisioned: Option<&str>, activate: bool) -> NewTenant {
 
 fn new_grant(t: &Tenant, country_list: &str) -> NewGrant {
     NewGrant {
+        test: false,
         tenant_id: t.id,
         scopes: scopes("kyb:read"),
         countries: countries(country_list),
@@ -604,6 +605,11 @@ async fn a_rotation_stores_the_hash_of_the_new_secret_it_shows() {
     let mut ports = Ports::default();
     ports.hashes_one_secret();
     ports.locates_grant(&g);
+    let current = g.clone();
+    ports
+        .grants
+        .expect_grant()
+        .returning(move |_, _| Ok(current.clone()));
     let (id, answer) = (g.id, g.clone());
     ports
         .grants
@@ -617,4 +623,94 @@ async fn a_rotation_stores_the_hash_of_the_new_secret_it_shows() {
         .await
         .expect("rotated");
     assert_eq!(rotated.client_secret.expose(), "cs_fresh");
+}
+
+/// A test grant is made on the tenant's test twin (its own tenant, made by the store once),
+/// in line with the live tenant, with credentials that say `test`.
+#[tokio::test]
+async fn a_test_grant_lives_on_the_test_twin_with_test_credentials() {
+    use crate::access::tenant::TenantMode;
+    let live = tenant("SE,LT");
+    let mut ports = Ports::default();
+    ports
+        .hasher
+        .expect_generate_secret()
+        .times(1)
+        .returning(|| ClientSecret::new("cs_fresh".into()));
+    ports
+        .hasher
+        .expect_hash_secret()
+        .withf(|s| s.expose() == "cs_test_fresh")
+        .times(1)
+        .returning(|_| Ok(SecretHash("$argon2id$fresh".into())));
+    let l = live.clone();
+    ports
+        .tenants
+        .expect_tenant()
+        .returning(move |_| Ok(l.clone()));
+    ports
+        .vault
+        .expect_new_data_key()
+        .returning(|_| Ok(crate::fixtures::data_key()));
+    let live_id = live.id;
+    ports
+        .tenants
+        .expect_test_twin()
+        .withf(move |asked, twin, _| {
+            *asked == live_id
+                && twin.mode == TenantMode::Test
+                && twin.id != live_id
+                && twin.name.ends_with("(test)")
+        })
+        .times(1)
+        .returning(|_, twin, _| Ok(twin.clone()));
+    // The twin is given a permit in force (it reads only synthetic persons).
+    ports
+        .tenants
+        .expect_record_permit()
+        .times(1)
+        .returning(|_, permit| {
+            let mut t = tenant("SE,LT");
+            t.mode = TenantMode::Test;
+            t.permit = Some(permit.clone());
+            Ok(t)
+        });
+    ports
+        .grants
+        .expect_insert_grant()
+        .withf(move |g, _| g.tenant_id != live_id && g.client_id.is_test())
+        .times(1)
+        .returning(|_, _| Ok(()));
+    let issued = ports
+        .service()
+        .create_grant(NewGrant {
+            tenant_id: live.id,
+            scopes: crate::fixtures::scopes("kyb:read"),
+            countries: crate::fixtures::countries("SE"),
+            expires_at: None,
+            test: true,
+        })
+        .await
+        .expect("a test grant");
+    assert!(issued.grant.client_id.as_str().starts_with("cid_test_"));
+    assert!(issued.client_secret.expose().starts_with("cs_test_"));
+}
+
+/// Only a test twin's data is ever wiped: a live tenant without a twin has nothing to wipe.
+#[tokio::test]
+async fn wiping_needs_a_test_twin_and_never_touches_a_live_tenant() {
+    let live = tenant("SE");
+    let mut ports = Ports::default();
+    let l = live.clone();
+    ports
+        .tenants
+        .expect_tenant()
+        .returning(move |_| Ok(l.clone()));
+    ports.tenants.expect_wipe_tenant_data().never();
+    let f = ports
+        .service()
+        .wipe_test_data(&live.id.to_string())
+        .await
+        .unwrap_err();
+    assert_eq!(f.code, ErrorCode::NotFound);
 }

@@ -29,6 +29,9 @@ async fn a_known_path_with_a_method_it_does_not_serve_is_405_naming_the_one_it_d
         (reqwest::Method::PUT, "/v1/documents/x", "GET"),
         (reqwest::Method::PATCH, "/openapi.json", "GET"),
         (reqwest::Method::GET, "/mcp", "POST"),
+        // A path serving two methods lists both.
+        (reqwest::Method::DELETE, "/v1/subscriptions", "GET, POST"),
+        (reqwest::Method::PUT, "/v1/screening/checks", "GET, POST"),
     ];
     for (method, path, allow) in cases {
         let a = blackbox::answer(

@@ -77,13 +77,28 @@ pub fn insert_retry_after(failure: &Failure, response: &mut actix_web::HttpRespo
     }
 }
 
-/// 405 in the API's error shape, with the `Allow` header (RFC 9110): the path exists, the
-/// method does not. Not audited: no route ran. The message never echoes the path. Every REST
-/// path and `/mcp` answer their 405 through this.
-pub fn method_not_allowed(allow: &actix_web::http::Method, message: String) -> HttpResponse {
+/// 405 in the API's error shape, with the `Allow` header (RFC 9110) listing every method the
+/// path serves: the path exists, the method does not. Not audited: no route ran. The message
+/// never echoes the path. Every REST path and `/mcp` answer their 405 through this.
+pub fn method_not_allowed(allow: &[actix_web::http::Method]) -> HttpResponse {
+    let methods: Vec<&str> = allow.iter().map(actix_web::http::Method::as_str).collect();
+    let message = format!("this path answers {} only", methods.join(" and "));
+    method_not_allowed_because(allow, message)
+}
+
+/// [`method_not_allowed`] with a message of the path's own.
+pub fn method_not_allowed_because(
+    allow: &[actix_web::http::Method],
+    message: String,
+) -> HttpResponse {
+    let listed = allow
+        .iter()
+        .map(actix_web::http::Method::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
     let failure = Failure::new(ErrorCode::MethodNotAllowed, message);
     HttpResponse::MethodNotAllowed()
-        .insert_header((header::ALLOW, allow.as_str()))
+        .insert_header((header::ALLOW, listed))
         .json(ErrorBody::of(&failure))
 }
 

@@ -13,7 +13,10 @@ pub mod schema;
 pub use context::{
     bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader,
 };
-pub use error::{insert_retry_after, log_cause, method_not_allowed, ApiError, ErrorBody};
+pub use error::{
+    insert_retry_after, log_cause, method_not_allowed, method_not_allowed_because, ApiError,
+    ErrorBody,
+};
 
 use actix_web::web;
 use domain::services::Services;

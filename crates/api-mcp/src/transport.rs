@@ -31,8 +31,8 @@ use std::sync::Arc;
 
 /// 405 for every method but POST, with `Allow: POST` and the API's error shape.
 pub async fn method_not_allowed() -> HttpResponse {
-    api_core::method_not_allowed(
-        &actix_web::http::Method::POST,
+    api_core::method_not_allowed_because(
+        &[actix_web::http::Method::POST],
         "/mcp answers POST only: this server keeps no session and opens no event stream".into(),
     )
 }

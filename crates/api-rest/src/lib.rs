@@ -90,10 +90,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::post().to(routes::subscriptions::create))
                 .route(web::get().to(routes::subscriptions::list))
                 .default_service(web::to(|| async {
-                    method_not_allowed(
-                        &Method::GET,
-                        "this path answers GET and POST only".to_owned(),
-                    )
+                    method_not_allowed(&[Method::GET, Method::POST])
                 })),
         )
         .service(serve(
@@ -111,10 +108,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::post().to(routes::screening::run))
                 .route(web::get().to(routes::screening::list))
                 .default_service(web::to(|| async {
-                    method_not_allowed(
-                        &Method::GET,
-                        "this path answers GET and POST only".to_owned(),
-                    )
+                    method_not_allowed(&[Method::GET, Method::POST])
                 })),
         )
         .service(serve(
@@ -170,7 +164,7 @@ where
         .route(web::method(method).to(handler))
         .default_service(web::to(move || {
             let allow = allow.clone();
-            async move { method_not_allowed(&allow, format!("this path answers {allow} only")) }
+            async move { method_not_allowed(&[allow]) }
         }))
 }
 

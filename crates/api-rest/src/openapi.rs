@@ -116,7 +116,95 @@ pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
     add_mode_header(&mut doc);
     doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"] =
         sources.iter().map(|s| json!(s.as_str())).collect();
+    rename_schemas(&mut doc);
     normalise(doc)
+}
+
+/// The document's schema names: the specification's nouns (`CompanyProfile`), never the
+/// code's (`CompanyProfileDto`, or a generic's `Envelope_CompanyProfileDto`), so a client
+/// generated from the document reads like the specification. Every component and every
+/// reference to it is renamed; a name left out here keeps its code name (a test holds that
+/// none ends in `Dto` or carries a generic's `_`).
+pub const SCHEMA_NAMES: [(&str, &str); 49] = [
+    ("AddressDto", "Address"),
+    ("AnnualReportDto", "AnnualReport"),
+    ("BeneficialOwnersDto", "BeneficialOwners"),
+    ("CompanyProfileDto", "CompanyProfile"),
+    ("CustomerRefDto", "CustomerRef"),
+    ("DocumentDto", "Document"),
+    ("EngagementDto", "Engagement"),
+    ("EngagementsDto", "PersonEngagements"),
+    ("Envelope_BeneficialOwnersDto", "BeneficialOwnersEnvelope"),
+    ("Envelope_CompanyProfileDto", "CompanyProfileEnvelope"),
+    ("Envelope_DocumentDto", "DocumentEnvelope"),
+    ("Envelope_EngagementsDto", "PersonEngagementsEnvelope"),
+    ("Envelope_OfficersDto", "OfficersEnvelope"),
+    ("Envelope_PersonProfileDto", "PersonProfileEnvelope"),
+    ("EventDto", "Event"),
+    ("EventPageDto", "EventPage"),
+    ("EvidenceDto", "Evidence"),
+    ("FolkbokforingDto", "PopulationRegistration"),
+    ("ForeignAddressDto", "ForeignAddress"),
+    ("ListedCountryDto", "ListedCountry"),
+    ("ListedIdentifierDto", "ListedIdentifier"),
+    ("ListedNameDto", "ListedName"),
+    ("OfficerDto", "Officer"),
+    ("OfficersDto", "Officers"),
+    ("OverrideConfigDto", "ScreeningOverrideConfig"),
+    ("OverrideVersionDto", "ScreeningOverrideVersion"),
+    ("OverrideVersionListDto", "ScreeningOverrideVersionList"),
+    ("OverrideWeightsDto", "ScreeningOverrideWeights"),
+    ("OwnerDto", "BeneficialOwner"),
+    ("PersonAddressDto", "PersonAddress"),
+    ("PersonMarkersDto", "PersonMarkers"),
+    ("PersonNamesDto", "PersonNames"),
+    ("PersonProfileDto", "PersonProfile"),
+    ("RefreshDto", "CompanyRefresh"),
+    ("ScreeningCandidateDto", "ScreeningCandidate"),
+    ("ScreeningCheckDto", "ScreeningCheck"),
+    ("ScreeningCheckListDto", "ScreeningCheckList"),
+    ("ScreeningEvidenceDto", "ScreeningEvidence"),
+    ("ScreeningInputSnapshotDto", "ScreeningInputSnapshot"),
+    ("ScreeningListingDto", "ScreeningListing"),
+    ("ScreeningReasonDto", "ScreeningReason"),
+    ("SpecialPostalAddressDto", "SpecialPostalAddress"),
+    ("SubjectIdentifierDto", "SubjectIdentifier"),
+    ("SubjectResponse", "Subject"),
+    ("SubscriptionDto", "Subscription"),
+    ("SubscriptionListDto", "SubscriptionList"),
+    ("TaxDto", "Tax"),
+    ("WhitelistDto", "ScreeningWhitelist"),
+    ("WhitelistEntryDto", "ScreeningWhitelistEntry"),
+];
+
+fn rename_schemas(doc: &mut Value) {
+    let Some(schemas) = doc["components"]["schemas"].as_object_mut() else {
+        return;
+    };
+    for (from, to) in SCHEMA_NAMES {
+        if let Some(schema) = schemas.remove(from) {
+            schemas.insert(to.to_owned(), schema);
+        }
+    }
+    rename_refs(doc);
+}
+
+fn rename_refs(value: &mut Value) {
+    const PREFIX: &str = "#/components/schemas/";
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.get_mut("$ref") {
+                if let Some(name) = target.strip_prefix(PREFIX) {
+                    if let Some((_, to)) = SCHEMA_NAMES.iter().find(|(from, _)| *from == name) {
+                        *target = format!("{PREFIX}{to}");
+                    }
+                }
+            }
+            map.values_mut().for_each(rename_refs);
+        }
+        Value::Array(items) => items.iter_mut().for_each(rename_refs),
+        _ => {}
+    }
 }
 
 /// The text `GET /openapi.json` serves: [`document`] at [`contract_version`], in
@@ -650,6 +738,32 @@ mod tests {
         }
     }
 
+    /// Every schema is named by the specification's noun: no code suffix, no generic's name,
+    /// and no reference left to a name the document does not hold.
+    #[test]
+    fn schema_names_are_the_specifications_nouns() {
+        let doc = document("1.0.0", &domain::countries::registry::evidence_sources([]));
+        for name in doc["components"]["schemas"].as_object().unwrap().keys() {
+            assert!(!name.ends_with("Dto") && !name.contains('_'), "{name}");
+        }
+        let text = doc.to_string();
+        for (from, _) in SCHEMA_NAMES {
+            assert!(
+                !text.contains(&format!("#/components/schemas/{from}\"")),
+                "{from} is still referenced"
+            );
+        }
+        for name in [
+            "CompanyProfile",
+            "Subject",
+            "ScreeningCheck",
+            "Subscription",
+            "Event",
+        ] {
+            assert!(doc["components"]["schemas"].get(name).is_some(), "{name}");
+        }
+    }
+
     #[test]
     fn the_document_is_openapi_3_1_with_the_version_given() {
         let doc = document("9.8.7", &domain::countries::registry::evidence_sources([]));
@@ -802,7 +916,7 @@ mod tests {
             &domain::countries::registry::evidence_sources([&declared[..]]),
         );
         assert_eq!(
-            doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"],
+            doc["components"]["schemas"]["Evidence"]["properties"]["source"]["enum"],
             json!([
                 "companyreg.example",
                 "customer.identity_event",

@@ -347,11 +347,29 @@ impl Diff<'_> {
                 self.security_schemes(a, b);
                 continue;
             }
-            // Contents are compared where they are used; here only their names.
+            // Contents are compared where they are used; here only their names. A schema
+            // removed while an added one is the very same schema (every reference inlined, so
+            // the names it uses do not count) is a rename: the wire does not change, only the
+            // name a generator gives the type.
+            let renames = if kind == "schemas" {
+                renamed_schemas(self.old_root, self.new_root, a, b)
+            } else {
+                BTreeMap::new()
+            };
             for name in keys(a, b) {
                 let here = format!("components.{kind}.{name}");
                 match (a.get(name), b.get(name)) {
-                    (Some(_), None) => self.push(Level::Major, &here, "removed (or renamed)"),
+                    (Some(_), None) => match renames.get(name) {
+                        Some(to) => self.push(
+                            Level::Minor,
+                            &here,
+                            &format!(
+                                "renamed to `{to}` (the same schema: the wire does not change)"
+                            ),
+                        ),
+                        None => self.push(Level::Major, &here, "removed (or renamed)"),
+                    },
+                    (None, Some(_)) if renames.values().any(|to| to == name) => {}
                     (None, Some(_)) => self.push(Level::Minor, &here, "added"),
                     _ => {}
                 }
@@ -442,5 +460,60 @@ impl Diff<'_> {
             };
             self.generic(&here, &strip(a), &strip(b));
         }
+    }
+}
+
+/// Schemas removed from `old` whose very schema was added to `new` under another name, each
+/// matched once: `{old name: new name}`.
+fn renamed_schemas(
+    old_root: &Value,
+    new_root: &Value,
+    old: &serde_json::Map<String, Value>,
+    new: &serde_json::Map<String, Value>,
+) -> BTreeMap<String, String> {
+    let mut renames = BTreeMap::new();
+    let added: Vec<(&String, Value)> = new
+        .iter()
+        .filter(|(name, _)| !old.contains_key(*name))
+        .map(|(name, schema)| (name, inlined(new_root, schema, 0)))
+        .collect();
+    let mut taken = BTreeSet::new();
+    for (name, schema) in old.iter().filter(|(name, _)| !new.contains_key(*name)) {
+        let shape = inlined(old_root, schema, 0);
+        if let Some((to, _)) = added
+            .iter()
+            .find(|(to, s)| !taken.contains(*to) && *s == shape)
+        {
+            taken.insert((*to).clone());
+            renames.insert(name.clone(), (*to).clone());
+        }
+    }
+    renames
+}
+
+/// `schema` with every `#/components/schemas/...` reference replaced by the schema it names
+/// (to a bounded depth), so two documents' schemas compare by shape, not by names.
+fn inlined(root: &Value, schema: &Value, depth: usize) -> Value {
+    const PREFIX: &str = "#/components/schemas/";
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.get("$ref") {
+                if let Some(name) = target.strip_prefix(PREFIX) {
+                    let referenced = &root["components"]["schemas"][name];
+                    if depth < 16 && !referenced.is_null() {
+                        return inlined(root, referenced, depth + 1);
+                    }
+                }
+            }
+            Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), inlined(root, v, depth)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| inlined(root, v, depth)).collect())
+        }
+        other => other.clone(),
     }
 }

@@ -253,18 +253,6 @@ fn documentation_is_a_patch() {
 }
 
 #[test]
-fn a_component_renamed_is_major() {
-    let (level, _) = classify(|d| {
-        let schemas = d["components"]["schemas"].as_object_mut().unwrap();
-        let t = schemas.remove("Thing").unwrap();
-        schemas.insert("Item".into(), t);
-        let text = d.to_string().replace("schemas/Thing", "schemas/Item");
-        *d = serde_json::from_str(&text).unwrap();
-    });
-    assert_eq!(level, Some(Level::Major));
-}
-
-#[test]
 fn unknown_keys_removed_or_changed_are_major() {
     let (level, _) = classify(|d| d["paths"]["/v1/things"]["post"]["x-rate"] = json!(1));
     assert_eq!(level, Some(Level::Minor));
@@ -410,4 +398,32 @@ fn a_negotiated_response_media_type_beside_json_is_minor_and_anything_else_is_no
             ["application/x-www-form-urlencoded"] = problem.clone();
     });
     assert_eq!(level, Some(Level::Minor));
+}
+
+#[test]
+fn a_schema_renamed_with_its_references_is_minor_and_a_changed_one_is_not() {
+    fn rename(d: &mut Value, from: &str, to: &str) {
+        let text = serde_json::to_string(d).unwrap().replace(
+            &format!("#/components/schemas/{from}\""),
+            &format!("#/components/schemas/{to}\""),
+        );
+        *d = serde_json::from_str(&text).unwrap();
+        let schema = d["components"]["schemas"]
+            .as_object_mut()
+            .unwrap()
+            .remove(from)
+            .unwrap();
+        d["components"]["schemas"][to] = schema;
+    }
+    let (level, changes) = classify(|d| rename(d, "Thing", "ThingRenamed"));
+    assert_eq!(level, Some(Level::Minor), "{changes:?}");
+    assert!(changes
+        .iter()
+        .any(|c| c.what.starts_with("renamed to `ThingRenamed`")));
+    // A rename that also changes the schema is a removal.
+    let (level, _) = classify(|d| {
+        rename(d, "Thing", "ThingRenamed");
+        d["components"]["schemas"]["ThingRenamed"]["required"] = json!(["id"]);
+    });
+    assert_eq!(level, Some(Level::Major));
 }

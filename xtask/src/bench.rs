@@ -16,6 +16,9 @@
 //! - `events`: a page of 100 events at a random cursor, with 10 thousand and then 1 million
 //!   events in the tenant's log (`events-10k`, `events-1m`);
 //! - `token`: `POST /oauth/token` (Argon2id-bound by design, so under fewer connections);
+//! - `replay`: `POST /v1/subjects/resolve` under an `Idempotency-Key` per company, so after
+//!   the first pass every request is a replay of the kept answer (its transactions per
+//!   request against the cached read's show what a replay costs beyond the guard);
 //! - `screening`: an ad-hoc `POST /v1/screening/checks` over UN + OFAC SDN + OFAC
 //!   consolidated loaded together (imported with `idreg lists import`, the default policy
 //!   published with `idreg screening policy publish`), the bodies drawn in turn from the
@@ -28,7 +31,7 @@
 //! transactions per request (PostgreSQL: from `pg_stat_database`, after the statistics are
 //! flushed) and the server's resident memory, and for each store its size on disk after the
 //! bench (the database, or the file with its write-ahead log). Options: `--duration S` (default 15), `--connections N` (default 64),
-//! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|person|mcp|mcp-2026|token|events|screening` (several, comma-separated),
+//! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|person|mcp|mcp-2026|token|replay|events|screening` (several, comma-separated),
 //! `--hold` (with one `--store`: after the runs, keep the server up and print what an external load script needs:
 //! its URL, a token, a file of primed orgnrs and its pid; stop it with Ctrl-C).
 
@@ -305,7 +308,7 @@ fn run_on(
     }
     let screening_env = [("BODIES_FILE", checks_file.display().to_string())];
     let modern_env = [("MCP_ERA", "2026-07-28".to_owned())];
-    let scenarios: [Scenario; 7] = [
+    let scenarios: [Scenario; 8] = [
         ("company", "company.lua", options.connections, &[]),
         (
             "officers",
@@ -321,6 +324,9 @@ fn run_on(
         // Each token costs an Argon2id verification (about 19 MiB and tens of milliseconds of
         // CPU) by design; more connections only queue.
         ("token", "token.lua", options.connections.min(8), &[]),
+        // A write retried under its Idempotency-Key: after the first pass every request is
+        // answered from the kept answer (the guard, the key's one statement, the audit row).
+        ("replay", "replay.lua", options.connections, &[]),
         (
             "screening",
             "screening.lua",
@@ -537,7 +543,7 @@ function request()
 end
 ";
 
-const SCRIPTS: [(&str, &str); 5] = [
+const SCRIPTS: [(&str, &str); 6] = [
     (
         "screening.lua",
         r#"
@@ -608,6 +614,25 @@ function init(args)
     local body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/call","params":'
       .. '{"name":"get_company_profile","arguments":{"orgnr":"' .. line .. '"}' .. meta .. '}}'
     reqs[n] = wrk.format("POST", "/mcp", headers, body)
+  end
+  i = math.random(1, n)
+end
+"#,
+    ),
+    (
+        "replay.lua",
+        r#"
+local token, file = os.getenv("TOKEN"), os.getenv("ORGNRS_FILE")
+local reqs, n, i = {}, 0, 0
+function init(args)
+  for line in io.lines(file) do
+    n = n + 1
+    reqs[n] = wrk.format("POST", "/v1/subjects/resolve", {
+      ["Authorization"] = "Bearer " .. token,
+      ["Accept"] = "application/json",
+      ["Content-Type"] = "application/json",
+      ["Idempotency-Key"] = '"bench-' .. line .. '"' },
+      '{"type":"orgnr","value":"' .. line .. '"}')
   end
   i = math.random(1, n)
 end

@@ -229,7 +229,8 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
     let report: Value = serde_json::from_slice(&copied.stdout).unwrap_or(Value::Null);
     assert!(copied.status.success(), "{report}");
     assert!(report["copied"].as_u64().unwrap() > 0, "{report}");
-    assert_eq!(report["tables"]["tenants"], 1, "{report}");
+    // The demo tenant and its test twin (the printed credentials are test-mode ones).
+    assert_eq!(report["tables"]["tenants"], 2, "{report}");
     assert_eq!(
         db.count("subjects", "true").await,
         report["tables"]["subjects"].as_i64().unwrap()
@@ -242,7 +243,11 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
         .output()
         .unwrap();
     assert!(!again.status.success());
-    assert_eq!(db.count("tenants", "true").await, 1);
+    assert_eq!(
+        db.count("tenants", "true").await,
+        2,
+        "nothing written twice"
+    );
 
     // The deployment: the same keys (the state folder), PostgreSQL, the same client.
     let base = format!("http://127.0.0.1:{}", free_port());

@@ -363,7 +363,7 @@ impl Diff<'_> {
                         Some(to) => self.push(
                             Level::Minor,
                             &here,
-                            &format!(
+                            format!(
                                 "renamed to `{to}` (the same schema: the wire does not change)"
                             ),
                         ),

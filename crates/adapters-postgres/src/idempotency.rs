@@ -1,4 +1,4 @@
-//! `IdempotencyStore` on PostgreSQL. A claim is one statement: an insert that takes a free
+//! `IdempotencyStore` on PostgreSQL. A claim is one statement, prepared once per connection: an insert that takes a free
 //! key (or, under the conflicting row's lock, an expired or abandoned one), and otherwise
 //! the key's row as the statement found it, so a replay costs one round trip. A claim that
 //! raced another's first insert of the same key sees neither (the statement's snapshot
@@ -8,8 +8,10 @@ use crate::convert::backend;
 use crate::Database;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sql_types::{Bytea, Int8, Nullable, Text, Timestamptz};
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::{Bytea, Int8, Nullable, Text, Timestamptz, Untyped};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::error::StoreError;
 use domain::idempotency::ports::{ClaimOutcome, IdempotencyStore, KeyClaim};
@@ -23,51 +25,104 @@ struct Found {
     answer: Option<Vec<u8>>,
 }
 
-const CLAIM: &str = "WITH ins AS ( \
-       INSERT INTO idempotency_keys AS k (tenant_id, key_hash, fingerprint, state, \
-         locked_until, expires_at, answer, created_at) \
-       VALUES ($1, $2, $3, 'running', $5, $6, NULL, $4) \
-       ON CONFLICT (tenant_id, key_hash) DO UPDATE SET \
-         fingerprint = EXCLUDED.fingerprint, state = 'running', \
-         locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, \
-         answer = NULL, created_at = EXCLUDED.created_at \
-       WHERE k.expires_at <= $4 \
-          OR (k.state = 'running' AND k.fingerprint = EXCLUDED.fingerprint AND k.locked_until <= $4) \
-       RETURNING 1 \
-     ) \
-     SELECT 'claimed' AS outcome, NULL::bytea AS answer FROM ins \
-     UNION ALL \
-     SELECT CASE WHEN k.fingerprint <> $3 THEN 'reused' \
-                 WHEN k.state = 'running' THEN 'in_use' ELSE 'answered' END, k.answer \
-     FROM idempotency_keys k \
-     WHERE k.tenant_id = $1 AND k.key_hash = $2 AND NOT EXISTS (SELECT 1 FROM ins)";
+/// The claim, one prepared statement per connection: an insert that takes a free key (or,
+/// under the conflicting row's lock, an expired or abandoned one), else the key's row as the
+/// statement found it.
+struct ClaimKey<'a> {
+    tenant_id: &'a str,
+    claim: &'a KeyClaim,
+}
 
-/// The key's row as a fresh statement sees it (after a raced claim).
+impl QueryFragment<Pg> for ClaimKey<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        let c = self.claim;
+        out.push_sql(
+            "WITH ins AS (INSERT INTO idempotency_keys AS k (tenant_id, key_hash, fingerprint, \
+             state, locked_until, expires_at, answer, created_at) VALUES (",
+        );
+        out.push_bind_param::<Text, _>(self.tenant_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Text, _>(&c.key_hash)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Text, _>(&c.fingerprint)?;
+        out.push_sql(", 'running', ");
+        out.push_bind_param::<Timestamptz, _>(&c.lease_until)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Timestamptz, _>(&c.expires_at)?;
+        out.push_sql(", NULL, ");
+        out.push_bind_param::<Timestamptz, _>(&c.now)?;
+        out.push_sql(
+            ") ON CONFLICT (tenant_id, key_hash) DO UPDATE SET \
+             fingerprint = EXCLUDED.fingerprint, state = 'running', \
+             locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, \
+             answer = NULL, created_at = EXCLUDED.created_at WHERE k.expires_at <= ",
+        );
+        out.push_bind_param::<Timestamptz, _>(&c.now)?;
+        out.push_sql(
+            " OR (k.state = 'running' AND k.fingerprint = EXCLUDED.fingerprint \
+             AND k.locked_until <= ",
+        );
+        out.push_bind_param::<Timestamptz, _>(&c.now)?;
+        out.push_sql(
+            ") RETURNING 1) \
+             SELECT 'claimed'::text AS outcome, NULL::bytea AS answer FROM ins \
+             UNION ALL \
+             SELECT CASE WHEN k.fingerprint <> ",
+        );
+        out.push_bind_param::<Text, _>(&c.fingerprint)?;
+        out.push_sql(
+            " THEN 'reused' WHEN k.state = 'running' THEN 'in_use' ELSE 'answered' END, \
+             k.answer FROM idempotency_keys k WHERE k.tenant_id = ",
+        );
+        out.push_bind_param::<Text, _>(self.tenant_id)?;
+        out.push_sql(" AND k.key_hash = ");
+        out.push_bind_param::<Text, _>(&c.key_hash)?;
+        out.push_sql(" AND NOT EXISTS (SELECT 1 FROM ins)");
+        Ok(())
+    }
+}
+
+impl QueryId for ClaimKey<'_> {
+    type QueryId = ClaimKey<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl Query for ClaimKey<'_> {
+    type SqlType = Untyped;
+}
+
+/// The key's row as a fresh statement sees it (after a claim that raced another's first
+/// insert: rare, so not kept prepared).
 const READ: &str = "SELECT CASE WHEN fingerprint <> $3 THEN 'reused' \
        WHEN state = 'running' THEN 'in_use' ELSE 'answered' END AS outcome, answer \
      FROM idempotency_keys WHERE tenant_id = $1 AND key_hash = $2 AND expires_at > $4";
 
-async fn found(
+async fn claimed(
     conn: &mut AsyncPgConnection,
-    sql: &'static str,
     tenant_id: &str,
     claim: &KeyClaim,
 ) -> Result<Option<Found>, StoreError> {
-    let query = diesel::sql_query(sql)
+    ClaimKey { tenant_id, claim }
+        .get_result::<Found>(conn)
+        .await
+        .optional()
+        .map_err(backend)
+}
+
+async fn read(
+    conn: &mut AsyncPgConnection,
+    tenant_id: &str,
+    claim: &KeyClaim,
+) -> Result<Option<Found>, StoreError> {
+    diesel::sql_query(READ)
         .bind::<Text, _>(tenant_id)
         .bind::<Text, _>(&claim.key_hash)
         .bind::<Text, _>(&claim.fingerprint)
-        .bind::<Timestamptz, _>(claim.now);
-    let result = if sql == CLAIM {
-        query
-            .bind::<Timestamptz, _>(claim.lease_until)
-            .bind::<Timestamptz, _>(claim.expires_at)
-            .get_result::<Found>(conn)
-            .await
-    } else {
-        query.get_result::<Found>(conn).await
-    };
-    result.optional().map_err(backend)
+        .bind::<Timestamptz, _>(claim.now)
+        .get_result::<Found>(conn)
+        .await
+        .optional()
+        .map_err(backend)
 }
 
 fn outcome(found: Found) -> Result<ClaimOutcome, StoreError> {
@@ -87,10 +142,14 @@ impl IdempotencyStore for Database {
     async fn claim(&self, tenant: &TenantId, claim: &KeyClaim) -> Result<ClaimOutcome, StoreError> {
         let mut conn = self.conn().await?;
         let tenant_id = tenant.to_string();
-        for sql in [CLAIM, READ, CLAIM] {
-            if let Some(row) = found(&mut conn, sql, &tenant_id, claim).await? {
-                return outcome(row);
-            }
+        if let Some(row) = claimed(&mut conn, &tenant_id, claim).await? {
+            return outcome(row);
+        }
+        if let Some(row) = read(&mut conn, &tenant_id, claim).await? {
+            return outcome(row);
+        }
+        if let Some(row) = claimed(&mut conn, &tenant_id, claim).await? {
+            return outcome(row);
         }
         // Raced twice (a key claimed, then released, between each read): answer as in use,
         // and the client's retry finds it settled.

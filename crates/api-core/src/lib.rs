@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod bodies;
+pub mod codes;
 mod context;
 pub mod discovery;
 pub mod dto;

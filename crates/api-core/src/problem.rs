@@ -11,6 +11,7 @@
 //! included, so no route can forget; a success, or an answer that is not the API's error
 //! body (a JSON-RPC error of `/mcp`), passes untouched.
 
+use crate::codes::title;
 use actix_web::body::{BoxBody, EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
@@ -34,50 +35,6 @@ pub fn type_uri(origin: &str, code: &str) -> String {
 /// The `instance` URI of a request: its id as a URN of this service.
 pub fn instance_uri(request_id: &str) -> String {
     format!("urn:idreg:request:{request_id}")
-}
-
-/// A short, fixed summary of each problem type (RFC 9457 `title`: the same for every
-/// occurrence; `detail` says what happened this time).
-pub fn title(code: ErrorCode) -> &'static str {
-    use ErrorCode::*;
-    match code {
-        BadRequest => "The request is malformed",
-        InvalidIdentifier => "The identifier is not well-formed",
-        InvalidCursor => "The event cursor is malformed",
-        LegalBasisInvalid => "The legal basis is not one the interface knows",
-        NameIsIdentifier => "The name holds a personal identity number",
-        GrantCountriesInvalid => "The grant's countries are not the tenant's",
-        ProvisionedCountriesInvalid => "The tenant's own country must stay provisioned",
-        InvalidTarget => "The token's resource is not this service",
-        InvalidScope => "No requested scope is granted",
-        Unauthorized => "No valid credential",
-        InvalidClient => "The client credentials are invalid",
-        InvalidLink => "The sign-in link cannot be parsed",
-        LinkExpired => "The sign-in link has expired",
-        LinkInvalid => "The sign-in link is unknown",
-        LinkUsed => "The sign-in link was already used",
-        Forbidden => "The credential lacks the route's scope",
-        CountryNotGranted => "The country is not granted to this credential",
-        CountryNotProvisioned => "The country is not provisioned for the tenant",
-        PersonregPermitRequired => "No person-register permit is in force",
-        PersonregPermitSuspended => "The person-register permit is suspended",
-        TenantPending => "The tenant is not yet activated",
-        NotFound => "Not found",
-        RefConflict => "The reference names another subject",
-        SubscriptionExists => "A subscription already covers the subject",
-        SubscriptionEnded => "The subscription has ended",
-        IdentifierInArgument => "A tool argument holds a personal identity number",
-        BudgetExceeded => "A daily limit is spent",
-        InternalError => "An unexpected error",
-        CountryNotSupported => "Not served for this country",
-        UpstreamUnavailable => "Unavailable for now",
-        ScreeningUnavailable => "Screening is unavailable",
-        MethodNotAllowed => "The method is not served on this path",
-        NotAcceptable => "The accepted media types cannot be served",
-        OriginNotAllowed => "The browser origin is not allowed",
-        IdempotencyKeyReused => "The idempotency key was used for another request",
-        IdempotencyKeyInUse => "The idempotency key's first request is still running",
-    }
 }
 
 /// Whether the request's `Accept` names `application/problem+json` with a weight above zero

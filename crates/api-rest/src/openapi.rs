@@ -294,48 +294,7 @@ pub const REST_OPERATIONS: [Operation; 22] = [
     Operation::GetUsage,
 ];
 
-/// When the interface answers each error code (the Errors part of the spec).
-pub fn condition(code: ErrorCode) -> &'static str {
-    use ErrorCode::*;
-    match code {
-        BadRequest => "The body or query failed the route's schema validation; `message` names the field.",
-        InvalidIdentifier => "An organisation number or other identifier (path, or request body) is not well-formed, or its country prefix is unknown.",
-        InvalidCursor => "The event cursor is malformed; restart from cursor 0.",
-        LegalBasisInvalid => "`legal_basis` is not one of `aml_cdd`, `contract`, `legal_obligation`, `consent`, `legitimate_interest`.",
-        NameIsIdentifier => "An ad-hoc screening `name` contains a number shaped like a personal identity number; nothing is looked up or stored and the value is not echoed. Resolve the person and screen by `subject_id`.",
-        GrantCountriesInvalid => "A grant's countries must be a non-empty subset of the tenant's provisioned countries (operator routes).",
-        ProvisionedCountriesInvalid => "A tenant's own country must remain in its provisioned set (operator routes).",
-        InvalidTarget => "The token request's `resource` (RFC 8707) is not this service: its origin (the REST API) or `<origin>/mcp`.",
-        InvalidScope => "The token request named a `resource` and a `scope` list holding no scope the client's grant carries.",
-        Unauthorized => "No valid bearer token (missing, invalid, expired, revoked or rotated out) or portal session.",
-        InvalidClient => "The client credentials at `/oauth/token` are invalid.",
-        InvalidLink => "The portal sign-in link cannot be parsed.",
-        LinkExpired => "The portal sign-in link has expired.",
-        LinkInvalid => "The portal sign-in link is unknown.",
-        LinkUsed => "The portal sign-in link was already used.",
-        Forbidden => "A valid token lacking the route's scope; `message` names it.",
-        CountryNotGranted => "The identifier's country is not carried by the grant.",
-        CountryNotProvisioned => "The identifier's country is not provisioned for the tenant.",
-        PersonregPermitRequired => "The tenant has no active person-register permit (missing, not yet valid, or past validity); no upstream call is made.",
-        PersonregPermitSuspended => "The tenant's person-register permit is suspended; no upstream call is made.",
-        TenantPending => "The tenant is not yet activated.",
-        NotFound => "The resource is absent for the tenant, or lies outside the grant's countries and was asked for by id.",
-        RefConflict => "The customer reference is already attached to a different subject.",
-        SubscriptionExists => "An active subscription covers the subject and kind.",
-        SubscriptionEnded => "The subscription already ended.",
-        IdentifierInArgument => "Returned by no route: the portal assistant refused its own tool call containing a raw personal number.",
-        BudgetExceeded => "The tenant's daily paid-call budget (or person-lookup ceiling) is exhausted; cached data may still be served as `stale: true`.",
-        InternalError => "An unexpected server error; no detail is returned.",
-        CountryNotSupported => "The country is granted and provisioned but the resource is not served there; do not retry.",
-        UpstreamUnavailable => "The upstream is unavailable and no fresh cached value exists; on paths that allow stale data a later call may succeed with `stale: true`.",
-        ScreeningUnavailable => "The screening matcher is unavailable or no screening policy version is active; nothing is performed or stored.",
-        MethodNotAllowed => "A known path asked with a method it does not serve; `Allow` names the one it does (`/mcp`: POST only, it keeps no session and opens no event stream).",
-        NotAcceptable => "`/mcp` only: the `Accept` header lacks `application/json` or `text/event-stream`.",
-        OriginNotAllowed => "`/mcp` only: the request carries a browser `Origin` other than this server's own (a defence against DNS rebinding); requests without `Origin` pass.",
-        IdempotencyKeyReused => "The `Idempotency-Key` was first used, within its 24 hours, for a different request (another body, path or credential); nothing was done. Use a new key for a new request.",
-        IdempotencyKeyInUse => "The `Idempotency-Key`'s first request is still being answered; nothing was done. Retry after a moment to receive its answer.",
-    }
-}
+pub use api_core::codes::condition;
 
 /// `contract/error-codes.json`: every code of [`ErrorCode::ALL`] with its status and condition.
 pub fn error_codes() -> Value {

@@ -11,5 +11,6 @@ pub mod list_schedule;
 pub mod lists;
 pub mod metrics;
 pub mod screening;
+pub mod server;
 pub mod store;
 pub mod telemetry;

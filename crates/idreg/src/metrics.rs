@@ -3,7 +3,7 @@
 //! else, needs no credential (bind it where only the scraper reaches), and is not audited:
 //! no tenant data is read, only the levels of [`domain::health::gauges`] and the counters.
 
-use crate::app::RunningServer;
+use crate::server::RunningServer;
 use actix_web::{http::header, web, App as ActixApp, HttpResponse, HttpServer};
 use adapters_prometheus::PrometheusMeter;
 use anyhow::Context;

@@ -1,11 +1,11 @@
 //! The served documentation of the error codes: the page each problem details `type` URI
 //! names (`/docs/errors/{code}`), and their index. No credential, no tenant data, not
-//! audited; the text is the contract's own (`openapi::condition`, `problem::title`).
+//! audited; the text is the contract's own (`api_core::codes`: each code's condition and title).
 
-use crate::openapi::condition;
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};
-use api_core::problem::{title, ERROR_DOCS_PATH};
+use api_core::codes::{condition, title};
+use api_core::problem::ERROR_DOCS_PATH;
 use domain::ErrorCode;
 
 /// HTML text of a plain string.

@@ -223,16 +223,23 @@ async fn a_metered_tool_carries_the_quota_in_its_structured_content() {
     let orgnr = &companies_with_roles(1)[0];
     let result = call_tool(&app, &token, "get_officers", json!({"orgnr": orgnr})).await;
     assert_eq!(result["isError"], false, "{result}");
+    let quota = result["structuredContent"]["quota"].as_array().unwrap();
+    assert_eq!(quota.len(), 1, "{result}");
+    let reset = quota[0]["reset_seconds"].as_i64().unwrap();
+    assert!((1..=25 * 3600).contains(&reset), "{reset}");
     assert_eq!(
-        result["structuredContent"]["quota"],
-        json!([{
+        quota[0],
+        json!({
             "policy": "paid",
             "quota": 5,
             "remaining": 4,
             "window_seconds": 86_400,
-            "reset_seconds": result["structuredContent"]["quota"][0]["reset_seconds"],
-        }])
+            "reset_seconds": reset,
+        })
     );
+    // The same numbers as the usage read right after.
+    let usage = app.get("/v1/usage", Some(&token)).await;
+    assert_eq!(usage.body["paid_calls"]["on_demand"]["remaining"], 4);
     // content[1] stays the REST body byte for byte: the quota is not in it.
     assert!(!result["content"][1]["text"]
         .as_str()

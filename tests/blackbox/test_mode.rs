@@ -178,6 +178,51 @@ async fn a_test_grant_is_served_apart_from_live_data_and_wiped_by_the_operator()
         .expect("wipe-test");
     assert_eq!(wiped["test_tenant_id"], test.tenant_id.as_str());
     assert!(wiped["rows_deleted"].as_i64().unwrap() > 0);
+    // Every table holding tenant data (read off the catalog, so a table added later is
+    // covered) has nothing of the twin left; what stays is its account, its counters and its
+    // audit trail, and its grants with their credentials.
+    const KEPT: [&str; 9] = [
+        "tenants",
+        "permits",
+        "grants",
+        "client_credentials",
+        "audit_log",
+        "access_log",
+        "paid_call_budget",
+        "person_lookups",
+        "event_counters",
+    ];
+    let catalog = match app.db.kind() {
+        blackbox::store::StoreKind::Postgres => {
+            "SELECT table_name AS name FROM information_schema.columns \
+             WHERE column_name = 'tenant_id' AND table_schema = 'public'"
+        }
+        blackbox::store::StoreKind::Sqlite => {
+            "SELECT m.name AS name FROM sqlite_schema m, pragma_table_info(m.name) p \
+             WHERE m.type = 'table' AND p.name = 'tenant_id'"
+        }
+    };
+    let tables: Vec<String> = app
+        .db
+        .rows(catalog)
+        .await
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_owned())
+        .filter(|t| !KEPT.contains(&t.as_str()))
+        .collect();
+    assert!(
+        tables.contains(&"screening_checks".to_owned()),
+        "{tables:?}"
+    );
+    for table in &tables {
+        assert_eq!(
+            app.db
+                .count(table, &format!("tenant_id = '{}'", test.tenant_id))
+                .await,
+            0,
+            "{table} keeps the wiped twin's rows"
+        );
+    }
     assert_eq!(
         app.get(&format!("/v1/subjects/{test_subject}"), Some(&tt))
             .await

@@ -301,16 +301,14 @@ pub async fn usage(services: &Services, caller: &Caller) -> Result<Body, Failure
     Body::of(&crate::dto::usage::UsageDto::from(&usage))
 }
 
-/// The caller's standing against the limits `op` is metered by, read after the operation
-/// ran (so it counts what the operation spent): `None` for an operation metered by none, or
-/// when the counters cannot be read (the answer then goes without its quota, never fails
-/// for it).
+/// The caller's standing against `limits` (those of the operations a route or tool ran),
+/// read after they ran (so it counts what they spent): `None` for no limits, or when the
+/// counters cannot be read (the answer then goes without its quota, never fails for it).
 pub async fn quota(
     services: &Services,
     caller: &Caller,
-    op: Operation,
+    limits: &[domain::usage::quota::Limit],
 ) -> Option<Vec<domain::usage::quota::QuotaLine>> {
-    let limits = op.metered_by();
     if limits.is_empty() {
         return None;
     }

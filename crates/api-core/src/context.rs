@@ -83,6 +83,32 @@ fn received_at(req: &HttpRequest) -> chrono::DateTime<chrono::Utc> {
     }
 }
 
+/// Whether the request's `Accept` names `media` itself (case-insensitive) in a range whose
+/// weight is not zero. A wildcard (`*/*`, `application/*`) does not name it: a media type
+/// a client did not name is never chosen for it. Both surfaces negotiate through this
+/// (`/mcp`'s two required types, problem details).
+pub fn accepts(headers: &actix_web::http::header::HeaderMap, media: &str) -> bool {
+    headers
+        .get_all(actix_web::http::header::ACCEPT)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|range| {
+            let mut parts = range.split(';');
+            let named = parts
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case(media);
+            let refused = parts.any(|p| {
+                p.split_once('=').is_some_and(|(k, v)| {
+                    k.trim().eq_ignore_ascii_case("q")
+                        && v.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)
+                })
+            });
+            named && !refused
+        })
+}
+
 /// The bearer token of the `Authorization` header, if the header has the Bearer scheme.
 pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
     let value = req

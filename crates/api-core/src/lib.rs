@@ -12,7 +12,7 @@ pub mod quota;
 pub mod schema;
 
 pub use context::{
-    bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader,
+    accepts, bearer_token, read_body, request_context, request_context_middleware, RequestIdHeader,
 };
 pub use error::{
     insert_retry_after, log_cause, method_not_allowed, method_not_allowed_because, ApiError,

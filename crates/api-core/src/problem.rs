@@ -37,26 +37,11 @@ pub fn instance_uri(request_id: &str) -> String {
     format!("urn:idreg:request:{request_id}")
 }
 
-/// Whether the request's `Accept` names `application/problem+json` with a weight above zero
-/// (a wildcard does not count: only a client that knows the format gets it).
+/// Whether the request asks for problem details: its `Accept` names the media type itself
+/// with a weight above zero (a wildcard does not count: only a client that knows the format
+/// gets it).
 pub fn accepts_problem(headers: &header::HeaderMap) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|range| {
-            let mut parts = range.split(';');
-            let media = parts.next().unwrap_or("").trim();
-            if !media.eq_ignore_ascii_case(PROBLEM_JSON) {
-                return false;
-            }
-            let weight = parts
-                .filter_map(|p| p.trim().split_once('='))
-                .find(|(k, _)| k.trim().eq_ignore_ascii_case("q"))
-                .map(|(_, q)| q.trim().parse::<f32>().unwrap_or(0.0))
-                .unwrap_or(1.0);
-            weight > 0.0
-        })
+    crate::accepts(headers, PROBLEM_JSON)
 }
 
 /// The problem document of an API error body: its members kept, the RFC's added. `None`

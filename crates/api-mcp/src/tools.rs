@@ -165,12 +165,9 @@ impl Tool {
         // A metered tool's answer states the caller's standing against its daily limits
         // (the numbers the REST route's `RateLimit` fields carry), read after it spent.
         let limits = self.metered_by();
-        if !limits.is_empty() {
-            if let Ok(usage) = cx.services.usage.today(cx.caller).await {
-                let quota: Vec<QuotaDto> =
-                    usage.lines(&limits).iter().map(QuotaDto::from).collect();
-                result["structuredContent"]["quota"] = json!(quota);
-            }
+        if let Some(lines) = bodies::quota(cx.services, cx.caller, &limits).await {
+            let quota: Vec<QuotaDto> = lines.iter().map(QuotaDto::from).collect();
+            result["structuredContent"]["quota"] = json!(quota);
         }
         Ok(result)
     }

@@ -350,29 +350,8 @@ fn tools_list(era: Era, scopes: &ScopeSet) -> Value {
 
 /// Both media types must be listed (wildcards do not count, `q=0` refuses one).
 pub fn accepts_json_and_event_stream(req: &HttpRequest) -> bool {
-    let (mut json, mut event_stream) = (false, false);
-    for value in req.headers().get_all(header::ACCEPT) {
-        let Ok(value) = value.to_str() else { continue };
-        for range in value.split(',') {
-            let mut parts = range.split(';');
-            let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-            let refused = parts.any(|p| {
-                p.split_once('=').is_some_and(|(k, v)| {
-                    k.trim().eq_ignore_ascii_case("q")
-                        && v.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)
-                })
-            });
-            if refused {
-                continue;
-            }
-            match media.as_str() {
-                "application/json" => json = true,
-                "text/event-stream" => event_stream = true,
-                _ => {}
-            }
-        }
-    }
-    json && event_stream
+    api_core::accepts(req.headers(), "application/json")
+        && api_core::accepts(req.headers(), "text/event-stream")
 }
 
 /// A request without `Origin` (every non-browser client) passes; one with `Origin` must

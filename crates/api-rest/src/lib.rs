@@ -267,7 +267,8 @@ where
                         }
                     };
                     if let Some(caller) = metered {
-                        *quota.borrow_mut() = bodies::quota(services, &caller, op).await;
+                        *quota.borrow_mut() =
+                            bodies::quota(services, &caller, op.metered_by()).await;
                     }
                     result
                 }

@@ -10,7 +10,8 @@
 //! is written once and runs against both stores.
 //!
 //! The checks live in one file per port (`tenants`, `grants`, `audit`, `subjects`,
-//! `companies`, `paid`, `persons`, `events`, `subscriptions`, `sanctions`, `screening`); this
+//! `companies`, `paid`, `persons`, `events`, `subscriptions`, `sanctions`, `screening`,
+//! `idempotency`); this
 //! file holds what they share: the ports under test, the view beneath them, and the fixtures.
 //!
 //! The storage layer never sees a plaintext identifier: the checks fabricate

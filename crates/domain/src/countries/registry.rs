@@ -177,11 +177,6 @@ impl Countries {
         }
     }
 
-    /// Whether test-mode tenants are served (by the test connectors).
-    pub fn serves_test_mode(&self) -> bool {
-        self.test.as_ref().is_some_and(|t| !t.list.is_empty())
-    }
-
     fn get(&self, country: Country) -> Option<&CountryConnectors> {
         self.list.iter().find(|c| c.country == country)
     }
@@ -355,8 +350,6 @@ mod tests {
             &served(&both, TenantMode::Test).unwrap(),
             &test_registry
         ));
-        assert!(both.serves_test_mode());
-        assert!(!without.serves_test_mode());
         let refused = served(&without, TenantMode::Test).err().unwrap();
         assert_eq!(refused.code, ErrorCode::CountryNotSupported);
         // The test set has no test set of its own.

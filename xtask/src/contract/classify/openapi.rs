@@ -491,18 +491,15 @@ fn renamed_schemas(
     renames
 }
 
-/// `schema` with every `#/components/schemas/...` reference replaced by the schema it names
-/// (to a bounded depth), so two documents' schemas compare by shape, not by names.
+/// `schema` with every reference replaced by what it names (followed by [`resolve`], to a
+/// bounded depth), so two documents' schemas compare by shape, not by names.
 fn inlined(root: &Value, schema: &Value, depth: usize) -> Value {
-    const PREFIX: &str = "#/components/schemas/";
     match schema {
         Value::Object(map) => {
-            if let Some(Value::String(target)) = map.get("$ref") {
-                if let Some(name) = target.strip_prefix(PREFIX) {
-                    let referenced = &root["components"]["schemas"][name];
-                    if depth < 16 && !referenced.is_null() {
-                        return inlined(root, referenced, depth + 1);
-                    }
+            if map.contains_key("$ref") && depth < 16 {
+                let (_, target) = resolve(root, schema);
+                if !std::ptr::eq(target, schema) {
+                    return inlined(root, target, depth + 1);
                 }
             }
             Value::Object(

@@ -8,6 +8,7 @@ mod contract;
 mod discovery;
 mod errors;
 mod events;
+mod generated_clients;
 mod guard;
 mod hardening;
 mod health;

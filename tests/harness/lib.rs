@@ -417,6 +417,21 @@ pub fn test_node_clients(what: &str) -> Option<std::path::PathBuf> {
     }
 }
 
+/// The folder of the generated TypeScript client test with its dependencies installed
+/// (`IDREG_TEST_API_CLIENTS`, set by `cargo xtask test` after `npm ci` there).
+pub fn test_api_clients(what: &str) -> Option<std::path::PathBuf> {
+    match std::env::var("IDREG_TEST_API_CLIENTS") {
+        Ok(dir) if !dir.is_empty() => Some(dir.into()),
+        _ => {
+            missing_prerequisite(
+                std::thread::current().name().unwrap_or("a test"),
+                &format!("IDREG_TEST_API_CLIENTS is not set to a folder with {what} installed"),
+            );
+            None
+        }
+    }
+}
+
 pub fn test_python(what: &str) -> Option<String> {
     match std::env::var("IDREG_TEST_PYTHON") {
         Ok(python) if !python.is_empty() => Some(python),

@@ -51,7 +51,8 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The Python clients the suite drives the service with, pinned. (The TypeScript client is
+/// The Python clients the suite drives the service with, pinned (schemathesis and
+/// openapi-python-client read the served OpenAPI document: `tests/api_clients`). (The TypeScript client is
 /// pinned in `tests/mcp_clients/typescript/package-lock.json`.)
 const PYTHON_CLIENTS: &[&str] = &[
     "python-stdnum==2.2",
@@ -59,6 +60,8 @@ const PYTHON_CLIENTS: &[&str] = &[
     "authlib==1.9.8",
     "requests-oauthlib==2.0.0",
     "prometheus-client==0.26.0",
+    "schemathesis==4.32.5",
+    "openapi-python-client==0.29.1",
 ];
 
 /// Totals of `test result:` lines.
@@ -84,15 +87,23 @@ fn test(extra: &[String]) -> Result<()> {
         }
     };
 
-    // The TypeScript client, from its lock file.
-    let node_clients = match node_clients() {
-        Ok(dir) => Some(dir),
-        Err(e) => {
-            tally.failed += 1;
-            failures.push(format!("installing the TypeScript client: {e:#}"));
-            None
+    // The TypeScript clients, from their lock files: the MCP SDK, and the generator of a
+    // REST client from the served OpenAPI document.
+    let mut node_folders: Vec<(&str, PathBuf)> = Vec::new();
+    for (env, folder) in [
+        ("IDREG_TEST_NODE_CLIENTS", "mcp_clients/typescript"),
+        ("IDREG_TEST_API_CLIENTS", "api_clients/typescript"),
+    ] {
+        match node_clients(folder) {
+            Ok(dir) => node_folders.push((env, dir)),
+            Err(e) => {
+                tally.failed += 1;
+                failures.push(format!(
+                    "installing the TypeScript client in tests/{folder}: {e:#}"
+                ));
+            }
         }
-    };
+    }
 
     let mut cargo_args: Vec<String> =
         vec!["test".into(), "--workspace".into(), "--no-fail-fast".into()];
@@ -106,9 +117,9 @@ fn test(extra: &[String]) -> Result<()> {
             .map(|p| ("IDREG_TEST_PYTHON", p.clone().into())),
     );
     env.extend(
-        node_clients
+        node_folders
             .iter()
-            .map(|d| ("IDREG_TEST_NODE_CLIENTS", d.clone().into())),
+            .map(|(name, d)| (*name, d.clone().into())),
     );
     if !run_counted("cargo", &cargo_args, &env, &mut tally)? {
         failures.push("cargo test".into());
@@ -263,10 +274,10 @@ fn python_venv(packages: &[&str]) -> Result<PathBuf> {
     Ok(python)
 }
 
-/// The TypeScript client test's folder with its pinned dependencies installed (`npm ci`, from
-/// `package-lock.json`; once per lock file).
-fn node_clients() -> Result<PathBuf> {
-    let dir = root().join("tests/mcp_clients/typescript");
+/// A TypeScript client test's folder (`tests/<folder>`) with its pinned dependencies
+/// installed (`npm ci`, from `package-lock.json`; once per lock file).
+fn node_clients(folder: &str) -> Result<PathBuf> {
+    let dir = root().join("tests").join(folder);
     let lock = std::fs::read(dir.join("package-lock.json")).context("reading package-lock.json")?;
     let marker = dir.join("node_modules/.installed-from-lock");
     if std::fs::read(&marker).ok().as_deref() != Some(lock.as_slice()) {

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod idempotency;
+pub mod input_rules;
 pub mod openapi;
 pub mod request;
 mod routes;

@@ -14,7 +14,9 @@
 //! - the security of every operation that needs a scope, from [`Operation::scopes`] (the
 //!   scopes the use case checks; a route attribute that states them too fails the document);
 //! - the enums of countries and identifier types, from the domain's lists, and of evidence
-//!   sources, from the countries' declarations (each country's connectors declare theirs).
+//!   sources, from the countries' declarations (each country's connectors declare theirs);
+//! - what the service validates in a request (patterns, enums, bounds, formats), from
+//!   [`crate::input_rules`].
 //!
 //! Enums marked `x-open-enum: true` may gain values in a minor version (consumers accept
 //! values they do not know); any other enum of a response is closed (see
@@ -104,7 +106,9 @@ pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
         "version": version,
         "description": "Verified identity and registry data about companies and persons, each value \
             with evidence, for many tenants. Every error body is `{error, message}`; clients act on \
-            the code. Enums marked `x-open-enum` may gain values in a minor version.",
+            the code. Enums marked `x-open-enum` may gain values in a minor version. A request \
+            member's `pattern`, `enum` and bounds are what the service validates; a `format` not \
+            of JSON Schema (a check digit, a calendar date) is described in `x-formats`.",
     });
     add_security_schemes(&mut doc);
     add_operation_security(&mut doc);
@@ -114,6 +118,7 @@ pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
     add_quota_headers(&mut doc);
     add_idempotency(&mut doc);
     add_mode_header(&mut doc);
+    crate::input_rules::apply(&mut doc);
     doc["components"]["schemas"]["EvidenceDto"]["properties"]["source"]["enum"] =
         sources.iter().map(|s| json!(s.as_str())).collect();
     rename_schemas(&mut doc);

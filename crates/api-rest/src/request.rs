@@ -76,8 +76,14 @@ impl JsonBody {
     pub fn optional_i64(&self, field: &str) -> Result<Option<i64>, Failure> {
         match self.0.get(field) {
             None | Some(Value::Null) => Ok(None),
+            // JSON Schema's integer: any number with a zero fractional part (`30.0` too).
             Some(Value::Number(n)) => n
                 .as_i64()
+                .or_else(|| {
+                    n.as_f64()
+                        .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                        .map(|f| f as i64)
+                })
                 .map(Some)
                 .ok_or_else(|| Failure::bad_request(field, "must be a whole number")),
             Some(_) => Err(Failure::bad_request(field, "must be a whole number")),
@@ -165,7 +171,10 @@ pub struct SubscribeRequestBody {
 
 /// Body of `POST /v1/subjects/resolve`.
 #[derive(utoipa::ToSchema)]
-#[schema(as = ResolveRequest)]
+#[schema(
+    as = ResolveRequest,
+    example = json!({"type": "orgnr", "value": "556002-1361", "ref": "customer-42"})
+)]
 #[allow(dead_code)] // a schema only
 pub struct ResolveRequestBody {
     #[schema(rename = "type", schema_with = api_core::schema::identifier_type)]
@@ -173,7 +182,7 @@ pub struct ResolveRequestBody {
     /// The identifier in wire form `[<cc>:]<value>` (`se:` when unprefixed; the prefix must be
     /// lower case and of the type's country). A value that breaks its type's rules (shape,
     /// date, check digit) is 400 `invalid_identifier`.
-    #[schema(pattern = r"\S", example = "556002-1361")]
+    #[schema(pattern = r"\S")]
     value: String,
     /// A customer reference to attach (immutable once set; at most 200 characters, not blank).
     #[schema(rename = "ref", max_length = 200, pattern = r"\S")]
@@ -197,8 +206,7 @@ pub struct ScreeningCheckRequestBody {
     name: Option<String>,
     /// Ad hoc: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`, not in the future.
     birth_date: Option<String>,
-    /// Ad hoc: ISO 3166-1 alpha-2 codes, at most 20 different ones (a repeated code counts
-    /// once).
+    /// Ad hoc: ISO 3166-1 alpha-2 codes, at most 20 (a repeated code is screened once).
     nationalities: Option<Vec<String>>,
     /// Ad hoc: an organisation number in identifier wire form (`5560360793`,
     /// `se:5560360793`), compared with the lists' registration numbers; malformed is 400

@@ -16,7 +16,6 @@ use domain::operation::Operation;
     params((
         "orgnr" = String, Path,
         description = "The company's code in wire form: `[se:]` + organisation number (`NNNNNNNNNN`, `NNNNNN-NNNN`, optionally `16`-prefixed; group digit not 0 or 4, third digit at least 2, Luhn check digit), or `lt:` + company code (9 digits). Surrounding whitespace is ignored. A number of this shape that fails its check digit is 400 `invalid_identifier`.",
-        pattern = r"^((se:)?(16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}|lt:[0-9]{9})$",
         example = "556002-1361",
     )),
     responses(

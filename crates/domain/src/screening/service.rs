@@ -402,18 +402,20 @@ impl ScreeningService {
             .as_deref()
             .map(|b| birth_date(b, now))
             .transpose()?;
-        let mut nationalities = Vec::new();
-        for n in r.nationalities.unwrap_or_default() {
-            let code = country_code("nationalities", &n)?;
-            if !nationalities.contains(&code) {
-                nationalities.push(code);
-            }
-        }
-        if nationalities.len() > MAX_NATIONALITIES {
+        let sent = r.nationalities.unwrap_or_default();
+        // Counted as sent, so that the bound is one a schema can state (`maxItems`).
+        if sent.len() > MAX_NATIONALITIES {
             return Err(Failure::bad_request(
                 "nationalities",
                 &format!("at most {MAX_NATIONALITIES} countries"),
             ));
+        }
+        let mut nationalities = Vec::new();
+        for n in sent {
+            let code = country_code("nationalities", &n)?;
+            if !nationalities.contains(&code) {
+                nationalities.push(code);
+            }
         }
         let country = r
             .country

@@ -1,0 +1,365 @@
+//! What the service validates in a request, declared in the OpenAPI document, so that a
+//! client generated from it validates what the service validates and a request the document
+//! allows is one the service accepts.
+//!
+//! Each rule is written here once, as the JSON Schema of the parameter or body member it
+//! governs, from the domain's own lists where the domain has one (identifier types, event
+//! types, scopes, legal bases, subscription states). `openapi::document` applies
+//! [`apply`] to the generated document.
+//!
+//! A regular rule (a shape, an enum, a bound) is a `pattern`, an `enum` or a `minimum`/
+//! `maximum`. A rule no regular expression states (a check digit, a calendar date, a name
+//! with a letter in any script, free text that must not hold a personal number) is named by
+//! a `format` of this interface, described in the document's `x-formats` (from [`FORMATS`]):
+//! the pattern beside it gives the shape, the format the rest. Surrounding whitespace, which the
+//! service trims from identifiers, is left out of the patterns (a client sends none).
+//! Relations between members are `if`/`then` clauses and `anyOf` alternatives inside
+//! `allOf` (a generator such as openapi-python-client then keeps one flat model).
+//!
+//! `tests` holds every pattern to the parser it stands for: what the pattern matches, the
+//! parser accepts (up to the format's rule), and what the parser accepts, the pattern
+//! matches.
+
+use domain::access::scope::Scope;
+use domain::monitoring::event::EventType;
+use domain::monitoring::subscription::{LegalBasis, SubscriptionStatus};
+use domain::subjects::identifier::IdentifierType;
+use serde_json::{json, Map, Value};
+
+/// A ULID as the service writes it: 26 Crockford base-32 characters, upper case, the first
+/// at most `7` (128 bits).
+pub const ULID: &str = "[0-7][0-9A-HJKMNP-TV-Z]{25}";
+
+/// Free text: anything but the NUL character (`domain::text::checked`).
+pub const TEXT: &str = "^[^\\u0000]*$";
+
+/// Free text with at least one character that is not white space.
+pub const NOT_BLANK: &str = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$";
+
+/// The custom formats of this interface: name and meaning.
+pub const FORMATS: [(&str, &str); 9] = [
+    ("company-code", "A company code in wire form whose check digit is right: a Swedish organisation number passes the Luhn check (mod 10); a Lithuanian company code (`lt:`, 9 digits) has none."),
+    ("orgnr", "A Swedish organisation number in wire form whose check digit passes the Luhn check (mod 10)."),
+    ("personnummer", "A Swedish personal identity number in wire form: a real calendar date not in the future (a ten-digit number's century read from today and its separator, `+` for 100 years or more) and a check digit that passes the Luhn check."),
+    ("samordningsnummer", "A Swedish coordination number in wire form: as `personnummer`, with 60 added to the day (day 60 for an unknown day; month 00 for an unknown month)."),
+    ("imones-kodas", "A Lithuanian company code in wire form (`lt:` and 9 digits); there is no check digit."),
+    ("asmens-kodas", "A Lithuanian personal code in wire form (`lt:` and 11 digits): the first digit names the century (1 to 6) with a real birth date not in the future after it, or is the exceptional 9; the last digit is the mod-11 check digit."),
+    ("partial-date", "A birth date as people know it: `YYYY-MM-DD` (a real date not in the future), `YYYY-MM` or `YYYY`, the year from 1850 to this year."),
+    ("screening-name", "A name to screen: at least one letter or digit (in any script), and no number shaped like a personal identity number (400 `name_is_identifier`)."),
+    ("reference", "Free text kept as sent: it must not hold a number shaped like a personal identity number (any script of digits, up to three separators between groups)."),
+];
+
+/// The personal and company numbers of every identifier type, in wire form: the shape (the
+/// format adds the check digit and the calendar).
+pub fn identifier_pattern(ty: IdentifierType) -> &'static str {
+    match ty {
+        IdentifierType::Personnummer | IdentifierType::Samordningsnummer => {
+            // The birth number (the three digits before the check digit) is not 000.
+            "^(?:se:)?(?:[0-9]{2})?[0-9]{6}[-+]?(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})[0-9]$"
+        }
+        IdentifierType::Orgnr => "^(?:se:)?(?:16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}$",
+        IdentifierType::ImonesKodas => "^lt:[0-9]{9}$",
+        IdentifierType::AsmensKodas => "^lt:[0-9]{11}$",
+    }
+}
+
+/// A company code of a route (`/v1/companies/{orgnr}`) or a check: an organisation number
+/// with or without `se:`, or a Lithuanian company code.
+pub const COMPANY_CODE: &str =
+    "^(?:(?:se:)?(?:16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}|lt:[0-9]{9})$";
+
+/// An event cursor: `0` or the decimal spelling of a `seq` up to 2^63-1, without leading
+/// zeros (`domain::monitoring::event::parse_cursor`).
+pub fn cursor_pattern() -> String {
+    format!("^(?:{})$", decimal_at_most(i64::MAX as u64))
+}
+
+/// A regular expression (without anchors) of the decimal spellings of 0 to `max`, without
+/// leading zeros.
+pub fn decimal_at_most(max: u64) -> String {
+    let digits: Vec<u8> = max.to_string().bytes().map(|b| b - b'0').collect();
+    let n = digits.len();
+    let mut alternatives = vec!["0".to_owned()];
+    // Every length shorter than max's: any number of that length.
+    for len in 1..n {
+        alternatives.push(if len == 1 {
+            "[1-9]".to_owned()
+        } else {
+            format!("[1-9][0-9]{{{}}}", len - 1)
+        });
+    }
+    // max's length: the same prefix as max, then a smaller digit, then anything.
+    for i in 0..n {
+        let low = if i == 0 { 1 } else { 0 };
+        if digits[i] > low {
+            let prefix: String = digits[..i].iter().map(|d| char::from(b'0' + d)).collect();
+            let class = if digits[i] - 1 == low {
+                format!("{low}")
+            } else {
+                format!("[{low}-{}]", digits[i] - 1)
+            };
+            let rest = n - i - 1;
+            let tail = match rest {
+                0 => String::new(),
+                1 => "[0-9]".to_owned(),
+                _ => format!("[0-9]{{{rest}}}"),
+            };
+            alternatives.push(format!("{prefix}{class}{tail}"));
+        }
+    }
+    alternatives.push(digits.iter().map(|d| char::from(b'0' + d)).collect());
+    alternatives.dedup();
+    alternatives.join("|")
+}
+
+fn escape(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if ".*+?()[]{}|^$\\".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `types` of `GET /v1/events`: event type names separated by commas, white space around
+/// each ignored, empty items skipped, at least one name
+/// (`domain::monitoring::event::parse_types`).
+pub fn event_types_pattern() -> String {
+    let names = EventType::ALL
+        .iter()
+        .map(|t| escape(t.name()))
+        .collect::<Vec<_>>()
+        .join("|");
+    format!("^(?:\\s*,)*\\s*(?:{names})\\s*(?:,\\s*(?:(?:{names})\\s*)?)*$")
+}
+
+/// `scope` of a token request: consumer scope names separated by spaces or commas
+/// (`ScopeSet::parse_list`), or blank for every scope of the grant.
+pub fn scope_list_pattern() -> String {
+    let names = Scope::CONSUMER
+        .iter()
+        .map(|s| escape(s.as_str()))
+        .collect::<Vec<_>>()
+        .join("|");
+    format!("^(?:\\s*|[\\s,]*(?:{names})(?:[\\s,]+(?:{names}))*[\\s,]*)$")
+}
+
+/// The `Idempotency-Key` field: a Structured Fields String of 1 to 255 printable ASCII
+/// characters (with its parameters, which are ignored) or the bare key of 1 to 255 visible
+/// ASCII characters (`domain::idempotency::key::IdempotencyKey::parse`).
+pub const IDEMPOTENCY_KEY: &str =
+    "^[ \\t]*(?:\"(?:[ !#-\\[\\]-~]|\\\\[\"\\\\]){1,255}\"(?:;[^\\u0000]*)?|[!#-~][!-~]{0,254})[ \\t]*$";
+
+/// The rule of each parameter, by route template (`None`: every route) and name.
+fn parameter_rule(template: &str, name: &str) -> Option<Value> {
+    let ulid = |prefix: &str| json!({"type": "string", "pattern": format!("^{prefix}{ULID}$")});
+    Some(match (template, name) {
+        (_, "orgnr") => {
+            json!({"type": "string", "pattern": COMPANY_CODE, "format": "company-code"})
+        }
+        ("/v1/persons/{ref}" | "/v1/persons/{ref}/engagements", "ref") => ulid("idr_"),
+        ("/v1/subjects/{id}", "id") => ulid(""),
+        ("/v1/subscriptions/{id}" | "/v1/subscriptions/{id}/end", "id") => ulid("sub_"),
+        ("/v1/screening/checks/{id}", "id") => ulid("chk_"),
+        (_, "subject_id") => ulid(""),
+        ("/v1/events", "cursor") => json!({"type": "string", "pattern": cursor_pattern()}),
+        ("/v1/events", "types") => json!({"type": "string", "pattern": event_types_pattern()}),
+        ("/v1/events" | "/v1/subscriptions", "limit") => {
+            json!({"type": "integer", "minimum": 1, "maximum": 1000})
+        }
+        ("/v1/screening/checks", "limit") => {
+            json!({"type": "integer", "minimum": 1, "maximum": 200})
+        }
+        ("/v1/subscriptions", "status") => json!({
+            "type": "string",
+            "enum": SubscriptionStatus::ALL.map(SubscriptionStatus::as_str),
+        }),
+        _ => return None,
+    })
+}
+
+/// Applies every rule to `doc` (before the schemas are renamed).
+pub fn apply(doc: &mut Value) {
+    doc["x-formats"] = FORMATS
+        .iter()
+        .map(|(name, meaning)| (name.to_string(), json!(meaning)))
+        .collect::<Map<_, _>>()
+        .into();
+    doc["components"]["parameters"]["IdempotencyKey"]["schema"] =
+        json!({"type": "string", "pattern": IDEMPOTENCY_KEY});
+    if let Some(paths) = doc["paths"].as_object_mut() {
+        for (template, item) in paths.iter_mut() {
+            let Some(item) = item.as_object_mut() else {
+                continue;
+            };
+            for operation in item.values_mut() {
+                let Some(parameters) = operation
+                    .get_mut("parameters")
+                    .and_then(Value::as_array_mut)
+                else {
+                    continue;
+                };
+                for parameter in parameters {
+                    let Some(name) = parameter["name"].as_str() else {
+                        continue;
+                    };
+                    if let Some(rule) = parameter_rule(template, name) {
+                        parameter["schema"] = rule;
+                    }
+                }
+            }
+        }
+    }
+    let schemas = &mut doc["components"]["schemas"];
+    resolve_request(&mut schemas["ResolveRequest"]);
+    subscribe_request(&mut schemas["SubscribeRequest"]);
+    screening_check_request(&mut schemas["ScreeningCheckRequest"]);
+    token_request(&mut schemas["TokenRequest"]);
+}
+
+fn property<'a>(schema: &'a mut Value, name: &str) -> &'a mut Map<String, Value> {
+    if !schema["properties"][name].is_object() {
+        schema["properties"][name] = json!({});
+    }
+    schema["properties"][name]
+        .as_object_mut()
+        .expect("an object was put there")
+}
+
+fn set(schema: &mut Value, name: &str, rules: Value) {
+    let target = property(schema, name);
+    // A nullable member (`type: [string, null]`) keeps its null.
+    for (k, v) in rules.as_object().expect("rules are an object") {
+        if k == "type" && target.get("type").is_some_and(Value::is_array) {
+            continue;
+        }
+        target.insert(k.clone(), v.clone());
+    }
+}
+
+fn resolve_request(schema: &mut Value) {
+    set(
+        schema,
+        "ref",
+        json!({"maxLength": 200, "pattern": NOT_BLANK, "format": "reference"}),
+    );
+    set(schema, "value", json!({"minLength": 1}));
+    // The value's shape and check rules follow its type: one `if`/`then` per type (a
+    // generated client keeps one flat model).
+    schema["allOf"] = IdentifierType::ALL
+        .iter()
+        .map(|ty| {
+            json!({
+                "if": {"properties": {"type": {"const": ty.as_str()}}, "required": ["type"]},
+                "then": {"properties": {"value": {
+                    "pattern": identifier_pattern(*ty),
+                    "format": ty.as_str(),
+                }}},
+            })
+        })
+        .collect();
+}
+
+fn subscribe_request(schema: &mut Value) {
+    set(
+        schema,
+        "subject_id",
+        json!({"pattern": format!("^{ULID}$")}),
+    );
+    set(schema, "kind", json!({"enum": ["person", "company"]}));
+    set(
+        schema,
+        "legal_basis",
+        json!({"enum": LegalBasis::ALL.map(LegalBasis::as_str)}),
+    );
+    set(
+        schema,
+        "legal_basis_ref",
+        json!({"maxLength": 500, "pattern": TEXT, "format": "reference"}),
+    );
+    set(schema, "check_days", json!({"minimum": 1, "maximum": 365}));
+    set(
+        schema,
+        "full_refresh_days",
+        json!({"minimum": 1, "maximum": 365}),
+    );
+    // `full_refresh_days` is not shorter than `check_days` (absent, `check_days` is 1 and
+    // `full_refresh_days` 30 or `check_days` if longer): some day count d lies between them.
+    // JSON Schema compares no two members, so one alternative per d (exact, and generators
+    // that read `anyOf` draw only pairs the service accepts).
+    // (Inside `allOf`, so that a generated client keeps one flat model.)
+    let between: Vec<Value> = (1..=365)
+        .map(|d| {
+            json!({"properties": {
+                "check_days": {"maximum": d},
+                "full_refresh_days": {"minimum": d},
+            }})
+        })
+        .collect();
+    schema["allOf"] = json!([{"anyOf": between}]);
+}
+
+fn screening_check_request(schema: &mut Value) {
+    set(
+        schema,
+        "subject_id",
+        json!({"pattern": format!("^{ULID}$")}),
+    );
+    // A blank `name` or an empty `orgnr` counts as absent.
+    set(
+        schema,
+        "name",
+        json!({"maxLength": 300, "pattern": TEXT, "format": "screening-name"}),
+    );
+    set(
+        schema,
+        "birth_date",
+        json!({"pattern": "^[0-9]{4}(?:-[0-9]{2}(?:-[0-9]{2})?)?$", "format": "partial-date"}),
+    );
+    set(
+        schema,
+        "orgnr",
+        json!({"pattern": format!("^$|{COMPANY_CODE}"), "format": "company-code"}),
+    );
+    set(schema, "country", json!({"pattern": "^[A-Za-z]{2}$"}));
+    let nationalities = property(schema, "nationalities");
+    nationalities.insert(
+        "items".into(),
+        json!({"type": "string", "pattern": "^[A-Za-z]{2}$"}),
+    );
+    nationalities.insert(
+        "maxItems".into(),
+        json!(domain::screening::service::MAX_NATIONALITIES),
+    );
+    // Either a subject, or an ad-hoc identity with a name or an organisation number (as
+    // `if`/`then`, so that a generated client keeps one flat model).
+    let adhoc = ["name", "birth_date", "nationalities", "orgnr", "country"];
+    let absent = json!({"not": {}});
+    let mut subject: Map<String, Value> = adhoc
+        .iter()
+        .map(|n| (n.to_string(), absent.clone()))
+        .collect();
+    subject.insert(
+        "subject_id".into(),
+        json!({"type": "string", "pattern": format!("^{ULID}$")}),
+    );
+    schema["allOf"] = json!([
+        {"if": {"required": ["subject_id"]}, "then": {"properties": subject}},
+        {"if": {"not": {"required": ["subject_id"]}}, "then": {"anyOf": [
+            {"required": ["name"], "properties": {"name": {"type": "string", "pattern": NOT_BLANK}}},
+            {"required": ["orgnr"], "properties": {"orgnr": {"type": "string", "pattern": COMPANY_CODE}}},
+        ]}},
+    ]);
+}
+
+fn token_request(schema: &mut Value) {
+    set(schema, "scope", json!({"pattern": scope_list_pattern()}));
+    for field in ["client_id", "client_secret", "resource"] {
+        set(schema, field, json!({"pattern": TEXT}));
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,197 @@
+//! Every declared pattern against the parser it stands for, for every input: generated
+//! from the pattern (each match is accepted, up to its format's rule) and from an alphabet
+//! around it (each accepted string matches).
+
+use super::*;
+use chrono::NaiveDate;
+use domain::access::scope::ScopeSet;
+use domain::idempotency::key::IdempotencyKey;
+use domain::ids::SubjectId;
+use domain::monitoring::event::{parse_cursor, parse_types};
+use domain::subjects::identifier::{Identifier, IdentifierError};
+use proptest::prelude::*;
+use regex::Regex;
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("the pattern compiles")
+}
+
+fn today() -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 11, 26).unwrap()
+}
+
+/// What a format decides beyond the shape: a check digit or a calendar date.
+fn only_the_format_refuses(e: &IdentifierError) -> bool {
+    match e {
+        IdentifierError::CheckDigit(_) | IdentifierError::Date(_) => true,
+        // A coordination day in a personal number (and the reverse) is the calendar's; an
+        // orgnr's third digit is its shape.
+        IdentifierError::WrongKind { ty, .. } => *ty != IdentifierType::Orgnr,
+        _ => false,
+    }
+}
+
+#[test]
+fn decimal_at_most_is_exact_at_its_edges() {
+    for max in [
+        0u64,
+        1,
+        9,
+        10,
+        19,
+        99,
+        100,
+        305,
+        1000,
+        9_223_372_036_854_775_807,
+        u64::MAX,
+    ] {
+        let r = re(&format!("^(?:{})$", decimal_at_most(max)));
+        for n in [0u64, 1, 9, 10, 11, 99, 100, 101, 305, 306, 999, 1000, 1001]
+            .into_iter()
+            .chain([max.saturating_sub(1), max, max.saturating_add(1)])
+        {
+            assert_eq!(r.is_match(&n.to_string()), n <= max, "{n} against {max}");
+        }
+        assert!(!r.is_match("01"));
+        assert!(!r.is_match(""));
+    }
+}
+
+proptest! {
+    #[test]
+    fn decimal_at_most_matches_exactly_the_numbers_up_to_max(max in any::<u64>(), n in any::<u64>()) {
+        let r = re(&format!("^(?:{})$", decimal_at_most(max)));
+        prop_assert_eq!(r.is_match(&n.to_string()), n <= max);
+        prop_assert_eq!(r.is_match(&(n % 1000).to_string()), n % 1000 <= max);
+    }
+
+    #[test]
+    fn the_cursor_pattern_is_the_cursor_parser(s in "[0-9+\\-. a]{0,3}|[0-9]{1,21}|9223372036854775[0-9]{3}") {
+        prop_assert_eq!(re(&cursor_pattern()).is_match(&s), parse_cursor(&s).is_ok(), "{:?}", s);
+    }
+
+    #[test]
+    fn the_event_types_pattern_is_the_types_parser(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                proptest::sample::select(EventType::ALL.map(EventType::name).to_vec()).prop_map(str::to_owned),
+                "[ ,a-z.*]{0,4}",
+            ],
+            0..5,
+        ),
+        seps in proptest::collection::vec("[ ,]{0,3}", 5),
+    ) {
+        let s: String = parts.iter().zip(&seps).map(|(p, sep)| format!("{p}{sep}")).collect();
+        prop_assert_eq!(
+            re(&event_types_pattern()).is_match(&s),
+            parse_types(Some(&s)).is_ok(),
+            "{:?}", s
+        );
+    }
+
+    #[test]
+    fn the_scope_pattern_is_the_scope_list_parser(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                proptest::sample::select(Scope::CONSUMER.map(Scope::as_str).to_vec()).prop_map(str::to_owned),
+                "[a-z:]{0,6}",
+            ],
+            0..4,
+        ),
+        seps in proptest::collection::vec("[ ,]{0,2}", 4),
+    ) {
+        let s: String = parts.iter().zip(&seps).map(|(p, sep)| format!("{sep}{p}")).collect();
+        // Blank asks for every scope of the grant.
+        let accepted = s.trim().is_empty()
+            || ScopeSet::parse_list(&s).is_ok_and(|set| set.iter().count() > 0 && set.iter().all(|s| s.is_consumer_scope()));
+        prop_assert_eq!(re(&scope_list_pattern()).is_match(&s), accepted, "{:?}", s);
+    }
+
+    #[test]
+    fn the_idempotency_key_pattern_is_the_key_parser(
+        s in "[ \\t]?(\"[ -~]{0,6}\"|\"[ -~]{0,3}|[ -~]{0,6})(;[a-z=]{0,3})?[ \\t]?|\"[a-z]{250,260}\"|[a-z]{250,260}",
+    ) {
+        prop_assert_eq!(re(IDEMPOTENCY_KEY).is_match(&s), IdempotencyKey::parse(&s).is_ok(), "{:?}", s);
+    }
+
+    #[test]
+    fn the_ulid_pattern_is_the_id_parser(s in "[0-9A-Za-z]{25,27}|[0-7][0-9A-Z]{25}") {
+        prop_assert_eq!(
+            re(&format!("^{ULID}$")).is_match(&s),
+            s.parse::<SubjectId>().is_ok(),
+            "{:?}", s
+        );
+    }
+
+    #[test]
+    fn the_company_code_pattern_is_the_company_parser_up_to_the_check_digit(
+        s in "((se|lt|SE|xx):)?(16)?[0-9]{6}-?[0-9]{3,4}|lt:[0-9]{8,10}|[0-9-]{9,13}",
+    ) {
+        let shape_ok = match Identifier::parse_company(&s) {
+            Ok(_) => true,
+            Err(e) => only_the_format_refuses(&e),
+        };
+        prop_assert_eq!(re(COMPANY_CODE).is_match(&s), shape_ok, "{:?}", s);
+    }
+
+    #[test]
+    fn each_identifier_pattern_is_its_parser_up_to_the_format(
+        ty in proptest::sample::select(IdentifierType::ALL.to_vec()),
+        s in "((se|lt):)?[0-9]{6,12}|((se|lt):)?[0-9]{6,8}[-+][0-9]{4}|(se:)?(16)?[0-9]{6}-[0-9]{4}|(19|20)[0-9]{2}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|6[1-9]|[78][0-9])[-+]?[0-9]{4}",
+    ) {
+        // A twelve-digit number written with `+` names a person of 100 or more: today's.
+        let centenarian = s.len() >= 13
+            && s.as_bytes()[s.len() - 5] == b'+'
+            && matches!(ty, IdentifierType::Personnummer | IdentifierType::Samordningsnummer);
+        let shape_ok = match Identifier::parse(ty, &s, today()) {
+            Ok(_) => true,
+            Err(IdentifierError::Malformed(_)) if centenarian => true,
+            Err(e) => only_the_format_refuses(&e),
+        };
+        prop_assert_eq!(re(identifier_pattern(ty)).is_match(&s), shape_ok, "{:?} {:?}", ty, s);
+    }
+
+    #[test]
+    fn text_patterns_refuse_only_nul_and_blank(s in "[a \\x00\\t\\n]{0,4}") {
+        prop_assert_eq!(re(TEXT).is_match(&s), domain::text::checked("f", &s).is_ok());
+        prop_assert_eq!(re(NOT_BLANK).is_match(&s), !s.contains('\0') && !s.trim().is_empty());
+    }
+}
+
+#[test]
+fn every_format_named_in_the_rules_is_described() {
+    let mut doc = serde_json::to_value(crate::openapi::document("0.0.0", &[])).unwrap();
+    apply(&mut doc);
+    let mut named = Vec::new();
+    collect_formats(&doc, &mut named);
+    for f in named {
+        let builtin = [
+            "int32",
+            "int64",
+            "date-time",
+            "date",
+            "uri",
+            "double",
+            "binary",
+            "byte",
+        ];
+        assert!(
+            builtin.contains(&f.as_str()) || FORMATS.iter().any(|(name, _)| *name == f),
+            "format `{f}` is not described in FORMATS"
+        );
+    }
+}
+
+fn collect_formats(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            if let Some(Value::String(f)) = map.get("format") {
+                out.push(f.clone());
+            }
+            map.values().for_each(|v| collect_formats(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_formats(v, out)),
+        _ => {}
+    }
+}

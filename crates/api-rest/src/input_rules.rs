@@ -59,7 +59,8 @@ pub fn identifier_pattern(ty: IdentifierType) -> &'static str {
         }
         IdentifierType::Orgnr => "^(?:se:)?(?:16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}$",
         IdentifierType::ImonesKodas => "^lt:[0-9]{9}$",
-        IdentifierType::AsmensKodas => "^lt:[0-9]{11}$",
+        // The first digit names the century (1 to 6) or is the exceptional 9.
+        IdentifierType::AsmensKodas => "^lt:[1-69][0-9]{10}$",
     }
 }
 

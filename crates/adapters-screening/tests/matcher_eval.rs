@@ -192,3 +192,158 @@ fn the_development_share_is_found_and_negatives_stay_clear() {
         "false alarms rose"
     );
 }
+
+/// The three kinds of slip the matcher's misses on held-out names fall into.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Slip {
+    /// A letter doubled: `MOHHAMED` for `MOHAMED`.
+    Doubled,
+    /// A letter moved across a word boundary: `JOH NSMITH` for `JOHN SMITH`.
+    Boundary,
+    /// Two adjacent letters transposed: `MOHAMEMD` for `MOHAMMED`.
+    Transposed,
+}
+
+/// SplitMix64: a fixed sequence, so every run constructs the same cases.
+struct Draw(u64);
+
+impl Draw {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// `words` (a listed name, folded) with one slip of `kind`, upper case; `None` when the name
+/// has no place for it (no word long enough, a single word for a moved boundary).
+fn slipped(words: &[String], kind: Slip, draw: &mut Draw) -> Option<String> {
+    let mut w: Vec<Vec<char>> = words.iter().map(|w| w.chars().collect()).collect();
+    match kind {
+        Slip::Doubled => {
+            let long: Vec<usize> = (0..w.len()).filter(|&i| w[i].len() >= 4).collect();
+            let i = *long.get(draw.below(long.len().max(1)))?;
+            let at = draw.below(w[i].len());
+            let c = w[i][at];
+            w[i].insert(at, c);
+        }
+        Slip::Boundary => {
+            let pairs: Vec<usize> = (1..w.len())
+                .filter(|&i| w[i - 1].len() >= 3 && w[i].len() >= 3)
+                .collect();
+            let i = *pairs.get(draw.below(pairs.len().max(1)))?;
+            if draw.below(2) == 0 {
+                let c = w[i - 1].pop()?;
+                w[i].insert(0, c);
+            } else {
+                let c = w[i].remove(0);
+                w[i - 1].push(c);
+            }
+        }
+        Slip::Transposed => {
+            let long: Vec<usize> = (0..w.len()).filter(|&i| w[i].len() >= 4).collect();
+            let i = *long.get(draw.below(long.len().max(1)))?;
+            let places: Vec<usize> = (0..w[i].len() - 1)
+                .filter(|&j| w[i][j] != w[i][j + 1])
+                .collect();
+            let j = *places.get(draw.below(places.len().max(1)))?;
+            w[i].swap(j, j + 1);
+        }
+    }
+    Some(
+        w.iter()
+            .map(|w| w.iter().collect::<String>().to_uppercase())
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
+/// Cases constructed here, beside the development share: listed UN persons' names (two words
+/// or more, Latin letters) with one slip of each kind, screened by name alone. The share of
+/// each kind whose entry reaches review, and ranked first.
+#[test]
+fn constructed_slips_of_each_kind_are_found() {
+    let lists = vec![
+        load("un/un_sc_consolidated_2026-02-27.xml", ListFormat::UnXml),
+        load("ofac_sdn_2021-07", ListFormat::OfacCsv),
+        load("ofac_cons_2025-12", ListFormat::OfacCsv),
+    ];
+    let matcher = Matcher {
+        index: ListIndex::build(lists),
+        weights: Weights::default(),
+    };
+    let index = &matcher.index;
+    let mut seen_entries = std::collections::BTreeSet::new();
+    let names: Vec<&domain::screening::matcher::index::IndexedName> = index
+        .names
+        .iter()
+        .filter(|n| {
+            let e = &index.entries[n.entry];
+            index.versions[e.version].source == ListSource::UnConsolidated
+                && e.entry.kind == domain::screening::sanctions::EntryKind::Person
+                && n.words.len() >= 2
+                && n.words
+                    .iter()
+                    .all(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+                && seen_entries.insert(n.entry)
+        })
+        .collect();
+    let mut draw = Draw(20_261_126);
+    let mut report = Vec::new();
+    for kind in [Slip::Doubled, Slip::Boundary, Slip::Transposed] {
+        let (mut cases, mut found, mut first) = (0, 0, 0);
+        let mut misses = Vec::new();
+        for n in names.iter().take(400) {
+            let Some(query) = slipped(&n.words, kind, &mut draw) else {
+                continue;
+            };
+            cases += 1;
+            let candidates = matcher.screen(
+                &Query {
+                    name: query.clone(),
+                    ..Query::default()
+                },
+                review(),
+                10,
+            );
+            match candidates.iter().position(|c| c.entry == n.entry) {
+                Some(rank) => {
+                    found += 1;
+                    first += usize::from(rank == 0);
+                    if rank > 0 {
+                        let top = &candidates[0];
+                        misses.push(format!(
+                            "{query} for {}: second to {} ({:.3} against {:.3})",
+                            n.full, index.names[top.name].full, top.score, candidates[rank].score
+                        ));
+                    }
+                }
+                None => misses.push(format!("{query} for {}", n.full)),
+            }
+        }
+        let share = 100.0 * found as f64 / cases.max(1) as f64;
+        println!("slip {kind:?}: {found}/{cases} in review ({share:.1}%), first {first}/{found}");
+        for m in misses.iter().take(10) {
+            println!("  missed: {m}");
+        }
+        report.push((kind, cases, found, first));
+    }
+    for (kind, cases, found, first) in report {
+        assert!(cases >= 300, "{kind:?}: only {cases} cases constructed");
+        let share = 100.0 * found as f64 / cases as f64;
+        assert!(share >= SLIP_RECALL, "{kind:?}: {share:.1}% in review");
+        assert!(
+            first * 1000 >= found * 995,
+            "{kind:?}: {first} of {found} first"
+        );
+    }
+}
+
+/// The share of each kind of constructed slip that must reach review.
+const SLIP_RECALL: f64 = 99.5;

@@ -8,6 +8,7 @@
 
 use crate::screening::matcher::normalise::tokens;
 use crate::screening::matcher::phonetic::key;
+use crate::screening::matcher::slips;
 use crate::screening::sanctions::{ListEntry, ListedDate, NameQuality, SourceVersion};
 use std::collections::{BTreeMap, HashMap};
 
@@ -117,6 +118,11 @@ impl ListIndex {
     /// The names worth scoring against a query of these words, in index order.
     pub fn candidate_names(&self, words: &[String]) -> Vec<usize> {
         let mut lookups: Vec<String> = Vec::new();
+        let push = |probe: String, lookups: &mut Vec<String>| {
+            if !probe.is_empty() && !lookups.contains(&probe) {
+                lookups.push(probe);
+            }
+        };
         for w in words {
             // The word, its key, and the key with its first two letters swapped (a slip at
             // the start changes the key: `afiz` is `faiz`).
@@ -126,9 +132,21 @@ impl ListIndex {
             }
             let swapped: String = swapped.into_iter().collect();
             for probe in [w.clone(), key(w), key(&swapped)] {
-                if !probe.is_empty() && !lookups.contains(&probe) {
-                    lookups.push(probe);
-                }
+                push(probe, &mut lookups);
+            }
+            // The word as it was before a slip of typing: a doubled letter written once, two
+            // adjacent letters in their order (as words, not keys: a slip's neighbours are
+            // looked up by spelling only).
+            for probe in slips::undone(w) {
+                push(probe, &mut lookups);
+            }
+        }
+        // A letter moved across the boundary of two adjacent words (`joh nsmith`): the two
+        // words split again one or two letters either side.
+        for pair in words.windows(2) {
+            for (a, b) in slips::resplit(&pair[0], &pair[1]) {
+                push(a, &mut lookups);
+                push(b, &mut lookups);
             }
         }
         // Count, per name, the rare and common keys it shares with the query.

@@ -314,9 +314,9 @@ pub fn word_likeness(a: &str, a_key: &str, b: &str, b_key: &str) -> f64 {
         return sounds;
     }
     let distance = edit_distance(a, b);
-    let spelled = 1.0 - distance as f64 / longest as f64;
+    let spelled = 1.0 - distance / longest as f64;
     // Short words must be spelled alike: one letter off is another word.
-    let spelled = if longest <= 3 && distance > 0 {
+    let spelled = if longest <= 3 && distance > 0.0 {
         0.0
     } else {
         spelled
@@ -324,6 +324,9 @@ pub fn word_likeness(a: &str, a_key: &str, b: &str, b_key: &str) -> f64 {
     spelled.max(sounds)
 }
 
+/// The likeness of two adjacent words whose letters are the name's two words, the boundary
+/// between them moved (`joh nsmith` for `john smith`).
+const BOUNDARY_LIKENESS: f64 = 0.95;
 /// A pair of words less alike than this is not a pair.
 const PAIR_FLOOR: f64 = 0.7;
 /// The likeness of two words that only sound alike.
@@ -333,28 +336,42 @@ const SOUNDS_ONLY_CAP: f64 = 0.7;
 /// Words longer than this compare by their first letters (no name part is this long).
 const MAX_WORD: usize = 48;
 
-/// Damerau-Levenshtein (optimal string alignment) distance; `?` equals any letter. Three
-/// rolling rows on the stack: no allocation per comparison.
-fn edit_distance(a: &str, b: &str) -> usize {
+/// The cost of a slip of typing: a letter doubled (or a double written once), or two
+/// adjacent letters transposed. Half an edit: such a pair is nearer than one with a letter
+/// changed, so a listed name spelled with the slip undone ranks before another listed name
+/// one ordinary edit away.
+const SLIP_COST: f64 = 0.5;
+
+/// Damerau-Levenshtein (optimal string alignment) distance, slips at [`SLIP_COST`]; `?`
+/// equals any letter. Three rolling rows on the stack: no allocation per comparison.
+fn edit_distance(a: &str, b: &str) -> f64 {
     let mut ab = ['\0'; MAX_WORD];
     let mut bb = ['\0'; MAX_WORD];
     let n = fill(&mut ab, a);
     let m = fill(&mut bb, b);
     let (a, b) = (&ab[..n], &bb[..m]);
     let same = |x: char, y: char| x == y || x == '?' || y == '?';
-    let mut two_back = [0usize; MAX_WORD + 1];
-    let mut prev = [0usize; MAX_WORD + 1];
-    let mut cur = [0usize; MAX_WORD + 1];
-    for (j, p) in prev.iter_mut().enumerate().take(m + 1) {
-        *p = j;
+    // Inserting `b[j - 1]` (or deleting `a[i - 1]`) is a slip when it doubles the letter
+    // before or after it.
+    let doubles = |s: &[char], k: usize| {
+        (k > 0 && same(s[k], s[k - 1])) || (k + 1 < s.len() && same(s[k], s[k + 1]))
+    };
+    let cost_of = |s: &[char], k: usize| if doubles(s, k) { SLIP_COST } else { 1.0 };
+    let mut two_back = [0.0f64; MAX_WORD + 1];
+    let mut prev = [0.0f64; MAX_WORD + 1];
+    let mut cur = [0.0f64; MAX_WORD + 1];
+    for j in 1..=m {
+        prev[j] = prev[j - 1] + cost_of(b, j - 1);
     }
     for i in 1..=n {
-        cur[0] = i;
+        cur[0] = prev[0] + cost_of(a, i - 1);
         for j in 1..=m {
-            let cost = usize::from(!same(a[i - 1], b[j - 1]));
-            let mut best = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            let substitute = if same(a[i - 1], b[j - 1]) { 0.0 } else { 1.0 };
+            let mut best = (prev[j] + cost_of(a, i - 1))
+                .min(cur[j - 1] + cost_of(b, j - 1))
+                .min(prev[j - 1] + substitute);
             if i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]) {
-                best = best.min(two_back[j - 2] + 1);
+                best = best.min(two_back[j - 2] + SLIP_COST);
             }
             cur[j] = best;
         }
@@ -388,11 +405,16 @@ pub fn name_similarity(query: &Words, name: &Words) -> (f64, usize) {
     let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
     for (a, qa) in qi.iter().enumerate() {
         for (b, nb) in ni.iter().enumerate() {
-            // A joined pair only meets a single word.
-            if qa.1 != qa.2 && nb.1 != nb.2 {
-                continue;
-            }
-            let s = word_likeness(&qa.0, &qa.3, &nb.0, &nb.3);
+            // A joined pair only meets a single word, or a joined pair of the same letters
+            // split elsewhere (a letter moved across the boundary: `joh nsmith`).
+            let s = if qa.1 != qa.2 && nb.1 != nb.2 {
+                if qa.0 != nb.0 {
+                    continue;
+                }
+                BOUNDARY_LIKENESS
+            } else {
+                word_likeness(&qa.0, &qa.3, &nb.0, &nb.3)
+            };
             if s >= PAIR_FLOOR {
                 pairs.push((s, a, b));
             }
@@ -452,6 +474,36 @@ mod tests {
         assert!(s > 0.95, "{s}");
         let (s, _) = name_similarity(&words("Kathryn Barr"), &listed);
         assert!(s < 0.2, "{s}");
+    }
+
+    /// Each kind of typing slip is a rule: a doubled letter and a transposition cost half an
+    /// edit, so the name the slip was made from ranks before another name one ordinary edit
+    /// away; a letter moved across a boundary joins the same letters.
+    #[test]
+    fn slips_of_typing_rank_the_name_they_were_made_from_first() {
+        // A letter doubled: `kyonng` is nearer `kyong` than `kyang` is.
+        assert_eq!(edit_distance("kyonng", "kyong"), SLIP_COST);
+        assert!(word_similarity("kyonng", "kyong") > word_similarity("kyang", "kyong"));
+        // A double written once costs the same.
+        assert_eq!(edit_distance("mohamed", "mohammed"), SLIP_COST);
+        // Two letters transposed: `nzmabamwita` is nearer `nzambamwita` (a swap) than
+        // `nzabamwita` (a letter dropped).
+        assert_eq!(edit_distance("nzmabamwita", "nzambamwita"), SLIP_COST);
+        assert!(
+            word_similarity("nzmabamwita", "nzambamwita")
+                > word_similarity("nzmabamwita", "nzabamwita")
+        );
+        // An ordinary edit still costs a whole one.
+        assert_eq!(edit_distance("antonia", "antonio"), 1.0);
+        assert!(word_similarity("ana", "anna") > word_similarity("anna", "anne"));
+        // A boundary moved: the two words meet the name's two words as one.
+        let listed = words("JOHN SMITH");
+        let (s, count) = name_similarity(&words("JOH NSMITH"), &listed);
+        assert!(s >= BOUNDARY_LIKENESS - 1e-9, "{s}");
+        assert_eq!(count, 2);
+        // Other letters split elsewhere are not the same words.
+        let (s, _) = name_similarity(&words("JOHAN SMIT"), &listed);
+        assert!(s < BOUNDARY_LIKENESS, "{s}");
     }
 
     #[test]

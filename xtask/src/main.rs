@@ -14,6 +14,10 @@
 //! - `bench`: the request path under load (cached company read, an MCP tool call, the token
 //!   endpoint) against the release binary: req/s, p50, p99, database transactions per
 //!   request, server memory (see [`bench`]).
+//! - `eval`: the screening quality page, `docs/screening-quality.md`: the matcher's figures on
+//!   the evaluation sets (held-out files too when `IDREG_EVAL_POSITIVES` and
+//!   `IDREG_EVAL_NEGATIVES` name them), per list and kind of slip, its speed, the versions and
+//!   the date (`adapters-screening`'s `eval` example, in release).
 //! - `fuzz [--seconds N] [--target NAME]...`: builds the coverage-guided fuzz targets under
 //!   `fuzz/` on the stable toolchain and runs each for N seconds; fails on any crash (see
 //!   [`fuzz`]).
@@ -35,9 +39,10 @@ fn main() -> Result<()> {
         Some("contract") => contract::main(&args[1..]),
         Some("bench") => bench::main(&root(), &args[1..]),
         Some("fuzz") => fuzz::main(&root(), &args[1..]),
+        Some("eval") => eval(),
         _ => {
             eprintln!(
-                "usage: cargo xtask test [-- <cargo test args>] | contract check|bless | bench [options] | fuzz [--seconds N] [--target NAME]..."
+                "usage: cargo xtask test [-- <cargo test args>] | contract check|bless | bench [options] | fuzz [--seconds N] [--target NAME]... | eval"
             );
             std::process::exit(2);
         }
@@ -188,6 +193,31 @@ fn test(extra: &[String]) -> Result<()> {
     } else {
         std::process::exit(1)
     }
+}
+
+/// `cargo xtask eval`: regenerates the screening quality page.
+fn eval() -> Result<()> {
+    let page = root().join("docs/screening-quality.md");
+    let status = Command::new("cargo")
+        .args([
+            "run",
+            "--release",
+            "--quiet",
+            "-p",
+            "adapters-screening",
+            "--example",
+            "eval",
+            "--",
+            "--out",
+        ])
+        .arg(&page)
+        .current_dir(root())
+        .status()
+        .context("cargo run --example eval")?;
+    if !status.success() {
+        bail!("the evaluation failed");
+    }
+    Ok(())
 }
 
 fn target_dir() -> PathBuf {

@@ -14,6 +14,7 @@
 
 mod countries;
 mod eu;
+pub mod evaluation;
 mod ofac_advanced;
 mod ofac_csv;
 mod opensanctions;

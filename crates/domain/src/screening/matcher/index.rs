@@ -134,16 +134,21 @@ impl ListIndex {
             for probe in [w.clone(), key(w), key(&swapped)] {
                 push(probe, &mut lookups);
             }
-            // The word as it was before a slip of typing: a doubled letter written once, two
-            // adjacent letters in their order (as words, not keys: a slip's neighbours are
-            // looked up by spelling only).
-            for probe in slips::undone(w) {
-                push(probe, &mut lookups);
+            // A word no listed name has, as it was before a slip of typing: a doubled letter
+            // written once, two adjacent letters in their order (as words, not keys: a slip's
+            // neighbours are looked up by spelling only).
+            if !self.postings.contains_key(w) {
+                for probe in slips::undone(w) {
+                    push(probe, &mut lookups);
+                }
             }
         }
-        // A letter moved across the boundary of two adjacent words (`joh nsmith`): the two
-        // words split again one or two letters either side.
+        // A letter moved across the boundary of two adjacent words (`joh nsmith`), one of
+        // them unknown to the lists: the two words split again one or two letters either side.
         for pair in words.windows(2) {
+            if self.postings.contains_key(&pair[0]) && self.postings.contains_key(&pair[1]) {
+                continue;
+            }
             for (a, b) in slips::resplit(&pair[0], &pair[1]) {
                 push(a, &mut lookups);
                 push(b, &mut lookups);

@@ -340,10 +340,15 @@ const MAX_WORD: usize = 48;
 /// adjacent letters transposed. Half an edit: such a pair is nearer than one with a letter
 /// changed, so a listed name spelled with the slip undone ranks before another listed name
 /// one ordinary edit away.
-const SLIP_COST: f64 = 0.5;
+#[cfg(test)]
+const SLIP_COST: f64 = SLIP as f64 / EDIT as f64;
+/// An edit and a slip in half edits, as [`edit_distance`] counts them.
+const EDIT: u16 = 2;
+const SLIP: u16 = 1;
 
 /// Damerau-Levenshtein (optimal string alignment) distance, slips at [`SLIP_COST`]; `?`
-/// equals any letter. Three rolling rows on the stack: no allocation per comparison.
+/// equals any letter. Counted in half edits on three rolling rows on the stack, each
+/// letter's insertion cost worked out once: no allocation, no float, per comparison.
 fn edit_distance(a: &str, b: &str) -> f64 {
     let mut ab = ['\0'; MAX_WORD];
     let mut bb = ['\0'; MAX_WORD];
@@ -351,34 +356,40 @@ fn edit_distance(a: &str, b: &str) -> f64 {
     let m = fill(&mut bb, b);
     let (a, b) = (&ab[..n], &bb[..m]);
     let same = |x: char, y: char| x == y || x == '?' || y == '?';
-    // Inserting `b[j - 1]` (or deleting `a[i - 1]`) is a slip when it doubles the letter
-    // before or after it.
-    let doubles = |s: &[char], k: usize| {
-        (k > 0 && same(s[k], s[k - 1])) || (k + 1 < s.len() && same(s[k], s[k + 1]))
+    // Inserting (or deleting) a letter that doubles the one before or after it is a slip.
+    let costs = |s: &[char], out: &mut [u16; MAX_WORD]| {
+        for k in 0..s.len() {
+            let doubles =
+                (k > 0 && same(s[k], s[k - 1])) || (k + 1 < s.len() && same(s[k], s[k + 1]));
+            out[k] = if doubles { SLIP } else { EDIT };
+        }
     };
-    let cost_of = |s: &[char], k: usize| if doubles(s, k) { SLIP_COST } else { 1.0 };
-    let mut two_back = [0.0f64; MAX_WORD + 1];
-    let mut prev = [0.0f64; MAX_WORD + 1];
-    let mut cur = [0.0f64; MAX_WORD + 1];
+    let (mut ca, mut cb) = ([EDIT; MAX_WORD], [EDIT; MAX_WORD]);
+    costs(a, &mut ca);
+    costs(b, &mut cb);
+    let mut two_back = [0u16; MAX_WORD + 1];
+    let mut prev = [0u16; MAX_WORD + 1];
+    let mut cur = [0u16; MAX_WORD + 1];
     for j in 1..=m {
-        prev[j] = prev[j - 1] + cost_of(b, j - 1);
+        prev[j] = prev[j - 1] + cb[j - 1];
     }
     for i in 1..=n {
-        cur[0] = prev[0] + cost_of(a, i - 1);
+        cur[0] = prev[0] + ca[i - 1];
         for j in 1..=m {
-            let substitute = if same(a[i - 1], b[j - 1]) { 0.0 } else { 1.0 };
-            let mut best = (prev[j] + cost_of(a, i - 1))
-                .min(cur[j - 1] + cost_of(b, j - 1))
+            let substitute = if same(a[i - 1], b[j - 1]) { 0 } else { EDIT };
+            let mut best = (prev[j] + ca[i - 1])
+                .min(cur[j - 1] + cb[j - 1])
                 .min(prev[j - 1] + substitute);
             if i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]) {
-                best = best.min(two_back[j - 2] + SLIP_COST);
+                best = best.min(two_back[j - 2] + SLIP);
             }
             cur[j] = best;
         }
         two_back = prev;
         prev = cur;
     }
-    prev[m]
+    // Half edits to edits (a slip is SLIP_COST).
+    f64::from(prev[m]) / f64::from(EDIT)
 }
 
 fn fill(buf: &mut [char; MAX_WORD], s: &str) -> usize {

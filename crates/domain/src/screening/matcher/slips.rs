@@ -8,6 +8,9 @@
 const MIN_LETTERS: usize = 4;
 /// The fewest letters two words hold together for their boundary to be moved back.
 const MIN_JOINED: usize = 6;
+/// The fewest letters of either word split again: a two-letter word (`al`, `el`, `bin`'s
+/// neighbours) is in thousands of names and would bring them all to be scored.
+const MIN_PART: usize = 3;
 /// How far a boundary is moved back: one or two letters either way.
 const MAX_SHIFT: usize = 2;
 
@@ -40,7 +43,7 @@ pub fn undone(word: &str) -> Vec<String> {
 }
 
 /// The two words `a b` may have been before a letter moved across their boundary: the same
-/// letters split one or two letters earlier or later, each part at least two letters.
+/// letters split one or two letters earlier or later, each part at least [`MIN_PART`] letters.
 pub fn resplit(a: &str, b: &str) -> Vec<(String, String)> {
     let joined: Vec<char> = a.chars().chain(b.chars()).collect();
     let at = a.chars().count();
@@ -53,7 +56,7 @@ pub fn resplit(a: &str, b: &str) -> Vec<(String, String)> {
             .into_iter()
             .flatten()
         {
-            if split >= 2 && split + 2 <= joined.len() {
+            if split >= MIN_PART && split + MIN_PART <= joined.len() {
                 out.push((
                     joined[..split].iter().collect(),
                     joined[split..].iter().collect(),

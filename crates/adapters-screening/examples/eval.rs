@@ -1,0 +1,185 @@
+//! Writes the screening quality page: the matcher's figures on the development share of the
+//! evaluation set (and on held-out files named by `IDREG_EVAL_POSITIVES` and
+//! `IDREG_EVAL_NEGATIVES`), on slips of each kind constructed from each list's persons, and
+//! its speed in process, with the versions they were measured at and the date.
+//!
+//! `cargo xtask eval` runs it in release and writes `docs/screening-quality.md`;
+//! `cargo run --release -p adapters-screening --example eval -- [--out FILE]` by hand.
+
+use adapters_screening::evaluation::{
+    constructed_slips, negatives, percentile, reference_matcher, review, testdata,
+    treated_positives, Found, Slip, DEV_NEGATIVES, DEV_POSITIVES,
+};
+use domain::screening::matcher::MATCHER_VERSION;
+use domain::screening::policy::PolicyConfig;
+use domain::screening::sanctions::ListSource;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let out = args
+        .iter()
+        .position(|a| a == "--out")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from);
+
+    let matcher = reference_matcher(&testdata());
+    let policy = PolicyConfig::default();
+    let mut page = String::new();
+    let w = &mut page;
+    let _ = writeln!(w, "# Screening quality\n");
+    let _ = writeln!(
+        w,
+        "Written by `cargo xtask eval` on {} (UTC) with matcher `{MATCHER_VERSION}`, the \
+         default policy (review from {:.2}, hit from {:.2}) and these list versions loaded \
+         together:\n",
+        chrono::Utc::now().format("%Y-%m-%d"),
+        policy.review,
+        policy.hit,
+    );
+    let _ = writeln!(w, "| List | Published | Entries | Digest (SHA-256) |");
+    let _ = writeln!(w, "|---|---|---|---|");
+    for v in &matcher.index.versions {
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | `{}…` |",
+            v.source.as_str(),
+            v.published_at
+                .map(|d| d.format("%Y-%m-%d").to_string())
+                .unwrap_or_else(|| "not stated".into()),
+            v.entry_count,
+            &v.digest[..v.digest.len().min(23)],
+        );
+    }
+
+    let _ = writeln!(w, "\n## Evaluation sets\n");
+    let _ = writeln!(
+        w,
+        "A positive is found when its listed entry reaches review, and first when it ranks \
+         first; a negative counts when anything reaches review.\n"
+    );
+    let _ = writeln!(
+        w,
+        "| Set | Cases | In review | First when found | Not measured |"
+    );
+    let _ = writeln!(w, "|---|---|---|---|---|");
+    let mut times = Vec::new();
+    let mut sets = vec![(
+        "treated UN positives, development share".to_owned(),
+        testdata().join(DEV_POSITIVES),
+    )];
+    if let Some(p) = std::env::var_os("IDREG_EVAL_POSITIVES") {
+        sets.push(("treated positives, held out".to_owned(), PathBuf::from(p)));
+    }
+    for (label, path) in sets {
+        let f = treated_positives(&matcher, &path);
+        row(w, &label, &f);
+        times.extend(f.times);
+    }
+    let mut negative_sets = vec![(
+        "US negatives, development share".to_owned(),
+        testdata().join(DEV_NEGATIVES),
+    )];
+    if let Some(p) = std::env::var_os("IDREG_EVAL_NEGATIVES") {
+        negative_sets.push(("negatives, held out".to_owned(), PathBuf::from(p)));
+    }
+    for (label, path) in negative_sets {
+        let f = negatives(&matcher, &path);
+        let _ = writeln!(
+            w,
+            "| {label} | {} | {} ({:.2}%) | | |",
+            f.cases,
+            f.flagged.len(),
+            f.rate()
+        );
+        times.extend(f.times);
+    }
+
+    let set_times = std::mem::take(&mut times);
+    let _ = writeln!(w, "\n## Slips, per list and kind\n");
+    let _ = writeln!(
+        w,
+        "The first 400 persons of each list with two Latin words or more, one slip each \
+         (drawn by a fixed sequence), screened by name alone; found when an entry holding \
+         the same words reaches review.\n"
+    );
+    let _ = writeln!(w, "| List | Kind | Cases | In review | First when found |");
+    let _ = writeln!(w, "|---|---|---|---|---|");
+    for source in [
+        ListSource::UnConsolidated,
+        ListSource::OfacSdn,
+        ListSource::OfacConsolidated,
+    ] {
+        for kind in Slip::ALL {
+            let f = constructed_slips(&matcher, source, kind, 400);
+            if f.cases == 0 {
+                continue;
+            }
+            let _ = writeln!(
+                w,
+                "| {} | {} | {} | {}/{} ({:.1}%) | {}/{} ({:.1}%) |",
+                source.as_str(),
+                kind.describe(),
+                f.cases,
+                f.found,
+                f.cases,
+                f.recall(),
+                f.first,
+                f.found,
+                f.first_share()
+            );
+            times.extend(f.times);
+        }
+    }
+
+    let _ = writeln!(w, "\n## Speed\n");
+    let _ = writeln!(
+        w,
+        "Screened in process one after another on the machine that wrote this page (review at \
+         {:.2}):\n",
+        review()
+    );
+    let _ = writeln!(w, "| Queries | Checks | p50 | p99 | max |");
+    let _ = writeln!(w, "|---|---|---|---|---|");
+    for (label, t) in [
+        ("the evaluation sets", &set_times),
+        ("the constructed slips", &times),
+    ] {
+        let _ = writeln!(
+            w,
+            "| {label} | {} | {:.2} ms | {:.2} ms | {:.2} ms |",
+            t.len(),
+            ms(percentile(t, 50)),
+            ms(percentile(t, 99)),
+            ms(percentile(t, 100)),
+        );
+    }
+
+    match out {
+        Some(path) => {
+            std::fs::write(&path, &page).expect("writing the quality page");
+            eprintln!("eval: wrote {}", path.display());
+        }
+        None => print!("{page}"),
+    }
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn row(w: &mut String, label: &str, f: &Found) {
+    let _ = writeln!(
+        w,
+        "| {label} | {} | {}/{} ({:.1}%) | {}/{} ({:.1}%) | {} |",
+        f.cases,
+        f.found,
+        f.cases,
+        f.recall(),
+        f.first,
+        f.found,
+        f.first_share(),
+        f.unresolved
+    );
+}

@@ -315,7 +315,7 @@ fn node_clients(folder: &str) -> Result<PathBuf> {
             .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
             .current_dir(&dir)
             .status()
-            .context("npm ci (Node.js 20 or later and npm are needed)")?;
+            .context("npm ci (Node.js 20.19 or later and npm are needed)")?;
         if !status.success() {
             bail!("npm ci failed in {}", dir.display());
         }

@@ -20,21 +20,18 @@
 //! parser accepts (up to the format's rule), and what the parser accepts, the pattern
 //! matches.
 
-use domain::access::scope::Scope;
-use domain::monitoring::event::EventType;
 use domain::monitoring::subscription::{LegalBasis, SubscriptionStatus};
 use domain::subjects::identifier::IdentifierType;
 use serde_json::{json, Map, Value};
 
-/// A ULID as the service writes it: 26 Crockford base-32 characters, upper case, the first
-/// at most `7` (128 bits).
-pub const ULID: &str = "[0-7][0-9A-HJKMNP-TV-Z]{25}";
-
-/// Free text: anything but the NUL character (`domain::text::checked`).
-pub const TEXT: &str = "^[^\\u0000]*$";
-
-/// Free text with at least one character that is not white space.
-pub const NOT_BLANK: &str = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$";
+// The patterns live beside the parsers they stand for, in the domain (REST's document and
+// MCP's tool schemas read the same ones); here they are put where the document needs them.
+pub use domain::access::scope::scope_list_pattern;
+pub use domain::idempotency::key::IDEMPOTENCY_KEY_PATTERN as IDEMPOTENCY_KEY;
+pub use domain::ids::ULID_PATTERN as ULID;
+pub use domain::monitoring::event::{cursor_pattern, decimal_at_most, event_types_pattern};
+pub use domain::subjects::identifier::{identifier_pattern, COMPANY_CODE_PATTERN as COMPANY_CODE};
+pub use domain::text::{NOT_BLANK_PATTERN as NOT_BLANK, TEXT_PATTERN as TEXT};
 
 /// The custom formats of this interface: name and meaning.
 pub const FORMATS: [(&str, &str); 9] = [
@@ -48,115 +45,6 @@ pub const FORMATS: [(&str, &str); 9] = [
     ("screening-name", "A name to screen: at least one letter or digit (in any script), and no number shaped like a personal identity number (400 `name_is_identifier`)."),
     ("reference", "Free text kept as sent: it must not hold a number shaped like a personal identity number (any script of digits, up to three separators between groups)."),
 ];
-
-/// The personal and company numbers of every identifier type, in wire form: the shape (the
-/// format adds the check digit and the calendar).
-pub fn identifier_pattern(ty: IdentifierType) -> &'static str {
-    match ty {
-        // A month 01 to 12 and a day 01 to 31; the birth number (the three digits before
-        // the check digit) is not 000.
-        IdentifierType::Personnummer => {
-            "^(?:se:)?(?:[0-9]{2})?[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[-+]?(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})[0-9]$"
-        }
-        // The day plus 60 (60 for an unknown day), a month 00 (unknown) to 12.
-        IdentifierType::Samordningsnummer => {
-            "^(?:se:)?(?:[0-9]{2})?[0-9]{2}(?:0[0-9]|1[0-2])(?:6[0-9]|[78][0-9]|9[01])[-+]?(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})[0-9]$"
-        }
-        IdentifierType::Orgnr => "^(?:se:)?(?:16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}$",
-        IdentifierType::ImonesKodas => "^lt:[0-9]{9}$",
-        // The first digit names the century (1 to 6) or is the exceptional 9.
-        IdentifierType::AsmensKodas => "^lt:[1-69][0-9]{10}$",
-    }
-}
-
-/// A company code of a route (`/v1/companies/{orgnr}`) or a check: an organisation number
-/// with or without `se:`, or a Lithuanian company code.
-pub const COMPANY_CODE: &str =
-    "^(?:(?:se:)?(?:16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}|lt:[0-9]{9})$";
-
-/// An event cursor: `0` or the decimal spelling of a `seq` up to 2^63-1, without leading
-/// zeros (`domain::monitoring::event::parse_cursor`).
-pub fn cursor_pattern() -> String {
-    format!("^(?:{})$", decimal_at_most(i64::MAX as u64))
-}
-
-/// A regular expression (without anchors) of the decimal spellings of 0 to `max`, without
-/// leading zeros.
-pub fn decimal_at_most(max: u64) -> String {
-    let digits: Vec<u8> = max.to_string().bytes().map(|b| b - b'0').collect();
-    let n = digits.len();
-    let mut alternatives = vec!["0".to_owned()];
-    // Every length shorter than max's: any number of that length.
-    for len in 1..n {
-        alternatives.push(if len == 1 {
-            "[1-9]".to_owned()
-        } else {
-            format!("[1-9][0-9]{{{}}}", len - 1)
-        });
-    }
-    // max's length: the same prefix as max, then a smaller digit, then anything.
-    for i in 0..n {
-        let low = if i == 0 { 1 } else { 0 };
-        if digits[i] > low {
-            let prefix: String = digits[..i].iter().map(|d| char::from(b'0' + d)).collect();
-            let class = if digits[i] - 1 == low {
-                format!("{low}")
-            } else {
-                format!("[{low}-{}]", digits[i] - 1)
-            };
-            let rest = n - i - 1;
-            let tail = match rest {
-                0 => String::new(),
-                1 => "[0-9]".to_owned(),
-                _ => format!("[0-9]{{{rest}}}"),
-            };
-            alternatives.push(format!("{prefix}{class}{tail}"));
-        }
-    }
-    alternatives.push(digits.iter().map(|d| char::from(b'0' + d)).collect());
-    alternatives.dedup();
-    alternatives.join("|")
-}
-
-fn escape(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars() {
-        if ".*+?()[]{}|^$\\".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `types` of `GET /v1/events`: event type names separated by commas, white space around
-/// each ignored, empty items skipped, at least one name
-/// (`domain::monitoring::event::parse_types`).
-pub fn event_types_pattern() -> String {
-    let names = EventType::ALL
-        .iter()
-        .map(|t| escape(t.name()))
-        .collect::<Vec<_>>()
-        .join("|");
-    format!("^(?:\\s*,)*\\s*(?:{names})\\s*(?:,\\s*(?:(?:{names})\\s*)?)*$")
-}
-
-/// `scope` of a token request: consumer scope names separated by spaces or commas
-/// (`ScopeSet::parse_list`), or blank for every scope of the grant.
-pub fn scope_list_pattern() -> String {
-    let names = Scope::CONSUMER
-        .iter()
-        .map(|s| escape(s.as_str()))
-        .collect::<Vec<_>>()
-        .join("|");
-    format!("^(?:\\s*|[\\s,]*(?:{names})(?:[\\s,]+(?:{names}))*[\\s,]*)$")
-}
-
-/// The `Idempotency-Key` field: a Structured Fields String of 1 to 255 printable ASCII
-/// characters (with its parameters, which are ignored) or the bare key of 1 to 255 visible
-/// ASCII characters (`domain::idempotency::key::IdempotencyKey::parse`).
-pub const IDEMPOTENCY_KEY: &str =
-    "^[ \\t]*(?:\"(?:[ !#-\\[\\]-~]|\\\\[\"\\\\]){1,255}\"(?:;[^\\u0000]*)?|[!#-~][!-~]{0,254})[ \\t]*$";
 
 /// The rule of each parameter, by route template (`None`: every route) and name.
 fn parameter_rule(template: &str, name: &str) -> Option<Value> {

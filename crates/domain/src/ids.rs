@@ -193,6 +193,10 @@ impl fmt::Display for ClientId {
     }
 }
 
+/// A ULID as the service writes it (a pattern without anchors, for interface schemas): 26 Crockford base-32 characters, upper case, the first
+/// at most `7` (128 bits).
+pub const ULID_PATTERN: &str = "[0-7][0-9A-HJKMNP-TV-Z]{25}";
+
 #[cfg(test)]
 mod tests {
     use super::*;

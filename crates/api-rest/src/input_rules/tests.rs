@@ -1,13 +1,14 @@
-//! Every declared pattern against the parser it stands for, for every input: generated
+//! Every declared pattern (each beside its parser in the domain) against that parser, for
+//! every input: generated
 //! from the pattern (each match is accepted, up to its format's rule) and from an alphabet
 //! around it (each accepted string matches).
 
 use super::*;
 use chrono::NaiveDate;
-use domain::access::scope::ScopeSet;
+use domain::access::scope::{Scope, ScopeSet};
 use domain::idempotency::key::IdempotencyKey;
 use domain::ids::SubjectId;
-use domain::monitoring::event::{parse_cursor, parse_types};
+use domain::monitoring::event::{parse_cursor, parse_types, EventType};
 use domain::subjects::identifier::{Identifier, IdentifierError};
 use proptest::prelude::*;
 use regex::Regex;

@@ -153,6 +153,17 @@ impl fmt::Display for ScopeSet {
     }
 }
 
+/// `scope` of a token request: consumer scope names separated by spaces or commas
+/// (`ScopeSet::parse_list`), or blank for every scope of the grant.
+pub fn scope_list_pattern() -> String {
+    let names = Scope::CONSUMER
+        .iter()
+        .map(|s| crate::text::regex_escape(s.as_str()))
+        .collect::<Vec<_>>()
+        .join("|");
+    format!("^(?:\\s*|[\\s,]*(?:{names})(?:[\\s,]+(?:{names}))*[\\s,]*)$")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -127,3 +127,9 @@ impl StoredAnswer {
         }
     }
 }
+
+/// The `Idempotency-Key` field: a Structured Fields String of 1 to 255 printable ASCII
+/// characters (with its parameters, which are ignored) or the bare key of 1 to 255 visible
+/// ASCII characters ([`IdempotencyKey::parse`]).
+pub const IDEMPOTENCY_KEY_PATTERN: &str =
+    "^[ \\t]*(?:\"(?:[ !#-\\[\\]-~]|\\\\[\"\\\\]){1,255}\"(?:;[^\\u0000]*)?|[!#-~][!-~]{0,254})[ \\t]*$";

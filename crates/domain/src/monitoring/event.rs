@@ -134,6 +134,62 @@ impl EventType {
     }
 }
 
+/// An event cursor: `0` or the decimal spelling of a `seq` up to 2^63-1, without leading
+/// zeros ([`parse_cursor`]).
+pub fn cursor_pattern() -> String {
+    format!("^(?:{})$", decimal_at_most(i64::MAX as u64))
+}
+
+/// A regular expression (without anchors) of the decimal spellings of 0 to `max`, without
+/// leading zeros.
+pub fn decimal_at_most(max: u64) -> String {
+    let digits: Vec<u8> = max.to_string().bytes().map(|b| b - b'0').collect();
+    let n = digits.len();
+    let mut alternatives = vec!["0".to_owned()];
+    // Every length shorter than max's: any number of that length.
+    for len in 1..n {
+        alternatives.push(if len == 1 {
+            "[1-9]".to_owned()
+        } else {
+            format!("[1-9][0-9]{{{}}}", len - 1)
+        });
+    }
+    // max's length: the same prefix as max, then a smaller digit, then anything.
+    for i in 0..n {
+        let low = if i == 0 { 1 } else { 0 };
+        if digits[i] > low {
+            let prefix: String = digits[..i].iter().map(|d| char::from(b'0' + d)).collect();
+            let class = if digits[i] - 1 == low {
+                format!("{low}")
+            } else {
+                format!("[{low}-{}]", digits[i] - 1)
+            };
+            let rest = n - i - 1;
+            let tail = match rest {
+                0 => String::new(),
+                1 => "[0-9]".to_owned(),
+                _ => format!("[0-9]{{{rest}}}"),
+            };
+            alternatives.push(format!("{prefix}{class}{tail}"));
+        }
+    }
+    alternatives.push(digits.iter().map(|d| char::from(b'0' + d)).collect());
+    alternatives.dedup();
+    alternatives.join("|")
+}
+
+/// `types` of `GET /v1/events`: event type names separated by commas, white space around
+/// each ignored, empty items skipped, at least one name
+/// ([`parse_types`]).
+pub fn event_types_pattern() -> String {
+    let names = EventType::ALL
+        .iter()
+        .map(|t| crate::text::regex_escape(t.name()))
+        .collect::<Vec<_>>()
+        .join("|");
+    format!("^(?:\\s*,)*\\s*(?:{names})\\s*(?:,\\s*(?:(?:{names})\\s*)?)*$")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -302,6 +302,31 @@ pub fn split_prefix(wire: &str) -> Result<(Country, &str), IdentifierError> {
     }
 }
 
+/// The personal and company numbers of every identifier type, in wire form: the shape (the
+/// format adds the check digit and the calendar).
+pub fn identifier_pattern(ty: IdentifierType) -> &'static str {
+    match ty {
+        // A month 01 to 12 and a day 01 to 31; the birth number (the three digits before
+        // the check digit) is not 000.
+        IdentifierType::Personnummer => {
+            "^(?:se:)?(?:[0-9]{2})?[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[-+]?(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})[0-9]$"
+        }
+        // The day plus 60 (60 for an unknown day), a month 00 (unknown) to 12.
+        IdentifierType::Samordningsnummer => {
+            "^(?:se:)?(?:[0-9]{2})?[0-9]{2}(?:0[0-9]|1[0-2])(?:6[0-9]|[78][0-9]|9[01])[-+]?(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})[0-9]$"
+        }
+        IdentifierType::Orgnr => "^(?:se:)?(?:16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}$",
+        IdentifierType::ImonesKodas => "^lt:[0-9]{9}$",
+        // The first digit names the century (1 to 6) or is the exceptional 9.
+        IdentifierType::AsmensKodas => "^lt:[1-69][0-9]{10}$",
+    }
+}
+
+/// A company code of a route (`/v1/companies/{orgnr}`) or a check: an organisation number
+/// with or without `se:`, or a Lithuanian company code.
+pub const COMPANY_CODE_PATTERN: &str =
+    "^(?:(?:se:)?(?:16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}|lt:[0-9]{9})$";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,7 @@ mod merges;
 mod metrics;
 mod monitoring;
 mod oauth;
+mod ongoing_screening;
 mod paid;
 mod persons;
 mod privacy;

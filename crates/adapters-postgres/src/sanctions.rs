@@ -5,18 +5,21 @@
 
 use crate::convert::{backend, corrupt, parse_id, TxError};
 use crate::schema::{
-    sanctions_active_lists, sanctions_entries, sanctions_import_failures, sanctions_source_versions,
+    sanctions_active_lists, sanctions_entries, sanctions_import_failures, sanctions_list_changes,
+    sanctions_source_versions,
 };
 use crate::Database;
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use diesel::prelude::*;
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::error::StoreError;
+use domain::ids::ListChangeId;
 use domain::screening::ports::SanctionsListStore;
 use domain::screening::sanctions::{
-    ActiveList, FailedImport, ImportOutcome, ListEntry, ListSource, SourceVersion, SourceVersionId,
+    ActiveList, ClaimedListChange, FailedImport, ImportOutcome, ListChange, ListEntry, ListSource,
+    RescreenCursor, SourceVersion, SourceVersionId,
 };
 use storage_codec::sanctions::StoredEntry;
 
@@ -60,13 +63,22 @@ fn version_of(r: VersionRow) -> Result<SourceVersion, StoreError> {
     })
 }
 
-/// Makes `version_id` the active version of `source`.
+/// Makes `version_id` the active version of `source`; when that changes the active version,
+/// records the list change (or extends the list's change not yet begun), in the caller's
+/// transaction.
 async fn activate(
     conn: &mut AsyncPgConnection,
     source: &str,
     version_id: &str,
     at: DateTime<Utc>,
 ) -> Result<(), TxError> {
+    let previous: Option<String> = sanctions_active_lists::table
+        .find(source)
+        .select(sanctions_active_lists::version_id)
+        .for_update()
+        .first(conn)
+        .await
+        .optional()?;
     diesel::insert_into(sanctions_active_lists::table)
         .values((
             sanctions_active_lists::source.eq(source),
@@ -81,7 +93,60 @@ async fn activate(
         ))
         .execute(conn)
         .await?;
+    if previous.as_deref() == Some(version_id) {
+        return Ok(());
+    }
+    let extended = diesel::update(
+        sanctions_list_changes::table
+            .filter(sanctions_list_changes::source.eq(source))
+            .filter(sanctions_list_changes::done_at.is_null())
+            .filter(sanctions_list_changes::claimed_until.is_null())
+            .filter(sanctions_list_changes::after_tenant_id.is_null()),
+    )
+    .set(sanctions_list_changes::to_version_id.eq(version_id))
+    .execute(conn)
+    .await?;
+    if extended == 0 {
+        diesel::insert_into(sanctions_list_changes::table)
+            .values((
+                sanctions_list_changes::change_id.eq(ListChangeId::generate().to_string()),
+                sanctions_list_changes::source.eq(source),
+                sanctions_list_changes::from_version_id.eq(previous),
+                sanctions_list_changes::to_version_id.eq(version_id),
+                sanctions_list_changes::activated_at.eq(at),
+            ))
+            .execute(conn)
+            .await?;
+    }
     Ok(())
+}
+
+type ChangeRow = (
+    String,
+    String,
+    Option<String>,
+    String,
+    DateTime<Utc>,
+    Option<String>,
+    Option<String>,
+);
+
+fn claimed_of(r: ChangeRow, lease_until: DateTime<Utc>) -> Result<ClaimedListChange, StoreError> {
+    let after = match (r.5, r.6) {
+        (Some(t), Some(s)) => Some((parse_id(&t, "tenant id")?, parse_id(&s, "subscription id")?)),
+        _ => None,
+    };
+    Ok(ClaimedListChange {
+        change: ListChange {
+            id: parse_id(&r.0, "list change id")?,
+            source: ListSource::parse(&r.1).ok_or_else(|| corrupt("list source"))?,
+            from: r.2.map(|v| parse_id(&v, "source version id")).transpose()?,
+            to: parse_id(&r.3, "source version id")?,
+            activated_at: r.4,
+        },
+        after,
+        lease_until,
+    })
 }
 
 #[async_trait]
@@ -256,5 +321,100 @@ impl SanctionsListStore for Database {
                     .into_domain(entry_id, &kind)
             })
             .collect()
+    }
+
+    async fn source_version(
+        &self,
+        id: &SourceVersionId,
+    ) -> Result<Option<SourceVersion>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<VersionRow> = sanctions_source_versions::table
+            .find(id.to_string())
+            .select(version_columns!())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+        row.map(version_of).transpose()
+    }
+
+    async fn claim_list_change(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+    ) -> Result<Option<ClaimedListChange>, StoreError> {
+        // Kept as stored (microseconds), so a later advance compares it exactly.
+        let lease_until = lease_until.trunc_subsecs(6);
+        let mut conn = self.conn().await?;
+        let claimed = conn
+            .transaction(async |conn| -> Result<Option<ClaimedListChange>, TxError> {
+                // The oldest change not done, locked: of two replicas, one claims it and the
+                // other waits for the lock and then sees the lease.
+                let row: Option<(ChangeRow, Option<DateTime<Utc>>)> = sanctions_list_changes::table
+                    .filter(sanctions_list_changes::done_at.is_null())
+                    .order((
+                        sanctions_list_changes::activated_at,
+                        sanctions_list_changes::change_id,
+                    ))
+                    .select((
+                        (
+                            sanctions_list_changes::change_id,
+                            sanctions_list_changes::source,
+                            sanctions_list_changes::from_version_id,
+                            sanctions_list_changes::to_version_id,
+                            sanctions_list_changes::activated_at,
+                            sanctions_list_changes::after_tenant_id,
+                            sanctions_list_changes::after_subscription_id,
+                        ),
+                        sanctions_list_changes::claimed_until,
+                    ))
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?;
+                let Some((row, claimed_until)) = row else {
+                    return Ok(None);
+                };
+                if claimed_until.is_some_and(|c| c > now) {
+                    return Ok(None);
+                }
+                diesel::update(sanctions_list_changes::table.find(&row.0))
+                    .set(sanctions_list_changes::claimed_until.eq(lease_until))
+                    .execute(conn)
+                    .await?;
+                Ok(Some(claimed_of(row, lease_until)?))
+            })
+            .await?;
+        Ok(claimed)
+    }
+
+    async fn advance_list_change(
+        &self,
+        claim: &ClaimedListChange,
+        after: Option<RescreenCursor>,
+        lease_until: DateTime<Utc>,
+        done_at: Option<DateTime<Utc>>,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        let (tenant, subscription) = match after {
+            Some((t, s)) => (Some(t.to_string()), Some(s.to_string())),
+            None => (None, None),
+        };
+        let moved = diesel::update(
+            sanctions_list_changes::table
+                .find(claim.change.id.to_string())
+                .filter(sanctions_list_changes::claimed_until.eq(claim.lease_until))
+                .filter(sanctions_list_changes::done_at.is_null()),
+        )
+        .set((
+            sanctions_list_changes::after_tenant_id.eq(tenant),
+            sanctions_list_changes::after_subscription_id.eq(subscription),
+            sanctions_list_changes::claimed_until.eq(lease_until),
+            sanctions_list_changes::done_at.eq(done_at),
+        ))
+        .execute(&mut conn)
+        .await
+        .map_err(backend)?;
+        Ok(moved == 1)
     }
 }

@@ -314,6 +314,20 @@ diesel::table! {
 }
 
 diesel::table! {
+    sanctions_list_changes (change_id) {
+        change_id -> Text,
+        source -> Text,
+        from_version_id -> Nullable<Text>,
+        to_version_id -> Text,
+        activated_at -> Timestamptz,
+        claimed_until -> Nullable<Timestamptz>,
+        after_tenant_id -> Nullable<Text>,
+        after_subscription_id -> Nullable<Text>,
+        done_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     sanctions_import_failures (source, attempted_at) {
         source -> Text,
         attempted_at -> Timestamptz,
@@ -383,7 +397,7 @@ diesel::table! {
     screening_checks (tenant_id, check_id) {
         tenant_id -> Text,
         check_id -> Text,
-        grant_id -> Text,
+        grant_id -> Nullable<Text>,
         subject_id -> Nullable<Text>,
         visibility -> Nullable<Text>,
         input_kind -> Text,
@@ -432,6 +446,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     sanctions_entries,
     sanctions_active_lists,
     sanctions_import_failures,
+    sanctions_list_changes,
     screening_policy_versions,
     screening_override_versions,
     screening_whitelist_entries,

@@ -13,21 +13,24 @@
 //! - Every tenant-owned query names the tenant.
 
 use crate::convert::{backend, corrupt, parse_id, TxError};
+use crate::events::append_within;
 use crate::schema::{
-    screening_checks, screening_override_versions, screening_policy_versions,
-    screening_whitelist_entries, tenants,
+    events, screening_checks, screening_override_versions, screening_policy_versions,
+    screening_whitelist_entries, subscriptions, tenants,
 };
 use crate::Database;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::dsl::max;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::countries::country::{Country, CountrySet};
 use domain::error::StoreError;
 use domain::ids::{
-    OverrideVersionId, PolicyVersionId, ScreeningCheckId, SubjectId, TenantId, WhitelistEntryId,
+    GrantId, OverrideVersionId, PolicyVersionId, ScreeningCheckId, SubjectId, SubscriptionId,
+    TenantId, WhitelistEntryId,
 };
+use domain::monitoring::event::NewEvent;
 use domain::screening::check::{InputKind, SealedCheckInput, StoredCheck};
 use domain::screening::matcher::score::Weights;
 use domain::screening::policy::{
@@ -160,7 +163,7 @@ macro_rules! whitelist_columns {
 type CheckRow = (
     String,
     String,
-    String,
+    Option<String>,
     Option<String>,
     Option<String>,
     String,
@@ -307,7 +310,11 @@ fn check_of(r: CheckRow) -> Result<StoredCheck, StoreError> {
     Ok(StoredCheck {
         tenant_id: parse_id(&r.0, "tenant id")?,
         id: parse_id(&r.1, "screening check id")?,
-        grant_id: parse_id(&r.2, "grant id")?,
+        // No grant: the service's own check (ongoing screening).
+        grant_id: r
+            .2
+            .as_deref()
+            .map_or(Ok(GrantId::MONITORING), |g| parse_id(g, "grant id"))?,
         subject_id: r
             .3
             .as_deref()
@@ -371,6 +378,55 @@ async fn lock_tenant(
     Ok(found.is_some())
 }
 
+/// The check's candidates as stored.
+fn candidates_json(check: &StoredCheck) -> Result<serde_json::Value, StoreError> {
+    let candidates: Vec<StoredCandidate> = check
+        .candidates
+        .iter()
+        .map(StoredCandidate::from_domain)
+        .collect();
+    serde_json::to_value(candidates).map_err(|e| StoreError::Backend(e.to_string()))
+}
+
+/// Appends a check on `conn` (inside the caller's transaction, when it holds one).
+async fn insert_check_on(
+    conn: &mut AsyncPgConnection,
+    check: &StoredCheck,
+    candidates: serde_json::Value,
+) -> Result<(), diesel::result::Error> {
+    let ids = |v: &[domain::ids::SourceVersionId]| -> Vec<String> {
+        v.iter().map(ToString::to_string).collect()
+    };
+    diesel::insert_into(screening_checks::table)
+        .values((
+            screening_checks::tenant_id.eq(check.tenant_id.to_string()),
+            screening_checks::check_id.eq(check.id.to_string()),
+            screening_checks::grant_id
+                .eq((check.grant_id != GrantId::MONITORING).then(|| check.grant_id.to_string())),
+            screening_checks::subject_id.eq(check.subject_id.map(|s| s.to_string())),
+            screening_checks::visibility.eq(check.visibility.map(|c| c.code())),
+            screening_checks::input_kind.eq(check.input_kind.as_str()),
+            screening_checks::sealed_input.eq(&check.sealed_input.0),
+            screening_checks::has_identifier.eq(check.has_identifier),
+            screening_checks::person_fields_masked.eq(check.person_fields_masked),
+            screening_checks::input_hash.eq(&check.input_hash),
+            screening_checks::input_verified.eq(check.input_verified),
+            screening_checks::band.eq(check.band.as_str()),
+            screening_checks::policy_version_id.eq(check.policy_version_id.to_string()),
+            screening_checks::tenant_override_version_id
+                .eq(check.tenant_override_version_id.map(|o| o.to_string())),
+            screening_checks::source_version_ids.eq(ids(&check.source_version_ids)),
+            screening_checks::degraded_sources.eq(&check.degraded_sources),
+            screening_checks::truncated_datasets.eq(&check.truncated_datasets),
+            screening_checks::matcher_version.eq(&check.matcher_version),
+            screening_checks::checked_at.eq(check.checked_at),
+            screening_checks::candidates.eq(candidates),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 #[async_trait]
 impl ScreeningStore for Database {
     async fn screening_context(
@@ -432,45 +488,53 @@ impl ScreeningStore for Database {
     }
 
     async fn insert_check(&self, check: &StoredCheck) -> Result<(), StoreError> {
-        let candidates: Vec<StoredCandidate> = check
-            .candidates
-            .iter()
-            .map(StoredCandidate::from_domain)
-            .collect();
-        let candidates =
-            serde_json::to_value(candidates).map_err(|e| StoreError::Backend(e.to_string()))?;
-        let ids = |v: &[domain::ids::SourceVersionId]| -> Vec<String> {
-            v.iter().map(ToString::to_string).collect()
-        };
+        let candidates = candidates_json(check)?;
         let mut conn = self.conn().await?;
-        diesel::insert_into(screening_checks::table)
-            .values((
-                screening_checks::tenant_id.eq(check.tenant_id.to_string()),
-                screening_checks::check_id.eq(check.id.to_string()),
-                screening_checks::grant_id.eq(check.grant_id.to_string()),
-                screening_checks::subject_id.eq(check.subject_id.map(|s| s.to_string())),
-                screening_checks::visibility.eq(check.visibility.map(|c| c.code())),
-                screening_checks::input_kind.eq(check.input_kind.as_str()),
-                screening_checks::sealed_input.eq(&check.sealed_input.0),
-                screening_checks::has_identifier.eq(check.has_identifier),
-                screening_checks::person_fields_masked.eq(check.person_fields_masked),
-                screening_checks::input_hash.eq(&check.input_hash),
-                screening_checks::input_verified.eq(check.input_verified),
-                screening_checks::band.eq(check.band.as_str()),
-                screening_checks::policy_version_id.eq(check.policy_version_id.to_string()),
-                screening_checks::tenant_override_version_id
-                    .eq(check.tenant_override_version_id.map(|o| o.to_string())),
-                screening_checks::source_version_ids.eq(ids(&check.source_version_ids)),
-                screening_checks::degraded_sources.eq(&check.degraded_sources),
-                screening_checks::truncated_datasets.eq(&check.truncated_datasets),
-                screening_checks::matcher_version.eq(&check.matcher_version),
-                screening_checks::checked_at.eq(check.checked_at),
-                screening_checks::candidates.eq(candidates),
-            ))
-            .execute(&mut conn)
+        insert_check_on(&mut conn, check, candidates)
             .await
-            .map_err(backend)?;
-        Ok(())
+            .map_err(backend)
+    }
+
+    async fn record_screening_change(
+        &self,
+        tenant: &TenantId,
+        subscription: &SubscriptionId,
+        check: &StoredCheck,
+        events: &[NewEvent],
+    ) -> Result<Option<Vec<i64>>, StoreError> {
+        let candidates = candidates_json(check)?;
+        let (tenant_id, id) = (tenant.to_string(), subscription.to_string());
+        let mut conn = self.conn().await?;
+        let written = conn
+            .transaction(async |conn| -> Result<Option<Vec<i64>>, TxError> {
+                // The subscription's row lock orders this against an end or a suspension.
+                let status: Option<String> = subscriptions::table
+                    .find((&tenant_id, &id))
+                    .select(subscriptions::status)
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?;
+                if status.as_deref() != Some("active") {
+                    return Ok(None);
+                }
+                let logged: Option<i64> = match events.first() {
+                    Some(first) => events::table
+                        .filter(events::tenant_id.eq(&tenant_id))
+                        .filter(events::idempotency_key.eq(&first.idempotency_key))
+                        .select(events::seq)
+                        .first(conn)
+                        .await
+                        .optional()?,
+                    None => None,
+                };
+                if logged.is_none() {
+                    insert_check_on(conn, check, candidates).await?;
+                }
+                Ok(Some(append_within(conn, &tenant_id, events).await?))
+            })
+            .await?;
+        Ok(written)
     }
 
     async fn check(

@@ -483,6 +483,38 @@ impl SubscriptionStore for Database {
         row.map(from_row).transpose()
     }
 
+    async fn active_subscriptions_after(
+        &self,
+        after: Option<(TenantId, SubscriptionId)>,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, Subscription)>, StoreError> {
+        let (tenant, id) = match after {
+            Some((t, s)) => (t.to_string(), s.to_string()),
+            None => (String::new(), String::new()),
+        };
+        let mut conn = self.conn().await?;
+        let rows: Vec<(String, Row)> = subscriptions::table
+            .filter(subscriptions::status.eq("active"))
+            .filter(
+                diesel::dsl::sql::<Bool>(
+                    "(subscriptions.tenant_id, subscriptions.subscription_id) > (",
+                )
+                .bind::<Text, _>(tenant)
+                .sql(", ")
+                .bind::<Text, _>(id)
+                .sql(")"),
+            )
+            .select((subscriptions::tenant_id, columns!()))
+            .order((subscriptions::tenant_id, subscriptions::subscription_id))
+            .limit(i64::from(limit))
+            .load(&mut conn)
+            .await
+            .map_err(backend)?;
+        rows.into_iter()
+            .map(|(t, r)| Ok((parse_id(&t, "tenant id")?, from_row(r)?)))
+            .collect()
+    }
+
     async fn subscriptions(
         &self,
         tenant: &TenantId,

@@ -11,9 +11,11 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 use diesel::sqlite::SqliteConnection;
 use domain::error::StoreError;
+use domain::ids::ListChangeId;
 use domain::screening::ports::SanctionsListStore;
 use domain::screening::sanctions::{
-    ActiveList, FailedImport, ImportOutcome, ListEntry, ListSource, SourceVersion, SourceVersionId,
+    ActiveList, ClaimedListChange, FailedImport, ImportOutcome, ListChange, ListEntry, ListSource,
+    RescreenCursor, SourceVersion, SourceVersionId,
 };
 use storage_codec::sanctions::StoredEntry;
 
@@ -53,13 +55,26 @@ impl VersionRow {
     }
 }
 
-/// Makes `version_id` the active version of `source`.
+/// Makes `version_id` the active version of `source`; when that changes the active version,
+/// records the list change (or extends the list's change not yet begun), in the caller's
+/// transaction.
 fn activate(
     conn: &mut SqliteConnection,
     source: &str,
     version_id: &str,
     at: DateTime<Utc>,
 ) -> Result<(), TxError> {
+    #[derive(QueryableByName)]
+    struct Previous {
+        #[diesel(sql_type = Text)]
+        version_id: String,
+    }
+    let previous: Option<Previous> =
+        diesel::sql_query("SELECT version_id FROM sanctions_active_lists WHERE source = ?")
+            .bind::<Text, _>(source)
+            .get_result(conn)
+            .optional()?;
+    let previous = previous.map(|p| p.version_id);
     diesel::sql_query(
         "INSERT INTO sanctions_active_lists (source, version_id, activated_at) VALUES (?, ?, ?) \
          ON CONFLICT (source) DO UPDATE SET version_id = excluded.version_id, \
@@ -69,7 +84,74 @@ fn activate(
     .bind::<Text, _>(version_id)
     .bind::<BigInt, _>(micros(at))
     .execute(conn)?;
+    if previous.as_deref() == Some(version_id) {
+        return Ok(());
+    }
+    let extended = diesel::sql_query(
+        "UPDATE sanctions_list_changes SET to_version_id = ? WHERE source = ? \
+         AND done_at IS NULL AND claimed_until IS NULL AND after_tenant_id IS NULL",
+    )
+    .bind::<Text, _>(version_id)
+    .bind::<Text, _>(source)
+    .execute(conn)?;
+    if extended == 0 {
+        diesel::sql_query(
+            "INSERT INTO sanctions_list_changes (change_id, source, from_version_id, \
+               to_version_id, activated_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind::<Text, _>(ListChangeId::generate().to_string())
+        .bind::<Text, _>(source)
+        .bind::<Nullable<Text>, _>(previous)
+        .bind::<Text, _>(version_id)
+        .bind::<BigInt, _>(micros(at))
+        .execute(conn)?;
+    }
     Ok(())
+}
+
+#[derive(QueryableByName)]
+struct ChangeRow {
+    #[diesel(sql_type = Text)]
+    change_id: String,
+    #[diesel(sql_type = Text)]
+    source: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    from_version_id: Option<String>,
+    #[diesel(sql_type = Text)]
+    to_version_id: String,
+    #[diesel(sql_type = BigInt)]
+    activated_at: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    claimed_until: Option<i64>,
+    #[diesel(sql_type = Nullable<Text>)]
+    after_tenant_id: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    after_subscription_id: Option<String>,
+}
+
+impl ChangeRow {
+    fn claimed(self, lease_until: DateTime<Utc>) -> Result<ClaimedListChange, StoreError> {
+        let after = match (self.after_tenant_id, self.after_subscription_id) {
+            (Some(t), Some(s)) => {
+                Some((parse_id(&t, "tenant id")?, parse_id(&s, "subscription id")?))
+            }
+            _ => None,
+        };
+        Ok(ClaimedListChange {
+            change: ListChange {
+                id: parse_id(&self.change_id, "list change id")?,
+                source: ListSource::parse(&self.source).ok_or_else(|| corrupt("list source"))?,
+                from: self
+                    .from_version_id
+                    .map(|v| parse_id(&v, "source version id"))
+                    .transpose()?,
+                to: parse_id(&self.to_version_id, "source version id")?,
+                activated_at: time(self.activated_at)?,
+            },
+            after,
+            lease_until,
+        })
+    }
 }
 
 #[async_trait]
@@ -240,6 +322,87 @@ impl SanctionsListStore for Database {
                         .into_domain(r.source_entry_id, &r.kind)
                 })
                 .collect::<Result<_, StoreError>>()?)
+        })
+        .await
+    }
+
+    async fn source_version(
+        &self,
+        id: &SourceVersionId,
+    ) -> Result<Option<SourceVersion>, StoreError> {
+        let id = id.to_string();
+        self.read(move |conn| {
+            let row: Option<VersionRow> = diesel::sql_query(format!(
+                "SELECT {VERSION_COLUMNS} FROM sanctions_source_versions v WHERE v.version_id = ?"
+            ))
+            .bind::<Text, _>(&id)
+            .get_result(conn)
+            .optional()?;
+            Ok(row.map(VersionRow::version).transpose()?)
+        })
+        .await
+    }
+
+    async fn claim_list_change(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+    ) -> Result<Option<ClaimedListChange>, StoreError> {
+        let lease_until = time(micros(lease_until))?;
+        self.write(move |conn| {
+            // The oldest change not done; the write transaction is the claim's lock.
+            let row: Option<ChangeRow> = diesel::sql_query(
+                "SELECT change_id, source, from_version_id, to_version_id, activated_at, \
+                   claimed_until, after_tenant_id, after_subscription_id \
+                 FROM sanctions_list_changes WHERE done_at IS NULL \
+                 ORDER BY activated_at, change_id LIMIT 1",
+            )
+            .get_result(conn)
+            .optional()?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            if row.claimed_until.is_some_and(|c| c > micros(now)) {
+                return Ok(None);
+            }
+            diesel::sql_query(
+                "UPDATE sanctions_list_changes SET claimed_until = ? WHERE change_id = ?",
+            )
+            .bind::<BigInt, _>(micros(lease_until))
+            .bind::<Text, _>(&row.change_id)
+            .execute(conn)?;
+            Ok(Some(row.claimed(lease_until)?))
+        })
+        .await
+    }
+
+    async fn advance_list_change(
+        &self,
+        claim: &ClaimedListChange,
+        after: Option<RescreenCursor>,
+        lease_until: DateTime<Utc>,
+        done_at: Option<DateTime<Utc>>,
+    ) -> Result<bool, StoreError> {
+        let id = claim.change.id.to_string();
+        let held = micros(claim.lease_until);
+        let (tenant, subscription) = match after {
+            Some((t, s)) => (Some(t.to_string()), Some(s.to_string())),
+            None => (None, None),
+        };
+        self.write(move |conn| {
+            let moved = diesel::sql_query(
+                "UPDATE sanctions_list_changes SET after_tenant_id = ?, after_subscription_id = ?, \
+                   claimed_until = ?, done_at = ? \
+                 WHERE change_id = ? AND claimed_until = ? AND done_at IS NULL",
+            )
+            .bind::<Nullable<Text>, _>(tenant)
+            .bind::<Nullable<Text>, _>(subscription)
+            .bind::<BigInt, _>(micros(lease_until))
+            .bind::<Nullable<BigInt>, _>(done_at.map(micros))
+            .bind::<Text, _>(&id)
+            .bind::<BigInt, _>(held)
+            .execute(conn)?;
+            Ok(moved == 1)
         })
         .await
     }

@@ -3,6 +3,7 @@
 //! triggers). Numbering and moving versions run in write transactions, one at a time.
 
 use crate::convert::{corrupt, list, micros, parse_id, parse_list, time, TxError};
+use crate::events::append_within;
 use crate::Database;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -12,8 +13,10 @@ use diesel::sqlite::SqliteConnection;
 use domain::countries::country::{Country, CountrySet};
 use domain::error::StoreError;
 use domain::ids::{
-    OverrideVersionId, PolicyVersionId, ScreeningCheckId, SubjectId, TenantId, WhitelistEntryId,
+    GrantId, OverrideVersionId, PolicyVersionId, ScreeningCheckId, SubjectId, SubscriptionId,
+    TenantId, WhitelistEntryId,
 };
+use domain::monitoring::event::NewEvent;
 use domain::screening::check::{InputKind, SealedCheckInput, StoredCheck};
 use domain::screening::matcher::score::Weights;
 use domain::screening::policy::{
@@ -160,8 +163,8 @@ struct CheckRow {
     tenant_id: String,
     #[diesel(sql_type = Text)]
     check_id: String,
-    #[diesel(sql_type = Text)]
-    grant_id: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    grant_id: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
     subject_id: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
@@ -293,7 +296,11 @@ impl CheckRow {
         Ok(StoredCheck {
             tenant_id: parse_id(&self.tenant_id, "tenant id")?,
             id: parse_id(&self.check_id, "screening check id")?,
-            grant_id: parse_id(&self.grant_id, "grant id")?,
+            // No grant: the service's own check (ongoing screening).
+            grant_id: self
+                .grant_id
+                .as_deref()
+                .map_or(Ok(GrantId::MONITORING), |g| parse_id(g, "grant id"))?,
             subject_id: self
                 .subject_id
                 .as_deref()
@@ -394,6 +401,61 @@ struct Newest {
     newest: Option<i32>,
 }
 
+/// The check's candidates as stored.
+fn candidates_json(check: &StoredCheck) -> Result<String, StoreError> {
+    let candidates: Vec<StoredCandidate> = check
+        .candidates
+        .iter()
+        .map(StoredCandidate::from_domain)
+        .collect();
+    serde_json::to_string(&candidates).map_err(|e| StoreError::Backend(e.to_string()))
+}
+
+/// Appends a check inside the caller's transaction.
+fn insert_check_within(
+    conn: &mut SqliteConnection,
+    check: &StoredCheck,
+    candidates: &str,
+) -> Result<(), TxError> {
+    let ids: Vec<String> = check
+        .source_version_ids
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    diesel::sql_query(
+        "INSERT INTO screening_checks (tenant_id, check_id, grant_id, subject_id, \
+           visibility, input_kind, sealed_input, has_identifier, person_fields_masked, \
+           input_hash, input_verified, band, policy_version_id, \
+           tenant_override_version_id, source_version_ids, degraded_sources, \
+           truncated_datasets, matcher_version, checked_at, candidates) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind::<Text, _>(check.tenant_id.to_string())
+    .bind::<Text, _>(check.id.to_string())
+    .bind::<Nullable<Text>, _>(
+        (check.grant_id != GrantId::MONITORING).then(|| check.grant_id.to_string()),
+    )
+    .bind::<Nullable<Text>, _>(check.subject_id.map(|s| s.to_string()))
+    .bind::<Nullable<Text>, _>(check.visibility.map(|c| c.code()))
+    .bind::<Text, _>(check.input_kind.as_str())
+    .bind::<Binary, _>(&check.sealed_input.0)
+    .bind::<Integer, _>(i32::from(check.has_identifier))
+    .bind::<Integer, _>(i32::from(check.person_fields_masked))
+    .bind::<Nullable<Text>, _>(check.input_hash.as_deref())
+    .bind::<Integer, _>(i32::from(check.input_verified))
+    .bind::<Text, _>(check.band.as_str())
+    .bind::<Text, _>(check.policy_version_id.to_string())
+    .bind::<Nullable<Text>, _>(check.tenant_override_version_id.map(|o| o.to_string()))
+    .bind::<Text, _>(list(ids.iter().map(String::as_str)))
+    .bind::<Text, _>(list(check.degraded_sources.iter().map(String::as_str)))
+    .bind::<Text, _>(list(check.truncated_datasets.iter().map(String::as_str)))
+    .bind::<Text, _>(&check.matcher_version)
+    .bind::<BigInt, _>(micros(check.checked_at))
+    .bind::<Text, _>(&candidates)
+    .execute(conn)?;
+    Ok(())
+}
+
 #[async_trait]
 impl ScreeningStore for Database {
     async fn screening_context(
@@ -439,50 +501,59 @@ impl ScreeningStore for Database {
     }
 
     async fn insert_check(&self, check: &StoredCheck) -> Result<(), StoreError> {
-        let candidates: Vec<StoredCandidate> = check
-            .candidates
-            .iter()
-            .map(StoredCandidate::from_domain)
-            .collect();
-        let candidates =
-            serde_json::to_string(&candidates).map_err(|e| StoreError::Backend(e.to_string()))?;
+        let candidates = candidates_json(check)?;
         let check = check.clone();
+        self.write(move |conn| insert_check_within(conn, &check, &candidates))
+            .await
+    }
+
+    async fn record_screening_change(
+        &self,
+        tenant: &TenantId,
+        subscription: &SubscriptionId,
+        check: &StoredCheck,
+        events: &[NewEvent],
+    ) -> Result<Option<Vec<i64>>, StoreError> {
+        let candidates = candidates_json(check)?;
+        let (tenant_id, id) = (tenant.to_string(), subscription.to_string());
+        let (check, events) = (check.clone(), events.to_vec());
         self.write(move |conn| {
-            let ids: Vec<String> = check
-                .source_version_ids
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-            diesel::sql_query(
-                "INSERT INTO screening_checks (tenant_id, check_id, grant_id, subject_id, \
-                   visibility, input_kind, sealed_input, has_identifier, person_fields_masked, \
-                   input_hash, input_verified, band, policy_version_id, \
-                   tenant_override_version_id, source_version_ids, degraded_sources, \
-                   truncated_datasets, matcher_version, checked_at, candidates) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            #[derive(QueryableByName)]
+            struct Status {
+                #[diesel(sql_type = Text)]
+                status: String,
+            }
+            #[derive(QueryableByName)]
+            struct Seq {
+                #[diesel(sql_type = BigInt)]
+                #[allow(dead_code)]
+                seq: i64,
+            }
+            // Inside the write transaction nothing can end or suspend the subscription.
+            let status: Option<Status> = diesel::sql_query(
+                "SELECT status FROM subscriptions WHERE tenant_id = ? AND subscription_id = ?",
             )
-            .bind::<Text, _>(check.tenant_id.to_string())
-            .bind::<Text, _>(check.id.to_string())
-            .bind::<Text, _>(check.grant_id.to_string())
-            .bind::<Nullable<Text>, _>(check.subject_id.map(|s| s.to_string()))
-            .bind::<Nullable<Text>, _>(check.visibility.map(|c| c.code()))
-            .bind::<Text, _>(check.input_kind.as_str())
-            .bind::<Binary, _>(&check.sealed_input.0)
-            .bind::<Integer, _>(i32::from(check.has_identifier))
-            .bind::<Integer, _>(i32::from(check.person_fields_masked))
-            .bind::<Nullable<Text>, _>(check.input_hash.as_deref())
-            .bind::<Integer, _>(i32::from(check.input_verified))
-            .bind::<Text, _>(check.band.as_str())
-            .bind::<Text, _>(check.policy_version_id.to_string())
-            .bind::<Nullable<Text>, _>(check.tenant_override_version_id.map(|o| o.to_string()))
-            .bind::<Text, _>(list(ids.iter().map(String::as_str)))
-            .bind::<Text, _>(list(check.degraded_sources.iter().map(String::as_str)))
-            .bind::<Text, _>(list(check.truncated_datasets.iter().map(String::as_str)))
-            .bind::<Text, _>(&check.matcher_version)
-            .bind::<BigInt, _>(micros(check.checked_at))
-            .bind::<Text, _>(&candidates)
-            .execute(conn)?;
-            Ok(())
+            .bind::<Text, _>(&tenant_id)
+            .bind::<Text, _>(&id)
+            .get_result(conn)
+            .optional()?;
+            if status.is_none_or(|s| s.status != "active") {
+                return Ok(None);
+            }
+            let logged: Option<Seq> = match events.first() {
+                Some(first) => diesel::sql_query(
+                    "SELECT seq FROM events WHERE tenant_id = ? AND idempotency_key = ?",
+                )
+                .bind::<Text, _>(&tenant_id)
+                .bind::<Text, _>(&first.idempotency_key)
+                .get_result(conn)
+                .optional()?,
+                None => None,
+            };
+            if logged.is_none() {
+                insert_check_within(conn, &check, &candidates)?;
+            }
+            Ok(Some(append_within(conn, &tenant_id, &events)?))
         })
         .await
     }

@@ -514,6 +514,35 @@ impl SubscriptionStore for Database {
         .await
     }
 
+    async fn active_subscriptions_after(
+        &self,
+        after: Option<(TenantId, SubscriptionId)>,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, Subscription)>, StoreError> {
+        let (tenant, id) = match after {
+            Some((t, s)) => (t.to_string(), s.to_string()),
+            None => (String::new(), String::new()),
+        };
+        let limit = i64::from(limit);
+        self.read(move |conn| {
+            let rows: Vec<Row> = diesel::sql_query(format!(
+                "SELECT {} FROM subscriptions s WHERE s.status = 'active' \
+                   AND (s.tenant_id, s.subscription_id) > (?, ?) \
+                 ORDER BY s.tenant_id, s.subscription_id LIMIT ?",
+                columns()
+            ))
+            .bind::<Text, _>(&tenant)
+            .bind::<Text, _>(&id)
+            .bind::<BigInt, _>(limit)
+            .load(conn)?;
+            Ok(rows
+                .iter()
+                .map(|r| Ok((parse_id(&r.tenant_id, "tenant id")?, r.subscription()?)))
+                .collect::<Result<_, StoreError>>()?)
+        })
+        .await
+    }
+
     async fn subscriptions(
         &self,
         tenant: &TenantId,

@@ -126,6 +126,11 @@ prefixed_id!(
     "srcv_"
 );
 prefixed_id!(
+    /// A list's active version replaced by another: the re-screening work it gives.
+    ListChangeId,
+    "lchg_"
+);
+prefixed_id!(
     /// One request, for logs and the `X-Request-Id` header.
     RequestId,
     "req_"

@@ -79,6 +79,8 @@ pub struct Settings {
     pub person_revalidate_after: Duration,
     /// How scheduled monitoring claims its work.
     pub scheduler: SchedulerSettings,
+    /// How ongoing screening claims and pages a list change's work.
+    pub ongoing: crate::screening::ongoing::service::OngoingSettings,
 }
 
 impl Default for Settings {
@@ -89,6 +91,7 @@ impl Default for Settings {
             paid_revalidate_after: Duration::hours(24),
             person_revalidate_after: Duration::hours(24),
             scheduler: SchedulerSettings::default(),
+            ongoing: Default::default(),
         }
     }
 }
@@ -104,6 +107,9 @@ pub struct Services {
     pub refresh: Arc<RefreshService>,
     /// Scheduled monitoring (every replica runs it; `idreg` drives its passes).
     pub scheduler: Scheduler,
+    /// Ongoing screening: a list change re-screens the monitored subjects (driven with the
+    /// scheduler's passes).
+    pub ongoing: crate::screening::ongoing::service::OngoingScreening,
     pub persons: Arc<PersonService>,
     pub events: EventService,
     pub subscriptions: SubscriptionService,
@@ -202,6 +208,15 @@ impl Services {
                 clock: ports.clock.clone(),
             },
             meter: ports.meter.clone(),
+            ongoing: crate::screening::ongoing::service::OngoingScreening {
+                meter: ports.meter.clone(),
+                screening: screening.clone(),
+                lists: ports.sanctions.clone(),
+                subscriptions: ports.subscriptions.clone(),
+                tenants: ports.tenants.clone(),
+                clock: ports.clock.clone(),
+                settings: settings.ongoing.clone(),
+            },
             screening,
             screening_admin: crate::screening::admin::ScreeningAdmin {
                 store: ports.screening.clone(),

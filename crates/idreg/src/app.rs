@@ -103,6 +103,10 @@ impl App {
                 lease: chrono::Duration::seconds(config.scheduler_lease_seconds),
                 batch: config.scheduler_batch,
             },
+            ongoing: domain::screening::ongoing::service::OngoingSettings {
+                lease: chrono::Duration::seconds(config.scheduler_lease_seconds),
+                ..Default::default()
+            },
         };
         let services = Arc::new(Services::new(ports, settings));
         Ok(App {
@@ -204,6 +208,29 @@ impl App {
                         }
                     }
                     Err(e) => tracing::warn!(error = %e.message, "monitoring pass failed"),
+                }
+                // A list whose active version changed screens the monitored subjects again.
+                match services.ongoing.tick().await {
+                    Ok(report) => {
+                        if let Some(change) = report.change {
+                            tracing::info!(
+                                change = %change,
+                                added = report.added,
+                                changed = report.changed_entries,
+                                removed = report.removed,
+                                screened = report.screened,
+                                touched = report.touched,
+                                logged = report.logged,
+                                passed_over = report.passed_over,
+                                done = report.done,
+                                waiting = report.waiting.as_deref().unwrap_or(""),
+                                "ongoing screening pass"
+                            );
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e.message, "ongoing screening pass failed; resumed after its lease")
+                    }
                 }
                 // Idempotency keys past their 24 hours are forgotten.
                 match services.idempotency.purge_expired(batch).await {

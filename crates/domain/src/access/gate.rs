@@ -66,6 +66,28 @@ impl Caller {
         }
     }
 
+    /// The principal of ongoing screening for `tenant` (a list change screening its
+    /// monitored subjects again): like [`Caller::monitoring`], with `screening:run`, and
+    /// `kyc:read` so a monitored person is screened with the register's name and birth date.
+    /// The tenant's permit still governs every person read: without one in force, none is
+    /// made.
+    pub fn ongoing_screening(
+        tenant: Tenant,
+        data_key: WrappedDataKey,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Caller {
+        let mut caller = Caller::monitoring(tenant, data_key, at);
+        caller.scopes = [
+            Scope::KybRead,
+            Scope::KycRead,
+            Scope::ScreeningRun,
+            Scope::ScreeningRead,
+        ]
+        .into_iter()
+        .collect();
+        caller
+    }
+
     /// Passes when the caller holds at least one of `scopes`; else 403 `forbidden` naming them.
     pub fn require_any_scope(&self, scopes: &[Scope]) -> Result<(), Failure> {
         if self.scopes.contains_any(scopes) {

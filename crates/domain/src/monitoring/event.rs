@@ -26,10 +26,12 @@ pub enum EventType {
     SubscriptionEnded,
     /// Two subjects were found to be one: the older id is now an alias of the other.
     SubjectMerged,
+    /// A sanctions list changed and a monitored subject's screening outcome changed with it.
+    ScreeningChanged,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 13] = [
+    pub const ALL: [EventType; 14] = [
         EventType::CompanyChanged,
         EventType::CompanyStatusChanged,
         EventType::SignatoryChanged,
@@ -43,6 +45,7 @@ impl EventType {
         EventType::SubscriptionResumed,
         EventType::SubscriptionEnded,
         EventType::SubjectMerged,
+        EventType::ScreeningChanged,
     ];
 
     /// The type as events carry it (`subscription.*` for the family not named yet).
@@ -61,6 +64,7 @@ impl EventType {
             EventType::SubscriptionResumed => "subscription.resumed",
             EventType::SubscriptionEnded => "subscription.ended",
             EventType::SubjectMerged => "subject.merged",
+            EventType::ScreeningChanged => "screening.changed",
         }
     }
 
@@ -83,6 +87,9 @@ impl EventType {
             | EventType::SubscriptionResumed
             | EventType::SubscriptionEnded => "subscription lifecycle",
             EventType::SubjectMerged => "a subject merge (operator)",
+            EventType::ScreeningChanged => {
+                "a sanctions list version becoming active (added in 1.8.0, not in the specification)"
+            }
         }
     }
 
@@ -102,6 +109,7 @@ impl EventType {
                 "the country was restored, or a permit in force was recorded again"
             }
             EventType::SubjectMerged => "the merge event (its name is not fixed by the specification); filed under the canonical subject's country, or the tenant's own",
+            EventType::ScreeningChanged => "candidates that appeared, disappeared or changed band, the checks before and after, and the list, policy and matcher versions",
             _ => "",
         }
     }
@@ -124,6 +132,7 @@ impl EventType {
                 Some("refresh_service (on demand) and scheduler (scheduled)")
             }
             EventType::RefreshDeferred => Some("scheduler: the monitoring share reached"),
+            EventType::ScreeningChanged => Some("ongoing screening: a list change re-screened"),
             EventType::PersonChanged | EventType::SubscriptionLifecycle => None,
         }
     }
@@ -214,6 +223,7 @@ mod tests {
                 "subscription.resumed",
                 "subscription.ended",
                 "subject.merged",
+                "screening.changed",
             ]
         );
         // A variant left out of `ALL` fails to compile here (the match is exhaustive) or
@@ -234,10 +244,11 @@ mod tests {
                 EventType::SubscriptionResumed => 10,
                 EventType::SubscriptionEnded => 11,
                 EventType::SubjectMerged => 12,
+                EventType::ScreeningChanged => 13,
             })
             .collect();
         ordinals.sort_unstable();
-        assert_eq!(ordinals, (0..13).collect::<Vec<_>>());
+        assert_eq!(ordinals, (0..14).collect::<Vec<_>>());
     }
 
     #[test]
@@ -263,6 +274,7 @@ mod tests {
                 "subscription.resumed",
                 "subscription.ended",
                 "subject.merged",
+                "screening.changed",
             ]
         );
         // A type not emitted says so where the interface documents its emitter.

@@ -154,6 +154,14 @@ pub trait SubscriptionStore: Send + Sync {
         kind: crate::monitoring::subscription::SubscriptionKind,
     ) -> Result<Option<Subscription>, StoreError>;
 
+    /// Active subscriptions across tenants in `(tenant, subscription)` order, after `after`,
+    /// at most `limit` (the re-screening of a list change pages through them).
+    async fn active_subscriptions_after(
+        &self,
+        after: Option<(TenantId, SubscriptionId)>,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, Subscription)>, StoreError>;
+
     /// The tenant's subscriptions of the filter's kinds (and status), newest first.
     async fn subscriptions(
         &self,

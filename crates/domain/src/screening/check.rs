@@ -124,7 +124,9 @@ pub struct CheckCandidate {
 pub struct StoredCheck {
     pub id: ScreeningCheckId,
     pub tenant_id: TenantId,
-    /// The credential that ran it (for the record; not served).
+    /// The credential that ran it (for the record; not served); [`GrantId::MONITORING`] for
+    /// a check the service made on its own (ongoing screening), which stores keep as no
+    /// grant.
     pub grant_id: GrantId,
     /// The subject screened. As written: its canonical id at the time of the check. As read
     /// back: its canonical id now (a later merge followed one hop), so a check made before

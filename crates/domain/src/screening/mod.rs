@@ -7,7 +7,8 @@
 //! - Ports: [`ports`] (`SanctionsListStore`, `ScreeningStore`, `ScreeningVault`).
 //! - Use cases: [`list_service`] (a list read becomes the active version, or a recorded
 //!   failure), [`service`] (`ScreeningService`: a consumer's checks and reads), [`admin`]
-//!   (`ScreeningAdmin`: the operator's policies, overrides and whitelists, four-eyes).
+//!   (`ScreeningAdmin`: the operator's policies, overrides and whitelists, four-eyes),
+//!   [`ongoing`] (a list change re-screens the monitored subjects; `screening.changed`).
 
 pub mod check;
 pub mod matcher;
@@ -19,6 +20,7 @@ pub mod ports;
 
 pub mod admin;
 pub mod list_service;
+pub mod ongoing;
 pub mod service;
 
 #[cfg(test)]

@@ -19,6 +19,12 @@ pub trait SanctionsListStore: Send + Sync {
     /// active, and a failure leaves everything as it was. When the list already has a version
     /// with the same digest (the same file), nothing is stored and that version becomes the
     /// active one again (`AlreadyStored`).
+    ///
+    /// When the active version changes, the same transaction records a
+    /// [`ListChange`](crate::screening::sanctions::ListChange) (`from` the version active
+    /// before). A change of the list not yet begun (unclaimed, no progress) is extended
+    /// instead (its `to` becomes the new version, its `from` stays), so a list imported twice
+    /// before re-screening is worked once, from the version subjects were last screened at.
     async fn import_version(
         &self,
         version: &crate::screening::sanctions::SourceVersion,
@@ -41,6 +47,32 @@ pub trait SanctionsListStore: Send + Sync {
         &self,
         id: &crate::screening::sanctions::SourceVersionId,
     ) -> Result<Vec<crate::screening::sanctions::ListEntry>, StoreError>;
+
+    /// One stored version's record, active or not.
+    async fn source_version(
+        &self,
+        id: &crate::screening::sanctions::SourceVersionId,
+    ) -> Result<Option<crate::screening::sanctions::SourceVersion>, StoreError>;
+
+    /// Claims the oldest list change not yet done, until `lease_until`, when no replica
+    /// holds it (its lease, if any, has passed at `now`). Changes are worked one at a time,
+    /// oldest first: while the oldest is held, nothing is claimed.
+    async fn claim_list_change(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+        lease_until: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Option<crate::screening::sanctions::ClaimedListChange>, StoreError>;
+
+    /// Records progress on a claimed change: the last subscription worked (`after`), the
+    /// lease renewed to `lease_until`, and `done_at` when the work is complete. MUST change
+    /// nothing and answer false when the claim no longer holds (its lease was taken over).
+    async fn advance_list_change(
+        &self,
+        claim: &crate::screening::sanctions::ClaimedListChange,
+        after: Option<crate::screening::sanctions::RescreenCursor>,
+        lease_until: chrono::DateTime<chrono::Utc>,
+        done_at: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> Result<bool, StoreError>;
 }
 
 /// What a check needs of the service's and the tenant's screening configuration, read in one
@@ -73,6 +105,20 @@ pub trait ScreeningStore: Send + Sync {
         &self,
         check: &crate::screening::check::StoredCheck,
     ) -> Result<(), StoreError>;
+
+    /// Appends a check made by re-screening a monitored subject and the events it gave, in
+    /// one transaction under the subscription's row lock, as
+    /// [`SubscriptionStore::record_reading`](crate::monitoring::ports::SubscriptionStore::record_reading)
+    /// does: `None` (nothing written) when the subscription is no longer active. When the
+    /// tenant's log already holds the first event's idempotency key (the same work done
+    /// again after a crash), nothing is written and the logged `seq`s are answered.
+    async fn record_screening_change(
+        &self,
+        tenant: &TenantId,
+        subscription: &crate::ids::SubscriptionId,
+        check: &crate::screening::check::StoredCheck,
+        events: &[crate::monitoring::event::NewEvent],
+    ) -> Result<Option<Vec<i64>>, StoreError>;
 
     /// One of the tenant's checks (its subject read as its canonical id now, with aliases).
     async fn check(

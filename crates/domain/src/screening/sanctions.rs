@@ -8,7 +8,8 @@
 //! evidence of a lower order), a nationality the list names in words is kept as the list
 //! wrote it beside its ISO code when the code is known.
 
-pub use crate::ids::SourceVersionId;
+pub use crate::ids::{ListChangeId, SourceVersionId};
+use crate::ids::{SubscriptionId, TenantId};
 use chrono::{DateTime, NaiveDate, Utc};
 use std::fmt;
 
@@ -266,4 +267,29 @@ pub struct FailedImport {
     pub attempted_at: DateTime<Utc>,
     /// Why, for the operator (never personal data: it names a file and a format problem).
     pub reason: String,
+}
+
+/// A list's active version replaced by another (an import, or the operator making an older
+/// version active again): the monitored subjects are screened again against what changed.
+/// Recorded in the transaction that changes the active version, so no change is ever missed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListChange {
+    pub id: ListChangeId,
+    pub source: ListSource,
+    /// The version active before; `None` when the list had none (its first version).
+    pub from: Option<SourceVersionId>,
+    pub to: SourceVersionId,
+    pub activated_at: DateTime<Utc>,
+}
+
+/// Where the re-screening of a list change stands: subscriptions are worked in
+/// `(tenant, subscription)` order, and this is the last one done.
+pub type RescreenCursor = (TenantId, SubscriptionId);
+
+/// A list change claimed by one replica until `lease_until`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimedListChange {
+    pub change: ListChange,
+    pub after: Option<RescreenCursor>,
+    pub lease_until: DateTime<Utc>,
 }

@@ -128,17 +128,28 @@ struct AdhocPlan {
     orgnr: Option<Identifier>,
 }
 
-/// A subject's identity, read for a check.
-struct Screened {
-    input: CheckInput,
-    query: Query,
-    subject_id: Option<SubjectId>,
+/// A subject's identity (or an ad-hoc one), read for a check.
+pub(crate) struct Screened {
+    pub(crate) input: CheckInput,
+    pub(crate) query: Query,
+    pub(crate) subject_id: Option<SubjectId>,
     /// The ids merged into the subject when it was screened.
-    aliases: Vec<SubjectId>,
-    visibility: Option<Country>,
-    input_kind: InputKind,
-    input_verified: bool,
-    person: bool,
+    pub(crate) aliases: Vec<SubjectId>,
+    pub(crate) visibility: Option<Country>,
+    pub(crate) input_kind: InputKind,
+    pub(crate) input_verified: bool,
+    pub(crate) person: bool,
+}
+
+/// What a tenant's checks run under now.
+pub(crate) struct Setting {
+    pub(crate) policy: crate::screening::policy::PolicyVersion,
+    /// The policy with the tenant's override applied.
+    pub(crate) config: PolicyConfig,
+    pub(crate) context: ScreeningContext,
+    /// The active lists, in `ListSource` order.
+    pub(crate) lists: Vec<ActiveList>,
+    pub(crate) loaded: Arc<LoadedLists>,
 }
 
 /// A whitelist entry as a reader sees it, with whether it is in effect now.
@@ -227,7 +238,45 @@ impl ScreeningService {
         caller.require_operation(Operation::RunScreeningCheck)?;
         let plan = self.validate(caller, request)?;
         let now = self.clock.now();
+        let setting = self.setting(caller, now).await?;
 
+        let screened = match plan {
+            Plan::Adhoc(adhoc) => {
+                let AdhocPlan {
+                    input,
+                    query,
+                    orgnr,
+                } = *adhoc;
+                Screened {
+                    input,
+                    query,
+                    subject_id: None,
+                    aliases: Vec::new(),
+                    visibility: orgnr.map(|o| o.country()),
+                    input_kind: InputKind::Adhoc,
+                    input_verified: false,
+                    person: false,
+                }
+            }
+            Plan::Subject(id) => self.read_subject(caller, &id).await?,
+        };
+        let check = self.assemble(caller, &setting, &screened, now)?;
+        self.store
+            .insert_check(&check)
+            .await
+            .map_err(Failure::internal)?;
+        self.meter.screening_check(check.band.as_str());
+        Ok(self.mask(caller, check, screened.input))
+    }
+
+    /// What a check of the tenant runs under (step 3): the policy with the tenant's
+    /// override, the whitelist, the active lists and their index. No active policy, or no
+    /// list loaded, is 503 `screening_unavailable`.
+    pub(crate) async fn setting(
+        &self,
+        caller: &Caller,
+        now: DateTime<Utc>,
+    ) -> Result<Setting, Failure> {
         let context = self
             .store
             .screening_context(&caller.tenant_id, now)
@@ -250,37 +299,34 @@ impl ScreeningService {
             None => policy.config.clone(),
         };
         let loaded = self.loaded(&lists).await?;
+        Ok(Setting {
+            policy,
+            config,
+            context,
+            lists,
+            loaded,
+        })
+    }
 
-        let screened = match plan {
-            Plan::Adhoc(adhoc) => {
-                let AdhocPlan {
-                    input,
-                    query,
-                    orgnr,
-                } = *adhoc;
-                Screened {
-                    input,
-                    query,
-                    subject_id: None,
-                    aliases: Vec::new(),
-                    visibility: orgnr.map(|o| o.country()),
-                    input_kind: InputKind::Adhoc,
-                    input_verified: false,
-                    person: false,
-                }
-            }
-            Plan::Subject(id) => self.read_subject(caller, &id).await?,
-        };
-
-        let input_hash = self
-            .vault
-            .input_hash(
-                &caller.tenant_id,
-                &caller.data_key,
-                &canonical_input(&screened.query),
-            )
-            .map_err(Failure::internal)?;
-        let candidates = self.candidates(&loaded, &config, &context, &screened, &input_hash, now);
+    /// The check of `screened` under `setting` (steps 5 and 6, short of storing it): the
+    /// candidates banded and whitelisted, the input sealed, every version named.
+    pub(crate) fn assemble(
+        &self,
+        caller: &Caller,
+        setting: &Setting,
+        screened: &Screened,
+        now: DateTime<Utc>,
+    ) -> Result<StoredCheck, Failure> {
+        let loaded = &setting.loaded;
+        let input_hash = self.input_hash(caller, screened)?;
+        let candidates = self.candidates(
+            loaded,
+            &setting.config,
+            &setting.context,
+            screened,
+            &input_hash,
+            now,
+        );
         let band = candidates
             .iter()
             .filter(|c| !c.whitelisted)
@@ -291,7 +337,7 @@ impl ScreeningService {
             .vault
             .seal_check_input(&caller.tenant_id, &caller.data_key, &screened.input)
             .map_err(Failure::internal)?;
-        let check = StoredCheck {
+        Ok(StoredCheck {
             id: ScreeningCheckId::generate(),
             tenant_id: caller.tenant_id,
             grant_id: caller.grant_id,
@@ -305,12 +351,13 @@ impl ScreeningService {
             input_hash: Some(input_hash),
             input_verified: screened.input_verified,
             band,
-            policy_version_id: policy.id,
-            tenant_override_version_id: context.override_version.as_ref().map(|o| o.id),
+            policy_version_id: setting.policy.id,
+            tenant_override_version_id: setting.context.override_version.as_ref().map(|o| o.id),
             source_version_ids: loaded.index.versions.iter().map(|v| v.id).collect(),
             // A list whose latest import failed, or whose newest version is still being
             // indexed (the check ran on the version before it, and names that one).
-            degraded_sources: lists
+            degraded_sources: setting
+                .lists
                 .iter()
                 .filter(|l| l.failed_since.is_some() || !loaded.version_ids.contains(&l.version.id))
                 .map(|l| l.version.source.as_str().to_owned())
@@ -325,13 +372,22 @@ impl ScreeningService {
             matcher_version: MATCHER_VERSION.to_owned(),
             checked_at: now,
             candidates,
-        };
-        self.store
-            .insert_check(&check)
-            .await
-            .map_err(Failure::internal)?;
-        self.meter.screening_check(check.band.as_str());
-        Ok(self.mask(caller, check, screened.input))
+        })
+    }
+
+    /// The keyed hash that names the screened input under the tenant's key.
+    pub(crate) fn input_hash(
+        &self,
+        caller: &Caller,
+        screened: &Screened,
+    ) -> Result<String, Failure> {
+        self.vault
+            .input_hash(
+                &caller.tenant_id,
+                &caller.data_key,
+                &canonical_input(&screened.query),
+            )
+            .map_err(Failure::internal)
     }
 
     /// The body's rules (step 2), before anything is read or stored.
@@ -444,7 +500,11 @@ impl ScreeningService {
     }
 
     /// A subject's identity for a check (step 4).
-    async fn read_subject(&self, caller: &Caller, id: &SubjectId) -> Result<Screened, Failure> {
+    pub(crate) async fn read_subject(
+        &self,
+        caller: &Caller,
+        id: &SubjectId,
+    ) -> Result<Screened, Failure> {
         let not_found = || Failure::not_found("subject");
         let record = match self.subject_store.subject(&caller.tenant_id, id).await {
             Ok(r) => r,
@@ -535,7 +595,7 @@ impl ScreeningService {
     }
 
     /// The matcher's candidates as a check keeps them (step 5).
-    fn candidates(
+    pub(crate) fn candidates(
         &self,
         loaded: &LoadedLists,
         config: &PolicyConfig,
@@ -653,6 +713,12 @@ impl ScreeningService {
             },
             None => IndexState::NotBuilt,
         })
+    }
+
+    /// The index held is of a set of versions that includes `version`.
+    pub fn holds_version(&self, version: &SourceVersionId) -> bool {
+        self.current()
+            .is_some_and(|l| l.version_ids.contains(version))
     }
 
     /// A request (or a warm-up) is building an index now.

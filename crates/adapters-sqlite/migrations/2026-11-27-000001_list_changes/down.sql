@@ -1,0 +1,1 @@
+DROP TABLE sanctions_list_changes;

@@ -1,0 +1,285 @@
+//! Ongoing screening over real HTTP and the real store: a monitored company and a monitored
+//! person are screened again when a sanctions list's active version changes. A version adding
+//! a listing of them logs `screening.changed` with the candidate that appeared and the check
+//! made; the same version again logs nothing; the version delisting them logs the candidate
+//! that disappeared; a change far from them logs nothing; a person whose tenant has no permit
+//! in force is not read at all.
+
+use crate::screening::{import_un, publish_policy};
+use adapters_screening::{read_path, ListFormat, ReadList};
+use blackbox::TestApp;
+use domain::screening::ongoing::service::RescreenReport;
+use domain::screening::sanctions::{
+    EntryKind, ListEntry, ListedDate, ListedName, NameQuality, ParsedList,
+};
+use serde_json::{json, Value};
+use std::sync::OnceLock;
+use upstream_sandbox::{spar::persons, Source};
+
+/// The company the sandbox registry serves.
+const TEST_AB: &str = "5560021361";
+const TEST_AB_NAME: &str = "Testbolag 4 bokat av SKV Aktiebolag";
+/// The sandbox's ordinary person (a Skatteverket test identity): the register's name.
+const PERSON_NAME: &str = "Christina Birgitta Ulrika Thomeaus Efternamn3542";
+const PERSON_BIRTH: (i32, u32, u32) = (1957, 4, 13);
+const SCOPES: &str =
+    "kyb:read kyc:read monitoring:subscribe monitoring:read events:read screening:read";
+
+fn un_list() -> &'static ReadList {
+    static LIST: OnceLock<ReadList> = OnceLock::new();
+    LIST.get_or_init(|| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../crates/adapters-screening/testdata/un/un_sc_consolidated_2026-02-27.xml");
+        read_path(&path, Some(ListFormat::UnXml)).expect("the UN list reads")
+    })
+}
+
+/// A synthetic listing (ids the UN list does not use).
+fn listing(id: &str, kind: EntryKind, name: &str, birth: Option<(i32, u32, u32)>) -> ListEntry {
+    ListEntry {
+        source_entry_id: id.to_owned(),
+        kind,
+        names: vec![ListedName {
+            full: name.to_owned(),
+            quality: NameQuality::Strong,
+        }],
+        birth_dates: birth
+            .map(|(y, m, d)| ListedDate::Day(chrono::NaiveDate::from_ymd_opt(y, m, d).unwrap()))
+            .into_iter()
+            .collect(),
+        nationalities: vec![],
+        countries: vec![],
+        identifiers: vec![],
+        programs: vec!["TEST".to_owned()],
+        listed_on: None,
+    }
+}
+
+/// Imports the UN list with `extra` entries as a new version (its digest names the extras).
+async fn import_un_with(app: &TestApp, extra: Vec<ListEntry>) {
+    let mut list: ParsedList = un_list().list.clone();
+    let tag: Vec<String> = extra.iter().map(|e| e.source_entry_id.clone()).collect();
+    list.entries.extend(extra);
+    let digest = format!("{}+{}", un_list().digest, tag.join(","));
+    app.app
+        .services
+        .lists
+        .import(list, &digest)
+        .await
+        .expect("importing a UN version");
+}
+
+async fn rescreen(app: &TestApp) -> RescreenReport {
+    app.app
+        .services
+        .ongoing
+        .tick()
+        .await
+        .expect("an ongoing screening pass")
+}
+
+async fn events_of(app: &TestApp, token: &str, kind: &str) -> Vec<Value> {
+    let a = app
+        .get(
+            &format!("/v1/events?limit=1000&cursor=0&types={kind}"),
+            Some(token),
+        )
+        .await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    a.body["events"].as_array().unwrap().clone()
+}
+
+fn entity_ids(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["entity_id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listing_and_a_delisting_of_a_monitored_company_are_each_logged_once() {
+    let app = TestApp::spawn().await;
+    let first = import_un(&app).await;
+    publish_policy(&app).await;
+    // The list's first version is worked too (nothing is monitored yet).
+    let report = rescreen(&app).await;
+    assert!(report.done && report.screened == 0, "{report:?}");
+
+    let c = app.provision(SCOPES, "SE", "SE").await;
+    let token = app.token(&c).await;
+    let company = app
+        .get(&format!("/v1/companies/{TEST_AB}"), Some(&token))
+        .await;
+    assert_eq!(company.status, 200, "{}", company.text);
+    assert_eq!(company.body["data"]["name"], TEST_AB_NAME);
+    let subject = company.body["data"]["subject_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let sub = app
+        .post_json(
+            "/v1/subscriptions",
+            Some(&token),
+            &json!({"subject_id": subject, "kind": "company", "legal_basis": "aml_cdd"}),
+        )
+        .await;
+    assert_eq!(sub.status, 201, "{}", sub.text);
+    let sub_id = sub.body["subscription_id"].as_str().unwrap().to_owned();
+
+    // Nothing changed: no pass has work.
+    assert_eq!(rescreen(&app).await, RescreenReport::default());
+
+    // A version listing the company: one event, naming the candidate and a readable check.
+    import_un_with(
+        &app,
+        vec![listing(
+            "TEST.001",
+            EntryKind::Organisation,
+            TEST_AB_NAME,
+            None,
+        )],
+    )
+    .await;
+    let report = rescreen(&app).await;
+    assert_eq!(
+        (report.added, report.changed_entries, report.removed),
+        (1, 0, 0),
+        "{report:?}"
+    );
+    assert_eq!(
+        (report.screened, report.touched, report.logged, report.done),
+        (1, 1, 1, true),
+        "{report:?}"
+    );
+    let logged = events_of(&app, &token, "screening.changed").await;
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    let e = &logged[0];
+    assert_eq!(e["subject_id"], subject.as_str());
+    assert_eq!(e["country"], "SE");
+    let d = &e["data"];
+    assert_eq!(d["trigger"], "scheduled");
+    assert_eq!(d["subscription_id"], sub_id.as_str());
+    assert!(d["check_id_before"].is_null(), "{d}");
+    assert_eq!(entity_ids(&d["appeared"]), ["un_sc:TEST.001"]);
+    assert_eq!(d["appeared"][0]["band"], "hit");
+    assert!(d["disappeared"].as_array().unwrap().is_empty());
+    assert_eq!(d["list"]["source_id"], "un_sc");
+    assert_eq!(d["list"]["from_version_id"], first.id.to_string());
+    assert!(d["policy_version_id"].is_string());
+    assert!(d["matcher_version"]
+        .as_str()
+        .unwrap()
+        .starts_with("idreg-matcher/"));
+    let check_id = d["check_id"].as_str().unwrap().to_owned();
+    let check = app
+        .get(&format!("/v1/screening/checks/{check_id}"), Some(&token))
+        .await;
+    assert_eq!(check.status, 200, "{}", check.text);
+    assert_eq!(check.body["subject_id"], subject.as_str());
+    assert_eq!(check.body["band"], "hit");
+    assert_eq!(check.body["input_kind"], "subject");
+    assert!(check.text.contains("TEST.001"));
+    assert!(check.body["source_version_ids"]
+        .as_array()
+        .unwrap()
+        .contains(&d["list"]["to_version_id"]));
+
+    // Worked once: another pass finds nothing.
+    assert_eq!(rescreen(&app).await, RescreenReport::default());
+
+    // The first version made active again: the listing is gone, and so is the candidate.
+    import_un(&app).await;
+    let report = rescreen(&app).await;
+    assert_eq!((report.removed, report.logged), (1, 1), "{report:?}");
+    let logged = events_of(&app, &token, "screening.changed").await;
+    assert_eq!(logged.len(), 2);
+    let d = &logged[1]["data"];
+    assert_eq!(d["check_id_before"], check_id.as_str());
+    assert!(d["appeared"].as_array().unwrap().is_empty());
+    assert_eq!(entity_ids(&d["disappeared"]), ["un_sc:TEST.001"]);
+    assert_eq!(d["disappeared"][0]["entry"], "removed");
+    assert_eq!(d["disappeared"][0]["band_before"], "hit");
+    assert_eq!(d["band"], "clear");
+    assert_eq!(d["list"]["to_version_id"], first.id.to_string());
+
+    // A change far from the company: screened against it, nothing logged.
+    import_un_with(
+        &app,
+        vec![listing(
+            "TEST.002",
+            EntryKind::Person,
+            "Zebulon Quartermaine",
+            None,
+        )],
+    )
+    .await;
+    let report = rescreen(&app).await;
+    assert_eq!(
+        (report.added, report.screened, report.touched, report.logged),
+        (1, 1, 0, 0),
+        "{report:?}"
+    );
+    assert_eq!(events_of(&app, &token, "screening.changed").await.len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_monitored_person_is_screened_with_the_register_only_under_a_permit_in_force() {
+    let app = TestApp::spawn().await;
+    import_un(&app).await;
+    publish_policy(&app).await;
+    rescreen(&app).await;
+    let (c, token) = crate::persons::with_permit(&app, SCOPES).await;
+    let dashed = format!("{}-{}", &persons::ORDINARY[..8], &persons::ORDINARY[8..]);
+    let r = app.resolve(&token, "personnummer", &dashed, None).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let person = r.body["subject_id"].as_str().unwrap().to_owned();
+    let sub = app
+        .post_json(
+            "/v1/subscriptions",
+            Some(&token),
+            &json!({"subject_id": person, "kind": "person", "legal_basis": "aml_cdd"}),
+        )
+        .await;
+    assert_eq!(sub.status, 201, "{}", sub.text);
+
+    // Listed with the register's name and birth date: a hit, logged without the person's
+    // data in the event.
+    import_un_with(
+        &app,
+        vec![listing(
+            "TEST.101",
+            EntryKind::Person,
+            PERSON_NAME,
+            Some(PERSON_BIRTH),
+        )],
+    )
+    .await;
+    let report = rescreen(&app).await;
+    assert_eq!(report.logged, 1, "{report:?}");
+    let logged = events_of(&app, &token, "screening.changed").await;
+    assert_eq!(logged.len(), 1);
+    assert_eq!(logged[0]["subject_id"], person.as_str());
+    assert_eq!(
+        entity_ids(&logged[0]["data"]["appeared"]),
+        ["un_sc:TEST.101"]
+    );
+    let text = logged[0].to_string();
+    assert!(!text.contains("Efternamn3542") && !text.contains("1957-04-13"));
+    assert!(!text.contains(persons::ORDINARY));
+
+    // The permit suspended: the delisting screens no one and reads no person data.
+    crate::persons::set_permit(&app, &c, -30, 30, "suspended").await;
+    let register_calls = app.sandbox().calls_for(Source::Personsokning).len();
+    import_un(&app).await;
+    let report = rescreen(&app).await;
+    assert_eq!(
+        (report.screened, report.logged, report.done),
+        (0, 0, true),
+        "{report:?}"
+    );
+    assert_eq!(
+        app.sandbox().calls_for(Source::Personsokning).len(),
+        register_calls
+    );
+}

@@ -517,6 +517,7 @@ macro_rules! subscriptions_checks {
             a_purge_comes_after_the_retention_and_once => check_a_purge_comes_after_the_retention_and_once,
             a_reading_of_a_run_taken_over_writes_nothing => check_a_reading_of_a_run_taken_over_writes_nothing,
             the_backlog_counts_the_runs_due_and_unclaimed => check_the_backlog_counts_the_runs_due_and_unclaimed,
+            active_subscriptions_are_paged_across_tenants_in_order => check_active_subscriptions_are_paged_across_tenants_in_order,
         );
     };
 }
@@ -527,6 +528,7 @@ macro_rules! sanctions_checks {
         conformance_tests!($stores;
             a_list_version_round_trips_and_the_same_file_is_one_version => check_a_list_version_round_trips_and_the_same_file_is_one_version,
             a_failed_import_leaves_the_active_version_and_marks_the_list_degraded => check_a_failed_import_leaves_the_active_version_and_marks_the_list_degraded,
+            a_change_of_the_active_version_is_recorded_and_worked_once => check_a_change_of_the_active_version_is_recorded_and_worked_once,
         );
     };
 }
@@ -543,6 +545,7 @@ macro_rules! screening_checks {
             another_tenant_sees_nothing_of_a_tenants_screening => check_another_tenant_sees_nothing_of_a_tenants_screening,
             checks_are_append_only_beneath_the_port => check_checks_are_append_only_beneath_the_port,
             checks_made_before_a_merge_are_found_under_either_id => check_checks_made_before_a_merge_are_found_under_either_id,
+            a_rescreening_check_is_written_with_its_event_once_and_only_while_active => check_a_rescreening_check_is_written_with_its_event_once_and_only_while_active,
         );
     };
 }

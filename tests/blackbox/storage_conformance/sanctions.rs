@@ -166,3 +166,123 @@ pub async fn check_a_failed_import_leaves_the_active_version_and_marks_the_list_
     assert_eq!(active[0].version, newer);
     assert_eq!(active[0].failed_since, None);
 }
+
+/// Each change of a list's active version is recorded with it and worked once: a claim
+/// holds it until its lease passes, progress is kept, a takeover after the lease voids the
+/// late claimer's writes, and imports made before a change is begun extend it.
+pub async fn check_a_change_of_the_active_version_is_recorded_and_worked_once(stores: &Stores) {
+    use domain::screening::sanctions::ListChange;
+    let store = &stores.sanctions;
+    let entries = vec![entry("1", "ANNA EXEMPEL")];
+    let lease = Duration::minutes(5);
+    assert_eq!(
+        store.claim_list_change(t0(), t0() + lease).await.unwrap(),
+        None
+    );
+
+    // A list's first version: a change from nothing.
+    let first = version(ListSource::UnConsolidated, "sha256:01", &entries, t0());
+    store.import_version(&first, &entries).await.unwrap();
+    assert_eq!(
+        store.source_version(&first.id).await.unwrap(),
+        Some(first.clone())
+    );
+    assert_eq!(
+        store
+            .source_version(&SourceVersionId::generate())
+            .await
+            .unwrap(),
+        None
+    );
+    let claim = store
+        .claim_list_change(t0(), t0() + lease)
+        .await
+        .unwrap()
+        .expect("the first version is a change");
+    assert_eq!(
+        (claim.change.source, claim.change.from, claim.change.to),
+        (ListSource::UnConsolidated, None, first.id)
+    );
+    assert_eq!((claim.after, claim.lease_until), (None, t0() + lease));
+    // Held: no one else claims it, nor anything after it.
+    assert_eq!(
+        store
+            .claim_list_change(t0() + Duration::minutes(1), t0() + lease * 2)
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(store
+        .advance_list_change(
+            &claim,
+            None,
+            t0() + lease,
+            Some(t0() + Duration::minutes(1))
+        )
+        .await
+        .unwrap());
+    assert_eq!(
+        store
+            .claim_list_change(t0() + lease * 3, t0() + lease * 4)
+            .await
+            .unwrap(),
+        None,
+        "a done change is never claimed again"
+    );
+
+    // The same version made active again is no change; two versions imported before the
+    // change is begun are one change, from the version subjects were screened at.
+    store.import_version(&first, &entries).await.unwrap();
+    let mut last = first.clone();
+    for (i, digest) in ["sha256:02", "sha256:03"].into_iter().enumerate() {
+        let at = t0() + Duration::days(i64::try_from(i).unwrap() + 1);
+        let v = version(ListSource::UnConsolidated, digest, &entries, at);
+        store.import_version(&v, &entries).await.unwrap();
+        last = v;
+    }
+    let at = t0() + Duration::days(3);
+    let claim = store
+        .claim_list_change(at, at + lease)
+        .await
+        .unwrap()
+        .expect("the change");
+    assert_eq!(
+        (claim.change.from, claim.change.to),
+        (Some(first.id), last.id)
+    );
+
+    // Progress is kept; after the lease another replica takes the change over, where it
+    // stood, and the first one's writes change nothing.
+    let (t, _) = tenant(stores, "SE").await;
+    let cursor = (t.id, domain::ids::SubscriptionId::generate());
+    assert!(store
+        .advance_list_change(&claim, Some(cursor), at + lease, None)
+        .await
+        .unwrap());
+    let later = at + lease + Duration::seconds(1);
+    let taken = store
+        .claim_list_change(later, later + lease)
+        .await
+        .unwrap()
+        .expect("taken over after the lease");
+    assert_eq!(taken.change, claim.change);
+    assert_eq!(taken.after, Some(cursor));
+    assert!(!store
+        .advance_list_change(&claim, None, later + lease, Some(later))
+        .await
+        .unwrap());
+    // A version imported while the change is under way is a change of its own, after it.
+    let fourth = version(ListSource::UnConsolidated, "sha256:04", &entries, later);
+    store.import_version(&fourth, &entries).await.unwrap();
+    assert!(store
+        .advance_list_change(&taken, Some(cursor), later + lease, Some(later))
+        .await
+        .unwrap());
+    let next = store
+        .claim_list_change(later, later + lease)
+        .await
+        .unwrap()
+        .expect("the next change");
+    let ListChange { from, to, .. } = next.change;
+    assert_eq!((from, to), (Some(last.id), fourth.id));
+}

@@ -1083,3 +1083,86 @@ pub async fn check_checks_made_before_a_merge_are_found_under_either_id(stores: 
     let entry = store.whitelist_entry(&t.id, &wl.id).await.unwrap().unwrap();
     assert_eq!(entry.subject_id, Some(into));
 }
+
+/// A check made by ongoing screening (no grant) is written with its event in one
+/// transaction, once per event key, and only while the subscription is active.
+pub async fn check_a_rescreening_check_is_written_with_its_event_once_and_only_while_active(
+    stores: &Stores,
+) {
+    use domain::monitoring::subscription::SubscriptionKind;
+    let store = &stores.screening;
+    let (t, _) = tenant(stores, "SE").await;
+    let (g, _) = grant(stores, &t, "SE").await;
+    let policy = publish(stores, t0()).await;
+    let subject = super::companies::company_subject(stores, &t).await;
+    let s = super::subscriptions::subscription(subject, SubscriptionKind::Company);
+    let mut created = super::events::event("created", "subscription.created", Country::Se);
+    created.subscription_id = Some(s.id);
+    stores
+        .subscriptions
+        .create_subscription(&t.id, &s, &created)
+        .await
+        .unwrap();
+    let made = |at| StoredCheck {
+        grant_id: GrantId::MONITORING,
+        band: Band::Hit,
+        candidates: vec![candidate(0.95, None)],
+        ..stored_check(&t, &g, policy.id, Some(subject), Some(Country::Se), at)
+    };
+    let mut changed = super::events::event(
+        "sub:lchg:screening.changed",
+        "screening.changed",
+        Country::Se,
+    );
+    changed.subscription_id = Some(s.id);
+    changed.subject_id = Some(subject);
+
+    let check = made(t0() + Duration::minutes(1));
+    let seqs = store
+        .record_screening_change(&t.id, &s.id, &check, std::slice::from_ref(&changed))
+        .await
+        .unwrap()
+        .expect("written while active");
+    assert_eq!(seqs, [2]);
+    assert_eq!(
+        store.check(&t.id, &check.id).await.unwrap(),
+        Some(check.clone())
+    );
+
+    // The same work again (after a crash): the logged seq, and no second check.
+    let again = made(t0() + Duration::minutes(2));
+    let mut repeated = changed.clone();
+    repeated.id = domain::ids::EventId::generate();
+    assert_eq!(
+        store
+            .record_screening_change(&t.id, &s.id, &again, &[repeated])
+            .await
+            .unwrap(),
+        Some(vec![2])
+    );
+    assert_eq!(store.check(&t.id, &again.id).await.unwrap(), None);
+
+    // Ended: nothing is written.
+    let ended = s
+        .clone()
+        .ended(t0() + Duration::hours(1), Duration::days(90));
+    let mut end = super::events::event("end", "subscription.ended", Country::Se);
+    end.subscription_id = Some(s.id);
+    stores
+        .subscriptions
+        .end_subscription(&t.id, &ended, &end)
+        .await
+        .unwrap()
+        .unwrap();
+    let late = made(t0() + Duration::hours(2));
+    let mut other = changed.clone();
+    other.idempotency_key = "sub:lchg2:screening.changed".into();
+    assert_eq!(
+        store
+            .record_screening_change(&t.id, &s.id, &late, &[other])
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(store.check(&t.id, &late.id).await.unwrap(), None);
+}

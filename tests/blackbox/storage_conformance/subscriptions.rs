@@ -555,3 +555,51 @@ pub async fn check_the_backlog_counts_the_runs_due_and_unclaimed(stores: &Stores
         "{pool:?}"
     );
 }
+
+/// Ongoing screening's pages: the active subscriptions of every tenant in `(tenant,
+/// subscription)` order, after a cursor; an ended one is left out.
+pub async fn check_active_subscriptions_are_paged_across_tenants_in_order(stores: &Stores) {
+    let store = &stores.subscriptions;
+    let mut expected: Vec<(TenantId, SubscriptionId)> = Vec::new();
+    for _ in 0..2 {
+        let (t, _) = tenant(stores, "SE").await;
+        for n in 0..2 {
+            let subject = super::companies::company_subject(stores, &t).await;
+            let s = subscription(subject, SubscriptionKind::Company);
+            store
+                .create_subscription(&t.id, &s, &event_of(&s, "created", "subscription.created"))
+                .await
+                .unwrap();
+            if n == 1 {
+                // Ended: not worked.
+                let ended = s
+                    .clone()
+                    .ended(t0() + Duration::hours(1), Duration::days(90));
+                store
+                    .end_subscription(&t.id, &ended, &event_of(&s, "ended", "subscription.ended"))
+                    .await
+                    .unwrap()
+                    .unwrap();
+            } else {
+                expected.push((t.id, s.id));
+            }
+        }
+    }
+    expected.sort_by_key(|(t, s)| (t.to_string(), s.to_string()));
+    let keys = |page: Vec<(TenantId, Subscription)>| -> Vec<(TenantId, SubscriptionId)> {
+        page.into_iter().map(|(t, s)| (t, s.id)).collect()
+    };
+    let first = store.active_subscriptions_after(None, 1).await.unwrap();
+    assert_eq!(first[0].1.status, SubscriptionStatus::Active);
+    assert_eq!(keys(first), expected[..1]);
+    let rest = store
+        .active_subscriptions_after(Some(expected[0]), 10)
+        .await
+        .unwrap();
+    assert_eq!(keys(rest), expected[1..]);
+    assert!(store
+        .active_subscriptions_after(Some(expected[1]), 10)
+        .await
+        .unwrap()
+        .is_empty());
+}

@@ -283,3 +283,136 @@ async fn a_monitored_person_is_screened_with_the_register_only_under_a_permit_in
         register_calls
     );
 }
+
+/// A monitored company's officers are screened with it, each candidate naming its officer
+/// by the handle of their personal number; an officer the next refresh finds new is
+/// screened at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_companys_officers_are_screened_with_it_and_a_newcomer_at_the_next_refresh() {
+    let app = TestApp::spawn().await;
+    import_un(&app).await;
+    publish_policy(&app).await;
+    rescreen(&app).await;
+    let c = app
+        .provision(&format!("{SCOPES} kyb:refresh"), "SE", "SE")
+        .await;
+    app.admin(&["budget", "set", &c.tenant_id, "--daily-paid", "1000"])
+        .await
+        .unwrap();
+    let token = app.token(&c).await;
+    let company = app
+        .get(&format!("/v1/companies/{TEST_AB}"), Some(&token))
+        .await;
+    let subject = company.body["data"]["subject_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let sub = app
+        .post_json(
+            "/v1/subscriptions",
+            Some(&token),
+            &json!({"subject_id": subject, "kind": "company", "legal_basis": "aml_cdd"}),
+        )
+        .await;
+    assert_eq!(sub.status, 201, "{}", sub.text);
+    let refresh = format!("/v1/companies/{TEST_AB}/refresh");
+    // The first refresh reads the officers: monitoring's baseline.
+    let first = app.post_json(&refresh, Some(&token), &json!({})).await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    let officers = app
+        .get(&format!("/v1/companies/{TEST_AB}/officers"), Some(&token))
+        .await;
+    assert_eq!(officers.status, 200, "{}", officers.text);
+    let officer = officers.body["data"]["officers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["personal_number_ref"].is_string())
+        .expect("an officer with a personal number")
+        .clone();
+    let officer_name = officer["name"].as_str().unwrap().to_owned();
+    let officer_ref = officer["personal_number_ref"].as_str().unwrap().to_owned();
+
+    // A list version naming the officer: the company's outcome moves, by the officer.
+    import_un_with(
+        &app,
+        vec![listing("TEST.201", EntryKind::Person, &officer_name, None)],
+    )
+    .await;
+    let report = rescreen(&app).await;
+    assert_eq!(report.logged, 1, "{report:?}");
+    let logged = events_of(&app, &token, "screening.changed").await;
+    let d = &logged[0]["data"];
+    assert_eq!(d["cause"], "list_changed");
+    assert_eq!(entity_ids(&d["appeared"]), ["un_sc:TEST.201"]);
+    let concerns = &d["appeared"][0]["concerns"];
+    assert_eq!(concerns["role"], "officer");
+    assert_eq!(concerns["personal_number_ref"], officer_ref.as_str());
+    assert!(concerns["name"].is_null(), "{concerns}");
+    let check = app
+        .get(
+            &format!("/v1/screening/checks/{}", d["check_id"].as_str().unwrap()),
+            Some(&token),
+        )
+        .await;
+    let by_officer: Vec<&Value> = check.body["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["entity_id"] == "un_sc:TEST.201")
+        .collect();
+    assert_eq!(by_officer.len(), 1, "{}", check.text);
+    assert_eq!(
+        by_officer[0]["concerns"]["personal_number_ref"],
+        officer_ref.as_str()
+    );
+    // The officer is named by the handle alone (the name shown is the list's own).
+    assert!(by_officer[0]["concerns"]["name"].is_null());
+
+    // A listing of someone not (yet) an officer: nothing moves.
+    import_un_with(
+        &app,
+        vec![
+            listing("TEST.201", EntryKind::Person, &officer_name, None),
+            listing("TEST.202", EntryKind::Person, "Ny Ledamot", None),
+        ],
+    )
+    .await;
+    let report = rescreen(&app).await;
+    assert_eq!((report.added, report.logged), (1, 0), "{report:?}");
+
+    // The register adds them as an officer: the next refresh screens the newcomer at once.
+    app.sandbox()
+        .patch_company(
+            TEST_AB,
+            &upstream_sandbox::CompanyPatch {
+                add_officer: Some(upstream_sandbox::OfficerPatch {
+                    fornamn: "Ny".into(),
+                    efternamn: "Ledamot".into(),
+                    // An official test number not among the sandbox's officers.
+                    nummer: "196202103138".into(),
+                    role: "LE".into(),
+                }),
+                ..upstream_sandbox::CompanyPatch::default()
+            },
+        )
+        .unwrap();
+    let moved = app.post_json(&refresh, Some(&token), &json!({})).await;
+    assert_eq!(moved.status, 200, "{}", moved.text);
+    let logged = events_of(&app, &token, "screening.changed").await;
+    assert_eq!(logged.len(), 2, "{logged:?}");
+    let d = &logged[1]["data"];
+    assert_eq!(
+        (&d["cause"], &d["trigger"]),
+        (&json!("party_added"), &json!("on_demand"))
+    );
+    assert!(d["list"].is_null());
+    assert_eq!(entity_ids(&d["appeared"]), ["un_sc:TEST.202"]);
+    assert_eq!(d["appeared"][0]["concerns"]["role"], "officer");
+    assert!(d["appeared"][0]["concerns"]["personal_number_ref"].is_string());
+    assert!(!logged[1].to_string().contains("196202103138"));
+    // The same refresh again: the officer is no newcomer any more.
+    let again = app.post_json(&refresh, Some(&token), &json!({})).await;
+    assert_eq!(again.status, 200, "{}", again.text);
+    assert_eq!(events_of(&app, &token, "screening.changed").await.len(), 2);
+}

@@ -172,6 +172,16 @@ pub fn screening_band() -> Object {
     )
 }
 
+/// Who a company's party is to it (open: a later version may add roles).
+pub fn party_role() -> Object {
+    use domain::companies::paid::PartyRole;
+    string_enum(
+        [PartyRole::Officer, PartyRole::BeneficialOwner].map(PartyRole::as_str),
+        true,
+        "`officer` or `beneficial_owner`",
+    )
+}
+
 /// How a reason moves a candidate's score (closed).
 pub fn contribution() -> Object {
     use domain::screening::matcher::score::Contribution;

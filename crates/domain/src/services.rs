@@ -109,7 +109,7 @@ pub struct Services {
     pub scheduler: Scheduler,
     /// Ongoing screening: a list change re-screens the monitored subjects (driven with the
     /// scheduler's passes).
-    pub ongoing: crate::screening::ongoing::service::OngoingScreening,
+    pub ongoing: Arc<crate::screening::ongoing::service::OngoingScreening>,
     pub persons: Arc<PersonService>,
     pub events: EventService,
     pub subscriptions: SubscriptionService,
@@ -156,14 +156,6 @@ impl Services {
             clock: ports.clock.clone(),
             revalidate_after: settings.company_revalidate_after,
         });
-        let refresh = Arc::new(RefreshService {
-            meter: ports.meter.clone(),
-            companies: companies.clone(),
-            paid: paid.clone(),
-            paid_store: ports.paid.clone(),
-            subscriptions: ports.subscriptions.clone(),
-            clock: ports.clock.clone(),
-        });
         let persons = Arc::new(PersonService {
             meter: ports.meter.clone(),
             countries: ports.countries.clone(),
@@ -187,6 +179,24 @@ impl Services {
             loaded: std::sync::Mutex::new(None),
             building: Default::default(),
         });
+        let ongoing = Arc::new(crate::screening::ongoing::service::OngoingScreening {
+            meter: ports.meter.clone(),
+            screening: screening.clone(),
+            lists: ports.sanctions.clone(),
+            subscriptions: ports.subscriptions.clone(),
+            tenants: ports.tenants.clone(),
+            clock: ports.clock.clone(),
+            settings: settings.ongoing.clone(),
+        });
+        let refresh = Arc::new(RefreshService {
+            meter: ports.meter.clone(),
+            companies: companies.clone(),
+            paid: paid.clone(),
+            paid_store: ports.paid.clone(),
+            subscriptions: ports.subscriptions.clone(),
+            clock: ports.clock.clone(),
+            parties: Some(ongoing.clone()),
+        });
         Services {
             idempotency: crate::idempotency::service::IdempotencyService {
                 store: ports.idempotency.clone(),
@@ -208,15 +218,7 @@ impl Services {
                 clock: ports.clock.clone(),
             },
             meter: ports.meter.clone(),
-            ongoing: crate::screening::ongoing::service::OngoingScreening {
-                meter: ports.meter.clone(),
-                screening: screening.clone(),
-                lists: ports.sanctions.clone(),
-                subscriptions: ports.subscriptions.clone(),
-                tenants: ports.tenants.clone(),
-                clock: ports.clock.clone(),
-                settings: settings.ongoing.clone(),
-            },
+            ongoing,
             screening,
             screening_admin: crate::screening::admin::ScreeningAdmin {
                 store: ports.screening.clone(),

@@ -3,6 +3,7 @@
 
 use crate::{corrupt, parse_id};
 use chrono::{DateTime, NaiveDate, Utc};
+use domain::companies::paid::{Party, PartyRole};
 use domain::error::StoreError;
 use domain::screening::check::{CandidateEvidence, CheckCandidate, CheckReason};
 use domain::screening::matcher::score::Contribution;
@@ -28,6 +29,21 @@ pub struct StoredCandidate {
     evidence: StoredEvidence,
     whitelisted: bool,
     whitelist_id: Option<String>,
+    /// The company's party the candidate concerns (absent: the subject itself; checks
+    /// written before 1.8.0 have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    concerns: Option<StoredParty>,
+}
+
+/// A party as a check keeps it: the handle of the personal number, or the name when there
+/// is none.
+#[derive(Serialize, Deserialize)]
+pub struct StoredParty {
+    role: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    personal_number_ref: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    name: String,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -224,6 +240,14 @@ impl StoredCandidate {
             },
             whitelisted: c.whitelisted,
             whitelist_id: c.whitelist_id.map(|w| w.to_string()),
+            concerns: c.concerns.as_ref().map(|p| {
+                let kept = p.kept();
+                StoredParty {
+                    role: kept.role.as_str().to_owned(),
+                    personal_number_ref: kept.personal_number_ref.map(|r| r.to_string()),
+                    name: kept.name,
+                }
+            }),
         }
     }
 
@@ -260,6 +284,20 @@ impl StoredCandidate {
                 .whitelist_id
                 .as_deref()
                 .map(|w| parse_id(w, "whitelist entry id"))
+                .transpose()?,
+            concerns: self
+                .concerns
+                .map(|p| {
+                    Ok::<_, StoreError>(Party {
+                        role: PartyRole::parse(&p.role).ok_or_else(|| corrupt("party role"))?,
+                        personal_number_ref: p
+                            .personal_number_ref
+                            .as_deref()
+                            .map(|r| parse_id(r, "personal number ref"))
+                            .transpose()?,
+                        name: p.name,
+                    })
+                })
                 .transpose()?,
         })
     }

@@ -696,6 +696,7 @@ fn candidate(score: f64, whitelist: Option<WhitelistEntryId>) -> CheckCandidate 
         },
         whitelisted: whitelist.is_some(),
         whitelist_id: whitelist,
+        concerns: None,
     }
 }
 
@@ -769,6 +770,23 @@ pub async fn check_a_check_reads_back_exactly_and_lists_newest_first(stores: &St
             candidate(1.0 / 3.0, Some(wl.id)),
             candidate(1.0, None),
             candidate(0.9123, None),
+            // A company's officer, by the handle of the personal number; an owner by name.
+            CheckCandidate {
+                concerns: Some(domain::companies::paid::Party {
+                    role: domain::companies::paid::PartyRole::Officer,
+                    name: String::new(),
+                    personal_number_ref: Some(domain::ids::IdentifierRef::generate()),
+                }),
+                ..candidate(0.95, None)
+            },
+            CheckCandidate {
+                concerns: Some(domain::companies::paid::Party {
+                    role: domain::companies::paid::PartyRole::BeneficialOwner,
+                    name: "Ägare Utan Nummer".into(),
+                    personal_number_ref: None,
+                }),
+                ..candidate(0.85, None)
+            },
         ],
         ..stored_check(
             &t,

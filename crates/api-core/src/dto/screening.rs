@@ -160,6 +160,26 @@ pub struct ScreeningCandidateDto {
     pub whitelisted: bool,
     #[schema(required = true)]
     pub whitelist_id: Option<String>,
+    /// Present on a check of a monitored company that screened its officers and beneficial
+    /// owners with it (ongoing screening): the party this candidate concerns. Absent: the
+    /// screened subject itself. Added in 1.8.0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concerns: Option<ScreeningPartyDto>,
+}
+
+/// The officer or beneficial owner of a company a candidate concerns: by the handle of their
+/// personal number (never the number), or by the register's name when there is none.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct ScreeningPartyDto {
+    /// `officer` or `beneficial_owner`.
+    #[schema(schema_with = crate::schema::party_role)]
+    pub role: &'static str,
+    /// The `identifier_ref` of the party's personal number, when the register gives one.
+    #[schema(required = true)]
+    pub personal_number_ref: Option<String>,
+    /// The register's name, only when there is no `personal_number_ref`.
+    #[schema(required = true)]
+    pub name: Option<String>,
 }
 
 /// A screening check: what was screened, under which versions, and what the lists said.
@@ -318,6 +338,11 @@ fn candidate(k: &CheckCandidate, matcher_version: &str) -> ScreeningCandidateDto
         },
         whitelisted: k.whitelisted,
         whitelist_id: k.whitelist_id.map(|w| w.to_string()),
+        concerns: k.concerns.as_ref().map(|p| ScreeningPartyDto {
+            role: p.role.as_str(),
+            personal_number_ref: p.personal_number_ref.map(|r| r.to_string()),
+            name: (p.personal_number_ref.is_none() && !p.name.is_empty()).then(|| p.name.clone()),
+        }),
     }
 }
 

@@ -193,6 +193,104 @@ pub struct EngagementList {
     pub engagements: Vec<Engagement>,
 }
 
+/// Who a company's person is to it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PartyRole {
+    Officer,
+    BeneficialOwner,
+}
+
+impl PartyRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PartyRole::Officer => "officer",
+            PartyRole::BeneficialOwner => "beneficial_owner",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PartyRole> {
+        [PartyRole::Officer, PartyRole::BeneficialOwner]
+            .into_iter()
+            .find(|r| r.as_str() == s)
+    }
+}
+
+/// One of a company's officers or beneficial owners, as screening sees them: the register's
+/// name, and the handle of their personal number (never the number).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Party {
+    pub role: PartyRole,
+    pub name: String,
+    pub personal_number_ref: Option<IdentifierRef>,
+}
+
+impl Party {
+    /// The party as a check keeps it: by the handle of their personal number alone when
+    /// there is one (the name left empty), by name otherwise.
+    pub fn kept(&self) -> Party {
+        Party {
+            role: self.role,
+            name: if self.personal_number_ref.is_some() {
+                String::new()
+            } else {
+                self.name.clone()
+            },
+            personal_number_ref: self.personal_number_ref,
+        }
+    }
+
+    /// Whether two readings name the same party: by the personal number's handle when both
+    /// have one, else by role and name.
+    pub fn same(&self, other: &Party) -> bool {
+        match (&self.personal_number_ref, &other.personal_number_ref) {
+            (Some(a), Some(b)) => a == b && self.role == other.role,
+            _ => self.role == other.role && self.name == other.name,
+        }
+    }
+}
+
+impl OfficerList {
+    /// The officers, each once.
+    pub fn parties(&self) -> Vec<Party> {
+        distinct(self.officers.iter().map(|o| Party {
+            role: PartyRole::Officer,
+            name: o.name.clone(),
+            personal_number_ref: o.personal_number_ref,
+        }))
+    }
+}
+
+impl OwnerList {
+    /// The beneficial owners, each once.
+    pub fn parties(&self) -> Vec<Party> {
+        distinct(self.owners.iter().map(|o| Party {
+            role: PartyRole::BeneficialOwner,
+            name: o.name.clone(),
+            personal_number_ref: o.personal_number_ref,
+        }))
+    }
+}
+
+/// Parties in their order, a party named twice (one person in two officer roles) once.
+fn distinct(parties: impl Iterator<Item = Party>) -> Vec<Party> {
+    let mut out: Vec<Party> = Vec::new();
+    for p in parties {
+        if !out.iter().any(|o| o.same(&p)) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The parties of `after` that `before` does not name: the newcomers a reading found.
+pub fn newcomers(before: &[Party], after: &[Party]) -> Vec<Party> {
+    after
+        .iter()
+        .filter(|a| !before.iter().any(|b| b.same(a)))
+        .cloned()
+        .collect()
+}
+
 /// The data of a paid object.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PaidData {
@@ -242,4 +340,70 @@ pub struct ServedPaid {
     pub stale: bool,
     pub subject: SubjectHandle,
     pub object: PaidObject,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn party(role: PartyRole, name: &str, r: Option<IdentifierRef>) -> Party {
+        Party {
+            role,
+            name: name.to_owned(),
+            personal_number_ref: r,
+        }
+    }
+
+    #[test]
+    fn a_newcomer_is_a_party_the_earlier_reading_did_not_name() {
+        let (a, b) = (IdentifierRef::generate(), IdentifierRef::generate());
+        let before = [
+            party(PartyRole::Officer, "Anna Berg", Some(a)),
+            party(PartyRole::BeneficialOwner, "Holding AB", None),
+        ];
+        let after = [
+            // The same person under a newly spelt name: the handle says it is them.
+            party(PartyRole::Officer, "Anna Berg-Ek", Some(a)),
+            party(PartyRole::BeneficialOwner, "Holding AB", None),
+            // A new officer, and an officer who is now an owner too.
+            party(PartyRole::Officer, "Bo Ek", Some(b)),
+            party(PartyRole::BeneficialOwner, "Anna Berg-Ek", Some(a)),
+        ];
+        let new = newcomers(&before, &after);
+        assert_eq!(new, [after[2].clone(), after[3].clone()]);
+        assert!(newcomers(&after, &after).is_empty());
+    }
+
+    #[test]
+    fn a_check_keeps_a_party_by_handle_and_names_only_one_without() {
+        let r = IdentifierRef::generate();
+        let with = party(PartyRole::Officer, "Anna Berg", Some(r)).kept();
+        assert_eq!(
+            (with.name.as_str(), with.personal_number_ref),
+            ("", Some(r))
+        );
+        let without = party(PartyRole::BeneficialOwner, "Holding AB", None).kept();
+        assert_eq!(without.name, "Holding AB");
+    }
+
+    #[test]
+    fn one_person_in_two_officer_roles_is_one_party() {
+        let r = IdentifierRef::generate();
+        let officer = |role: &str| Officer {
+            role: role.to_owned(),
+            role_code: None,
+            name: "Anna Berg".into(),
+            personal_number_ref: Some(r),
+            appointed_at: None,
+        };
+        let list = OfficerList {
+            orgnr: "5560021361".into(),
+            officers: vec![
+                officer("styrelseledamot"),
+                officer("verkställande direktör"),
+            ],
+            signatory_rule_text: None,
+        };
+        assert_eq!(list.parties().len(), 1);
+    }
 }

@@ -19,7 +19,7 @@
 use crate::access::gate::Caller;
 use crate::clock::Clock;
 use crate::companies::budget::{renews_at, Spend, Spender};
-use crate::companies::paid::{OfficerList, OwnerList, PaidData};
+use crate::companies::paid::{newcomers as new_parties, OfficerList, OwnerList, PaidData, Party};
 use crate::companies::paid_service::{PaidCompanyService, PaidRead};
 use crate::companies::ports::PaidStore;
 use crate::companies::profile::{CompanyProfile, RegistryFailure};
@@ -47,6 +47,8 @@ pub struct RefreshService {
     /// Subscriptions, their baselines, and the log their readings' events go to.
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub clock: Arc<dyn Clock>,
+    /// Screens the officers and owners a reading finds new (none wired: not screened).
+    pub parties: Option<Arc<dyn crate::monitoring::party_screening::PartyScreening>>,
 }
 
 /// A refresh's answer.
@@ -143,6 +145,8 @@ impl RefreshService {
             deferred_until: None,
         };
         let (events, kept) = observe(&subscription, &subject, &baseline, &reading, now);
+        self.screen_newcomers(caller, &subscription, &baseline, &reading)
+            .await?;
         let written = self
             .subscriptions
             .record_reading(&caller.tenant_id, &subscription.id, None, &kept, &events)
@@ -158,6 +162,35 @@ impl RefreshService {
             profile,
             events_emitted: emitted,
         })
+    }
+
+    /// Screens the officers and owners the reading names that the subscription's previous
+    /// reading did not, before the reading is written: a failure leaves the reading unwritten
+    /// (a scheduled run is redone, with the same event keys), so a newcomer is never missed.
+    pub(crate) async fn screen_newcomers(
+        &self,
+        caller: &Caller,
+        subscription: &Subscription,
+        baseline: &MonitoringBaseline,
+        reading: &Reading<'_>,
+    ) -> Result<(), Failure> {
+        let Some(hook) = &self.parties else {
+            return Ok(());
+        };
+        let (parties, newcomers) = parties_after(baseline, reading.paid);
+        if newcomers.is_empty() {
+            return Ok(());
+        }
+        hook.screen_newcomers(
+            caller,
+            subscription,
+            parties,
+            newcomers,
+            &reading.key,
+            reading.trigger,
+        )
+        .await?;
+        Ok(())
     }
 
     /// A fresh profile from the register (never the cache), recorded and cached.
@@ -216,6 +249,40 @@ impl RefreshService {
             },
         })
     }
+}
+
+/// The company's parties after a reading (a part read fresh, else the part as last seen),
+/// and those a fresh part names that its previous reading did not (a part never read before
+/// is a baseline: no newcomers).
+pub(crate) fn parties_after(
+    baseline: &MonitoringBaseline,
+    paid: &PaidReadings,
+) -> (Vec<Party>, Vec<Party>) {
+    let mut parties = Vec::new();
+    let mut newcomers = Vec::new();
+    let officers_before = baseline.officers.as_ref().map(OfficerList::parties);
+    match &paid.officers {
+        Part::Fresh(list, _) => {
+            let now = list.parties();
+            if let Some(before) = &officers_before {
+                newcomers.extend(new_parties(before, &now));
+            }
+            parties.extend(now);
+        }
+        _ => parties.extend(officers_before.unwrap_or_default()),
+    }
+    let owners_before = baseline.owners.as_ref().map(OwnerList::parties);
+    match &paid.owners {
+        Part::Fresh(list, _) => {
+            let now = list.parties();
+            if let Some(before) = &owners_before {
+                newcomers.extend(new_parties(before, &now));
+            }
+            parties.extend(now);
+        }
+        _ => parties.extend(owners_before.unwrap_or_default()),
+    }
+    (parties, newcomers)
 }
 
 /// One part of a reading.

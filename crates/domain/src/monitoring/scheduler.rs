@@ -275,6 +275,9 @@ impl Scheduler {
             deferred_until,
         };
         let (events, kept) = observe(sub, &subject, &baseline, &reading, now);
+        self.refresh
+            .screen_newcomers(caller, sub, &baseline, &reading)
+            .await?;
         let written = self
             .subscriptions
             .record_reading(

@@ -117,6 +117,11 @@ pub struct CheckCandidate {
     pub evidence: CandidateEvidence,
     pub whitelisted: bool,
     pub whitelist_id: Option<WhitelistEntryId>,
+    /// On a check of a company that screened its officers and beneficial owners too: the
+    /// party the candidate concerns (`None`: the company itself), as
+    /// [`Party::kept`](crate::companies::paid::Party::kept) keeps it (by the handle of the
+    /// personal number, never the number; by name only when there is none).
+    pub concerns: Option<crate::companies::paid::Party>,
 }
 
 /// A check as stored (the input sealed).

@@ -139,6 +139,9 @@ pub(crate) struct Screened {
     pub(crate) input_kind: InputKind,
     pub(crate) input_verified: bool,
     pub(crate) person: bool,
+    /// A company's officers and beneficial owners screened with it (ongoing screening of a
+    /// monitored company); empty otherwise.
+    pub(crate) parties: Vec<crate::companies::paid::Party>,
 }
 
 /// What a tenant's checks run under now.
@@ -256,6 +259,7 @@ impl ScreeningService {
                     input_kind: InputKind::Adhoc,
                     input_verified: false,
                     person: false,
+                    parties: Vec::new(),
                 }
             }
             Plan::Subject(id) => self.read_subject(caller, &id).await?,
@@ -538,6 +542,7 @@ impl ScreeningService {
                     input_kind: InputKind::Subject,
                     input_verified: true,
                     person: true,
+                    parties: Vec::new(),
                 })
             }
             SubjectKind::Company => {
@@ -589,6 +594,7 @@ impl ScreeningService {
                     input_kind: InputKind::Subject,
                     input_verified: true,
                     person: false,
+                    parties: Vec::new(),
                 })
             }
         }
@@ -605,16 +611,31 @@ impl ScreeningService {
         now: DateTime<Utc>,
     ) -> Vec<CheckCandidate> {
         let floor = (config.review - NEAR_MISS_MARGIN).max(0.5);
-        let found = matcher::screen(
-            &loaded.index,
-            &config.weights,
-            &screened.query,
-            floor,
-            MAX_CANDIDATES,
-        );
-        found
-            .into_iter()
-            .map(|c| {
+        // The subject first, then each of its parties (a company's officers and beneficial
+        // owners, by name), each with its own candidates.
+        let parties = screened.parties.iter().map(|p| {
+            (
+                Some(p),
+                Query {
+                    name: p.name.clone(),
+                    ..Query::default()
+                },
+            )
+        });
+        let queries = std::iter::once((None, screened.query.clone())).chain(parties);
+        queries
+            .flat_map(|(party, query)| {
+                matcher::screen(
+                    &loaded.index,
+                    &config.weights,
+                    &query,
+                    floor,
+                    MAX_CANDIDATES,
+                )
+                .into_iter()
+                .map(move |c| (party, c))
+            })
+            .map(|(party, c)| {
                 let indexed = &loaded.index.entries[c.entry];
                 let version = &loaded.index.versions[indexed.version];
                 let entry = &indexed.entry;
@@ -656,6 +677,7 @@ impl ScreeningService {
                     },
                     whitelisted: whitelist.is_some(),
                     whitelist_id: whitelist.map(|w| w.id),
+                    concerns: party.map(crate::companies::paid::Party::kept),
                 }
             })
             .collect()

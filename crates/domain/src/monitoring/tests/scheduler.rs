@@ -254,6 +254,7 @@ impl Mocks {
                 paid_store: budget.clone(),
                 subscriptions: subscriptions.clone(),
                 clock: clock(),
+                parties: None,
             }),
             subscriptions,
             tenants: Arc::new(self.tenants),

@@ -3,6 +3,7 @@
 //! miss (`clear`) is shown on a check but is no outcome, so a list change that only moves
 //! near misses logs nothing.
 
+use crate::companies::paid::Party;
 use crate::monitoring::event::EventData;
 use crate::screening::check::CheckCandidate;
 use crate::screening::ongoing::delta::{EntryChange, ListDelta};
@@ -18,11 +19,53 @@ pub struct Standing {
     pub source_entry_id: String,
     pub band: Band,
     pub score: f64,
+    /// The company's officer or beneficial owner the candidate concerns (`None`: the
+    /// subject itself).
+    pub concerns: Option<Party>,
+}
+
+/// A standing's key: its entity, and the party it concerns (by the handle of their
+/// personal number, or their role and name when the register gives none).
+fn key(entity_id: &str, concerns: Option<&Party>) -> String {
+    match concerns {
+        None => entity_id.to_owned(),
+        Some(p) => match &p.personal_number_ref {
+            Some(r) => format!("{entity_id}|{}|{r}", p.role.as_str()),
+            None => format!("{entity_id}|{}|name:{}", p.role.as_str(), p.name),
+        },
+    }
+}
+
+/// The `concerns` of an event's candidate: the party's role and personal number handle;
+/// its name only when the register gives no number (never a number).
+pub fn concerns_data(concerns: Option<&Party>) -> EventData {
+    match concerns {
+        None => EventData::Null,
+        Some(p) => EventData::Object(vec![
+            (
+                "role".to_owned(),
+                EventData::Text(p.role.as_str().to_owned()),
+            ),
+            (
+                "personal_number_ref".to_owned(),
+                p.personal_number_ref
+                    .map_or(EventData::Null, |r| EventData::Text(r.to_string())),
+            ),
+            (
+                "name".to_owned(),
+                match p.personal_number_ref {
+                    Some(_) => EventData::Null,
+                    None => EventData::Text(p.name.clone()),
+                },
+            ),
+        ]),
+    }
 }
 
 impl Standing {
     fn data(&self, band_field: &str) -> Vec<(String, EventData)> {
         vec![
+            ("concerns".to_owned(), concerns_data(self.concerns.as_ref())),
             (
                 "entity_id".to_owned(),
                 EventData::Text(self.entity_id.clone()),
@@ -43,8 +86,8 @@ impl Standing {
     }
 }
 
-/// The candidates of `candidates` that count, by entity, of the entities in `within` when
-/// given.
+/// The candidates of `candidates` that count, by entity and party, of the entities in
+/// `within` when given.
 pub fn standings(
     candidates: &[CheckCandidate],
     within: Option<&BTreeSet<String>>,
@@ -55,13 +98,14 @@ pub fn standings(
         .filter(|c| within.is_none_or(|w| w.contains(&c.entity_id)))
         .map(|c| {
             (
-                c.entity_id.clone(),
+                key(&c.entity_id, c.concerns.as_ref()),
                 Standing {
                     entity_id: c.entity_id.clone(),
                     source_id: c.source.as_str().to_owned(),
                     source_entry_id: c.source_entry_id.clone(),
                     band: c.band,
                     score: c.score,
+                    concerns: c.concerns.clone(),
                 },
             )
         })
@@ -176,6 +220,7 @@ mod tests {
                 source_entry_id: id.into(),
                 band,
                 score: 0.9,
+                concerns: None,
             },
         )
     }
@@ -272,6 +317,7 @@ mod tests {
             },
             whitelisted,
             whitelist_id: None,
+            concerns: None,
         };
         let found = [
             candidate("1", Band::Clear, false),
@@ -281,6 +327,24 @@ mod tests {
         ];
         let all = standings(&found, None);
         assert_eq!(all.keys().collect::<Vec<_>>(), ["un_sc:3", "un_sc:4"]);
+
+        // One entry found for the company and for its officer: two standings.
+        use crate::companies::paid::{Party, PartyRole};
+        let officer = Party {
+            role: PartyRole::Officer,
+            name: String::new(),
+            personal_number_ref: Some(crate::ids::IdentifierRef::generate()),
+        };
+        let both = [
+            candidate("4", Band::Hit, false),
+            CheckCandidate {
+                concerns: Some(officer.clone()),
+                ..candidate("4", Band::Review, false)
+            },
+        ];
+        let kept = standings(&both, None);
+        assert_eq!(kept.len(), 2);
+        assert!(kept.values().any(|s| s.concerns == Some(officer.clone())));
         let within: BTreeSet<String> = ["un_sc:4".to_owned()].into();
         assert_eq!(
             standings(&found, Some(&within)).keys().collect::<Vec<_>>(),

@@ -29,13 +29,15 @@ use crate::access::gate::Caller;
 use crate::access::ports::TenantStore;
 use crate::access::tenant::TenantStatus;
 use crate::clock::Clock;
+use crate::companies::paid::{OfficerList, OwnerList, Party};
 use crate::error::{ErrorCode, Failure};
 use crate::evidence::{Evidence, EvidenceSource, SCHEMA_VERSION};
 use crate::ids::{CallRef, EventId, ListChangeId, TenantId};
 use crate::monitoring::event::{EventData, EventType, NewEvent};
+use crate::monitoring::party_screening::PartyScreening;
 use crate::monitoring::ports::SubscriptionStore;
 use crate::monitoring::refresh_service::Trigger;
-use crate::monitoring::subscription::Subscription;
+use crate::monitoring::subscription::{Subscription, SubscriptionKind};
 use crate::screening::check::StoredCheck;
 use crate::screening::ongoing::delta::ListDelta;
 use crate::screening::ongoing::outcome::{standings, OutcomeChange, Standing};
@@ -340,7 +342,7 @@ impl OngoingScreening {
     ) -> Result<Rescreened, Failure> {
         let TenantWork { caller, setting } = work;
         let now = self.clock.now();
-        let screened = match self.screening.read_subject(caller, &sub.subject_id).await {
+        let mut screened = match self.screening.read_subject(caller, &sub.subject_id).await {
             Ok(s) => s,
             Err(f) => {
                 return match f.code {
@@ -351,6 +353,11 @@ impl OngoingScreening {
                 };
             }
         };
+        if sub.kind == SubscriptionKind::Company {
+            // The officers and owners monitoring last read (full refreshes, paid from the
+            // monitoring share): screened with the company, no further call.
+            screened.parties = self.parties_seen(&caller.tenant_id, sub).await?;
+        }
         let hash = self.screening.input_hash(caller, &screened)?;
         let near = |loaded: &LoadedLists| -> BTreeMap<String, Standing> {
             standings(
@@ -374,21 +381,12 @@ impl OngoingScreening {
         let Some(moved) = OutcomeChange::between(&before, &after, &indexes.delta) else {
             return Ok(Rescreened::Unchanged);
         };
-        let previous = self
-            .screening
-            .store
-            .checks(
-                &caller.tenant_id,
-                check.subject_id,
-                &caller.visible_countries(),
-                1,
-            )
-            .await
-            .map_err(Failure::internal)?
-            .into_iter()
-            .next()
-            .map(|c| c.id);
-        let event = changed_event(sub, change, &indexes.delta, &check, previous, &moved, now);
+        let previous = self.latest_check(caller, &check).await?;
+        let cause = Cause::ListChanged {
+            change,
+            delta: &indexes.delta,
+        };
+        let event = changed_event(sub, &cause, &check, previous, &moved, now);
         let written = self
             .screening
             .store
@@ -407,6 +405,55 @@ impl OngoingScreening {
         self.meter.screening_check(check.band.as_str());
         crate::monitoring::event::meter_appended(self.meter.as_ref(), [&event]);
         Ok(Rescreened::Logged)
+    }
+
+    /// The subject's latest check before `check` (the event's `check_id_before`).
+    async fn latest_check(
+        &self,
+        caller: &Caller,
+        check: &StoredCheck,
+    ) -> Result<Option<crate::ids::ScreeningCheckId>, Failure> {
+        Ok(self
+            .screening
+            .store
+            .checks(
+                &caller.tenant_id,
+                check.subject_id,
+                &caller.visible_countries(),
+                1,
+            )
+            .await
+            .map_err(Failure::internal)?
+            .into_iter()
+            .next()
+            .map(|c| c.id))
+    }
+
+    /// The officers and beneficial owners of a monitored company as monitoring last read
+    /// them.
+    async fn parties_seen(
+        &self,
+        tenant: &TenantId,
+        sub: &Subscription,
+    ) -> Result<Vec<Party>, Failure> {
+        let baseline = self
+            .subscriptions
+            .baseline(tenant, &sub.id)
+            .await
+            .map_err(Failure::internal)?;
+        let mut parties = baseline
+            .officers
+            .as_ref()
+            .map(OfficerList::parties)
+            .unwrap_or_default();
+        parties.extend(
+            baseline
+                .owners
+                .as_ref()
+                .map(OwnerList::parties)
+                .unwrap_or_default(),
+        );
+        Ok(parties)
     }
 
     /// Records progress (and completion); renews the lease. False when the claim no longer
@@ -443,22 +490,78 @@ impl OngoingScreening {
     }
 }
 
-/// The `screening.changed` event of one subscription's outcome moved by one list change.
+/// What moved a subscription's outcome.
+enum Cause<'a> {
+    /// A list's active version changed.
+    ListChanged {
+        change: &'a ListChange,
+        delta: &'a ListDelta,
+    },
+    /// A reading of the company found a new officer or beneficial owner.
+    PartyAdded {
+        reading_key: &'a str,
+        trigger: Trigger,
+    },
+}
+
+/// The `screening.changed` event of one subscription's outcome moved.
 fn changed_event(
     sub: &Subscription,
-    change: &ListChange,
-    delta: &ListDelta,
+    cause: &Cause<'_>,
     check: &StoredCheck,
     previous: Option<crate::ids::ScreeningCheckId>,
     moved: &OutcomeChange,
     at: DateTime<Utc>,
 ) -> NewEvent {
     let text = |s: String| EventData::Text(s);
-    let mut data = vec![
-        (
-            "trigger".to_owned(),
-            text(Trigger::Scheduled.as_str().to_owned()),
+    let (trigger, cause_name, key, list, evidence) = match cause {
+        Cause::ListChanged { change, delta } => (
+            Trigger::Scheduled,
+            "list_changed",
+            change.id.to_string(),
+            EventData::Object(vec![
+                (
+                    "source_id".to_owned(),
+                    text(change.source.as_str().to_owned()),
+                ),
+                (
+                    "from_version_id".to_owned(),
+                    change.from.map_or(EventData::Null, |v| text(v.to_string())),
+                ),
+                ("to_version_id".to_owned(), text(change.to.to_string())),
+            ]),
+            Evidence {
+                source: EvidenceSource::SERVICE_DERIVED,
+                source_timestamp: delta.to.published_at.unwrap_or(delta.to.imported_at),
+                call_ref: CallRef::generate(),
+                upstream_ref: Some(delta.to.id.to_string()),
+                digest: Some(delta.to.digest.clone()),
+                schema_version: Some(SCHEMA_VERSION.to_owned()),
+                retrieved_at: at,
+            },
         ),
+        Cause::PartyAdded {
+            reading_key,
+            trigger,
+        } => (
+            *trigger,
+            "party_added",
+            (*reading_key).to_owned(),
+            EventData::Null,
+            Evidence {
+                source: EvidenceSource::SERVICE_DERIVED,
+                source_timestamp: at,
+                call_ref: CallRef::generate(),
+                upstream_ref: None,
+                digest: None,
+                schema_version: Some(SCHEMA_VERSION.to_owned()),
+                retrieved_at: at,
+            },
+        ),
+    };
+    let mut data = vec![
+        ("trigger".to_owned(), text(trigger.as_str().to_owned())),
+        ("cause".to_owned(), text(cause_name.to_owned())),
         ("subscription_id".to_owned(), text(sub.id.to_string())),
         (
             "aliases".to_owned(),
@@ -472,20 +575,7 @@ fn changed_event(
         ("band".to_owned(), text(check.band.as_str().to_owned())),
     ];
     data.extend(moved.data());
-    data.push((
-        "list".to_owned(),
-        EventData::Object(vec![
-            (
-                "source_id".to_owned(),
-                text(change.source.as_str().to_owned()),
-            ),
-            (
-                "from_version_id".to_owned(),
-                change.from.map_or(EventData::Null, |v| text(v.to_string())),
-            ),
-            ("to_version_id".to_owned(), text(change.to.to_string())),
-        ]),
-    ));
+    data.push(("list".to_owned(), list));
     data.push((
         "source_version_ids".to_owned(),
         EventData::List(
@@ -512,12 +602,7 @@ fn changed_event(
     ));
     NewEvent {
         id: EventId::generate(),
-        idempotency_key: format!(
-            "{}:{}:{}",
-            sub.id,
-            change.id,
-            EventType::ScreeningChanged.name()
-        ),
+        idempotency_key: format!("{}:{key}:{}", sub.id, EventType::ScreeningChanged.name()),
         type_name: EventType::ScreeningChanged.name().to_owned(),
         country: sub.country,
         subject_id: check.subject_id.or(Some(sub.subject_id)),
@@ -525,14 +610,77 @@ fn changed_event(
         subscription_id: Some(sub.id),
         occurred_at: at,
         data: EventData::Object(data),
-        evidence: Evidence {
-            source: EvidenceSource::SERVICE_DERIVED,
-            source_timestamp: delta.to.published_at.unwrap_or(delta.to.imported_at),
-            call_ref: CallRef::generate(),
-            upstream_ref: Some(delta.to.id.to_string()),
-            digest: Some(delta.to.digest.clone()),
-            schema_version: Some(SCHEMA_VERSION.to_owned()),
-            retrieved_at: at,
-        },
+        evidence,
+    }
+}
+
+#[async_trait::async_trait]
+impl PartyScreening for OngoingScreening {
+    async fn screen_newcomers(
+        &self,
+        caller: &Caller,
+        subscription: &Subscription,
+        parties: Vec<Party>,
+        newcomers: Vec<Party>,
+        reading_key: &str,
+        trigger: Trigger,
+    ) -> Result<bool, Failure> {
+        let now = self.clock.now();
+        let caller = Caller::ongoing_screening(caller.tenant.clone(), caller.data_key.clone(), now);
+        let setting = match self.screening.setting(&caller, now).await {
+            Ok(s) => s,
+            Err(f) if f.code == ErrorCode::ScreeningUnavailable => return Ok(false),
+            Err(f) => return Err(f),
+        };
+        let mut screened = match self
+            .screening
+            .read_subject(&caller, &subscription.subject_id)
+            .await
+        {
+            Ok(s) => s,
+            Err(f) if f.code == ErrorCode::InternalError => return Err(f),
+            // By rule (a company no longer served or screened): nothing to screen.
+            Err(_) => return Ok(false),
+        };
+        screened.parties = parties;
+        let check = self.screening.assemble(&caller, &setting, &screened, now)?;
+        let appeared: Vec<Standing> = standings(&check.candidates, None)
+            .into_values()
+            .filter(|s| {
+                s.concerns
+                    .as_ref()
+                    .is_some_and(|p| newcomers.iter().any(|n| n.same(p)))
+            })
+            .collect();
+        if appeared.is_empty() {
+            return Ok(false);
+        }
+        let moved = OutcomeChange {
+            appeared,
+            ..OutcomeChange::default()
+        };
+        let previous = self.latest_check(&caller, &check).await?;
+        let cause = Cause::PartyAdded {
+            reading_key,
+            trigger,
+        };
+        let event = changed_event(subscription, &cause, &check, previous, &moved, now);
+        let written = self
+            .screening
+            .store
+            .record_screening_change(
+                &caller.tenant_id,
+                &subscription.id,
+                &check,
+                std::slice::from_ref(&event),
+            )
+            .await
+            .map_err(Failure::internal)?;
+        if written.is_none() {
+            return Ok(false);
+        }
+        self.meter.screening_check(check.band.as_str());
+        crate::monitoring::event::meter_appended(self.meter.as_ref(), [&event]);
+        Ok(true)
     }
 }

@@ -16,11 +16,12 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Global tables every node holds a copy of (Citus reference tables).
-const REFERENCE: [&str; 6] = [
+const REFERENCE: [&str; 7] = [
     "client_credentials",
     "sanctions_active_lists",
     "sanctions_entries",
     "sanctions_import_failures",
+    "sanctions_list_changes",
     "sanctions_source_versions",
     "screening_policy_versions",
 ];

@@ -140,7 +140,7 @@ impl Store {
 }
 
 /// The tables in the order a copy writes them: each before the rows that name it.
-pub const COPY_ORDER: [&str; 30] = [
+pub const COPY_ORDER: [&str; 31] = [
     "tenants",
     "permits",
     "grants",
@@ -166,6 +166,7 @@ pub const COPY_ORDER: [&str; 30] = [
     "sanctions_entries",
     "sanctions_active_lists",
     "sanctions_import_failures",
+    "sanctions_list_changes",
     "screening_policy_versions",
     "screening_override_versions",
     "screening_whitelist_entries",

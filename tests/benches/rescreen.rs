@@ -101,7 +101,16 @@ fn entry(id: String, kind: EntryKind, name: &str) -> ListEntry {
 #[tokio::main(flavor = "multi_thread")]
 async fn main() -> anyhow::Result<()> {
     let n = subjects();
-    let app = Arc::new(TestApp::spawn().await);
+    // The sandbox shares the two cores with the app and the load: upstream calls may wait.
+    let app = Arc::new(
+        TestApp::spawn_with(|config| {
+            for cc in ["se", "lt"] {
+                let settings = config.countries.entry(cc).or_default();
+                settings.insert("timeout_secs".into(), "30".into());
+            }
+        })
+        .await,
+    );
     let store = std::env::var("IDREG_TEST_STORE").unwrap_or_else(|_| "postgres".into());
     eprintln!("rescreen bench: {n} monitored companies, store {store}");
 
@@ -181,7 +190,7 @@ async fn main() -> anyhow::Result<()> {
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let orgnrs = Arc::new(orgnrs);
     let mut workers = Vec::new();
-    for _ in 0..16 {
+    for _ in 0..8 {
         let (app, token, next, orgnrs) = (app.clone(), token.clone(), next.clone(), orgnrs.clone());
         workers.push(tokio::spawn(async move {
             loop {

@@ -130,7 +130,7 @@ pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
 /// generated from the document reads like the specification. Every component and every
 /// reference to it is renamed; a name left out here keeps its code name (a test holds that
 /// none ends in `Dto` or carries a generic's `_`).
-pub const SCHEMA_NAMES: [(&str, &str); 49] = [
+pub const SCHEMA_NAMES: [(&str, &str); 50] = [
     ("AddressDto", "Address"),
     ("AnnualReportDto", "AnnualReport"),
     ("BeneficialOwnersDto", "BeneficialOwners"),
@@ -166,6 +166,7 @@ pub const SCHEMA_NAMES: [(&str, &str); 49] = [
     ("PersonProfileDto", "PersonProfile"),
     ("RefreshDto", "CompanyRefresh"),
     ("ScreeningCandidateDto", "ScreeningCandidate"),
+    ("ScreeningPartyDto", "ScreeningParty"),
     ("ScreeningCheckDto", "ScreeningCheck"),
     ("ScreeningCheckListDto", "ScreeningCheckList"),
     ("ScreeningEvidenceDto", "ScreeningEvidence"),

@@ -7,6 +7,7 @@ pub mod evidence;
 pub mod ids;
 pub mod meter;
 pub mod operation;
+pub mod pattern;
 pub mod text;
 
 // Capabilities: each folder holds its values, its ports and its use cases.

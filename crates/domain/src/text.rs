@@ -27,18 +27,6 @@ pub const TEXT_PATTERN: &str = "^[^\\u0000]*$";
 /// Free text with at least one character that is not white space.
 pub const NOT_BLANK_PATTERN: &str = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$";
 
-/// `name` with the characters a regular expression gives a meaning escaped.
-pub fn regex_escape(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars() {
-        if ".*+?()[]{}|^$\\".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::checked;

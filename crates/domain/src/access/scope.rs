@@ -158,7 +158,7 @@ impl fmt::Display for ScopeSet {
 pub fn scope_list_pattern() -> String {
     let names = Scope::CONSUMER
         .iter()
-        .map(|s| crate::text::regex_escape(s.as_str()))
+        .map(|s| crate::pattern::regex_escape(s.as_str()))
         .collect::<Vec<_>>()
         .join("|");
     format!("^(?:\\s*|[\\s,]*(?:{names})(?:[\\s,]+(?:{names}))*[\\s,]*)$")

@@ -143,6 +143,22 @@ impl EventType {
     }
 }
 
+/// Who caused a change: the consumer's own refresh, or the monitoring cadence.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    OnDemand,
+    Scheduled,
+}
+
+impl Trigger {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trigger::OnDemand => "on_demand",
+            Trigger::Scheduled => "scheduled",
+        }
+    }
+}
+
 /// An event cursor: `0` or the decimal spelling of a `seq` up to 2^63-1, without leading
 /// zeros ([`parse_cursor`]).
 pub fn cursor_pattern() -> String {
@@ -193,7 +209,7 @@ pub fn decimal_at_most(max: u64) -> String {
 pub fn event_types_pattern() -> String {
     let names = EventType::ALL
         .iter()
-        .map(|t| crate::text::regex_escape(t.name()))
+        .map(|t| crate::pattern::regex_escape(t.name()))
         .collect::<Vec<_>>()
         .join("|");
     format!("^(?:\\s*,)*\\s*(?:{names})\\s*(?:,\\s*(?:(?:{names})\\s*)?)*$")

@@ -6,7 +6,7 @@
 use crate::access::gate::Caller;
 use crate::companies::paid::Party;
 use crate::error::Failure;
-use crate::monitoring::refresh_service::Trigger;
+use crate::monitoring::event::Trigger;
 use crate::monitoring::subscription::Subscription;
 use async_trait::async_trait;
 

@@ -28,6 +28,7 @@ use crate::error::{ErrorCode, Failure};
 use crate::evidence::Evidence;
 use crate::ids::EventId;
 use crate::monitoring::change::{carry_unchecked, profile_diff, signatory_diff, ubo_diff};
+pub use crate::monitoring::event::Trigger;
 use crate::monitoring::event::{EventData, EventType, NewEvent};
 use crate::monitoring::ports::SubscriptionStore;
 use crate::monitoring::subscription::{MonitoringBaseline, Subscription, SubscriptionKind};
@@ -57,22 +58,6 @@ pub struct Refreshed {
     pub subject: SubjectHandle,
     pub profile: CompanyProfile,
     pub events_emitted: u32,
-}
-
-/// Who caused a change: the consumer's own refresh, or the monitoring cadence.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Trigger {
-    OnDemand,
-    Scheduled,
-}
-
-impl Trigger {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Trigger::OnDemand => "on_demand",
-            Trigger::Scheduled => "scheduled",
-        }
-    }
 }
 
 impl RefreshService {

@@ -5,15 +5,13 @@
 //! that disappeared; a change far from them logs nothing; a person whose tenant has no permit
 //! in force is not read at all.
 
-use crate::screening::{import_un, publish_policy};
-use adapters_screening::{read_path, ListFormat, ReadList};
+use crate::screening::{import_un, publish_policy, un_list};
 use blackbox::TestApp;
 use domain::screening::ongoing::service::RescreenReport;
 use domain::screening::sanctions::{
     EntryKind, ListEntry, ListedDate, ListedName, NameQuality, ParsedList,
 };
 use serde_json::{json, Value};
-use std::sync::OnceLock;
 use upstream_sandbox::{spar::persons, Source};
 
 /// The company the sandbox registry serves.
@@ -24,15 +22,6 @@ const PERSON_NAME: &str = "Christina Birgitta Ulrika Thomeaus Efternamn3542";
 const PERSON_BIRTH: (i32, u32, u32) = (1957, 4, 13);
 const SCOPES: &str =
     "kyb:read kyc:read monitoring:subscribe monitoring:read events:read screening:read";
-
-fn un_list() -> &'static ReadList {
-    static LIST: OnceLock<ReadList> = OnceLock::new();
-    LIST.get_or_init(|| {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../crates/adapters-screening/testdata/un/un_sc_consolidated_2026-02-27.xml");
-        read_path(&path, Some(ListFormat::UnXml)).expect("the UN list reads")
-    })
-}
 
 /// A synthetic listing (ids the UN list does not use).
 fn listing(id: &str, kind: EntryKind, name: &str, birth: Option<(i32, u32, u32)>) -> ListEntry {
@@ -97,6 +86,32 @@ fn entity_ids(list: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The sandbox company's subject, read by the tenant.
+async fn company_subject(app: &TestApp, token: &str) -> String {
+    let company = app
+        .get(&format!("/v1/companies/{TEST_AB}"), Some(token))
+        .await;
+    assert_eq!(company.status, 200, "{}", company.text);
+    assert_eq!(company.body["data"]["name"], TEST_AB_NAME);
+    company.body["data"]["subject_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Subscribes to the subject (`kind` `company` or `person`): the subscription id.
+async fn subscribe(app: &TestApp, token: &str, subject: &str, kind: &str) -> String {
+    let sub = app
+        .post_json(
+            "/v1/subscriptions",
+            Some(token),
+            &json!({"subject_id": subject, "kind": kind, "legal_basis": "aml_cdd"}),
+        )
+        .await;
+    assert_eq!(sub.status, 201, "{}", sub.text);
+    sub.body["subscription_id"].as_str().unwrap().to_owned()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_listing_and_a_delisting_of_a_monitored_company_are_each_logged_once() {
     let app = TestApp::spawn().await;
@@ -108,24 +123,8 @@ async fn a_listing_and_a_delisting_of_a_monitored_company_are_each_logged_once()
 
     let c = app.provision(SCOPES, "SE", "SE").await;
     let token = app.token(&c).await;
-    let company = app
-        .get(&format!("/v1/companies/{TEST_AB}"), Some(&token))
-        .await;
-    assert_eq!(company.status, 200, "{}", company.text);
-    assert_eq!(company.body["data"]["name"], TEST_AB_NAME);
-    let subject = company.body["data"]["subject_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let sub = app
-        .post_json(
-            "/v1/subscriptions",
-            Some(&token),
-            &json!({"subject_id": subject, "kind": "company", "legal_basis": "aml_cdd"}),
-        )
-        .await;
-    assert_eq!(sub.status, 201, "{}", sub.text);
-    let sub_id = sub.body["subscription_id"].as_str().unwrap().to_owned();
+    let subject = company_subject(&app, &token).await;
+    let sub_id = subscribe(&app, &token, &subject, "company").await;
 
     // Nothing changed: no pass has work.
     assert_eq!(rescreen(&app).await, RescreenReport::default());
@@ -234,14 +233,7 @@ async fn a_monitored_person_is_screened_with_the_register_only_under_a_permit_in
     let r = app.resolve(&token, "personnummer", &dashed, None).await;
     assert_eq!(r.status, 200, "{}", r.text);
     let person = r.body["subject_id"].as_str().unwrap().to_owned();
-    let sub = app
-        .post_json(
-            "/v1/subscriptions",
-            Some(&token),
-            &json!({"subject_id": person, "kind": "person", "legal_basis": "aml_cdd"}),
-        )
-        .await;
-    assert_eq!(sub.status, 201, "{}", sub.text);
+    subscribe(&app, &token, &person, "person").await;
 
     // Listed with the register's name and birth date: a hit, logged without the person's
     // data in the event.
@@ -300,21 +292,8 @@ async fn a_companys_officers_are_screened_with_it_and_a_newcomer_at_the_next_ref
         .await
         .unwrap();
     let token = app.token(&c).await;
-    let company = app
-        .get(&format!("/v1/companies/{TEST_AB}"), Some(&token))
-        .await;
-    let subject = company.body["data"]["subject_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let sub = app
-        .post_json(
-            "/v1/subscriptions",
-            Some(&token),
-            &json!({"subject_id": subject, "kind": "company", "legal_basis": "aml_cdd"}),
-        )
-        .await;
-    assert_eq!(sub.status, 201, "{}", sub.text);
+    let subject = company_subject(&app, &token).await;
+    subscribe(&app, &token, &subject, "company").await;
     let refresh = format!("/v1/companies/{TEST_AB}/refresh");
     // The first refresh reads the officers: monitoring's baseline.
     let first = app.post_json(&refresh, Some(&token), &json!({})).await;

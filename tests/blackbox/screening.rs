@@ -33,7 +33,7 @@ const TEST_AB_NAME: &str = "Testbolag 4 bokat av SKV Aktiebolag";
 const CHECKS: &str = "/v1/screening/checks";
 
 /// The UN Security Council consolidated list (2 MB), read once per test process.
-fn un_list() -> &'static ReadList {
+pub(crate) fn un_list() -> &'static ReadList {
     static LIST: OnceLock<ReadList> = OnceLock::new();
     LIST.get_or_init(|| {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -341,7 +341,7 @@ fn candidate(k: &CheckCandidate, matcher_version: &str) -> ScreeningCandidateDto
         concerns: k.concerns.as_ref().map(|p| ScreeningPartyDto {
             role: p.role.as_str(),
             personal_number_ref: p.personal_number_ref.map(|r| r.to_string()),
-            name: (p.personal_number_ref.is_none() && !p.name.is_empty()).then(|| p.name.clone()),
+            name: p.shown_name().map(str::to_owned),
         }),
     }
 }

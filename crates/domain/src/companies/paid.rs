@@ -239,6 +239,12 @@ impl Party {
         }
     }
 
+    /// The name a reader is shown beside the handle: only when there is no handle (a
+    /// person without a Swedish number, an owning organisation).
+    pub fn shown_name(&self) -> Option<&str> {
+        (self.personal_number_ref.is_none() && !self.name.is_empty()).then_some(self.name.as_str())
+    }
+
     /// Whether two readings name the same party: by the personal number's handle when both
     /// have one, else by role and name.
     pub fn same(&self, other: &Party) -> bool {

@@ -53,10 +53,8 @@ pub fn concerns_data(concerns: Option<&Party>) -> EventData {
             ),
             (
                 "name".to_owned(),
-                match p.personal_number_ref {
-                    Some(_) => EventData::Null,
-                    None => EventData::Text(p.name.clone()),
-                },
+                p.shown_name()
+                    .map_or(EventData::Null, |n| EventData::Text(n.to_owned())),
             ),
         ]),
     }

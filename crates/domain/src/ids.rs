@@ -253,3 +253,8 @@ prefixed_id!(
     ScreeningCheckId,
     "chk_"
 );
+prefixed_id!(
+    /// A consumer's webhook endpoint: where the tenant's log is pushed, event by event.
+    WebhookEndpointId,
+    "whk_"
+);

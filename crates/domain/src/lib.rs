@@ -21,6 +21,7 @@ pub mod persons;
 pub mod screening;
 pub mod subjects;
 pub mod usage;
+pub mod webhooks;
 
 // The wiring of use cases to ports.
 pub mod services;

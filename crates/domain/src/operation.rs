@@ -70,6 +70,20 @@ pub enum Operation {
     ListScreeningWhitelist,
     /// `GET /v1/usage`: the tenant's standing against its daily limits (free, any scope).
     GetUsage,
+    /// `POST /v1/webhooks` (answers 201, the secret shown once).
+    CreateWebhookEndpoint,
+    /// `GET /v1/webhooks`: the grant's endpoints.
+    ListWebhookEndpoints,
+    /// `GET /v1/webhooks/{id}`.
+    GetWebhookEndpoint,
+    /// `POST /v1/webhooks/{id}/disable`.
+    DisableWebhookEndpoint,
+    /// `POST /v1/webhooks/{id}/enable`: resumes at the endpoint's cursor.
+    EnableWebhookEndpoint,
+    /// `POST /v1/webhooks/{id}/rotate-secret` (the new secret shown once).
+    RotateWebhookSecret,
+    /// `GET /v1/webhooks/{id}/deliveries`: the endpoint's delivery log.
+    ListWebhookDeliveries,
     /// A `POST /mcp` message other than `tools/call` (`initialize`, `tools/list`, `ping`, ...).
     McpRequest,
     /// A call of `POST /mcp` `tools/call`; the tool's own route invocations are audited too.
@@ -88,6 +102,10 @@ impl Operation {
             | Operation::EndSubscription
             | Operation::RefreshCompany
             | Operation::RunScreeningCheck
+            | Operation::CreateWebhookEndpoint
+            | Operation::DisableWebhookEndpoint
+            | Operation::EnableWebhookEndpoint
+            | Operation::RotateWebhookSecret
             | Operation::McpRequest
             | Operation::McpToolCall => "POST",
             Operation::MonitoringRun => "RUN",
@@ -106,6 +124,9 @@ impl Operation {
             | Operation::GetScreeningCheck
             | Operation::ListScreeningOverrides
             | Operation::ListScreeningWhitelist
+            | Operation::ListWebhookEndpoints
+            | Operation::GetWebhookEndpoint
+            | Operation::ListWebhookDeliveries
             | Operation::GetUsage => "GET",
         }
     }
@@ -132,6 +153,12 @@ impl Operation {
             Operation::ListScreeningOverrides => "/v1/screening/overrides",
             Operation::ListScreeningWhitelist => "/v1/screening/whitelist",
             Operation::GetUsage => "/v1/usage",
+            Operation::CreateWebhookEndpoint | Operation::ListWebhookEndpoints => "/v1/webhooks",
+            Operation::GetWebhookEndpoint => "/v1/webhooks/{id}",
+            Operation::DisableWebhookEndpoint => "/v1/webhooks/{id}/disable",
+            Operation::EnableWebhookEndpoint => "/v1/webhooks/{id}/enable",
+            Operation::RotateWebhookSecret => "/v1/webhooks/{id}/rotate-secret",
+            Operation::ListWebhookDeliveries => "/v1/webhooks/{id}/deliveries",
             Operation::McpRequest | Operation::McpToolCall => "/mcp",
             Operation::MonitoringRun => "scheduler:monitoring",
         }
@@ -161,7 +188,15 @@ impl Operation {
             | Operation::GetPersonEngagements => &[Scope::KybRead],
             // Necessary, never sufficient: the tenant's permit gates it too.
             Operation::GetPerson => &[Scope::KycRead],
-            Operation::ListEvents => &[Scope::EventsRead],
+            // A webhook pushes the log its grant reads anyway: the same scope opens it.
+            Operation::ListEvents
+            | Operation::CreateWebhookEndpoint
+            | Operation::ListWebhookEndpoints
+            | Operation::GetWebhookEndpoint
+            | Operation::DisableWebhookEndpoint
+            | Operation::EnableWebhookEndpoint
+            | Operation::RotateWebhookSecret
+            | Operation::ListWebhookDeliveries => &[Scope::EventsRead],
             // `kyb:read` no longer opens it (1.6.0).
             Operation::RefreshCompany => &[Scope::KybRefresh],
             Operation::CreateSubscription | Operation::EndSubscription => {
@@ -231,7 +266,9 @@ impl Operation {
     /// The status of a successful answer.
     pub fn success_status(self) -> u16 {
         match self {
-            Operation::CreateSubscription | Operation::RunScreeningCheck => 201,
+            Operation::CreateSubscription
+            | Operation::RunScreeningCheck
+            | Operation::CreateWebhookEndpoint => 201,
             _ => 200,
         }
     }
@@ -247,6 +284,10 @@ impl Operation {
                 | Operation::EndSubscription
                 | Operation::RefreshCompany
                 | Operation::RunScreeningCheck
+                | Operation::CreateWebhookEndpoint
+                | Operation::DisableWebhookEndpoint
+                | Operation::EnableWebhookEndpoint
+                | Operation::RotateWebhookSecret
         )
     }
 
@@ -386,6 +427,13 @@ impl Operation {
             Operation::GetScreeningCheck => &[NotFound],
             Operation::ListScreeningOverrides | Operation::ListScreeningWhitelist => &[],
             Operation::GetUsage => &[],
+            Operation::CreateWebhookEndpoint => &[BadRequest],
+            Operation::ListWebhookEndpoints => &[],
+            Operation::GetWebhookEndpoint
+            | Operation::DisableWebhookEndpoint
+            | Operation::EnableWebhookEndpoint
+            | Operation::RotateWebhookSecret => &[NotFound],
+            Operation::ListWebhookDeliveries => &[BadRequest, InvalidCursor, NotFound],
             // Described by the tool list, whose tools answer their routes' errors.
             Operation::McpRequest | Operation::McpToolCall => &[],
             Operation::MonitoringRun => &[],
@@ -400,7 +448,7 @@ impl Operation {
 mod tests {
     use super::*;
 
-    const ALL: [Operation; 24] = [
+    const ALL: [Operation; 31] = [
         Operation::IssueToken,
         Operation::ResolveSubject,
         Operation::GetSubject,
@@ -423,6 +471,13 @@ mod tests {
         Operation::ListScreeningOverrides,
         Operation::ListScreeningWhitelist,
         Operation::GetUsage,
+        Operation::CreateWebhookEndpoint,
+        Operation::ListWebhookEndpoints,
+        Operation::GetWebhookEndpoint,
+        Operation::DisableWebhookEndpoint,
+        Operation::EnableWebhookEndpoint,
+        Operation::RotateWebhookSecret,
+        Operation::ListWebhookDeliveries,
         Operation::McpRequest,
         Operation::McpToolCall,
     ];

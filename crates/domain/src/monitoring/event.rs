@@ -28,10 +28,12 @@ pub enum EventType {
     SubjectMerged,
     /// A sanctions list changed and a monitored subject's screening outcome changed with it.
     ScreeningChanged,
+    /// A webhook endpoint was disabled by the service (it kept failing, or its grant lapsed).
+    WebhookEndpointDisabled,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 14] = [
+    pub const ALL: [EventType; 15] = [
         EventType::CompanyChanged,
         EventType::CompanyStatusChanged,
         EventType::SignatoryChanged,
@@ -46,6 +48,7 @@ impl EventType {
         EventType::SubscriptionEnded,
         EventType::SubjectMerged,
         EventType::ScreeningChanged,
+        EventType::WebhookEndpointDisabled,
     ];
 
     /// The type as events carry it (`subscription.*` for the family not named yet).
@@ -65,6 +68,7 @@ impl EventType {
             EventType::SubscriptionEnded => "subscription.ended",
             EventType::SubjectMerged => "subject.merged",
             EventType::ScreeningChanged => "screening.changed",
+            EventType::WebhookEndpointDisabled => "webhook.endpoint_disabled",
         }
     }
 
@@ -90,6 +94,9 @@ impl EventType {
             EventType::ScreeningChanged => {
                 "a sanctions list version becoming active (added in 1.8.0, not in the specification)"
             }
+            EventType::WebhookEndpointDisabled => {
+                "webhook delivery: an endpoint failing for days, or its grant lapsed (added in 1.8.0, not in the specification)"
+            }
         }
     }
 
@@ -110,6 +117,7 @@ impl EventType {
             }
             EventType::SubjectMerged => "the merge event (its name is not fixed by the specification); filed under the canonical subject's country, or the tenant's own",
             EventType::ScreeningChanged => "candidates that appeared, disappeared or changed band, the checks before and after, and the list, policy and matcher versions",
+            EventType::WebhookEndpointDisabled => "the endpoint id, the reason (`failing` or `grant_lapsed`), since when it failed and the last seq delivered; enabling it again resumes there",
             _ => "",
         }
     }
@@ -133,6 +141,7 @@ impl EventType {
             }
             EventType::RefreshDeferred => Some("scheduler: the monitoring share reached"),
             EventType::ScreeningChanged => Some("ongoing screening: a list change re-screened"),
+            EventType::WebhookEndpointDisabled => Some("webhook dispatcher"),
             EventType::PersonChanged | EventType::SubscriptionLifecycle => None,
         }
     }
@@ -240,6 +249,7 @@ mod tests {
                 "subscription.ended",
                 "subject.merged",
                 "screening.changed",
+                "webhook.endpoint_disabled",
             ]
         );
         // A variant left out of `ALL` fails to compile here (the match is exhaustive) or
@@ -261,10 +271,11 @@ mod tests {
                 EventType::SubscriptionEnded => 11,
                 EventType::SubjectMerged => 12,
                 EventType::ScreeningChanged => 13,
+                EventType::WebhookEndpointDisabled => 14,
             })
             .collect();
         ordinals.sort_unstable();
-        assert_eq!(ordinals, (0..14).collect::<Vec<_>>());
+        assert_eq!(ordinals, (0..15).collect::<Vec<_>>());
     }
 
     #[test]
@@ -291,6 +302,7 @@ mod tests {
                 "subscription.ended",
                 "subject.merged",
                 "screening.changed",
+                "webhook.endpoint_disabled",
             ]
         );
         // A type not emitted says so where the interface documents its emitter.

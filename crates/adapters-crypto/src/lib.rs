@@ -9,6 +9,7 @@ mod token;
 pub mod token_admission;
 mod vault;
 mod verified_tokens;
+pub mod webhook_vault;
 
 pub use keys::{KeyError, KeyMaterial, MasterKey, SigningKey};
 pub use secrets::{Argon2Config, Argon2Hasher, MAX_PRESENTED_LEN, SECRET_PREFIX};

@@ -18,5 +18,6 @@ mod statements;
 mod subjects;
 mod subscriptions;
 mod tenants;
+mod webhooks;
 
 pub use database::{ensure_database_exists, run_migrations, Database, DatabaseError};

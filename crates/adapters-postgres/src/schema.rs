@@ -418,6 +418,48 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    webhook_endpoints (tenant_id, endpoint_id) {
+        tenant_id -> Text,
+        endpoint_id -> Text,
+        grant_id -> Text,
+        url -> Text,
+        types -> Nullable<Jsonb>,
+        description -> Nullable<Text>,
+        sealed_secret -> Bytea,
+        status -> Text,
+        disabled_reason -> Nullable<Text>,
+        disabled_at -> Nullable<Timestamptz>,
+        cursor_seq -> Int8,
+        failures -> Int4,
+        failing_since -> Nullable<Timestamptz>,
+        next_attempt_at -> Timestamptz,
+        claimed_until -> Nullable<Timestamptz>,
+        attempts -> Int8,
+        created_at -> Timestamptz,
+        secret_rotated_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (tenant_id, endpoint_id, number) {
+        tenant_id -> Text,
+        endpoint_id -> Text,
+        number -> Int8,
+        event_id -> Text,
+        seq -> Int8,
+        #[sql_name = "type"]
+        type_name -> Text,
+        attempt -> Int4,
+        attempted_at -> Timestamptz,
+        outcome -> Text,
+        status_code -> Nullable<Int4>,
+        error -> Nullable<Text>,
+        duration_ms -> Int8,
+        next_attempt_at -> Nullable<Timestamptz>,
+    }
+}
+
 diesel::joinable!(permits -> tenants (tenant_id));
 diesel::joinable!(grants -> tenants (tenant_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -451,4 +493,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     screening_override_versions,
     screening_whitelist_entries,
     screening_checks,
+    webhook_endpoints,
+    webhook_deliveries,
 );

@@ -17,5 +17,6 @@ mod screening;
 mod subjects;
 mod subscriptions;
 mod tenants;
+mod webhooks;
 
 pub use database::{audit_path, connect, Database, DatabaseError};

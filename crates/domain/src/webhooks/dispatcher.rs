@@ -19,9 +19,7 @@ use crate::clock::Clock;
 use crate::error::Failure;
 use crate::evidence::{Evidence, EvidenceSource, SCHEMA_VERSION};
 use crate::ids::{CallRef, EventId};
-use crate::monitoring::event::{
-    EventData, EventQuery, EventType, NewEvent, PAGE_SCAN_WINDOW,
-};
+use crate::monitoring::event::{EventData, EventQuery, EventType, NewEvent, PAGE_SCAN_WINDOW};
 use crate::monitoring::ports::EventStore;
 use crate::webhooks::endpoint::{ClaimedEndpoint, Delivery, DisabledReason, WebhookEndpoint};
 use crate::webhooks::ports::{AfterAttempt, Outgoing, WebhookSender, WebhookStore, WebhookVault};
@@ -88,12 +86,21 @@ impl WebhookDispatcher {
             report.disabled += 1;
             return Ok(report);
         };
-        let countries = access.grant.countries.intersection(&access.tenant.provisioned);
+        let countries = access
+            .grant
+            .countries
+            .intersection(&access.tenant.provisioned);
         if access.grant.lapse(now).is_some()
             || !access.grant.scopes.contains(Scope::EventsRead)
             || countries.is_empty()
         {
-            let event = disabled_event(ep, DisabledReason::GrantLapsed, now, &access.tenant, &countries);
+            let event = disabled_event(
+                ep,
+                DisabledReason::GrantLapsed,
+                now,
+                &access.tenant,
+                &countries,
+            );
             self.disable(claim, DisabledReason::GrantLapsed, now, Some(event))
                 .await?;
             report.disabled += 1;
@@ -151,7 +158,10 @@ impl WebhookDispatcher {
                 next_attempt_at: None,
             };
             if delivery.result.delivered() {
-                if !self.record(claim, &delivery, &AfterAttempt::Advance).await? {
+                if !self
+                    .record(claim, &delivery, &AfterAttempt::Advance)
+                    .await?
+                {
                     return Ok(report);
                 }
                 report.delivered += 1;

@@ -119,9 +119,7 @@ fn ipv6_embedded_v4(ip: IpAddr) -> Option<Ipv4Addr> {
         IpAddr::V6(v6) => {
             let s = v6.segments();
             // IPv4-mapped ::ffff:a.b.c.d and the NAT64 well-known prefix 64:ff9b::/96.
-            if s[..5] == [0, 0, 0, 0, 0] && s[5] == 0xffff
-                || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0]
-            {
+            if s[..5] == [0, 0, 0, 0, 0] && s[5] == 0xffff || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
                 let o = v6.octets();
                 Some(Ipv4Addr::new(o[12], o[13], o[14], o[15]))
             } else {
@@ -423,9 +421,14 @@ mod tests {
             "http://127.0.0.1:8080/",
             "https://224.0.0.1/",
         ] {
-            assert!(EndpointUrl::parse(bad, false).is_err(), "{bad:?} was accepted");
+            assert!(
+                EndpointUrl::parse(bad, false).is_err(),
+                "{bad:?} was accepted"
+            );
         }
-        assert!(EndpointUrl::parse(&format!("https://a.example/{}", "x".repeat(2100)), false).is_err());
+        assert!(
+            EndpointUrl::parse(&format!("https://a.example/{}", "x".repeat(2100)), false).is_err()
+        );
     }
 
     #[test]

@@ -301,7 +301,9 @@ fn check_description(d: Option<String>) -> Result<Option<String>, Failure> {
     if d.chars().count() > MAX_DESCRIPTION_CHARS || d.chars().any(char::is_control) {
         return Err(Failure::bad_request(
             "description",
-            &format!("must be at most {MAX_DESCRIPTION_CHARS} characters, without control characters"),
+            &format!(
+                "must be at most {MAX_DESCRIPTION_CHARS} characters, without control characters"
+            ),
         ));
     }
     Ok(Some(d))

@@ -11,14 +11,15 @@ use crate::webhooks::endpoint::{
     AttemptResult, ClaimedEndpoint, DisabledReason, EndpointStatus, EndpointUrl, RetrySchedule,
     SealedWebhookSecret, WebhookEndpoint, WebhookSecret,
 };
-use crate::webhooks::ports::{
-    AfterAttempt, MockWebhookSender, MockWebhookStore, MockWebhookVault,
-};
+use crate::webhooks::ports::{AfterAttempt, MockWebhookSender, MockWebhookStore, MockWebhookVault};
 use crate::webhooks::service::WebhookSettings;
 use chrono::Duration;
 use std::sync::{Arc, Mutex};
 
-fn endpoint(tenant: &crate::access::tenant::Tenant, grant: &crate::access::grant::Grant) -> WebhookEndpoint {
+fn endpoint(
+    tenant: &crate::access::tenant::Tenant,
+    grant: &crate::access::grant::Grant,
+) -> WebhookEndpoint {
     WebhookEndpoint {
         id: WebhookEndpointId::generate(),
         tenant_id: tenant.id,
@@ -149,7 +150,9 @@ async fn events_go_out_in_order_and_the_first_failure_stops_the_turn() {
     let recorded = Arc::new(Mutex::new(Vec::new()));
     let r = recorded.clone();
     w.store.expect_record_attempt().returning(move |_, d, a| {
-        r.lock().unwrap().push((d.seq, d.attempt, a.clone(), d.next_attempt_at));
+        r.lock()
+            .unwrap()
+            .push((d.seq, d.attempt, a.clone(), d.next_attempt_at));
         Ok(true)
     });
     // The turn ends at the failure: the claim is not released past it.
@@ -171,15 +174,23 @@ async fn events_go_out_in_order_and_the_first_failure_stops_the_turn() {
             Some(first_retry)
         )
     );
-    assert_eq!((report.delivered, report.failed, report.disabled), (1, 1, 0));
+    assert_eq!(
+        (report.delivered, report.failed, report.disabled),
+        (1, 1, 0)
+    );
 }
 
 #[tokio::test]
 async fn a_retry_waits_longer_each_time_and_counts_the_attempt() {
     let mut w = world(3, Some(now() - Duration::hours(1)));
-    w.sender
-        .expect_send()
-        .returning(|_| (AttemptResult::Failed { error: "timeout".into() }, 10_000));
+    w.sender.expect_send().returning(|_| {
+        (
+            AttemptResult::Failed {
+                error: "timeout".into(),
+            },
+            10_000,
+        )
+    });
     w.store.expect_record_attempt().returning(|_, d, a| {
         assert_eq!(d.seq, 11);
         assert_eq!(d.attempt, 4);
@@ -282,7 +293,9 @@ async fn a_lost_claim_stops_the_turn() {
         (AttemptResult::Delivered { status: 200 }, 1)
     });
     // Another replica took the endpoint over (or it was disabled) after the first send.
-    w.store.expect_record_attempt().returning(|_, _, _| Ok(false));
+    w.store
+        .expect_record_attempt()
+        .returning(|_, _, _| Ok(false));
     w.store.expect_release_endpoint().never();
     dispatcher(w).tick().await.unwrap();
     assert_eq!(*sent.lock().unwrap(), 1);

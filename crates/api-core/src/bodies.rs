@@ -320,3 +320,76 @@ pub async fn quota(
         }
     }
 }
+
+/// `POST /v1/webhooks` (201): the endpoint with its secret, shown this once.
+pub async fn create_webhook(
+    services: &Services,
+    caller: &Caller,
+    request: domain::webhooks::service::CreateEndpointRequest,
+) -> Result<Body, Failure> {
+    let made = services.webhooks.create(caller, request).await?;
+    Body::of(&crate::dto::webhooks::WebhookEndpointWithSecretDto::from(
+        &made,
+    ))
+}
+
+/// `GET /v1/webhooks`.
+pub async fn list_webhooks(services: &Services, caller: &Caller) -> Result<Body, Failure> {
+    let endpoints = services.webhooks.list(caller).await?;
+    Body::of(&crate::dto::webhooks::WebhookEndpointListDto {
+        endpoints: endpoints.iter().map(Into::into).collect(),
+    })
+}
+
+/// `GET /v1/webhooks/{id}`.
+pub async fn get_webhook(services: &Services, caller: &Caller, id: &str) -> Result<Body, Failure> {
+    let e = services.webhooks.get(caller, id).await?;
+    Body::of(&crate::dto::webhooks::WebhookEndpointDto::from(&e))
+}
+
+/// `POST /v1/webhooks/{id}/disable`.
+pub async fn disable_webhook(
+    services: &Services,
+    caller: &Caller,
+    id: &str,
+) -> Result<Body, Failure> {
+    let e = services.webhooks.disable(caller, id).await?;
+    Body::of(&crate::dto::webhooks::WebhookEndpointDto::from(&e))
+}
+
+/// `POST /v1/webhooks/{id}/enable`.
+pub async fn enable_webhook(
+    services: &Services,
+    caller: &Caller,
+    id: &str,
+) -> Result<Body, Failure> {
+    let e = services.webhooks.enable(caller, id).await?;
+    Body::of(&crate::dto::webhooks::WebhookEndpointDto::from(&e))
+}
+
+/// `POST /v1/webhooks/{id}/rotate-secret`: the endpoint with its new secret, shown once.
+pub async fn rotate_webhook_secret(
+    services: &Services,
+    caller: &Caller,
+    id: &str,
+) -> Result<Body, Failure> {
+    let made = services.webhooks.rotate_secret(caller, id).await?;
+    Body::of(&crate::dto::webhooks::WebhookEndpointWithSecretDto::from(
+        &made,
+    ))
+}
+
+/// `GET /v1/webhooks/{id}/deliveries`.
+pub async fn webhook_deliveries(
+    services: &Services,
+    caller: &Caller,
+    id: &str,
+    cursor: Option<&str>,
+    limit: Option<&str>,
+) -> Result<Body, Failure> {
+    let page = services
+        .webhooks
+        .deliveries(caller, id, cursor, limit)
+        .await?;
+    Body::of(&crate::dto::webhooks::WebhookDeliveryPageDto::from(&page))
+}

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 pub mod screening;
 pub mod usage;
+pub mod webhooks;
 
 /// Timestamps on the wire: RFC 3339, UTC, millisecond precision.
 pub fn timestamp(t: DateTime<Utc>) -> String {
@@ -720,28 +721,39 @@ fn event_data(d: &domain::monitoring::event::EventData) -> Value {
     }
 }
 
+impl EventDto {
+    /// An event as the log shows it: a page of `GET /v1/events` holds these, and a webhook
+    /// delivery's body is one.
+    pub fn of(
+        tenant_id: &domain::ids::TenantId,
+        e: &domain::monitoring::event::LoggedEvent,
+    ) -> Self {
+        EventDto {
+            id: e.event.id.to_string(),
+            seq: e.seq,
+            schema_version: domain::evidence::SCHEMA_VERSION,
+            tenant_id: tenant_id.to_string(),
+            type_name: e.event.type_name.clone(),
+            country: e.event.country.code(),
+            subject_id: e.subject.as_ref().map(|s| s.subject_id.to_string()),
+            aliases: e.subject.as_ref().map(aliases).unwrap_or_default(),
+            subject_ref: e.event.subject_ref.clone(),
+            idempotency_key: e.event.idempotency_key.clone(),
+            occurred_at: timestamp(e.event.occurred_at),
+            recorded_at: timestamp(e.recorded_at),
+            data: event_data(&e.event.data),
+            evidence: EvidenceDto::from(&e.event.evidence),
+        }
+    }
+}
+
 impl EventPageDto {
     pub fn new(tenant: &Tenant, page: &domain::monitoring::event::EventPage) -> Self {
         EventPageDto {
             events: page
                 .events
                 .iter()
-                .map(|e| EventDto {
-                    id: e.event.id.to_string(),
-                    seq: e.seq,
-                    schema_version: domain::evidence::SCHEMA_VERSION,
-                    tenant_id: tenant.id.to_string(),
-                    type_name: e.event.type_name.clone(),
-                    country: e.event.country.code(),
-                    subject_id: e.subject.as_ref().map(|s| s.subject_id.to_string()),
-                    aliases: e.subject.as_ref().map(aliases).unwrap_or_default(),
-                    subject_ref: e.event.subject_ref.clone(),
-                    idempotency_key: e.event.idempotency_key.clone(),
-                    occurred_at: timestamp(e.event.occurred_at),
-                    recorded_at: timestamp(e.recorded_at),
-                    data: event_data(&e.event.data),
-                    evidence: EvidenceDto::from(&e.event.evidence),
-                })
+                .map(|e| EventDto::of(&tenant.id, e))
                 .collect(),
             next_cursor: page.next_cursor,
         }

@@ -254,3 +254,22 @@ pub fn override_status() -> Object {
         "`draft`, `approved` (by an operator other than the proposer), `active` (at most one per tenant) or `retired`",
     )
 }
+
+/// A webhook endpoint's status (open: a later version may add states).
+pub fn endpoint_status() -> Object {
+    use domain::webhooks::endpoint::EndpointStatus;
+    string_enum(
+        [EndpointStatus::Active, EndpointStatus::Disabled].map(EndpointStatus::as_str),
+        true,
+        "`active` or `disabled`",
+    )
+}
+
+/// What came of one webhook delivery attempt (open).
+pub fn delivery_outcome() -> Object {
+    string_enum(
+        ["delivered", "refused", "failed"],
+        true,
+        "`delivered` (2xx), `refused` (another status) or `failed` (no answer)",
+    )
+}

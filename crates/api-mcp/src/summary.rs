@@ -198,6 +198,43 @@ pub fn subscriptions(body: &Value) -> String {
     )
 }
 
+/// A webhook endpoint (`create_webhook`, `get_webhook`, ...).
+pub fn webhook(body: &Value) -> String {
+    let secret = if body.get("secret").is_some() {
+        "; its signing secret is in the body, shown this once"
+    } else {
+        ""
+    };
+    format!(
+        "Webhook endpoint {} ({}): delivered up to seq {}{secret}",
+        text(body, "/id"),
+        text(body, "/status"),
+        body.get("cursor").and_then(Value::as_i64).unwrap_or(0),
+    )
+}
+
+/// `list_webhooks`.
+pub fn webhooks(body: &Value) -> String {
+    plural(
+        count(body, "/endpoints"),
+        "webhook endpoint",
+        "webhook endpoints",
+    )
+}
+
+/// `list_webhook_deliveries`.
+pub fn webhook_deliveries(body: &Value) -> String {
+    let next = body.get("next_cursor").and_then(Value::as_i64).unwrap_or(0);
+    format!(
+        "{}; next_cursor {next}",
+        plural(
+            count(body, "/deliveries"),
+            "delivery attempt",
+            "delivery attempts"
+        )
+    )
+}
+
 /// `GET /v1/events` (`list_events`, `list_changes`).
 pub fn events(body: &Value) -> String {
     let next = body.get("next_cursor").and_then(Value::as_i64).unwrap_or(0);

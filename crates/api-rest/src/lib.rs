@@ -133,6 +133,39 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             routes::companies::document,
         ))
         .service(serve("/v1/usage", Method::GET, routes::usage::get))
+        .service(
+            web::resource("/v1/webhooks")
+                .route(web::post().to(routes::webhooks::create))
+                .route(web::get().to(routes::webhooks::list))
+                .default_service(web::to(|| async {
+                    method_not_allowed(&[Method::GET, Method::POST])
+                })),
+        )
+        .service(serve(
+            "/v1/webhooks/{id}",
+            Method::GET,
+            routes::webhooks::get,
+        ))
+        .service(serve(
+            "/v1/webhooks/{id}/disable",
+            Method::POST,
+            routes::webhooks::disable,
+        ))
+        .service(serve(
+            "/v1/webhooks/{id}/enable",
+            Method::POST,
+            routes::webhooks::enable,
+        ))
+        .service(serve(
+            "/v1/webhooks/{id}/rotate-secret",
+            Method::POST,
+            routes::webhooks::rotate_secret,
+        ))
+        .service(serve(
+            "/v1/webhooks/{id}/deliveries",
+            Method::GET,
+            routes::webhooks::deliveries,
+        ))
         .service(serve("/openapi.json", Method::GET, openapi::serve))
         .service(serve(
             api_core::problem::ERROR_DOCS_PATH,

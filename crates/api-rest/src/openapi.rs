@@ -69,6 +69,13 @@ pub const CLIENT_BASIC: &str = "client_basic";
         crate::routes::screening::overrides,
         crate::routes::screening::whitelist,
         crate::routes::usage::get,
+        crate::routes::webhooks::create,
+        crate::routes::webhooks::list,
+        crate::routes::webhooks::get,
+        crate::routes::webhooks::disable,
+        crate::routes::webhooks::enable,
+        crate::routes::webhooks::rotate_secret,
+        crate::routes::webhooks::deliveries,
         crate::routes::discovery::api_resource,
         crate::routes::discovery::mcp_resource,
         crate::routes::discovery::authorization_server,
@@ -89,6 +96,7 @@ pub const CLIENT_BASIC: &str = "client_basic";
         (name = "subscriptions", description = "Ongoing monitoring of subjects"),
         (name = "screening", description = "Sanctions screening: reproducible, append-only checks with scored, explained candidates"),
         (name = "usage", description = "The tenant's standing against its daily limits"),
+        (name = "webhooks", description = "The event log pushed to the consumer's HTTPS endpoints, signed (Standard Webhooks), in order, retried, never skipping an event (added in 1.8.0)"),
         (name = "contract", description = "The machine-readable interface itself"),
         (name = "discovery", description = "OAuth metadata a machine client finds the token endpoint by (RFC 9728, RFC 8414)"),
         (name = "operations", description = "Probes for an orchestrator: liveness and readiness, no credential, no data"),
@@ -275,7 +283,7 @@ pub fn normalise(value: Value) -> Value {
 // Errors.
 
 /// The REST operations of the document (those with a route template of their own).
-pub const REST_OPERATIONS: [Operation; 22] = [
+pub const REST_OPERATIONS: [Operation; 29] = [
     Operation::IssueToken,
     Operation::ResolveSubject,
     Operation::GetSubject,
@@ -298,6 +306,13 @@ pub const REST_OPERATIONS: [Operation; 22] = [
     Operation::ListScreeningOverrides,
     Operation::ListScreeningWhitelist,
     Operation::GetUsage,
+    Operation::CreateWebhookEndpoint,
+    Operation::ListWebhookEndpoints,
+    Operation::GetWebhookEndpoint,
+    Operation::DisableWebhookEndpoint,
+    Operation::EnableWebhookEndpoint,
+    Operation::RotateWebhookSecret,
+    Operation::ListWebhookDeliveries,
 ];
 
 pub use api_core::codes::condition;

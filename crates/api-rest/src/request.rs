@@ -125,6 +125,18 @@ pub fn screening_check(body: &JsonBody) -> Result<CheckRequest, Failure> {
     })
 }
 
+/// The body of `POST /v1/webhooks`.
+pub fn create_webhook(
+    body: &JsonBody,
+) -> Result<domain::webhooks::service::CreateEndpointRequest, Failure> {
+    Ok(domain::webhooks::service::CreateEndpointRequest {
+        url: body.required_str("url")?,
+        types: body.optional_str_array("types")?,
+        description: body.optional_str("description")?,
+        start_after: body.optional_i64("start_after")?,
+    })
+}
+
 // ---------------------------------------------------------------------------------------------
 // The bodies' schemas (for the OpenAPI document only).
 
@@ -215,4 +227,25 @@ pub struct ScreeningCheckRequestBody {
     orgnr: Option<String>,
     /// Ad hoc: ISO 3166-1 alpha-2 code of the screened party's country.
     country: Option<String>,
+}
+
+/// The body of `POST /v1/webhooks`.
+#[derive(utoipa::ToSchema)]
+#[schema(as = CreateWebhookRequest)]
+#[allow(dead_code)] // a schema only
+pub struct CreateWebhookRequestBody {
+    /// Where deliveries are posted: an absolute `https` URL, at most 2048 bytes, without
+    /// credentials or fragment, naming a publicly routable host.
+    #[schema(max_length = 2048)]
+    url: String,
+    /// Event type names; absent for every type.
+    #[schema(min_items = 1)]
+    types: Option<Vec<String>>,
+    /// Free text for the consumer's own use, at most 200 characters.
+    #[schema(max_length = 200)]
+    description: Option<String>,
+    /// Deliver the events after this `seq` first (an earlier `next_cursor`; capped at the
+    /// newest); absent: only events logged from now on.
+    #[schema(minimum = 0)]
+    start_after: Option<i64>,
 }

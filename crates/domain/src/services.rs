@@ -61,6 +61,12 @@ pub struct Ports {
     pub idempotency: Arc<dyn crate::idempotency::ports::IdempotencyStore>,
     /// Names, fingerprints and seals idempotency keys' material under tenants' keys.
     pub idempotency_vault: Arc<dyn crate::idempotency::ports::IdempotencyVault>,
+    /// Webhook endpoints, their cursors and delivery logs.
+    pub webhooks: Arc<dyn crate::webhooks::ports::WebhookStore>,
+    /// Makes, seals and opens webhook secrets under tenants' keys.
+    pub webhook_vault: Arc<dyn crate::webhooks::ports::WebhookVault>,
+    /// Sends one signed delivery.
+    pub webhook_sender: Arc<dyn crate::webhooks::ports::WebhookSender>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -81,6 +87,8 @@ pub struct Settings {
     pub scheduler: SchedulerSettings,
     /// How ongoing screening claims and pages a list change's work.
     pub ongoing: crate::screening::ongoing::service::OngoingSettings,
+    /// Which endpoints webhooks may reach, and how they are retried.
+    pub webhooks: crate::webhooks::service::WebhookSettings,
 }
 
 impl Default for Settings {
@@ -92,6 +100,7 @@ impl Default for Settings {
             person_revalidate_after: Duration::hours(24),
             scheduler: SchedulerSettings::default(),
             ongoing: Default::default(),
+            webhooks: Default::default(),
         }
     }
 }
@@ -130,6 +139,10 @@ pub struct Services {
     pub usage: crate::usage::service::UsageService,
     /// Writes run once per `Idempotency-Key`.
     pub idempotency: crate::idempotency::service::IdempotencyService,
+    /// The consumer's webhook endpoints.
+    pub webhooks: crate::webhooks::service::WebhookService,
+    /// Pushes each endpoint's events (every replica runs it; `idreg` drives its passes).
+    pub dispatcher: crate::webhooks::dispatcher::WebhookDispatcher,
 }
 
 impl Services {
@@ -198,6 +211,21 @@ impl Services {
             parties: Some(ongoing.clone()),
         });
         Services {
+            webhooks: crate::webhooks::service::WebhookService {
+                store: ports.webhooks.clone(),
+                vault: ports.webhook_vault.clone(),
+                clock: ports.clock.clone(),
+                settings: settings.webhooks.clone(),
+            },
+            dispatcher: crate::webhooks::dispatcher::WebhookDispatcher {
+                store: ports.webhooks.clone(),
+                events: ports.events.clone(),
+                grants: ports.grants.clone(),
+                vault: ports.webhook_vault.clone(),
+                sender: ports.webhook_sender.clone(),
+                clock: ports.clock.clone(),
+                settings: settings.webhooks.clone(),
+            },
             idempotency: crate::idempotency::service::IdempotencyService {
                 store: ports.idempotency.clone(),
                 vault: ports.idempotency_vault.clone(),

@@ -91,6 +91,12 @@ impl App {
             probe: stored.probe,
             idempotency: stored.idempotency,
             idempotency_vault: Arc::new(keys.vault()),
+            webhooks: stored.webhooks,
+            webhook_vault: Arc::new(keys.vault()),
+            webhook_sender: Arc::new(
+                adapters_webhooks::HttpWebhookSender::new(config.webhook_allow_loopback)
+                    .context("building the webhook client")?,
+            ),
             meter: meter.clone(),
             clock,
         };
@@ -105,6 +111,11 @@ impl App {
             },
             ongoing: domain::screening::ongoing::service::OngoingSettings {
                 lease: chrono::Duration::seconds(config.scheduler_lease_seconds),
+                ..Default::default()
+            },
+            webhooks: domain::webhooks::service::WebhookSettings {
+                allow_loopback: config.webhook_allow_loopback,
+                schedule: config.webhook_schedule.clone(),
                 ..Default::default()
             },
         };
@@ -237,6 +248,42 @@ impl App {
                     Ok(0) => {}
                     Ok(purged) => tracing::info!(purged, "idempotency keys expired"),
                     Err(e) => tracing::warn!(error = %e.message, "idempotency purge failed"),
+                }
+                tokio::time::sleep(interval).await;
+            }
+        }))
+    }
+}
+
+impl App {
+    /// Starts webhook delivery in the background, unless the configuration turned it off
+    /// (`IDREG_WEBHOOK_INTERVAL_MS=0`). Every replica may run it: the shared queue hands each
+    /// due endpoint to one of them. A pass that found work is followed at once by another;
+    /// otherwise the next waits the interval. A failing pass is logged and retried.
+    pub fn start_webhooks(&self) -> Option<tokio::task::JoinHandle<()>> {
+        let interval = std::time::Duration::from_millis(self.config.webhook_interval_ms);
+        if interval.is_zero() {
+            return None;
+        }
+        let services = self.services.clone();
+        Some(tokio::spawn(async move {
+            loop {
+                match services.dispatcher.tick().await {
+                    Ok(report) => {
+                        if report.failed > 0 || report.disabled > 0 {
+                            tracing::info!(
+                                endpoints = report.endpoints,
+                                delivered = report.delivered,
+                                failed = report.failed,
+                                disabled = report.disabled,
+                                "webhook pass"
+                            );
+                        }
+                        if report.delivered > 0 {
+                            continue;
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e.message, "webhook pass failed"),
                 }
                 tokio::time::sleep(interval).await;
             }

@@ -22,6 +22,10 @@
 //! | `IDREG_LISTS_URLS`     | `lists_urls`         | none (no scheduled list import); `official`, or `source=url,...` |
 //! | `IDREG_LISTS_INTERVAL_HOURS` | `lists_interval_hours` | `24` (`0` off) |
 //! | `IDREG_TEST_MODE`      | `test_mode`          | `on`: test-mode grants are served by the sandbox started in this process (`off`: their register reads are 501) |
+//! | `IDREG_WEBHOOK_INTERVAL_MS` | `webhook_interval_ms` | `1000` (`0`: no webhook delivery in this process) |
+//! | `IDREG_WEBHOOK_ALLOW_LOOPBACK` | `webhook_allow_loopback` | `off` (`on` in `idreg demo`): endpoints may name a loopback host, plain http to it included |
+//! | `IDREG_WEBHOOK_RETRY_SECONDS` | `webhook_retry_seconds` | `5,300,1800,7200,18000,36000` (the last repeats) |
+//! | `IDREG_WEBHOOK_DISABLE_AFTER_HOURS` | `webhook_disable_after_hours` | `120` (5 days of failing) |
 
 use anyhow::{bail, Context};
 use serde::Deserialize;
@@ -66,6 +70,14 @@ pub struct Config {
     pub scheduler_lease_seconds: i64,
     /// Runs claimed per pass.
     pub scheduler_batch: u32,
+    /// Milliseconds between the webhook dispatcher's passes when it found nothing due; 0
+    /// turns webhook delivery off in this process (another replica may run it).
+    pub webhook_interval_ms: u64,
+    /// Whether webhook endpoints may name a loopback host (plain http to it included): on in
+    /// the demo, off by default.
+    pub webhook_allow_loopback: bool,
+    /// When a failed webhook delivery is retried, and when a failing endpoint is disabled.
+    pub webhook_schedule: domain::webhooks::endpoint::RetrySchedule,
     pub log: String,
     pub log_format: LogFormat,
     /// Run against the upstream sandbox started in this process (`--sandbox`, `demo`).
@@ -129,6 +141,9 @@ impl Default for Config {
             scheduler_interval_ms: 5_000,
             scheduler_lease_seconds: 300,
             scheduler_batch: 50,
+            webhook_interval_ms: 1_000,
+            webhook_allow_loopback: false,
+            webhook_schedule: Default::default(),
             log: "info".to_owned(),
             log_format: LogFormat::Text,
             sandbox: false,
@@ -159,6 +174,10 @@ struct FileConfig {
     scheduler_interval_ms: Option<u64>,
     scheduler_lease_seconds: Option<i64>,
     scheduler_batch: Option<u32>,
+    webhook_interval_ms: Option<u64>,
+    webhook_allow_loopback: Option<bool>,
+    webhook_retry_seconds: Option<String>,
+    webhook_disable_after_hours: Option<i64>,
     log: Option<String>,
     log_format: Option<String>,
     lists_urls: Option<String>,
@@ -257,6 +276,23 @@ impl Config {
                 .parse()
                 .context("IDREG_SCHEDULER_BATCH must be a whole number")?;
         }
+        if let Some(v) = var("IDREG_WEBHOOK_INTERVAL_MS") {
+            config.webhook_interval_ms = v
+                .parse()
+                .context("IDREG_WEBHOOK_INTERVAL_MS must be a whole number")?;
+        }
+        if let Some(v) = var("IDREG_WEBHOOK_ALLOW_LOOPBACK") {
+            config.webhook_allow_loopback = on_off(&v, "IDREG_WEBHOOK_ALLOW_LOOPBACK")?;
+        }
+        if let Some(v) = var("IDREG_WEBHOOK_RETRY_SECONDS") {
+            config.webhook_schedule.delays = retry_delays(&v)?;
+        }
+        if let Some(v) = var("IDREG_WEBHOOK_DISABLE_AFTER_HOURS") {
+            config.webhook_schedule.disable_after = disable_after(
+                v.parse()
+                    .context("IDREG_WEBHOOK_DISABLE_AFTER_HOURS must be a whole number")?,
+            )?;
+        }
         if let Some(v) = var("IDREG_LOG") {
             config.log = v;
         }
@@ -339,6 +375,18 @@ impl Config {
         }
         if let Some(v) = file.scheduler_batch {
             self.scheduler_batch = v;
+        }
+        if let Some(v) = file.webhook_interval_ms {
+            self.webhook_interval_ms = v;
+        }
+        if let Some(v) = file.webhook_allow_loopback {
+            self.webhook_allow_loopback = v;
+        }
+        if let Some(v) = file.webhook_retry_seconds {
+            self.webhook_schedule.delays = retry_delays(&v)?;
+        }
+        if let Some(v) = file.webhook_disable_after_hours {
+            self.webhook_schedule.disable_after = disable_after(v)?;
         }
         if let Some(v) = file.log {
             self.log = v;
@@ -442,6 +490,44 @@ fn public_origin(url: &str) -> anyhow::Result<api_core::discovery::PublicOrigin>
         .map_err(|e| anyhow::anyhow!("the public URL (IDREG_PUBLIC_URL, `public_url`): {e}"))
 }
 
+/// `on`/`true` or `off`/`false`.
+fn on_off(v: &str, name: &str) -> anyhow::Result<bool> {
+    match v {
+        "on" | "true" => Ok(true),
+        "off" | "false" => Ok(false),
+        _ => anyhow::bail!("{name} must be on or off"),
+    }
+}
+
+/// Webhook retry delays: whole seconds separated by commas, each at least 1, at most 20.
+fn retry_delays(v: &str) -> anyhow::Result<Vec<chrono::Duration>> {
+    let delays = v
+        .split(',')
+        .map(|d| {
+            d.trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|s| (1..=7 * 86_400).contains(s))
+        })
+        .collect::<Option<Vec<i64>>>()
+        .filter(|d| !d.is_empty() && d.len() <= 20)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "webhook retry delays must be 1 to 20 whole numbers of seconds (1 to 604800), \
+                 separated by commas"
+            )
+        })?;
+    Ok(delays.into_iter().map(chrono::Duration::seconds).collect())
+}
+
+/// Hours a failing webhook endpoint is retried before it is disabled: 1 to 720.
+fn disable_after(hours: i64) -> anyhow::Result<chrono::Duration> {
+    if !(1..=720).contains(&hours) {
+        anyhow::bail!("webhook disable-after must be 1 to 720 hours");
+    }
+    Ok(chrono::Duration::hours(hours))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,6 +545,38 @@ mod tests {
         assert_eq!(c.store_url(), "postgres://x@y/z");
         assert_eq!(c.token_ttl_seconds, 600);
         assert_eq!(c.listen, DEFAULT_LISTEN);
+    }
+
+    #[test]
+    fn webhook_settings_are_read_and_checked() {
+        let c = Config::load_from(|_| None).unwrap();
+        assert!(!c.webhook_allow_loopback);
+        assert_eq!(c.webhook_schedule, Default::default());
+        let env: HashMap<&str, &str> = [
+            ("IDREG_WEBHOOK_ALLOW_LOOPBACK", "on"),
+            ("IDREG_WEBHOOK_RETRY_SECONDS", "1, 10,60"),
+            ("IDREG_WEBHOOK_DISABLE_AFTER_HOURS", "24"),
+        ]
+        .into();
+        let c = Config::load_from(|k| env.get(k).map(|v| v.to_string())).unwrap();
+        assert!(c.webhook_allow_loopback);
+        assert_eq!(
+            c.webhook_schedule.delays,
+            [1, 10, 60].map(chrono::Duration::seconds)
+        );
+        assert_eq!(c.webhook_schedule.disable_after, chrono::Duration::hours(24));
+        for (k, v) in [
+            ("IDREG_WEBHOOK_RETRY_SECONDS", ""),
+            ("IDREG_WEBHOOK_RETRY_SECONDS", "0"),
+            ("IDREG_WEBHOOK_RETRY_SECONDS", "5,x"),
+            ("IDREG_WEBHOOK_DISABLE_AFTER_HOURS", "0"),
+            ("IDREG_WEBHOOK_ALLOW_LOOPBACK", "maybe"),
+        ] {
+            assert!(
+                Config::load_from(|name| (name == k).then(|| v.to_owned())).is_err(),
+                "{k}={v}"
+            );
+        }
     }
 
     #[test]
@@ -567,3 +685,4 @@ mod tests {
         std::fs::remove_dir_all(dir).ok();
     }
 }
+

@@ -276,6 +276,10 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
     if std::env::var_os("IDREG_COMPANY_REVALIDATE_SECONDS").is_none() {
         config.company_revalidate_seconds = DEMO_REVALIDATE_SECONDS;
     }
+    // A receiver on this machine can take the demo's webhooks; an explicit setting wins.
+    if std::env::var_os("IDREG_WEBHOOK_ALLOW_LOOPBACK").is_none() {
+        config.webhook_allow_loopback = true;
+    }
     let app = App::prepare(config).await?;
     let credentials = ensure_demo_tenant(&app).await?;
     let screening = ensure_screening(&app).await;
@@ -286,6 +290,7 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
     let server = app.start_http(&listen)?;
     let _metrics = metrics_listen.map(|m| app.start_metrics(&m)).transpose()?;
     let _scheduler = app.start_scheduler();
+    let _webhooks = app.start_webhooks();
     let control = app.sandbox.as_ref().map(|s| s.control_url());
     let screening = screening_demonstration(&server.base_url(), &credentials, &screening).await;
     println!(

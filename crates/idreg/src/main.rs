@@ -102,6 +102,7 @@ async fn serve(mut config: Config, args: cli::ServeArgs) -> anyhow::Result<()> {
     let server = app.start_http(&listen)?;
     let metrics = metrics_listen.map(|m| app.start_metrics(&m)).transpose()?;
     let _scheduler = app.start_scheduler();
+    let _webhooks = app.start_webhooks();
     tracing::info!(address = %server.addr, "idreg is serving");
     if let Some(metrics) = &metrics {
         tracing::info!(address = %metrics.addr, "metrics are served at /metrics");

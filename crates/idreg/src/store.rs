@@ -83,6 +83,8 @@ pub struct StorePorts {
     pub probe: Arc<dyn domain::health::ports::StoreProbe>,
     /// Idempotency keys of consumers' writes.
     pub idempotency: Arc<dyn domain::idempotency::ports::IdempotencyStore>,
+    /// Webhook endpoints and their delivery logs.
+    pub webhooks: Arc<dyn domain::webhooks::ports::WebhookStore>,
 }
 
 /// Every port of one adapter value.
@@ -102,6 +104,7 @@ macro_rules! ports_of {
             screening: Arc::new($db.clone()),
             probe: Arc::new($db.clone()),
             idempotency: Arc::new($db.clone()),
+            webhooks: Arc::new($db.clone()),
         }
     };
 }

@@ -12,6 +12,7 @@ pub mod subjects;
 pub mod subscriptions;
 pub mod token;
 pub mod usage;
+pub mod webhooks;
 
 /// The values of the query parameters `names` (each at most once; others are ignored).
 pub(crate) fn query_values(

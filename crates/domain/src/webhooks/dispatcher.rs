@@ -178,13 +178,13 @@ impl WebhookDispatcher {
                 failing.failures = failures.saturating_add(1);
                 failing.cursor = event.seq - 1;
                 AfterAttempt::Disable {
-                    event: disabled_event(
+                    event: Box::new(disabled_event(
                         &failing,
                         DisabledReason::Failing,
                         sent_at,
                         &access.tenant,
                         &countries,
-                    ),
+                    )),
                 }
             } else {
                 let next = sent_at + self.settings.schedule.delay(failures.saturating_add(1));

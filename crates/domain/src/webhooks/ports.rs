@@ -35,7 +35,7 @@ pub enum AfterAttempt {
     Retry { next_attempt_at: DateTime<Utc> },
     /// Failed for too long: the endpoint is disabled (`failing`) and `event` appended to the
     /// tenant's log.
-    Disable { event: NewEvent },
+    Disable { event: Box<NewEvent> },
 }
 
 /// Webhook endpoints, their cursors and delivery logs. Every read and change but the

@@ -564,7 +564,10 @@ mod tests {
             c.webhook_schedule.delays,
             [1, 10, 60].map(chrono::Duration::seconds)
         );
-        assert_eq!(c.webhook_schedule.disable_after, chrono::Duration::hours(24));
+        assert_eq!(
+            c.webhook_schedule.disable_after,
+            chrono::Duration::hours(24)
+        );
         for (k, v) in [
             ("IDREG_WEBHOOK_RETRY_SECONDS", ""),
             ("IDREG_WEBHOOK_RETRY_SECONDS", "0"),
@@ -685,4 +688,3 @@ mod tests {
         std::fs::remove_dir_all(dir).ok();
     }
 }
-

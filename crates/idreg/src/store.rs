@@ -143,7 +143,7 @@ impl Store {
 }
 
 /// The tables in the order a copy writes them: each before the rows that name it.
-pub const COPY_ORDER: [&str; 31] = [
+pub const COPY_ORDER: [&str; 33] = [
     "tenants",
     "permits",
     "grants",
@@ -175,6 +175,8 @@ pub const COPY_ORDER: [&str; 31] = [
     "screening_whitelist_entries",
     "screening_checks",
     "idempotency_keys",
+    "webhook_endpoints",
+    "webhook_deliveries",
 ];
 
 /// Copies an embedded store into an empty PostgreSQL database, every row of every table in

@@ -58,6 +58,7 @@ pub struct Stores {
     pub screening: Arc<dyn domain::screening::ports::ScreeningStore>,
     pub probe: Arc<dyn domain::health::ports::StoreProbe>,
     pub idempotency: Arc<dyn domain::idempotency::ports::IdempotencyStore>,
+    pub webhooks: Arc<dyn domain::webhooks::ports::WebhookStore>,
     pub backing: Backing,
 }
 
@@ -359,6 +360,7 @@ mod screening;
 mod subjects;
 mod subscriptions;
 mod tenants;
+mod webhooks;
 
 // --- the adapters ---
 
@@ -533,6 +535,17 @@ macro_rules! sanctions_checks {
     };
 }
 
+/// The checks of `webhooks.rs`, one test each, for the adapter `$stores` builds.
+macro_rules! webhooks_checks {
+    ($stores:path) => {
+        conformance_tests!($stores;
+            an_endpoint_starts_where_asked_and_is_its_grants_alone => check_an_endpoint_starts_where_asked_and_is_its_grants_alone,
+            the_dispatch_queue_is_shared_safely => check_the_dispatch_queue_is_shared_safely,
+            an_attempt_moves_the_cursor_with_it_under_its_claim => check_an_attempt_moves_the_cursor_with_it_under_its_claim,
+        );
+    };
+}
+
 /// The checks of `screening.rs`, one test each, for the adapter `$stores` builds.
 macro_rules! screening_checks {
     ($stores:path) => {
@@ -563,6 +576,7 @@ mod postgres {
     use super::subjects::*;
     use super::subscriptions::*;
     use super::tenants::*;
+    use super::webhooks::*;
     use super::{Backing, Stores};
     use blackbox::db::TestDatabase;
 
@@ -588,7 +602,8 @@ mod postgres {
             sanctions: database.clone(),
             screening: database.clone(),
             probe: database.clone(),
-            idempotency: database,
+            idempotency: database.clone(),
+            webhooks: database,
             backing: Backing::Postgres(db),
         }
     }
@@ -605,6 +620,7 @@ mod postgres {
     sanctions_checks!(stores);
     screening_checks!(stores);
     idempotency_checks!(stores);
+    webhooks_checks!(stores);
 }
 
 /// The embedded store: every check, the very checks PostgreSQL passes.
@@ -621,6 +637,7 @@ mod sqlite {
     use super::subjects::*;
     use super::subscriptions::*;
     use super::tenants::*;
+    use super::webhooks::*;
     use super::{Backing, SqliteFile, Stores};
 
     use std::sync::Arc;
@@ -643,7 +660,8 @@ mod sqlite {
             sanctions: database.clone(),
             screening: database.clone(),
             probe: database.clone(),
-            idempotency: database,
+            idempotency: database.clone(),
+            webhooks: database,
             backing: Backing::Sqlite(file),
         }
     }
@@ -660,4 +678,5 @@ mod sqlite {
     sanctions_checks!(stores);
     screening_checks!(stores);
     idempotency_checks!(stores);
+    webhooks_checks!(stores);
 }

@@ -33,3 +33,4 @@ mod subjects;
 mod subscriptions;
 mod tenant_distribution;
 mod test_mode;
+mod webhooks;

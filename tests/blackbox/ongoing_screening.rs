@@ -24,7 +24,12 @@ const SCOPES: &str =
     "kyb:read kyc:read monitoring:subscribe monitoring:read events:read screening:read";
 
 /// A synthetic listing (ids the UN list does not use).
-fn listing(id: &str, kind: EntryKind, name: &str, birth: Option<(i32, u32, u32)>) -> ListEntry {
+pub(crate) fn listing(
+    id: &str,
+    kind: EntryKind,
+    name: &str,
+    birth: Option<(i32, u32, u32)>,
+) -> ListEntry {
     ListEntry {
         source_entry_id: id.to_owned(),
         kind,
@@ -45,7 +50,7 @@ fn listing(id: &str, kind: EntryKind, name: &str, birth: Option<(i32, u32, u32)>
 }
 
 /// Imports the UN list with `extra` entries as a new version (its digest names the extras).
-async fn import_un_with(app: &TestApp, extra: Vec<ListEntry>) {
+pub(crate) async fn import_un_with(app: &TestApp, extra: Vec<ListEntry>) {
     let mut list: ParsedList = un_list().list.clone();
     let tag: Vec<String> = extra.iter().map(|e| e.source_entry_id.clone()).collect();
     list.entries.extend(extra);
@@ -58,7 +63,7 @@ async fn import_un_with(app: &TestApp, extra: Vec<ListEntry>) {
         .expect("importing a UN version");
 }
 
-async fn rescreen(app: &TestApp) -> RescreenReport {
+pub(crate) async fn rescreen(app: &TestApp) -> RescreenReport {
     app.app
         .services
         .ongoing
@@ -87,7 +92,7 @@ fn entity_ids(list: &Value) -> Vec<String> {
 }
 
 /// The sandbox company's subject, read by the tenant.
-async fn company_subject(app: &TestApp, token: &str) -> String {
+pub(crate) async fn company_subject(app: &TestApp, token: &str) -> String {
     let company = app
         .get(&format!("/v1/companies/{TEST_AB}"), Some(token))
         .await;
@@ -100,7 +105,7 @@ async fn company_subject(app: &TestApp, token: &str) -> String {
 }
 
 /// Subscribes to the subject (`kind` `company` or `person`): the subscription id.
-async fn subscribe(app: &TestApp, token: &str, subject: &str, kind: &str) -> String {
+pub(crate) async fn subscribe(app: &TestApp, token: &str, subject: &str, kind: &str) -> String {
     let sub = app
         .post_json(
             "/v1/subscriptions",

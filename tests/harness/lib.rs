@@ -294,6 +294,27 @@ impl TestApp {
             .await
     }
 
+    /// Stops the server and the app, and starts them again from the same configuration on the
+    /// same store and clock: what the app keeps in the store carries over, nothing in memory
+    /// does (a process restart).
+    pub async fn restart(&mut self) {
+        if let Some(server) = self.server.take() {
+            server.stop().await;
+        }
+        let config = self.app.config.clone();
+        let app = Arc::new(
+            App::prepare_with_clock(config, self.clock.clone())
+                .await
+                .expect("preparing the app again"),
+        );
+        let server = app
+            .start_http("127.0.0.1:0")
+            .expect("starting the server again");
+        self.base_url = server.base_url();
+        self.app = app;
+        self.server = Some(server);
+    }
+
     pub async fn stop(mut self) {
         if let Some(server) = self.server.take() {
             server.stop().await;

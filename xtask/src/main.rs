@@ -67,6 +67,7 @@ const PYTHON_CLIENTS: &[&str] = &[
     "prometheus-client==0.26.0",
     "schemathesis==4.32.5",
     "openapi-python-client==0.29.1",
+    "standardwebhooks==1.1.0",
 ];
 
 /// Totals of `test result:` lines.

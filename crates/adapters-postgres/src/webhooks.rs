@@ -548,6 +548,20 @@ impl WebhookStore for Database {
         Ok(n == 1)
     }
 
+    async fn purge_deliveries(&self, before: DateTime<Utc>, limit: u32) -> Result<u64, StoreError> {
+        let mut conn = self.conn().await?;
+        let n = diesel::sql_query(
+            "DELETE FROM webhook_deliveries WHERE ctid IN ( \
+               SELECT ctid FROM webhook_deliveries WHERE attempted_at < $1 LIMIT $2)",
+        )
+        .bind::<diesel::sql_types::Timestamptz, _>(before)
+        .bind::<diesel::sql_types::Int8, _>(i64::from(limit))
+        .execute(&mut conn)
+        .await
+        .map_err(backend)?;
+        Ok(n as u64)
+    }
+
     async fn deliveries(
         &self,
         tenant: &TenantId,

@@ -14,6 +14,7 @@
 //! | `idreg_scheduler_backlog_lag_seconds` | gauge | (the longest-waiting due run, at scrape) |
 //! | `idreg_events_appended_total` | counter | `type` |
 //! | `idreg_screening_checks_total` | counter | `band` |
+//! | `idreg_webhook_attempts_total` | counter | `outcome` (`delivered`, `refused`, `failed`, `disabled`) |
 //! | `idreg_screening_list_age_seconds` | gauge | `list` (since the active version's import) |
 //! | `idreg_screening_list_import_failing` | gauge | `list` (1: the latest import failed) |
 //! | `idreg_store_connections` | gauge | `state` (`max`, `open`, `in_use`, `waiting`) |
@@ -59,6 +60,7 @@ pub struct PrometheusMeter {
     backlog_lag: IntGauge,
     events: IntCounterVec,
     checks: IntCounterVec,
+    webhooks: IntCounterVec,
     list_age: IntGaugeVec,
     list_failing: IntGaugeVec,
     connections: IntGaugeVec,
@@ -152,6 +154,14 @@ impl PrometheusMeter {
                 &["band"],
             )
             .expect("valid family"),
+            webhooks: IntCounterVec::new(
+                Opts::new(
+                    "idreg_webhook_attempts_total",
+                    "Webhook delivery attempts by outcome, and endpoints disabled for failing.",
+                ),
+                &["outcome"],
+            )
+            .expect("valid family"),
             list_age: IntGaugeVec::new(
                 Opts::new(
                     "idreg_screening_list_age_seconds",
@@ -188,7 +198,7 @@ impl PrometheusMeter {
     }
 
     fn register(&self) {
-        let families: [Box<dyn prometheus::core::Collector>; 16] = [
+        let families: [Box<dyn prometheus::core::Collector>; 17] = [
             Box::new(self.requests.clone()),
             Box::new(self.request_seconds.clone()),
             Box::new(self.upstream_calls.clone()),
@@ -201,6 +211,7 @@ impl PrometheusMeter {
             Box::new(self.backlog_lag.clone()),
             Box::new(self.events.clone()),
             Box::new(self.checks.clone()),
+            Box::new(self.webhooks.clone()),
             Box::new(self.list_age.clone()),
             Box::new(self.list_failing.clone()),
             Box::new(self.connections.clone()),
@@ -314,6 +325,10 @@ impl Meter for PrometheusMeter {
     fn screening_check(&self, band: &str) {
         self.checks.with_label_values(&[band]).inc();
     }
+
+    fn webhook_attempt(&self, outcome: &str) {
+        self.webhooks.with_label_values(&[outcome]).inc();
+    }
 }
 
 /// A status code's three digits, without allocating (every HTTP status has three).
@@ -373,6 +388,7 @@ mod tests {
         });
         meter.events_appended("company.changed", 2);
         meter.screening_check("review");
+        meter.webhook_attempt("refused");
         let text = meter.render(&gauges());
         for line in [
             r#"idreg_http_requests_total{method="GET",route="/v1/companies/{id}",status="200"} 1"#,
@@ -386,6 +402,7 @@ mod tests {
             "idreg_scheduler_backlog_lag_seconds 42",
             r#"idreg_events_appended_total{type="company.changed"} 2"#,
             r#"idreg_screening_checks_total{band="review"} 1"#,
+            r#"idreg_webhook_attempts_total{outcome="refused"} 1"#,
             r#"idreg_screening_list_age_seconds{list="un_sc"} 3600"#,
             r#"idreg_screening_list_import_failing{list="un_sc"} 0"#,
             r#"idreg_store_connections{state="open"} 2"#,

@@ -537,6 +537,20 @@ impl WebhookStore for Database {
         .await
     }
 
+    async fn purge_deliveries(&self, before: DateTime<Utc>, limit: u32) -> Result<u64, StoreError> {
+        self.write(move |conn| {
+            let n = diesel::sql_query(
+                "DELETE FROM webhook_deliveries WHERE rowid IN ( \
+                   SELECT rowid FROM webhook_deliveries WHERE attempted_at < ? LIMIT ?)",
+            )
+            .bind::<BigInt, _>(micros(before))
+            .bind::<BigInt, _>(i64::from(limit))
+            .execute(conn)?;
+            Ok(n as u64)
+        })
+        .await
+    }
+
     async fn deliveries(
         &self,
         tenant: &TenantId,

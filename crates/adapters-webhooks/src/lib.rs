@@ -1,13 +1,4 @@
-//! The `WebhookSender` port over HTTP: one event, rendered exactly as `GET /v1/events` shows
-//! it (`api_core::dto::EventDto`), signed after the Standard Webhooks convention
-//! (`webhook-id` the event id, `webhook-timestamp`, `webhook-signature` `v1,<base64>`), posted
-//! as JSON.
-//!
-//! Deliveries never follow redirects and never go through a proxy, and every address a host
-//! name resolves to is checked with `domain::webhooks::endpoint::address_allowed` before a
-//! connection is made: an endpoint cannot reach into the service's own network by a name that
-//! resolves there (an IP literal was checked when the endpoint was registered). Loopback is
-//! allowed only where the deployment allows it (the demo and tests).
+#![doc = include_str!("../README.md")]
 
 use adapters_crypto::webhook_vault::sign_webhook;
 use api_core::dto::EventDto;

@@ -98,6 +98,9 @@ pub trait Meter: Send + Sync {
     /// A stored screening check, by its band (`clear`, `review`, `hit`). How old the list
     /// versions checks run on are is read at scrape time ([`crate::health::gauges`]).
     fn screening_check(&self, band: &str);
+    /// One webhook delivery attempt, by outcome (`delivered`, `refused`, `failed`), and an
+    /// endpoint disabled for failing (`disabled`).
+    fn webhook_attempt(&self, outcome: &str);
 }
 
 /// Counts nothing: for use cases built without a meter (their unit tests).
@@ -111,4 +114,5 @@ impl Meter for NoMeter {
     fn scheduler_pass(&self, _: &SchedulerPass) {}
     fn events_appended(&self, _: &str, _: u64) {}
     fn screening_check(&self, _: &str) {}
+    fn webhook_attempt(&self, _: &str) {}
 }

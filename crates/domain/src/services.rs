@@ -218,6 +218,7 @@ impl Services {
                 settings: settings.webhooks.clone(),
             },
             dispatcher: crate::webhooks::dispatcher::WebhookDispatcher {
+                meter: ports.meter.clone(),
                 store: ports.webhooks.clone(),
                 events: ports.events.clone(),
                 grants: ports.grants.clone(),

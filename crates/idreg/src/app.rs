@@ -243,6 +243,12 @@ impl App {
                         tracing::warn!(error = %e.message, "ongoing screening pass failed; resumed after its lease")
                     }
                 }
+                // Webhook delivery attempts past their 30 days are forgotten.
+                match services.dispatcher.purge_deliveries(1000).await {
+                    Ok(0) => {}
+                    Ok(purged) => tracing::info!(purged, "webhook delivery log trimmed"),
+                    Err(e) => tracing::warn!(error = %e.message, "webhook delivery purge failed"),
+                }
                 // Idempotency keys past their 24 hours are forgotten.
                 match services.idempotency.purge_expired(batch).await {
                     Ok(0) => {}

@@ -442,6 +442,20 @@ pub async fn check_an_attempt_moves_the_cursor_with_it_under_its_claim(stores: &
     let page = store.deliveries(&t.id, &g.id, &e.id, 1, 1).await.unwrap();
     assert_eq!(page.len(), 1);
     assert_eq!(page[0].number, 2);
+    // The retention forgets the attempts made before its bound, and only those.
+    assert_eq!(store.purge_deliveries(t0(), 100).await.unwrap(), 0);
+    assert_eq!(
+        store
+            .purge_deliveries(retry_at + Duration::microseconds(1), 100)
+            .await
+            .unwrap(),
+        3
+    );
+    assert!(store
+        .deliveries(&t.id, &g.id, &e.id, 0, 100)
+        .await
+        .unwrap()
+        .is_empty());
 
     // Enabled again: active at its cursor, failures cleared, due at once.
     let later = retry_at + Duration::hours(1);

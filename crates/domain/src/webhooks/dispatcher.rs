@@ -21,13 +21,16 @@ use crate::evidence::{Evidence, EvidenceSource, SCHEMA_VERSION};
 use crate::ids::{CallRef, EventId};
 use crate::monitoring::event::{EventData, EventQuery, EventType, NewEvent, PAGE_SCAN_WINDOW};
 use crate::monitoring::ports::EventStore;
-use crate::webhooks::endpoint::{ClaimedEndpoint, Delivery, DisabledReason, WebhookEndpoint};
+use crate::webhooks::endpoint::{
+    AttemptResult, ClaimedEndpoint, Delivery, DisabledReason, WebhookEndpoint, DELIVERY_LOG_DAYS,
+};
 use crate::webhooks::ports::{AfterAttempt, Outgoing, WebhookSender, WebhookStore, WebhookVault};
 use crate::webhooks::service::WebhookSettings;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
 pub struct WebhookDispatcher {
+    pub meter: Arc<dyn crate::meter::Meter>,
     pub store: Arc<dyn WebhookStore>,
     pub events: Arc<dyn EventStore>,
     pub grants: Arc<dyn crate::access::ports::GrantStore>,
@@ -67,6 +70,16 @@ impl WebhookDispatcher {
             report.disabled += t.disabled;
         }
         Ok(report)
+    }
+
+    /// Forgets up to `limit` delivery attempts older than [`DELIVERY_LOG_DAYS`] (the log
+    /// stays the source of truth for the events themselves).
+    pub async fn purge_deliveries(&self, limit: u32) -> Result<u64, Failure> {
+        let before = self.clock.now() - chrono::Duration::days(DELIVERY_LOG_DAYS);
+        self.store
+            .purge_deliveries(before, limit)
+            .await
+            .map_err(Failure::internal)
     }
 
     /// One endpoint's turn.
@@ -157,6 +170,11 @@ impl WebhookDispatcher {
                 duration_ms,
                 next_attempt_at: None,
             };
+            self.meter.webhook_attempt(match delivery.result {
+                AttemptResult::Delivered { .. } => "delivered",
+                AttemptResult::Refused { .. } => "refused",
+                AttemptResult::Failed { .. } => "failed",
+            });
             if delivery.result.delivered() {
                 if !self
                     .record(claim, &delivery, &AfterAttempt::Advance)
@@ -173,6 +191,7 @@ impl WebhookDispatcher {
             let since = failing_since.unwrap_or(sent_at);
             let after = if self.settings.schedule.gives_up(since, sent_at) {
                 report.disabled += 1;
+                self.meter.webhook_attempt("disabled");
                 let mut failing = ep.clone();
                 failing.failing_since = Some(since);
                 failing.failures = failures.saturating_add(1);

@@ -20,6 +20,8 @@ pub const MAX_URL_BYTES: usize = 2048;
 pub const MAX_DESCRIPTION_CHARS: usize = 200;
 /// How many endpoints one grant may hold (active or disabled).
 pub const MAX_ENDPOINTS_PER_GRANT: u32 = 10;
+/// How long an attempt stays in its endpoint's delivery log.
+pub const DELIVERY_LOG_DAYS: i64 = 30;
 
 /// An endpoint's address: absolute `https` (plain `http` only to a loopback host, and only
 /// where the deployment allows loopback receivers), no credentials, no fragment, and an IP

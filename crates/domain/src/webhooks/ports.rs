@@ -135,6 +135,10 @@ pub trait WebhookStore: Send + Sync {
         next_attempt_at: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
 
+    /// Forgets up to `limit` attempts (across tenants) made before `before`: the delivery
+    /// log's retention. Answers how many were forgotten.
+    async fn purge_deliveries(&self, before: DateTime<Utc>, limit: u32) -> Result<u64, StoreError>;
+
     /// The endpoint's delivery log: attempts numbered after `after`, oldest first, at most
     /// `limit`.
     async fn deliveries(

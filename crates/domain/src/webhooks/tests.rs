@@ -124,6 +124,7 @@ fn dispatcher(w: World) -> WebhookDispatcher {
         .expect_open_webhook_secret()
         .returning(|_, _, _| Ok(WebhookSecret::new("whsec_dGVzdA==".into())));
     WebhookDispatcher {
+        meter: Arc::new(crate::meter::NoMeter),
         store: Arc::new(w.store),
         events: Arc::new(w.events),
         grants: Arc::new(w.grants),

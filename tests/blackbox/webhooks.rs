@@ -475,4 +475,27 @@ async fn an_endpoint_is_its_credentials_alone_and_unsafe_addresses_are_refused()
         .as_str()
         .unwrap()
         .starts_with("whsec_"));
+
+    // A credential holds ten at most: the eleventh is 409, and nothing is made.
+    for n in 3..=10 {
+        create(
+            &app,
+            &ta,
+            json!({"url": format!("https://hooks.example.com/{n}")}),
+        )
+        .await;
+    }
+    let over = app
+        .post_json(
+            "/v1/webhooks",
+            Some(&ta),
+            &json!({"url": "https://hooks.example.com/11"}),
+        )
+        .await;
+    assert_eq!(over.status, 409, "{}", over.text);
+    assert_eq!(over.error_code(), "webhook_limit_reached");
+    let listed = app.get("/v1/webhooks", Some(&ta)).await;
+    assert_eq!(listed.body["endpoints"].as_array().unwrap().len(), 10);
+    // Another credential of the tenant has its own ten.
+    create(&app, &tb, json!({"url": "https://hooks.example.com/b"})).await;
 }

@@ -45,6 +45,7 @@ pub fn condition(code: ErrorCode) -> &'static str {
         OriginNotAllowed => "`/mcp` only: the request carries a browser `Origin` other than this server's own (a defence against DNS rebinding); requests without `Origin` pass.",
         IdempotencyKeyReused => "The `Idempotency-Key` was first used, within its 24 hours, for a different request (another body, path or credential); nothing was done. Use a new key for a new request.",
         IdempotencyKeyInUse => "The `Idempotency-Key`'s first request is still being answered; nothing was done. Retry after a moment to receive its answer.",
+        WebhookLimitReached => "The credential holds the most webhook endpoints one may (10); nothing was made. Disable one you no longer use and register again, or use another credential.",
     }
 }
 
@@ -89,5 +90,6 @@ pub fn title(code: ErrorCode) -> &'static str {
         OriginNotAllowed => "The browser origin is not allowed",
         IdempotencyKeyReused => "The idempotency key was used for another request",
         IdempotencyKeyInUse => "The idempotency key's first request is still running",
+        WebhookLimitReached => "The credential holds the most webhook endpoints it may",
     }
 }

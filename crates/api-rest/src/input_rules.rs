@@ -34,7 +34,7 @@ pub use domain::subjects::identifier::{identifier_pattern, COMPANY_CODE_PATTERN 
 pub use domain::text::{NOT_BLANK_PATTERN as NOT_BLANK, TEXT_PATTERN as TEXT};
 
 /// The custom formats of this interface: name and meaning.
-pub const FORMATS: [(&str, &str); 9] = [
+pub const FORMATS: [(&str, &str); 10] = [
     ("company-code", "A company code in wire form whose check digit is right: a Swedish organisation number passes the Luhn check (mod 10); a Lithuanian company code (`lt:`, 9 digits) has none."),
     ("orgnr", "A Swedish organisation number in wire form whose check digit passes the Luhn check (mod 10)."),
     ("personnummer", "A Swedish personal identity number in wire form: a real calendar date not in the future (a ten-digit number's century read from today and its separator, `+` for 100 years or more) and a check digit that passes the Luhn check."),
@@ -43,6 +43,7 @@ pub const FORMATS: [(&str, &str); 9] = [
     ("asmens-kodas", "A Lithuanian personal code in wire form (`lt:` and 11 digits): the first digit names the century (1 to 6) with a real birth date not in the future after it, or is the exceptional 9; the last digit is the mod-11 check digit."),
     ("partial-date", "A birth date as people know it: `YYYY-MM-DD` (a real date not in the future), `YYYY-MM` or `YYYY`, the year from 1850 to this year."),
     ("screening-name", "A name to screen: at least one letter or digit (in any script), and no number shaped like a personal identity number (400 `name_is_identifier`)."),
+    ("webhook-url", "A webhook endpoint's address: an absolute `https` URL without credentials or fragment whose host is a name or a publicly routable address (not private, loopback, link-local, shared, reserved, documentation or multicast); a deployment that allows loopback receivers also takes `http` to a loopback host."),
     ("reference", "Free text kept as sent: it must not hold a number shaped like a personal identity number (any script of digits, up to three separators between groups)."),
 ];
 
@@ -57,10 +58,21 @@ fn parameter_rule(template: &str, name: &str) -> Option<Value> {
         ("/v1/subjects/{id}", "id") => ulid(""),
         ("/v1/subscriptions/{id}" | "/v1/subscriptions/{id}/end", "id") => ulid("sub_"),
         ("/v1/screening/checks/{id}", "id") => ulid("chk_"),
+        (
+            "/v1/webhooks/{id}"
+            | "/v1/webhooks/{id}/disable"
+            | "/v1/webhooks/{id}/enable"
+            | "/v1/webhooks/{id}/rotate-secret"
+            | "/v1/webhooks/{id}/deliveries",
+            "id",
+        ) => ulid("whk_"),
+        ("/v1/webhooks/{id}/deliveries", "cursor") => {
+            json!({"type": "string", "pattern": cursor_pattern()})
+        }
         (_, "subject_id") => ulid(""),
         ("/v1/events", "cursor") => json!({"type": "string", "pattern": cursor_pattern()}),
         ("/v1/events", "types") => json!({"type": "string", "pattern": event_types_pattern()}),
-        ("/v1/events" | "/v1/subscriptions", "limit") => {
+        ("/v1/events" | "/v1/subscriptions" | "/v1/webhooks/{id}/deliveries", "limit") => {
             json!({"type": "integer", "minimum": 1, "maximum": 1000})
         }
         ("/v1/screening/checks", "limit") => {
@@ -111,6 +123,7 @@ pub fn apply(doc: &mut Value) {
     subscribe_request(&mut schemas["SubscribeRequest"]);
     screening_check_request(&mut schemas["ScreeningCheckRequest"]);
     token_request(&mut schemas["TokenRequest"]);
+    create_webhook_request(&mut schemas["CreateWebhookRequest"]);
 }
 
 fn property<'a>(schema: &'a mut Value, name: &str) -> &'a mut Map<String, Value> {
@@ -246,6 +259,38 @@ fn screening_check_request(schema: &mut Value) {
             {"required": ["orgnr"], "properties": {"orgnr": {"type": "string", "pattern": COMPANY_CODE}}},
         ]}},
     ]);
+}
+
+fn create_webhook_request(schema: &mut Value) {
+    use domain::webhooks::endpoint::{MAX_DESCRIPTION_CHARS, MAX_URL_BYTES};
+    set(
+        schema,
+        "url",
+        json!({
+            "maxLength": MAX_URL_BYTES,
+            "pattern": domain::webhooks::endpoint::URL_SHAPE_PATTERN,
+            "format": "webhook-url",
+        }),
+    );
+    let types = property(schema, "types");
+    types.insert(
+        "items".into(),
+        json!({
+            "type": "string",
+            "enum": domain::monitoring::event::EventType::ALL.map(|t| t.name()),
+        }),
+    );
+    types.insert("minItems".into(), json!(1));
+    set(
+        schema,
+        "description",
+        json!({"maxLength": MAX_DESCRIPTION_CHARS, "pattern": domain::webhooks::endpoint::DESCRIPTION_PATTERN}),
+    );
+    set(
+        schema,
+        "start_after",
+        json!({"minimum": 0, "maximum": i64::MAX}),
+    );
 }
 
 fn token_request(schema: &mut Value) {

@@ -829,6 +829,7 @@ mod tests {
                 "origin_not_allowed",
                 "idempotency_key_reused",
                 "idempotency_key_in_use",
+                "webhook_limit_reached",
             ]
         );
         for row in rows {

@@ -54,10 +54,12 @@ pub enum ErrorCode {
     IdempotencyKeyReused,
     /// An `Idempotency-Key` whose first request is still running.
     IdempotencyKeyInUse,
+    /// The credential holds the most webhook endpoints it may (added in 1.8.0).
+    WebhookLimitReached,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 36] = [
+    pub const ALL: [ErrorCode; 37] = [
         ErrorCode::BadRequest,
         ErrorCode::InvalidIdentifier,
         ErrorCode::InvalidCursor,
@@ -94,6 +96,7 @@ impl ErrorCode {
         ErrorCode::OriginNotAllowed,
         ErrorCode::IdempotencyKeyReused,
         ErrorCode::IdempotencyKeyInUse,
+        ErrorCode::WebhookLimitReached,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -135,6 +138,7 @@ impl ErrorCode {
             OriginNotAllowed => "origin_not_allowed",
             IdempotencyKeyReused => "idempotency_key_reused",
             IdempotencyKeyInUse => "idempotency_key_in_use",
+            WebhookLimitReached => "webhook_limit_reached",
         }
     }
 
@@ -161,7 +165,8 @@ impl ErrorCode {
             | TenantPending
             | OriginNotAllowed => 403,
             NotFound => 404,
-            RefConflict | SubscriptionExists | SubscriptionEnded | IdempotencyKeyInUse => 409,
+            RefConflict | SubscriptionExists | SubscriptionEnded | IdempotencyKeyInUse
+            | WebhookLimitReached => 409,
             IdentifierInArgument | IdempotencyKeyReused => 422,
             BudgetExceeded => 429,
             InternalError => 500,

@@ -427,7 +427,7 @@ impl Operation {
             Operation::GetScreeningCheck => &[NotFound],
             Operation::ListScreeningOverrides | Operation::ListScreeningWhitelist => &[],
             Operation::GetUsage => &[],
-            Operation::CreateWebhookEndpoint => &[BadRequest],
+            Operation::CreateWebhookEndpoint => &[BadRequest, WebhookLimitReached],
             Operation::ListWebhookEndpoints => &[],
             Operation::GetWebhookEndpoint
             | Operation::DisableWebhookEndpoint

@@ -140,6 +140,11 @@ schemathesis.openapi.format(
     "screening-name", st.lists(NAME_WORD, min_size=1, max_size=3).map(" ".join)
 )
 schemathesis.openapi.format("reference", st.text(NO_DIGITS, min_size=1, max_size=60))
+# A webhook endpoint on a public name (registering sends nothing: no dispatcher runs here).
+schemathesis.openapi.format(
+    "webhook-url",
+    st.from_regex(r"https://hooks-[a-z0-9]{1,8}\.example\.com(/[a-z0-9]{1,12}){0,3}", fullmatch=True),
+)
 
 
 def declared_key_pattern(case):

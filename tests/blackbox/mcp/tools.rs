@@ -18,9 +18,20 @@ async fn tools_list_shows_only_what_the_scopes_permit() {
     ];
     assert_eq!(tool_names(&app, &kyb).await, kyb_tools);
     let (_, events) = consumer(&app, "events:read").await;
+    // The log, and pushing it to webhook endpoints.
     assert_eq!(
         tool_names(&app, &events).await,
-        ["list_changes", "list_events"]
+        [
+            "create_webhook",
+            "disable_webhook",
+            "enable_webhook",
+            "get_webhook",
+            "list_changes",
+            "list_events",
+            "list_webhook_deliveries",
+            "list_webhooks",
+            "rotate_webhook_secret"
+        ]
     );
     let (_, refresh) = consumer(&app, "kyb:refresh").await;
     assert!(!tool_names(&app, &refresh)

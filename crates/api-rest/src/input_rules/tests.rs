@@ -165,6 +165,55 @@ proptest! {
     }
 }
 
+proptest! {
+    /// Every address the service accepts (loopback allowed, so the widest rule) has the shape
+    /// the document declares; what the shape lets through and the service refuses is the
+    /// `webhook-url` format's (an address class).
+    #[test]
+    fn the_webhook_url_pattern_holds_every_accepted_address(
+        s in "https?://[a-z0-9.\\-\\[\\]:]{1,30}(/[a-z0-9/?=&%.~_-]{0,20})?|\\PC{0,40}"
+    ) {
+        use domain::webhooks::endpoint::{EndpointUrl, URL_SHAPE_PATTERN};
+        if EndpointUrl::parse(&s, true).is_ok() {
+            prop_assert!(re(URL_SHAPE_PATTERN).is_match(&s), "{s:?}");
+        }
+    }
+}
+
+#[test]
+fn the_webhook_patterns_take_what_the_service_takes() {
+    use domain::webhooks::endpoint::{EndpointUrl, DESCRIPTION_PATTERN, URL_SHAPE_PATTERN};
+    for ok in [
+        "https://hooks.example.com/idreg?x=1",
+        "https://hooks-1.example.com:8443/a",
+        "https://[2606:2800:220:1:248:1893:25c8:1946]/in",
+        "http://127.0.0.1:9000/hook",
+    ] {
+        assert!(EndpointUrl::parse(ok, true).is_ok(), "{ok}");
+        assert!(re(URL_SHAPE_PATTERN).is_match(ok), "{ok}");
+    }
+    for shape_refuses in [
+        "ftp://x.example/",
+        "https://a@b.example/",
+        "https://b.example/#f",
+        "https://b.example/ x",
+    ] {
+        assert!(
+            !re(URL_SHAPE_PATTERN).is_match(shape_refuses),
+            "{shape_refuses}"
+        );
+        assert!(
+            EndpointUrl::parse(shape_refuses, true).is_err(),
+            "{shape_refuses}"
+        );
+    }
+    let d = re(DESCRIPTION_PATTERN);
+    assert!(d.is_match("ops pager, Malmö"));
+    for bad in ["a\u{0}b", "a\nb", "a\u{85}b"] {
+        assert!(!d.is_match(bad), "{bad:?}");
+    }
+}
+
 #[test]
 fn every_format_named_in_the_rules_is_described() {
     let mut doc = serde_json::to_value(crate::openapi::document("0.0.0", &[])).unwrap();

@@ -20,6 +20,13 @@ pub const MAX_URL_BYTES: usize = 2048;
 pub const MAX_DESCRIPTION_CHARS: usize = 200;
 /// How many endpoints one grant may hold (active or disabled).
 pub const MAX_ENDPOINTS_PER_GRANT: u32 = 10;
+/// The shape of an accepted address, for interface schemas (the rest of the rule, a host's
+/// address class, is the `webhook-url` format): `https://`, a host name or an IP literal, an
+/// optional port, an optional path and query, no white space, credentials or fragment.
+pub const URL_SHAPE_PATTERN: &str =
+    "^https?://(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?(?:[/?][^\\s#]*)?$";
+/// A description: no control characters.
+pub const DESCRIPTION_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$";
 /// How long an attempt stays in its endpoint's delivery log.
 pub const DELIVERY_LOG_DAYS: i64 = 30;
 
@@ -48,6 +55,12 @@ impl EndpointUrl {
         }
         if url.fragment().is_some() {
             return Err(bad("must not have a fragment"));
+        }
+        if !host_as_written(raw, &url) {
+            return Err(bad(
+                "must name its host plainly: a DNS name of letters, digits and inner hyphens, \
+                 or an IP address in its usual form",
+            ));
         }
         let loopback = match url.host() {
             None => return Err(bad("must name a host")),
@@ -95,6 +108,50 @@ impl EndpointUrl {
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// Whether the address names its host as the parser read it (no encoded, numeric-shortcut or
+/// international forms a reader could take for another host), and a name is a DNS name.
+fn host_as_written(raw: &str, url: &url::Url) -> bool {
+    let prefix = format!("{}://", url.scheme());
+    let Some(after) = raw
+        .get(..prefix.len())
+        .filter(|p| p.eq_ignore_ascii_case(&prefix))
+        .map(|_| &raw[prefix.len()..])
+    else {
+        return false;
+    };
+    let authority = after.split(['/', '?', '#']).next().unwrap_or("");
+    let host = match authority.rfind(':') {
+        Some(i)
+            if (1..=5).contains(&(authority.len() - i - 1))
+                && authority[i + 1..].bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            &authority[..i]
+        }
+        _ => authority,
+    };
+    let Some(parsed) = url.host_str() else {
+        return false;
+    };
+    if !host.eq_ignore_ascii_case(parsed) {
+        return false;
+    }
+    match url.host() {
+        Some(url::Host::Domain(d)) => {
+            d.len() <= 253
+                && d.split('.').all(|label| {
+                    !label.is_empty()
+                        && label.len() <= 63
+                        && !label.starts_with('-')
+                        && !label.ends_with('-')
+                        && label
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                })
+        }
+        _ => true,
     }
 }
 
@@ -422,6 +479,14 @@ mod tests {
             "https://localhost/",
             "http://127.0.0.1:8080/",
             "https://224.0.0.1/",
+            "https://-/",
+            "https://a..example/",
+            "https://bücher.example/",
+            "https://0x7f.1/",
+            "https://2130706433/",
+            "https://hooks.example.com:/",
+            "https:hooks.example.com/",
+            "https:/hooks.example.com/",
         ] {
             assert!(
                 EndpointUrl::parse(bad, false).is_err(),

@@ -135,11 +135,11 @@ impl WebhookService {
             .await
             .map_err(Failure::internal)?
             .ok_or_else(|| {
-                Failure::bad_request(
-                    "url",
-                    &format!(
-                        "this credential holds {MAX_ENDPOINTS_PER_GRANT} endpoints already, the \
-                         most one may hold; disable and reuse one"
+                Failure::new(
+                    crate::error::ErrorCode::WebhookLimitReached,
+                    format!(
+                        "this credential holds {MAX_ENDPOINTS_PER_GRANT} webhook endpoints \
+                         already, the most one may hold"
                     ),
                 )
             })?;

@@ -3,6 +3,7 @@
 mod idempotency_vault;
 mod keys;
 mod person_vault;
+mod portal_secrets;
 mod screening_vault;
 mod secrets;
 mod token;

@@ -155,6 +155,11 @@ impl AesVault {
         }
     }
 
+    /// The master key's bytes, for keys derived from it for one purpose.
+    pub(crate) fn master_bytes(&self) -> &[u8; KEY_LEN] {
+        &self.master
+    }
+
     /// Unwraps a tenant's data key, checking that it was wrapped for this tenant.
     fn unwrap_key(&self, tenant: &TenantId, key: &WrappedDataKey) -> Result<Key, CryptoError> {
         let bad = || fail("data key does not unwrap for this tenant");

@@ -258,3 +258,8 @@ prefixed_id!(
     WebhookEndpointId,
     "whk_"
 );
+prefixed_id!(
+    /// A person who signs in to the tenant portal (one tenant's).
+    PortalUserId,
+    "pu_"
+);

@@ -18,6 +18,7 @@ pub mod health;
 pub mod idempotency;
 pub mod monitoring;
 pub mod persons;
+pub mod portal;
 pub mod screening;
 pub mod subjects;
 pub mod usage;

@@ -1,0 +1,19 @@
+//! The tenant portal: people at a tenant who sign in by one-time link (`docs/decisions.md`,
+//! "The tenant portal").
+//!
+//! - Values: [`user`] (the portal user, the email address rule, roles), [`sign_in`] (the
+//!   tokens' shapes and lifetimes, links, sessions, which code a link that does not sign in
+//!   answers).
+//! - Ports: [`ports`] (`PortalStore`, `PortalSecrets`, `Mailer`).
+//! - Use cases: [`service`] (`PortalSignIn`: asking for a link, redeeming it, the session of
+//!   a request, CSRF, sign-out).
+
+pub mod sign_in;
+pub mod user;
+
+pub mod ports;
+
+pub mod service;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,201 @@
+//! Sign-in to the portal by one-time link, the sessions it opens, and sign-out.
+
+use crate::clock::Clock;
+use crate::error::{ErrorCode, Failure};
+use crate::portal::ports::{Mail, Mailer, PortalSecrets, PortalStore};
+use crate::portal::sign_in::{
+    link_failure, PortalSession, Redemption, SignInLink, TokenKind, LINKS_PER_WINDOW,
+    LINK_LIFETIME, LINK_WINDOW, SESSION_IDLE, SESSION_LIFETIME,
+};
+use crate::portal::user::{Email, PortalUser};
+use std::sync::Arc;
+
+pub struct PortalSignIn {
+    pub store: Arc<dyn PortalStore>,
+    pub secrets: Arc<dyn PortalSecrets>,
+    pub mailer: Arc<dyn Mailer>,
+    pub clock: Arc<dyn Clock>,
+    /// The portal's origin (`https://portal.example.com`), which the mailed link names.
+    pub origin: String,
+}
+
+/// What a sign-in request did, for the surface: the binding cookie to set (the browser's own
+/// when it sent a well-formed one). How many links went out is never told to the browser.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkRequested {
+    pub binding: String,
+    /// Links sent, and requests over the limit (for the audit trail).
+    pub sent: u32,
+    pub limited: u32,
+}
+
+/// A signed-in browser: the session cookie to set and its CSRF token.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SignedIn {
+    pub session_token: String,
+    pub csrf: String,
+    pub session: PortalSession,
+}
+
+/// A request made under a live session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortalCaller {
+    pub session: PortalSession,
+    pub csrf: String,
+}
+
+impl PortalSignIn {
+    /// `POST /sign-in`: mails a link to every active user with the address (one per tenant),
+    /// bound to the asking browser. The answer is the same whether or not anyone has it.
+    pub async fn request_link(
+        &self,
+        email: &str,
+        binding: Option<&str>,
+    ) -> Result<LinkRequested, Failure> {
+        let email = Email::parse(crate::text::checked("email", email)?)?;
+        let binding = binding
+            .filter(|b| TokenKind::Binding.fits(b))
+            .map(str::to_owned)
+            .unwrap_or_else(|| self.secrets.new_token(TokenKind::Binding));
+        let now = self.clock.now();
+        let users = self
+            .store
+            .active_users_by_email(&email)
+            .await
+            .map_err(Failure::internal)?;
+        let mut requested = LinkRequested {
+            binding,
+            sent: 0,
+            limited: 0,
+        };
+        for user in users {
+            let token = self.secrets.new_token(TokenKind::Link);
+            let link = SignInLink {
+                digest: self.secrets.digest(&token),
+                tenant_id: user.tenant_id,
+                user_id: user.id,
+                binding: self.secrets.digest(&requested.binding),
+                created_at: now,
+                expires_at: now + LINK_LIFETIME,
+            };
+            let stored = self
+                .store
+                .record_link(&link, LINKS_PER_WINDOW, now - LINK_WINDOW)
+                .await
+                .map_err(Failure::internal)?;
+            if !stored {
+                requested.limited += 1;
+                continue;
+            }
+            self.mailer
+                .send(&self.link_mail(&user, &token))
+                .await
+                .map_err(|e| {
+                    Failure::new(
+                        ErrorCode::UpstreamUnavailable,
+                        format!("the sign-in mail could not be sent; try again ({e})"),
+                    )
+                })?;
+            requested.sent += 1;
+        }
+        Ok(requested)
+    }
+
+    fn link_mail(&self, user: &PortalUser, token: &str) -> Mail {
+        let url = format!(
+            "{}/sign-in/complete?link={token}",
+            self.origin.trim_end_matches('/')
+        );
+        Mail {
+            to: user.email.clone(),
+            subject: "Your idreg sign-in link".to_owned(),
+            text: format!(
+                "Sign in to the idreg portal (tenant {tenant}):\n\n{url}\n\nThe link works once, \
+                 for 15 minutes, in the browser you asked from. If you did not ask for it, ignore \
+                 this mail.\n",
+                tenant = user.tenant_id
+            ),
+        }
+    }
+
+    /// Redeems a link in the browser that asked for it: the session cookie to set, or the
+    /// specification's code (`invalid_link`, `link_invalid`, `link_used`, `link_expired`).
+    pub async fn redeem(&self, link: &str, binding: Option<&str>) -> Result<SignedIn, Failure> {
+        if !TokenKind::Link.fits(link) {
+            return Err(link_failure(ErrorCode::InvalidLink));
+        }
+        let Some(binding) = binding.filter(|b| TokenKind::Binding.fits(b)) else {
+            return Err(link_failure(ErrorCode::LinkInvalid));
+        };
+        let now = self.clock.now();
+        let session_token = self.secrets.new_token(TokenKind::Session);
+        let redeemed = self
+            .store
+            .redeem_link(
+                &self.secrets.digest(link),
+                &self.secrets.digest(binding),
+                &self.secrets.digest(&session_token),
+                now,
+                now + SESSION_LIFETIME,
+            )
+            .await
+            .map_err(Failure::internal)?;
+        match redeemed {
+            Redemption::Unknown => Err(link_failure(ErrorCode::LinkInvalid)),
+            Redemption::Used => Err(link_failure(ErrorCode::LinkUsed)),
+            Redemption::Expired => Err(link_failure(ErrorCode::LinkExpired)),
+            Redemption::SignedIn(session) => Ok(SignedIn {
+                csrf: self.secrets.csrf_token(&session_token),
+                session_token,
+                session,
+            }),
+        }
+    }
+
+    /// The caller of a portal request: its session cookie's live session, else 401.
+    pub async fn caller(&self, session_token: Option<&str>) -> Result<PortalCaller, Failure> {
+        let Some(token) = session_token.filter(|t| TokenKind::Session.fits(t)) else {
+            return Err(Failure::unauthorized());
+        };
+        let session = self
+            .store
+            .session(&self.secrets.digest(token), self.clock.now(), SESSION_IDLE)
+            .await
+            .map_err(Failure::internal)?
+            .ok_or_else(Failure::unauthorized)?;
+        Ok(PortalCaller {
+            session,
+            csrf: self.secrets.csrf_token(token),
+        })
+    }
+
+    /// Every write of the portal: the CSRF token it carries must be the session's.
+    pub fn check_csrf(&self, caller: &PortalCaller, presented: Option<&str>) -> Result<(), Failure> {
+        let matches = presented.is_some_and(|p| {
+            p.len() == caller.csrf.len()
+                && p.bytes()
+                    .zip(caller.csrf.bytes())
+                    .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                    == 0
+        });
+        if matches {
+            Ok(())
+        } else {
+            Err(Failure::new(
+                ErrorCode::Forbidden,
+                "the request does not carry this session's CSRF token; reload the page",
+            ))
+        }
+    }
+
+    /// Signs out: the session ends now (an unknown or ended one is already out).
+    pub async fn sign_out(&self, session_token: Option<&str>) -> Result<(), Failure> {
+        if let Some(token) = session_token.filter(|t| TokenKind::Session.fits(t)) {
+            self.store
+                .end_session(&self.secrets.digest(token), self.clock.now())
+                .await
+                .map_err(Failure::internal)?;
+        }
+        Ok(())
+    }
+}

@@ -65,8 +65,11 @@ pub trait PortalStore: Send + Sync {
     ) -> Result<Option<PortalSession>, StoreError>;
 
     /// Ends the session (sign-out); false when it was not open.
-    async fn end_session(&self, digest: &TokenDigest, now: DateTime<Utc>)
-        -> Result<bool, StoreError>;
+    async fn end_session(
+        &self,
+        digest: &TokenDigest,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
 }
 
 /// Tokens: made from a secure random source, digested (SHA-256) for the store, and a

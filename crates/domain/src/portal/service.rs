@@ -170,7 +170,11 @@ impl PortalSignIn {
     }
 
     /// Every write of the portal: the CSRF token it carries must be the session's.
-    pub fn check_csrf(&self, caller: &PortalCaller, presented: Option<&str>) -> Result<(), Failure> {
+    pub fn check_csrf(
+        &self,
+        caller: &PortalCaller,
+        presented: Option<&str>,
+    ) -> Result<(), Failure> {
         let matches = presented.is_some_and(|p| {
             p.len() == caller.csrf.len()
                 && p.bytes()

@@ -100,7 +100,9 @@ pub enum Redemption {
 /// The failure of a link that does not sign in: the specification's codes.
 pub fn link_failure(code: ErrorCode) -> Failure {
     let message = match code {
-        ErrorCode::InvalidLink => "the sign-in link is not one this service sends; ask for a new one",
+        ErrorCode::InvalidLink => {
+            "the sign-in link is not one this service sends; ask for a new one"
+        }
         ErrorCode::LinkInvalid => {
             "the sign-in link is unknown, or was asked for in another browser; ask for a new one \
              in this browser"

@@ -85,7 +85,10 @@ async fn a_link_goes_to_each_tenants_user_bound_to_the_browser_that_asked() {
         .await
         .unwrap();
     // The browser's own binding is kept.
-    assert_eq!((done.binding.as_str(), done.sent, done.limited), (binding.as_str(), 2, 0));
+    assert_eq!(
+        (done.binding.as_str(), done.sent, done.limited),
+        (binding.as_str(), 2, 0)
+    );
     let mails = mails.lock().unwrap();
     assert_eq!(mails.len(), 2);
     assert!(mails[0]
@@ -187,8 +190,14 @@ async fn a_redeemed_link_opens_a_session_with_its_csrf_token() {
     store
         .expect_redeem_link()
         .returning(move |l, b, s, at, until| {
-            assert_eq!(l, &TokenDigest(token(TokenKind::Link, 'L').bytes().rev().collect()));
-            assert_eq!(b, &TokenDigest(token(TokenKind::Binding, 'Z').bytes().rev().collect()));
+            assert_eq!(
+                l,
+                &TokenDigest(token(TokenKind::Link, 'L').bytes().rev().collect())
+            );
+            assert_eq!(
+                b,
+                &TokenDigest(token(TokenKind::Binding, 'Z').bytes().rev().collect())
+            );
             assert_eq!((at, until), (now(), now() + SESSION_LIFETIME));
             Ok(Redemption::SignedIn(PortalSession {
                 digest: s.clone(),
@@ -218,8 +227,8 @@ async fn a_request_needs_a_live_session_and_a_write_its_csrf_token() {
     let mut store = MockPortalStore::new();
     store.expect_session().returning(|d, at, _| {
         Ok(
-            (d == &TokenDigest(token(TokenKind::Session, 'S').bytes().rev().collect())).then(|| {
-                PortalSession {
+            (d == &TokenDigest(token(TokenKind::Session, 'S').bytes().rev().collect())).then(
+                || PortalSession {
                     digest: d.clone(),
                     tenant_id: TenantId::generate(),
                     user_id: PortalUserId::generate(),
@@ -227,8 +236,8 @@ async fn a_request_needs_a_live_session_and_a_write_its_csrf_token() {
                     created_at: at,
                     last_seen_at: at,
                     expires_at: at + SESSION_LIFETIME,
-                }
-            }),
+                },
+            ),
         )
     });
     let s = service(store, MockMailer::new());
@@ -240,7 +249,11 @@ async fn a_request_needs_a_live_session_and_a_write_its_csrf_token() {
             ErrorCode::Forbidden
         );
     }
-    for none in [None, Some("ps_forged"), Some(token(TokenKind::Session, 'T').as_str())] {
+    for none in [
+        None,
+        Some("ps_forged"),
+        Some(token(TokenKind::Session, 'T').as_str()),
+    ] {
         let owned = none.map(str::to_owned);
         assert_eq!(
             s.caller(owned.as_deref()).await.unwrap_err().code,

@@ -27,9 +27,9 @@ impl Email {
             && !local.starts_with('.')
             && !local.ends_with('.')
             && !local.contains("..")
-            && local.bytes().all(|b| {
-                b.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~.".contains(&b)
-            });
+            && local
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~.".contains(&b));
         let labels: Vec<&str> = domain.split('.').collect();
         let domain_ok = labels.len() >= 2
             && labels.iter().all(|l| {
@@ -112,7 +112,9 @@ mod tests {
     #[test]
     fn addresses_are_read_in_lower_case() {
         assert_eq!(
-            Email::parse("Anna.Svensson+idreg@Example.SE").unwrap().as_str(),
+            Email::parse("Anna.Svensson+idreg@Example.SE")
+                .unwrap()
+                .as_str(),
             "anna.svensson+idreg@example.se"
         );
         for bad in [

@@ -11,6 +11,7 @@ mod idempotency;
 mod import;
 mod paid;
 mod persons;
+mod portal;
 mod sanctions;
 pub mod schema;
 mod screening;

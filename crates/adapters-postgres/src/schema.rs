@@ -460,6 +460,42 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    portal_users (tenant_id, user_id) {
+        tenant_id -> Text,
+        user_id -> Text,
+        email -> Text,
+        role -> Text,
+        created_at -> Timestamptz,
+        created_by -> Nullable<Text>,
+        disabled_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    portal_links (tenant_id, link_digest) {
+        tenant_id -> Text,
+        link_digest -> Bytea,
+        user_id -> Text,
+        binding_digest -> Bytea,
+        created_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        used_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    portal_sessions (tenant_id, session_digest) {
+        tenant_id -> Text,
+        session_digest -> Bytea,
+        user_id -> Text,
+        created_at -> Timestamptz,
+        last_seen_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        ended_at -> Nullable<Timestamptz>,
+    }
+}
+
 diesel::joinable!(permits -> tenants (tenant_id));
 diesel::joinable!(grants -> tenants (tenant_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -495,4 +531,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     screening_checks,
     webhook_endpoints,
     webhook_deliveries,
+    portal_users,
+    portal_links,
+    portal_sessions,
 );

@@ -11,6 +11,7 @@ mod health;
 mod idempotency;
 mod paid;
 mod persons;
+mod portal;
 mod sanctions;
 mod schema;
 mod screening;

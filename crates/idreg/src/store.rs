@@ -143,7 +143,7 @@ impl Store {
 }
 
 /// The tables in the order a copy writes them: each before the rows that name it.
-pub const COPY_ORDER: [&str; 33] = [
+pub const COPY_ORDER: [&str; 36] = [
     "tenants",
     "permits",
     "grants",
@@ -177,6 +177,9 @@ pub const COPY_ORDER: [&str; 33] = [
     "idempotency_keys",
     "webhook_endpoints",
     "webhook_deliveries",
+    "portal_users",
+    "portal_links",
+    "portal_sessions",
 ];
 
 /// Copies an embedded store into an empty PostgreSQL database, every row of every table in

@@ -59,6 +59,7 @@ pub struct Stores {
     pub probe: Arc<dyn domain::health::ports::StoreProbe>,
     pub idempotency: Arc<dyn domain::idempotency::ports::IdempotencyStore>,
     pub webhooks: Arc<dyn domain::webhooks::ports::WebhookStore>,
+    pub portal: Arc<dyn domain::portal::ports::PortalStore>,
     pub backing: Backing,
 }
 
@@ -354,6 +355,7 @@ mod grants;
 mod idempotency;
 mod paid;
 mod persons;
+mod portal;
 mod sanctions;
 mod schema_parity;
 mod screening;
@@ -535,6 +537,17 @@ macro_rules! sanctions_checks {
     };
 }
 
+/// The checks of `portal.rs`, one test each, for the adapter `$stores` builds.
+macro_rules! portal_checks {
+    ($stores:path) => {
+        conformance_tests!($stores;
+            portal_users_are_one_per_address_within_a_tenant => check_portal_users_are_one_per_address_within_a_tenant,
+            a_link_is_redeemed_once_by_the_browser_that_asked => check_a_link_is_redeemed_once_by_the_browser_that_asked,
+            a_session_ends_at_its_lifetime_when_idle_or_at_sign_out => check_a_session_ends_at_its_lifetime_when_idle_or_at_sign_out,
+        );
+    };
+}
+
 /// The checks of `webhooks.rs`, one test each, for the adapter `$stores` builds.
 macro_rules! webhooks_checks {
     ($stores:path) => {
@@ -571,6 +584,7 @@ mod postgres {
     use super::idempotency::*;
     use super::paid::*;
     use super::persons::*;
+    use super::portal::*;
     use super::sanctions::*;
     use super::screening::*;
     use super::subjects::*;
@@ -603,7 +617,8 @@ mod postgres {
             screening: database.clone(),
             probe: database.clone(),
             idempotency: database.clone(),
-            webhooks: database,
+            webhooks: database.clone(),
+            portal: database,
             backing: Backing::Postgres(db),
         }
     }
@@ -621,6 +636,7 @@ mod postgres {
     screening_checks!(stores);
     idempotency_checks!(stores);
     webhooks_checks!(stores);
+    portal_checks!(stores);
 }
 
 /// The embedded store: every check, the very checks PostgreSQL passes.
@@ -632,6 +648,7 @@ mod sqlite {
     use super::idempotency::*;
     use super::paid::*;
     use super::persons::*;
+    use super::portal::*;
     use super::sanctions::*;
     use super::screening::*;
     use super::subjects::*;
@@ -661,7 +678,8 @@ mod sqlite {
             screening: database.clone(),
             probe: database.clone(),
             idempotency: database.clone(),
-            webhooks: database,
+            webhooks: database.clone(),
+            portal: database,
             backing: Backing::Sqlite(file),
         }
     }
@@ -679,4 +697,5 @@ mod sqlite {
     screening_checks!(stores);
     idempotency_checks!(stores);
     webhooks_checks!(stores);
+    portal_checks!(stores);
 }

@@ -146,8 +146,18 @@ impl WebhookDispatcher {
             .map_err(Failure::internal)?;
         let mut failures = ep.failures;
         let mut failing_since = ep.failing_since;
+        let mut delivered_up_to = ep.cursor;
         for event in page.events {
             let sent_at = self.clock.now();
+            if sent_at + self.settings.send_timeout >= claim.lease_until {
+                // The lease would end while this event may still be under way: the turn ends
+                // here, the endpoint due again at once, and the next claim goes on from here.
+                self.store
+                    .release_endpoint(claim, delivered_up_to, sent_at)
+                    .await
+                    .map_err(Failure::internal)?;
+                return Ok(report);
+            }
             let (result, duration_ms) = self
                 .sender
                 .send(Outgoing {
@@ -183,6 +193,7 @@ impl WebhookDispatcher {
                     return Ok(report);
                 }
                 report.delivered += 1;
+                delivered_up_to = event.seq;
                 failures = 0;
                 failing_since = None;
                 continue;

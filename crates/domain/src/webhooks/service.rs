@@ -34,6 +34,10 @@ pub struct WebhookSettings {
     pub batch: u32,
     /// How long an endpoint of a tenant that is not active waits before it is looked at again.
     pub paused_wait: Duration,
+    /// The longest one delivery may take (the sender's own time limit, and a margin): a turn
+    /// sends no event that could still be under way when its lease ends, so a replica that
+    /// takes the endpoint over never sends beside it.
+    pub send_timeout: Duration,
 }
 
 impl Default for WebhookSettings {
@@ -45,6 +49,7 @@ impl Default for WebhookSettings {
             claim_limit: 16,
             batch: 100,
             paused_wait: Duration::minutes(5),
+            send_timeout: Duration::seconds(20),
         }
     }
 }

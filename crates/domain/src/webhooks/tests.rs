@@ -285,6 +285,28 @@ async fn events_the_endpoint_does_not_receive_are_passed_over() {
 }
 
 #[tokio::test]
+async fn a_turn_sends_nothing_that_could_outlast_its_lease() {
+    let mut w = world(0, None);
+    // A claim whose lease ends before one more delivery could finish.
+    w.claim.lease_until = now() + Duration::seconds(10);
+    let claim = w.claim.clone();
+    w.store = MockWebhookStore::new();
+    w.store
+        .expect_claim_due_endpoints()
+        .returning(move |_, _, _| Ok(vec![claim.clone()]));
+    w.sender.expect_send().never();
+    w.store.expect_record_attempt().never();
+    // Released at its cursor, not past the events it did not send.
+    w.store
+        .expect_release_endpoint()
+        .withf(|_, cursor, due| *cursor == 10 && *due == now())
+        .times(1)
+        .returning(|_, _, _| Ok(true));
+    let report = dispatcher(w).tick().await.unwrap();
+    assert_eq!((report.delivered, report.failed), (0, 0));
+}
+
+#[tokio::test]
 async fn a_lost_claim_stops_the_turn() {
     let mut w = world(0, None);
     let sent = Arc::new(Mutex::new(0));

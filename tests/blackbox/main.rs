@@ -22,6 +22,7 @@ mod oauth;
 mod ongoing_screening;
 mod paid;
 mod persons;
+mod portal;
 mod privacy;
 mod problem;
 mod quota;

@@ -63,6 +63,8 @@ pub struct Ports {
     pub idempotency_vault: Arc<dyn crate::idempotency::ports::IdempotencyVault>,
     /// Webhook endpoints, their cursors and delivery logs.
     pub webhooks: Arc<dyn crate::webhooks::ports::WebhookStore>,
+    /// Portal users, sign-in links and sessions.
+    pub portal: Arc<dyn crate::portal::ports::PortalStore>,
     /// Makes, seals and opens webhook secrets under tenants' keys.
     pub webhook_vault: Arc<dyn crate::webhooks::ports::WebhookVault>,
     /// Sends one signed delivery.
@@ -143,6 +145,8 @@ pub struct Services {
     pub webhooks: crate::webhooks::service::WebhookService,
     /// Pushes each endpoint's events (every replica runs it; `idreg` drives its passes).
     pub dispatcher: crate::webhooks::dispatcher::WebhookDispatcher,
+    /// A tenant's portal users (the operator's command, later the portal's admins).
+    pub portal_admin: crate::portal::admin::PortalAdmin,
 }
 
 impl Services {
@@ -211,6 +215,11 @@ impl Services {
             parties: Some(ongoing.clone()),
         });
         Services {
+            portal_admin: crate::portal::admin::PortalAdmin {
+                store: ports.portal.clone(),
+                tenants: ports.tenants.clone(),
+                clock: ports.clock.clone(),
+            },
             webhooks: crate::webhooks::service::WebhookService {
                 store: ports.webhooks.clone(),
                 vault: ports.webhook_vault.clone(),

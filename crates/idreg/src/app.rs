@@ -92,6 +92,7 @@ impl App {
             idempotency: stored.idempotency,
             idempotency_vault: Arc::new(keys.vault()),
             webhooks: stored.webhooks,
+            portal: stored.portal,
             webhook_vault: Arc::new(keys.vault()),
             webhook_sender: Arc::new(
                 adapters_webhooks::HttpWebhookSender::new(config.webhook_allow_loopback)

@@ -93,6 +93,26 @@ pub enum AdminCommand {
     Grant(GrantCommand),
     #[command(subcommand)]
     Subject(SubjectCommand),
+    /// People at a tenant who sign in to the tenant portal.
+    #[command(subcommand)]
+    PortalUser(PortalUserCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PortalUserCommand {
+    /// Adds a portal user to a live tenant (a tenant's first is made here; its admins add the
+    /// others). The user signs in by a one-time link mailed to the address.
+    Create {
+        #[arg(long)]
+        tenant: String,
+        #[arg(long)]
+        email: String,
+        /// `admin` (users and grants) or `member`.
+        #[arg(long, default_value = "admin")]
+        role: String,
+    },
+    /// The tenant's portal users, oldest first.
+    List { tenant_id: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -382,6 +402,22 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
         AdminCommand::Grant(GrantCommand::RotateSecret { grant_id }) => {
             Ok(issued_json(&admin.rotate_secret(&grant_id).await?))
         }
+        AdminCommand::PortalUser(PortalUserCommand::Create {
+            tenant,
+            email,
+            role,
+        }) => {
+            let user = app
+                .services
+                .portal_admin
+                .create_user(&tenant, &email, &role, None)
+                .await?;
+            Ok(portal_user_json(&user))
+        }
+        AdminCommand::PortalUser(PortalUserCommand::List { tenant_id }) => {
+            let users = app.services.portal_admin.users(&tenant_id).await?;
+            Ok(json!({ "portal_users": users.iter().map(portal_user_json).collect::<Vec<_>>() }))
+        }
     }
 }
 
@@ -445,6 +481,18 @@ pub fn tenant_json(t: &Tenant) -> Value {
         "created_at": api_core::dto::timestamp(t.created_at),
         "mode": t.mode.as_str(),
         "test_tenant_id": t.test_tenant.map(|id| id.to_string()),
+    })
+}
+
+/// A portal user as the operator's commands print it.
+pub fn portal_user_json(u: &domain::portal::user::PortalUser) -> Value {
+    json!({
+        "portal_user_id": u.id.to_string(),
+        "tenant_id": u.tenant_id.to_string(),
+        "email": u.email.as_str(),
+        "role": u.role.as_str(),
+        "created_at": u.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "disabled_at": u.disabled_at.map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
     })
 }
 

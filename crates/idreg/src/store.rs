@@ -85,6 +85,8 @@ pub struct StorePorts {
     pub idempotency: Arc<dyn domain::idempotency::ports::IdempotencyStore>,
     /// Webhook endpoints and their delivery logs.
     pub webhooks: Arc<dyn domain::webhooks::ports::WebhookStore>,
+    /// Portal users, sign-in links and sessions.
+    pub portal: Arc<dyn domain::portal::ports::PortalStore>,
 }
 
 /// Every port of one adapter value.
@@ -105,6 +107,7 @@ macro_rules! ports_of {
             probe: Arc::new($db.clone()),
             idempotency: Arc::new($db.clone()),
             webhooks: Arc::new($db.clone()),
+            portal: Arc::new($db.clone()),
         }
     };
 }

@@ -6,13 +6,14 @@
 //!   answers).
 //! - Ports: [`ports`] (`PortalStore`, `PortalSecrets`, `Mailer`).
 //! - Use cases: [`service`] (`PortalSignIn`: asking for a link, redeeming it, the session of
-//!   a request, CSRF, sign-out).
+//!   a request, CSRF, sign-out), [`admin`] (`PortalAdmin`: a tenant's portal users).
 
 pub mod sign_in;
 pub mod user;
 
 pub mod ports;
 
+pub mod admin;
 pub mod service;
 
 #[cfg(test)]

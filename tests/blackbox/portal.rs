@@ -94,3 +94,165 @@ async fn the_operator_makes_a_tenants_first_portal_user() {
     assert_eq!(users.len(), 1);
     assert_eq!(users[0], made);
 }
+
+/// A client of the portal's listener that keeps cookies like a browser.
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+async fn ask_link(app: &TestApp, b: &reqwest::Client, email: &str) -> reqwest::Response {
+    b.post(format!("{}/v1/portal/sign-in", app.portal_url))
+        .json(&serde_json::json!({ "email": email }))
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn redeem(app: &TestApp, b: &reqwest::Client, link: &str) -> (u16, serde_json::Value) {
+    let r = b
+        .post(format!("{}/v1/portal/sign-in/complete", app.portal_url))
+        .json(&serde_json::json!({ "link": link }))
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or_default())
+}
+
+/// The link of the newest mail to `email` in the sandbox's mailbox.
+fn mailed_link(app: &TestApp, email: &str) -> String {
+    let mail = app.sandbox().mailbox(email);
+    let text = &mail.last().expect("a mail").text;
+    let at = text.find("link=").expect("a link in the mail") + "link=".len();
+    text[at..].split_whitespace().next().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sign_in_by_one_time_link_answers_the_specifications_codes_and_keeps_the_credentials_apart()
+{
+    let app = TestApp::spawn().await;
+    let c = app.provision("kyb:read", "SE", "SE").await;
+    let made = app
+        .admin(&[
+            "portal-user",
+            "create",
+            "--tenant",
+            &c.tenant_id,
+            "--email",
+            "lead@example.se",
+        ])
+        .await
+        .unwrap();
+
+    // Asking: the same 202 for a user's address and for an unknown one; a binding cookie.
+    let asker = browser();
+    let asked = ask_link(&app, &asker, "Lead@Example.SE").await;
+    assert_eq!(asked.status(), 202);
+    let set = asked.headers()[reqwest::header::SET_COOKIE]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(set.starts_with("idreg_portal_binding=pb_"), "{set}");
+    for flag in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(set.contains(flag), "{set}");
+    }
+    let unknown = ask_link(&app, &browser(), "nobody@example.se").await;
+    assert_eq!(unknown.status(), 202);
+    assert!(app.sandbox().mailbox("nobody@example.se").is_empty());
+    let bad = ask_link(&app, &browser(), "not-an-address").await;
+    assert_eq!(bad.status(), 400);
+    let link = mailed_link(&app, "lead@example.se");
+    let mail = app.sandbox().mailbox("lead@example.se");
+    assert!(mail[0].text.contains(&app.portal_url), "{}", mail[0].text);
+
+    // The codes: unparsable, another browser, then the asking browser signs in once.
+    let (status, body) = redeem(&app, &asker, "pl_not-a-link").await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("invalid_link"))
+    );
+    let (status, body) = redeem(&app, &browser(), &link).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("link_invalid"))
+    );
+    let (status, session) = redeem(&app, &asker, &link).await;
+    assert_eq!(status, 200, "{session}");
+    assert_eq!(session["portal_user_id"], made["portal_user_id"]);
+    assert_eq!(session["tenant_id"], c.tenant_id.as_str());
+    assert_eq!(session["role"], "admin");
+    let csrf = session["csrf_token"].as_str().unwrap().to_owned();
+    let (status, body) = redeem(&app, &asker, &link).await;
+    assert_eq!((status, body["error"].as_str()), (401, Some("link_used")));
+    // A link past its 15 minutes.
+    ask_link(&app, &asker, "lead@example.se").await;
+    let late = mailed_link(&app, "lead@example.se");
+    app.clock.advance(chrono::Duration::minutes(16));
+    let (status, body) = redeem(&app, &asker, &late).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("link_expired"))
+    );
+    app.clock.advance(chrono::Duration::minutes(-16));
+
+    // The session reads back; its cookie opens no consumer route, and a consumer token no
+    // portal route.
+    let me = asker
+        .get(format!("{}/v1/portal/session", app.portal_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(me.status(), 200);
+    let cookie_only = asker
+        .get(format!("{}/v1/usage", app.base_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cookie_only.status(), 401);
+    let on_portal = asker
+        .get(format!("{}/v1/usage", app.portal_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(on_portal.status(), 404, "no consumer route on the portal");
+    let token = app.token(&c).await;
+    let bearer = reqwest::Client::new()
+        .get(format!("{}/v1/portal/session", app.portal_url))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bearer.status(), 401);
+
+    // Sign-out is a write: without the CSRF token, or from another origin, it is refused.
+    let out = |csrf: Option<&str>, origin: Option<&str>| {
+        let mut r = asker.post(format!("{}/v1/portal/sign-out", app.portal_url));
+        if let Some(c) = csrf {
+            r = r.header("x-csrf-token", c);
+        }
+        if let Some(o) = origin {
+            r = r.header("origin", o);
+        }
+        r.send()
+    };
+    assert_eq!(out(None, None).await.unwrap().status(), 403);
+    assert_eq!(out(Some("forged"), None).await.unwrap().status(), 403);
+    assert_eq!(
+        out(Some(&csrf), Some("https://evil.example"))
+            .await
+            .unwrap()
+            .status(),
+        403
+    );
+    let done = out(Some(&csrf), Some(&app.portal_url)).await.unwrap();
+    assert_eq!(done.status(), 204);
+    let me = asker
+        .get(format!("{}/v1/portal/session", app.portal_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(me.status(), 401);
+}

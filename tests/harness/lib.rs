@@ -30,7 +30,10 @@ pub struct TestApp {
     pub app: Arc<App>,
     pub http: reqwest::Client,
     pub db: TestStore,
+    /// The tenant portal's origin (its own listener).
+    pub portal_url: String,
     server: Option<RunningServer>,
+    portal: Option<RunningServer>,
     _state_dir: TempDir,
 }
 
@@ -111,7 +114,12 @@ impl TestApp {
                 .expect("preparing the app"),
         );
         let server = app.start_http("127.0.0.1:0").expect("starting the server");
+        let portal = app
+            .start_portal("127.0.0.1:0")
+            .expect("starting the portal");
         TestApp {
+            portal_url: portal.base_url(),
+            portal: Some(portal),
             base_url: server.base_url(),
             clock,
             app,
@@ -301,6 +309,9 @@ impl TestApp {
         if let Some(server) = self.server.take() {
             server.stop().await;
         }
+        if let Some(portal) = self.portal.take() {
+            portal.stop().await;
+        }
         let config = self.app.config.clone();
         let app = Arc::new(
             App::prepare_with_clock(config, self.clock.clone())
@@ -310,6 +321,11 @@ impl TestApp {
         let server = app
             .start_http("127.0.0.1:0")
             .expect("starting the server again");
+        let portal = app
+            .start_portal("127.0.0.1:0")
+            .expect("starting the portal again");
+        self.portal_url = portal.base_url();
+        self.portal = Some(portal);
         self.base_url = server.base_url();
         self.app = app;
         self.server = Some(server);
@@ -318,6 +334,9 @@ impl TestApp {
     pub async fn stop(mut self) {
         if let Some(server) = self.server.take() {
             server.stop().await;
+        }
+        if let Some(portal) = self.portal.take() {
+            portal.stop().await;
         }
     }
 }

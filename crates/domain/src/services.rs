@@ -65,6 +65,10 @@ pub struct Ports {
     pub webhooks: Arc<dyn crate::webhooks::ports::WebhookStore>,
     /// Portal users, sign-in links and sessions.
     pub portal: Arc<dyn crate::portal::ports::PortalStore>,
+    /// The portal's tokens and CSRF tokens.
+    pub portal_secrets: Arc<dyn crate::portal::ports::PortalSecrets>,
+    /// Where the portal's sign-in links are mailed.
+    pub mailer: Arc<dyn crate::portal::ports::Mailer>,
     /// Makes, seals and opens webhook secrets under tenants' keys.
     pub webhook_vault: Arc<dyn crate::webhooks::ports::WebhookVault>,
     /// Sends one signed delivery.
@@ -147,6 +151,8 @@ pub struct Services {
     pub dispatcher: crate::webhooks::dispatcher::WebhookDispatcher,
     /// A tenant's portal users (the operator's command, later the portal's admins).
     pub portal_admin: crate::portal::admin::PortalAdmin,
+    /// Sign-in to the portal by one-time link, its sessions and sign-out.
+    pub portal_sign_in: crate::portal::service::PortalSignIn,
 }
 
 impl Services {
@@ -215,6 +221,12 @@ impl Services {
             parties: Some(ongoing.clone()),
         });
         Services {
+            portal_sign_in: crate::portal::service::PortalSignIn {
+                store: ports.portal.clone(),
+                secrets: ports.portal_secrets.clone(),
+                mailer: ports.mailer.clone(),
+                clock: ports.clock.clone(),
+            },
             portal_admin: crate::portal::admin::PortalAdmin {
                 store: ports.portal.clone(),
                 tenants: ports.tenants.clone(),

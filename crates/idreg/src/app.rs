@@ -93,6 +93,16 @@ impl App {
             idempotency_vault: Arc::new(keys.vault()),
             webhooks: stored.webhooks,
             portal: stored.portal,
+            portal_secrets: Arc::new(keys.vault()),
+            // The sandbox's mailbox where the process runs one (the demo, tests); otherwise no
+            // mail transport yet (SMTP is next), so a sign-in request answers 503.
+            mailer: match &upstreams.sandbox {
+                Some(sandbox) => Arc::new(
+                    adapters_mail::SandboxMailbox::new(&sandbox.control_url())
+                        .context("building the mailbox client")?,
+                ),
+                None => Arc::new(adapters_mail::NoTransport),
+            },
             webhook_vault: Arc::new(keys.vault()),
             webhook_sender: Arc::new(
                 adapters_webhooks::HttpWebhookSender::new(config.webhook_allow_loopback)
@@ -159,6 +169,27 @@ impl App {
         let server = server
             .bind(listen)
             .with_context(|| format!("binding {listen}"))?;
+        RunningServer::spawn(server.addrs(), server.run())
+    }
+
+    /// Binds the tenant portal's listener (its own origin: no consumer route is served there,
+    /// and no portal route on the API's) and serves it in the background.
+    pub fn start_portal(&self, listen: &str) -> anyhow::Result<RunningServer> {
+        let services = web::Data::new(self.services.clone());
+        let origin = web::Data::new(api_portal::PortalOrigin(self.config.portal_url.clone()));
+        let server = HttpServer::new(move || {
+            ActixApp::new()
+                .app_data(services.clone())
+                .app_data(origin.clone())
+                .wrap(middleware::from_fn(api_core::request_context_middleware))
+                .configure(api_portal::configure)
+                .default_service(web::to(api_portal::not_found))
+        })
+        .disable_signals()
+        .shutdown_timeout(5)
+        .workers(1)
+        .bind(listen)
+        .with_context(|| format!("binding the portal at {listen}"))?;
         RunningServer::spawn(server.addrs(), server.run())
     }
 

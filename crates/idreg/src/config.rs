@@ -22,6 +22,8 @@
 //! | `IDREG_LISTS_URLS`     | `lists_urls`         | none (no scheduled list import); `official`, or `source=url,...` |
 //! | `IDREG_LISTS_INTERVAL_HOURS` | `lists_interval_hours` | `24` (`0` off) |
 //! | `IDREG_TEST_MODE`      | `test_mode`          | `on`: test-mode grants are served by the sandbox started in this process (`off`: their register reads are 501) |
+//! | `IDREG_PORTAL_LISTEN`  | `portal_listen`      | none: no tenant portal in this process (`idreg demo`: `127.0.0.1:8081`) |
+//! | `IDREG_PORTAL_URL`     | `portal_url`         | none: each portal request's own scheme and host |
 //! | `IDREG_WEBHOOK_INTERVAL_MS` | `webhook_interval_ms` | `1000` (`0`: no webhook delivery in this process) |
 //! | `IDREG_WEBHOOK_ALLOW_LOOPBACK` | `webhook_allow_loopback` | `off` (`on` in `idreg demo`): endpoints may name a loopback host, plain http to it included |
 //! | `IDREG_WEBHOOK_RETRY_SECONDS` | `webhook_retry_seconds` | `5,300,1800,7200,18000,36000` (the last repeats) |
@@ -73,6 +75,11 @@ pub struct Config {
     /// Milliseconds between the webhook dispatcher's passes when it found nothing due; 0
     /// turns webhook delivery off in this process (another replica may run it).
     pub webhook_interval_ms: u64,
+    /// The tenant portal's listener (its own origin); none: no portal in this process.
+    pub portal_listen: Option<String>,
+    /// The portal's origin as browsers reach it (named in sign-in links); none: each
+    /// request's own scheme and host.
+    pub portal_url: Option<String>,
     /// Whether webhook endpoints may name a loopback host (plain http to it included): on in
     /// the demo, off by default.
     pub webhook_allow_loopback: bool,
@@ -141,6 +148,8 @@ impl Default for Config {
             scheduler_interval_ms: 5_000,
             scheduler_lease_seconds: 300,
             scheduler_batch: 50,
+            portal_listen: None,
+            portal_url: None,
             webhook_interval_ms: 1_000,
             webhook_allow_loopback: false,
             webhook_schedule: Default::default(),
@@ -174,6 +183,8 @@ struct FileConfig {
     scheduler_interval_ms: Option<u64>,
     scheduler_lease_seconds: Option<i64>,
     scheduler_batch: Option<u32>,
+    portal_listen: Option<String>,
+    portal_url: Option<String>,
     webhook_interval_ms: Option<u64>,
     webhook_allow_loopback: Option<bool>,
     webhook_retry_seconds: Option<String>,
@@ -276,6 +287,12 @@ impl Config {
                 .parse()
                 .context("IDREG_SCHEDULER_BATCH must be a whole number")?;
         }
+        if let Some(v) = var("IDREG_PORTAL_LISTEN") {
+            config.portal_listen = Some(v).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = var("IDREG_PORTAL_URL") {
+            config.portal_url = Some(v).filter(|v| !v.is_empty());
+        }
         if let Some(v) = var("IDREG_WEBHOOK_INTERVAL_MS") {
             config.webhook_interval_ms = v
                 .parse()
@@ -375,6 +392,12 @@ impl Config {
         }
         if let Some(v) = file.scheduler_batch {
             self.scheduler_batch = v;
+        }
+        if file.portal_listen.is_some() {
+            self.portal_listen = file.portal_listen;
+        }
+        if file.portal_url.is_some() {
+            self.portal_url = file.portal_url;
         }
         if let Some(v) = file.webhook_interval_ms {
             self.webhook_interval_ms = v;

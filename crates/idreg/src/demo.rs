@@ -267,6 +267,9 @@ Stop with Ctrl-C. Keys and demo ids are kept in the state folder; the data in th
     )
 }
 
+/// Where the demo serves the tenant portal unless `IDREG_PORTAL_LISTEN` says otherwise.
+pub const DEMO_PORTAL_LISTEN: &str = "127.0.0.1:8081";
+
 /// Runs the demo: prepare (with the sandbox), ensure the tenant, serve, print the walk-through.
 pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
     let listen = args.listen.unwrap_or_else(|| config.listen.clone());
@@ -291,6 +294,18 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
     let _metrics = metrics_listen.map(|m| app.start_metrics(&m)).transpose()?;
     let _scheduler = app.start_scheduler();
     let _webhooks = app.start_webhooks();
+    // The tenant portal on its own origin (sign-in so far; its links go to the sandbox's
+    // mailbox: GET <sandbox control>/mailbox?to=<address>).
+    let portal_listen = app
+        .config
+        .portal_listen
+        .clone()
+        .unwrap_or_else(|| DEMO_PORTAL_LISTEN.to_owned());
+    let portal = app.start_portal(&portal_listen)?;
+    println!(
+        "tenant portal (sign-in): {} (POST /v1/portal/sign-in; mail at the sandbox control API's /mailbox?to=<address>)",
+        portal.base_url()
+    );
     let control = app.sandbox.as_ref().map(|s| s.control_url());
     let screening = screening_demonstration(&server.base_url(), &credentials, &screening).await;
     println!(

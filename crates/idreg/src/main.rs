@@ -103,7 +103,16 @@ async fn serve(mut config: Config, args: cli::ServeArgs) -> anyhow::Result<()> {
     let metrics = metrics_listen.map(|m| app.start_metrics(&m)).transpose()?;
     let _scheduler = app.start_scheduler();
     let _webhooks = app.start_webhooks();
+    let portal = app
+        .config
+        .portal_listen
+        .clone()
+        .map(|listen| app.start_portal(&listen))
+        .transpose()?;
     tracing::info!(address = %server.addr, "idreg is serving");
+    if let Some(portal) = &portal {
+        tracing::info!(address = %portal.addr, "the tenant portal is served");
+    }
     if let Some(metrics) = &metrics {
         tracing::info!(address = %metrics.addr, "metrics are served at /metrics");
     }

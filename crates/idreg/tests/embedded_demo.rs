@@ -52,6 +52,7 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
         .env_remove("DATABASE_URL")
         .env("IDREG_STATE_DIR", &state.path)
         .env("IDREG_LISTEN", base.trim_start_matches("http://"))
+        .env("IDREG_PORTAL_LISTEN", format!("127.0.0.1:{}", free_port()))
         .env("IDREG_LOG", "warn")
         .current_dir(&state.path)
         .stdout(Stdio::piped())

@@ -440,6 +440,14 @@ pub fn apply_lt_patch(c: &mut LtCompany, p: &LtPatch) -> Result<(), ControlError
     Ok(())
 }
 
+/// One mail in the sandbox's mailbox.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MailboxMessage {
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+}
+
 /// In-process control of a running sandbox (what `/control` does, without HTTP).
 #[derive(Clone)]
 pub struct SandboxControl {
@@ -457,6 +465,27 @@ impl SandboxControl {
 
     pub fn clear_fault(&self, source: Source) {
         self.state.faults.disarm(source);
+    }
+
+    /// Puts a mail in the mailbox.
+    pub fn deliver_mail(&self, mail: MailboxMessage) {
+        self.state
+            .mailbox
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(mail);
+    }
+
+    /// The mail to an address (compared without case), oldest first.
+    pub fn mailbox(&self, to: &str) -> Vec<MailboxMessage> {
+        self.state
+            .mailbox
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|m| m.to.eq_ignore_ascii_case(to))
+            .cloned()
+            .collect()
     }
 
     pub fn clear_faults(&self) {
@@ -589,8 +618,41 @@ pub(crate) fn routes(cfg: &mut web::ServiceConfig) {
                     .route(web::delete().to(clear_calls)),
             )
             .service(web::resource("/tokens").route(web::delete().to(revoke_tokens)))
+            .service(
+                web::resource("/mailbox")
+                    .route(web::post().to(deliver_mail))
+                    .route(web::get().to(read_mailbox)),
+            )
             .default_service(web::to(not_found)),
     );
+}
+
+/// `POST /_control/mailbox` `{to, subject, text}`: the mail server of the demo and the tests.
+async fn deliver_mail(
+    state: web::Data<SandboxState>,
+    req: HttpRequest,
+    mail: web::Json<MailboxMessage>,
+) -> HttpResponse {
+    if let Err(r) = guard(&req) {
+        return *r;
+    }
+    ctl(&state).deliver_mail(mail.into_inner());
+    HttpResponse::NoContent().finish()
+}
+
+/// `GET /_control/mailbox?to=<address>`: the mail to an address, oldest first.
+async fn read_mailbox(
+    state: web::Data<SandboxState>,
+    req: HttpRequest,
+    q: web::Query<HashMap<String, String>>,
+) -> HttpResponse {
+    if let Err(r) = guard(&req) {
+        return *r;
+    }
+    let Some(to) = q.get("to") else {
+        return HttpResponse::BadRequest().json(json!({ "error": "name the address: ?to=" }));
+    };
+    HttpResponse::Ok().json(json!({ "messages": ctl(&state).mailbox(to) }))
 }
 
 async fn not_found(req: HttpRequest) -> HttpResponse {

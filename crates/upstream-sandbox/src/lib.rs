@@ -17,8 +17,8 @@ mod state;
 mod util;
 
 pub use control::{
-    AddressPatch, CompanyPatch, ControlError, LtPatch, OfficerPatch, SandboxControl, SniPatch,
-    TaxPatch,
+    AddressPatch, CompanyPatch, ControlError, LtPatch, MailboxMessage, OfficerPatch,
+    SandboxControl, SniPatch, TaxPatch,
 };
 pub use data::{
     testnr, AnnualReport, Company, CompanyStatus, Dataset, IdKind, LegalForm, LtCompany,

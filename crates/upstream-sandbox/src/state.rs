@@ -25,6 +25,9 @@ pub(crate) struct SandboxState {
     /// Armed faults and the call log.
     pub faults: FaultInjector,
     pub tokens: Mutex<HashMap<String, IssuedToken>>,
+    /// Mail handed to the sandbox's mailbox (the demo's and the tests' mail server), oldest
+    /// first.
+    pub mailbox: Mutex<Vec<crate::control::MailboxMessage>>,
 }
 
 impl SandboxState {
@@ -37,6 +40,7 @@ impl SandboxState {
             data: RwLock::new(config.dataset.clone()),
             faults: FaultInjector::new(config.timeout_hold, shutdown),
             tokens: Mutex::new(HashMap::new()),
+            mailbox: Mutex::new(Vec::new()),
         }
     }
 

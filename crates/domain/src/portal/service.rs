@@ -15,8 +15,6 @@ pub struct PortalSignIn {
     pub secrets: Arc<dyn PortalSecrets>,
     pub mailer: Arc<dyn Mailer>,
     pub clock: Arc<dyn Clock>,
-    /// The portal's origin (`https://portal.example.com`), which the mailed link names.
-    pub origin: String,
 }
 
 /// What a sign-in request did, for the surface: the binding cookie to set (the browser's own
@@ -47,10 +45,12 @@ pub struct PortalCaller {
 impl PortalSignIn {
     /// `POST /sign-in`: mails a link to every active user with the address (one per tenant),
     /// bound to the asking browser. The answer is the same whether or not anyone has it.
+    /// `origin` is the portal's (`https://portal.example.com`), which the mailed link names.
     pub async fn request_link(
         &self,
         email: &str,
         binding: Option<&str>,
+        origin: &str,
     ) -> Result<LinkRequested, Failure> {
         let email = Email::parse(crate::text::checked("email", email)?)?;
         let binding = binding
@@ -88,7 +88,7 @@ impl PortalSignIn {
                 continue;
             }
             self.mailer
-                .send(&self.link_mail(&user, &token))
+                .send(&link_mail(&user, &token, origin))
                 .await
                 .map_err(|e| {
                     Failure::new(
@@ -100,11 +100,13 @@ impl PortalSignIn {
         }
         Ok(requested)
     }
+}
 
-    fn link_mail(&self, user: &PortalUser, token: &str) -> Mail {
+fn link_mail(user: &PortalUser, token: &str, origin: &str) -> Mail {
+    {
         let url = format!(
             "{}/sign-in/complete?link={token}",
-            self.origin.trim_end_matches('/')
+            origin.trim_end_matches('/')
         );
         Mail {
             to: user.email.clone(),
@@ -117,7 +119,9 @@ impl PortalSignIn {
             ),
         }
     }
+}
 
+impl PortalSignIn {
     /// Redeems a link in the browser that asked for it: the session cookie to set, or the
     /// specification's code (`invalid_link`, `link_invalid`, `link_used`, `link_expired`).
     pub async fn redeem(&self, link: &str, binding: Option<&str>) -> Result<SignedIn, Failure> {

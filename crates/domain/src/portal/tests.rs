@@ -12,6 +12,8 @@ use crate::portal::sign_in::{
 use crate::portal::user::{Email, PortalRole, PortalUser};
 use std::sync::{Arc, Mutex};
 
+const ORIGIN: &str = "https://portal.example.com";
+
 fn token(kind: TokenKind, fill: char) -> String {
     format!("{}{}", kind.prefix(), fill.to_string().repeat(43))
 }
@@ -49,7 +51,6 @@ fn service(store: MockPortalStore, mailer: MockMailer) -> PortalSignIn {
         secrets: Arc::new(secrets()),
         mailer: Arc::new(mailer),
         clock: fixtures::clock(),
-        origin: "https://portal.example.com/".into(),
     }
 }
 
@@ -81,7 +82,11 @@ async fn a_link_goes_to_each_tenants_user_bound_to_the_browser_that_asked() {
         Ok(())
     });
     let done = service(store, mailer)
-        .request_link("Anna@Example.SE", Some(&binding))
+        .request_link(
+            "Anna@Example.SE",
+            Some(&binding),
+            "https://portal.example.com/",
+        )
         .await
         .unwrap();
     // The browser's own binding is kept.
@@ -109,7 +114,7 @@ async fn an_unknown_address_answers_alike_and_a_browser_without_binding_gets_one
     let mut mailer = MockMailer::new();
     mailer.expect_send().never();
     let done = service(store, mailer)
-        .request_link("nobody@example.se", Some("pb_forged"))
+        .request_link("nobody@example.se", Some("pb_forged"), ORIGIN)
         .await
         .unwrap();
     assert!(TokenKind::Binding.fits(&done.binding));
@@ -127,7 +132,7 @@ async fn links_past_the_limit_are_not_sent() {
     let mut mailer = MockMailer::new();
     mailer.expect_send().never();
     let done = service(store, mailer)
-        .request_link("anna@example.se", None)
+        .request_link("anna@example.se", None, ORIGIN)
         .await
         .unwrap();
     assert_eq!((done.sent, done.limited), (0, 1));
@@ -138,7 +143,7 @@ async fn a_malformed_address_is_400() {
     let mut store = MockPortalStore::new();
     store.expect_active_users_by_email().never();
     let e = service(store, MockMailer::new())
-        .request_link("anna", None)
+        .request_link("anna", None, ORIGIN)
         .await
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::BadRequest);

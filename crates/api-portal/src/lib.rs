@@ -1,0 +1,203 @@
+#![doc = include_str!("../README.md")]
+
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse};
+use api_core::{read_body, AppServices, ErrorBody};
+use domain::portal::service::PortalCaller;
+use domain::portal::sign_in::{LINK_LIFETIME, SESSION_LIFETIME};
+use domain::{ErrorCode, Failure};
+use serde_json::{json, Value};
+
+/// The binding cookie: which browser asked for a link.
+pub const BINDING_COOKIE: &str = "idreg_portal_binding";
+/// The session cookie.
+pub const SESSION_COOKIE: &str = "idreg_portal_session";
+/// The header a write carries its CSRF token in.
+pub const CSRF_HEADER: &str = "x-csrf-token";
+
+/// The portal's origin as configured (`https://portal.example.com`), or `None` to take each
+/// request's own scheme and host.
+#[derive(Clone, Debug, Default)]
+pub struct PortalOrigin(pub Option<String>);
+
+/// Registers the portal's routes. Everything else on the listener is a JSON 404.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/v1/portal/sign-in", web::post().to(sign_in))
+        .route("/v1/portal/sign-in/complete", web::post().to(complete))
+        .route("/v1/portal/session", web::get().to(session))
+        .route("/v1/portal/sign-out", web::post().to(sign_out));
+}
+
+/// The portal's answer to a path it does not serve (consumer routes included).
+pub async fn not_found() -> HttpResponse {
+    fail(&Failure::new(ErrorCode::NotFound, "no such portal route"))
+}
+
+fn fail(f: &Failure) -> HttpResponse {
+    api_core::log_cause(f, None);
+    let mut r = HttpResponse::build(
+        StatusCode::from_u16(f.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+    );
+    api_core::insert_retry_after(f, &mut r);
+    r.json(ErrorBody::of(f))
+}
+
+fn origin(req: &HttpRequest) -> String {
+    if let Some(PortalOrigin(Some(o))) = req
+        .app_data::<web::Data<PortalOrigin>>()
+        .map(|d| d.get_ref().clone())
+    {
+        return o.trim_end_matches('/').to_owned();
+    }
+    let info = req.connection_info();
+    format!("{}://{}", info.scheme(), info.host())
+}
+
+fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
+    req.headers()
+        .get_all(header::COOKIE)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_owned())
+}
+
+fn set_cookie(req: &HttpRequest, name: &str, value: &str, max_age: i64) -> String {
+    let secure = if origin(req).starts_with("https://") {
+        "; Secure"
+    } else {
+        ""
+    };
+    format!("{name}={value}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}{secure}")
+}
+
+/// A write must come from the portal's own pages: an `Origin` header, when sent, names it.
+fn same_origin(req: &HttpRequest) -> Result<(), Failure> {
+    match req
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok())
+    {
+        Some(o) if o.trim_end_matches('/') != origin(req) => Err(Failure::new(
+            ErrorCode::Forbidden,
+            "the request comes from another origin than the portal's",
+        )),
+        _ => Ok(()),
+    }
+}
+
+async fn json_field(payload: web::Payload, field: &str) -> Result<String, Failure> {
+    let raw = read_body(payload).await?;
+    let value: Value = serde_json::from_slice(&raw)
+        .map_err(|_| Failure::bad_request("body", "must be a JSON object"))?;
+    match value.get(field) {
+        Some(Value::String(s)) => Ok(domain::text::checked(field, s)?.to_owned()),
+        None | Some(Value::Null) => Err(Failure::bad_request(field, "is required")),
+        Some(_) => Err(Failure::bad_request(field, "must be a string")),
+    }
+}
+
+fn session_json(c: &PortalCaller) -> Value {
+    let s = &c.session;
+    json!({
+        "portal_user_id": s.user_id.to_string(),
+        "tenant_id": s.tenant_id.to_string(),
+        "role": s.role.as_str(),
+        "signed_in_at": api_core::dto::timestamp(s.created_at),
+        "expires_at": api_core::dto::timestamp(s.expires_at),
+        "csrf_token": c.csrf,
+    })
+}
+
+/// `POST /v1/portal/sign-in` `{email}`.
+async fn sign_in(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {
+    let answer = async {
+        same_origin(&req)?;
+        let email = json_field(payload, "email").await?;
+        services
+            .portal_sign_in
+            .request_link(
+                &email,
+                cookie(&req, BINDING_COOKIE).as_deref(),
+                &origin(&req),
+            )
+            .await
+    }
+    .await;
+    match answer {
+        Ok(requested) => HttpResponse::Accepted()
+            .insert_header((
+                header::SET_COOKIE,
+                set_cookie(&req, BINDING_COOKIE, &requested.binding, LINK_LIFETIME.num_seconds()),
+            ))
+            .json(json!({
+                "message": "If the address is a portal user's, a sign-in link is on its way. It works once, for 15 minutes, in this browser."
+            })),
+        Err(f) => fail(&f),
+    }
+}
+
+/// `POST /v1/portal/sign-in/complete` `{link}`.
+async fn complete(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {
+    let answer = async {
+        same_origin(&req)?;
+        let link = json_field(payload, "link").await?;
+        services
+            .portal_sign_in
+            .redeem(&link, cookie(&req, BINDING_COOKIE).as_deref())
+            .await
+    }
+    .await;
+    match answer {
+        Ok(signed) => {
+            let caller = PortalCaller {
+                session: signed.session,
+                csrf: signed.csrf,
+            };
+            HttpResponse::Ok()
+                .insert_header((
+                    header::SET_COOKIE,
+                    set_cookie(
+                        &req,
+                        SESSION_COOKIE,
+                        &signed.session_token,
+                        SESSION_LIFETIME.num_seconds(),
+                    ),
+                ))
+                .json(session_json(&caller))
+        }
+        Err(f) => fail(&f),
+    }
+}
+
+/// `GET /v1/portal/session`.
+async fn session(req: HttpRequest, services: AppServices) -> HttpResponse {
+    match services
+        .portal_sign_in
+        .caller(cookie(&req, SESSION_COOKIE).as_deref())
+        .await
+    {
+        Ok(c) => HttpResponse::Ok().json(session_json(&c)),
+        Err(f) => fail(&f),
+    }
+}
+
+/// `POST /v1/portal/sign-out`: a write, so it carries the session's CSRF token.
+async fn sign_out(req: HttpRequest, services: AppServices) -> HttpResponse {
+    let token = cookie(&req, SESSION_COOKIE);
+    let answer = async {
+        same_origin(&req)?;
+        let caller = services.portal_sign_in.caller(token.as_deref()).await?;
+        let presented = req.headers().get(CSRF_HEADER).and_then(|v| v.to_str().ok());
+        services.portal_sign_in.check_csrf(&caller, presented)?;
+        services.portal_sign_in.sign_out(token.as_deref()).await
+    }
+    .await;
+    match answer {
+        Ok(()) => HttpResponse::NoContent()
+            .insert_header((header::SET_COOKIE, set_cookie(&req, SESSION_COOKIE, "", 0)))
+            .finish(),
+        Err(f) => fail(&f),
+    }
+}

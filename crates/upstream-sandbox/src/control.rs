@@ -6,7 +6,7 @@ use crate::data::{
     LegalForm, LtCompany, NameEntry, Postadress, ScbRecord, TaxRecord, LT_STATUSES, SCB_INFORT,
 };
 use crate::faults::{ArmedFault, CallRecord, FaultSpec, Source};
-use crate::state::SandboxState;
+use crate::state::{MailboxMessage, SandboxState};
 use crate::CONTROL_PREFIX;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
@@ -438,14 +438,6 @@ pub fn apply_lt_patch(c: &mut LtCompany, p: &LtPatch) -> Result<(), ControlError
         c.pilnas_adresas = (!a.is_empty()).then(|| a.clone());
     }
     Ok(())
-}
-
-/// One mail in the sandbox's mailbox.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct MailboxMessage {
-    pub to: String,
-    pub subject: String,
-    pub text: String,
 }
 
 /// In-process control of a running sandbox (what `/control` does, without HTTP).

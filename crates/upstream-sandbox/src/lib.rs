@@ -17,13 +17,14 @@ mod state;
 mod util;
 
 pub use control::{
-    AddressPatch, CompanyPatch, ControlError, LtPatch, MailboxMessage, OfficerPatch,
-    SandboxControl, SniPatch, TaxPatch,
+    AddressPatch, CompanyPatch, ControlError, LtPatch, OfficerPatch, SandboxControl, SniPatch,
+    TaxPatch,
 };
 pub use data::{
     testnr, AnnualReport, Company, CompanyStatus, Dataset, IdKind, LegalForm, LtCompany,
 };
 pub use faults::{ArmedFault, CallRecord, FaultKind, FaultSpec, Source};
+pub use state::MailboxMessage;
 pub use tls::{SandboxTls, CLIENT_PKCS12_PASSWORD};
 pub use util::{lt_code_valid, luhn_valid};
 

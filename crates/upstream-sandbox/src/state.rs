@@ -16,6 +16,14 @@ pub struct IssuedToken {
     pub scopes: Vec<String>,
 }
 
+/// One mail in the sandbox's mailbox.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MailboxMessage {
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+}
+
 pub(crate) struct SandboxState {
     pub token_ttl: Duration,
     pub enforce_scopes: bool,
@@ -27,7 +35,7 @@ pub(crate) struct SandboxState {
     pub tokens: Mutex<HashMap<String, IssuedToken>>,
     /// Mail handed to the sandbox's mailbox (the demo's and the tests' mail server), oldest
     /// first.
-    pub mailbox: Mutex<Vec<crate::control::MailboxMessage>>,
+    pub mailbox: Mutex<Vec<MailboxMessage>>,
 }
 
 impl SandboxState {

@@ -120,14 +120,8 @@ type DeliveryRow = (
 
 fn delivery_of(r: DeliveryRow) -> Result<Delivery, StoreError> {
     let status = r.8.and_then(|s| u16::try_from(s).ok());
-    let result = match (r.7.as_str(), status) {
-        ("delivered", Some(status)) => AttemptResult::Delivered { status },
-        ("refused", Some(status)) => AttemptResult::Refused { status },
-        ("failed", _) => AttemptResult::Failed {
-            error: r.9.unwrap_or_default(),
-        },
-        _ => return Err(corrupt("webhook delivery outcome")),
-    };
+    let result = AttemptResult::from_parts(&r.7, status, r.9)
+        .ok_or_else(|| corrupt("webhook delivery outcome"))?;
     Ok(Delivery {
         endpoint_id: parse_id(&r.0, "webhook endpoint id")?,
         number: r.1,
@@ -140,17 +134,6 @@ fn delivery_of(r: DeliveryRow) -> Result<Delivery, StoreError> {
         duration_ms: r.10,
         next_attempt_at: r.11,
     })
-}
-
-/// The outcome, status and error columns of an attempt.
-pub(crate) fn outcome_columns(
-    result: &AttemptResult,
-) -> (&'static str, Option<i32>, Option<String>) {
-    match result {
-        AttemptResult::Delivered { status } => ("delivered", Some(i32::from(*status)), None),
-        AttemptResult::Refused { status } => ("refused", Some(i32::from(*status)), None),
-        AttemptResult::Failed { error } => ("failed", None, Some(error.clone())),
-    }
 }
 
 impl Database {
@@ -447,7 +430,11 @@ impl WebhookStore for Database {
                     return Ok(false);
                 };
                 let number = attempts + 1;
-                let (outcome, status_code, error) = outcome_columns(&delivery.result);
+                let (outcome, status_code, error) = (
+                    delivery.result.outcome(),
+                    delivery.result.status().map(i32::from),
+                    delivery.result.error(),
+                );
                 diesel::insert_into(webhook_deliveries::table)
                     .values((
                         webhook_deliveries::tenant_id.eq(&tenant_id),

@@ -138,14 +138,8 @@ struct DeliveryRow {
 impl DeliveryRow {
     fn delivery(self) -> Result<Delivery, StoreError> {
         let status = self.status_code.and_then(|s| u16::try_from(s).ok());
-        let result = match (self.outcome.as_str(), status) {
-            ("delivered", Some(status)) => AttemptResult::Delivered { status },
-            ("refused", Some(status)) => AttemptResult::Refused { status },
-            ("failed", _) => AttemptResult::Failed {
-                error: self.error.unwrap_or_default(),
-            },
-            _ => return Err(corrupt("webhook delivery outcome")),
-        };
+        let result = AttemptResult::from_parts(&self.outcome, status, self.error)
+            .ok_or_else(|| corrupt("webhook delivery outcome"))?;
         Ok(Delivery {
             endpoint_id: parse_id(&self.endpoint_id, "webhook endpoint id")?,
             number: self.number,
@@ -186,14 +180,6 @@ fn read_endpoint(
         .next()
         .map(|r| r.endpoint().map(|(e, _)| e))
         .transpose()?)
-}
-
-fn outcome_columns(result: &AttemptResult) -> (&'static str, Option<i32>, Option<String>) {
-    match result {
-        AttemptResult::Delivered { status } => ("delivered", Some(i32::from(*status)), None),
-        AttemptResult::Refused { status } => ("refused", Some(i32::from(*status)), None),
-        AttemptResult::Failed { error } => ("failed", None, Some(error.clone())),
-    }
 }
 
 #[async_trait]
@@ -439,7 +425,11 @@ impl WebhookStore for Database {
             let number = row.attempts + 1;
             let failures = row.failures.saturating_add(1);
             let since = row.failing_since.unwrap_or(micros(d.attempted_at));
-            let (outcome, status_code, error) = outcome_columns(&d.result);
+            let (outcome, status_code, error) = (
+                d.result.outcome(),
+                d.result.status().map(i32::from),
+                d.result.error().map(str::to_owned),
+            );
             diesel::sql_query(
                 "INSERT INTO webhook_deliveries (tenant_id, endpoint_id, number, event_id, seq, \
                    type, attempt, attempted_at, outcome, status_code, error, duration_ms, \

@@ -268,7 +268,7 @@ pub fn endpoint_status() -> Object {
 /// What came of one webhook delivery attempt (open).
 pub fn delivery_outcome() -> Object {
     string_enum(
-        ["delivered", "refused", "failed"],
+        domain::webhooks::endpoint::AttemptResult::OUTCOMES,
         true,
         "`delivered` (2xx), `refused` (another status) or `failed` (no answer)",
     )

@@ -1,7 +1,7 @@
 //! Webhook endpoints and their delivery logs (added in 1.8.0, not in the specification).
 
 use super::timestamp;
-use domain::webhooks::endpoint::{AttemptResult, Delivery, WebhookEndpoint};
+use domain::webhooks::endpoint::{Delivery, WebhookEndpoint};
 use domain::webhooks::service::{DeliveryPage, EndpointWithSecret};
 use serde::Serialize;
 
@@ -127,11 +127,6 @@ pub struct WebhookDeliveryDto {
 
 impl From<&Delivery> for WebhookDeliveryDto {
     fn from(d: &Delivery) -> Self {
-        let (outcome, error) = match &d.result {
-            AttemptResult::Delivered { .. } => ("delivered", None),
-            AttemptResult::Refused { .. } => ("refused", None),
-            AttemptResult::Failed { error } => ("failed", Some(error.clone())),
-        };
         WebhookDeliveryDto {
             number: d.number,
             event_id: d.event_id.to_string(),
@@ -139,9 +134,9 @@ impl From<&Delivery> for WebhookDeliveryDto {
             type_name: d.type_name.clone(),
             attempt: d.attempt,
             attempted_at: timestamp(d.attempted_at),
-            outcome,
+            outcome: d.result.outcome(),
             status_code: d.result.status(),
-            error,
+            error: d.result.error().map(str::to_owned),
             duration_ms: d.duration_ms,
             next_attempt_at: d.next_attempt_at.map(timestamp),
         }

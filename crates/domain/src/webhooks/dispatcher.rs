@@ -22,7 +22,7 @@ use crate::ids::{CallRef, EventId};
 use crate::monitoring::event::{EventData, EventQuery, EventType, NewEvent, PAGE_SCAN_WINDOW};
 use crate::monitoring::ports::EventStore;
 use crate::webhooks::endpoint::{
-    AttemptResult, ClaimedEndpoint, Delivery, DisabledReason, WebhookEndpoint, DELIVERY_LOG_DAYS,
+    ClaimedEndpoint, Delivery, DisabledReason, WebhookEndpoint, DELIVERY_LOG_DAYS,
 };
 use crate::webhooks::ports::{AfterAttempt, Outgoing, WebhookSender, WebhookStore, WebhookVault};
 use crate::webhooks::service::WebhookSettings;
@@ -180,11 +180,7 @@ impl WebhookDispatcher {
                 duration_ms,
                 next_attempt_at: None,
             };
-            self.meter.webhook_attempt(match delivery.result {
-                AttemptResult::Delivered { .. } => "delivered",
-                AttemptResult::Refused { .. } => "refused",
-                AttemptResult::Failed { .. } => "failed",
-            });
+            self.meter.webhook_attempt(delivery.result.outcome());
             if delivery.result.delivered() {
                 if !self
                     .record(claim, &delivery, &AfterAttempt::Advance)

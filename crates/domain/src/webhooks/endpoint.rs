@@ -361,6 +361,39 @@ pub enum AttemptResult {
 }
 
 impl AttemptResult {
+    /// The outcomes as the delivery log, the stores and the metrics name them.
+    pub const OUTCOMES: [&'static str; 3] = ["delivered", "refused", "failed"];
+
+    /// This attempt's outcome: `delivered` (2xx), `refused` (another status), `failed` (no
+    /// answer).
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            AttemptResult::Delivered { .. } => Self::OUTCOMES[0],
+            AttemptResult::Refused { .. } => Self::OUTCOMES[1],
+            AttemptResult::Failed { .. } => Self::OUTCOMES[2],
+        }
+    }
+
+    /// The kind of failure without an answer.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            AttemptResult::Failed { error } => Some(error),
+            _ => None,
+        }
+    }
+
+    /// An attempt read back from its outcome, status and error (`None`: they do not fit).
+    pub fn from_parts(outcome: &str, status: Option<u16>, error: Option<String>) -> Option<Self> {
+        match (outcome, status) {
+            ("delivered", Some(status)) => Some(AttemptResult::Delivered { status }),
+            ("refused", Some(status)) => Some(AttemptResult::Refused { status }),
+            ("failed", None) => Some(AttemptResult::Failed {
+                error: error.unwrap_or_default(),
+            }),
+            _ => None,
+        }
+    }
+
     pub fn delivered(&self) -> bool {
         matches!(self, AttemptResult::Delivered { .. })
     }
@@ -511,6 +544,24 @@ mod tests {
         // Loopback allowed does not open the private ranges, nor plain http elsewhere.
         assert!(EndpointUrl::parse("http://10.0.0.1/", true).is_err());
         assert!(EndpointUrl::parse("http://hooks.example.com/", true).is_err());
+    }
+
+    #[test]
+    fn an_attempt_reads_back_from_its_parts() {
+        for a in [
+            AttemptResult::Delivered { status: 204 },
+            AttemptResult::Refused { status: 503 },
+            AttemptResult::Failed {
+                error: "timeout".into(),
+            },
+        ] {
+            let back =
+                AttemptResult::from_parts(a.outcome(), a.status(), a.error().map(Into::into));
+            assert_eq!(back, Some(a));
+        }
+        assert_eq!(AttemptResult::from_parts("delivered", None, None), None);
+        assert_eq!(AttemptResult::from_parts("failed", Some(500), None), None);
+        assert_eq!(AttemptResult::from_parts("lost", Some(200), None), None);
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod context;
 pub mod discovery;
 pub mod dto;
 mod error;
+mod json_body;
 pub mod mode;
 pub mod problem;
 pub mod quota;
@@ -18,6 +19,7 @@ pub use error::{
     insert_retry_after, log_cause, method_not_allowed, method_not_allowed_because, ApiError,
     ErrorBody,
 };
+pub use json_body::JsonBody;
 
 use actix_web::web;
 use domain::services::Services;

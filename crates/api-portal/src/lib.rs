@@ -2,7 +2,7 @@
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
-use api_core::{read_body, AppServices, ErrorBody};
+use api_core::{read_body, AppServices, ErrorBody, JsonBody};
 use domain::portal::service::PortalCaller;
 use domain::portal::sign_in::{LINK_LIFETIME, SESSION_LIFETIME};
 use domain::{ErrorCode, Failure};
@@ -88,14 +88,7 @@ fn same_origin(req: &HttpRequest) -> Result<(), Failure> {
 }
 
 async fn json_field(payload: web::Payload, field: &str) -> Result<String, Failure> {
-    let raw = read_body(payload).await?;
-    let value: Value = serde_json::from_slice(&raw)
-        .map_err(|_| Failure::bad_request("body", "must be a JSON object"))?;
-    match value.get(field) {
-        Some(Value::String(s)) => Ok(domain::text::checked(field, s)?.to_owned()),
-        None | Some(Value::Null) => Err(Failure::bad_request(field, "is required")),
-        Some(_) => Err(Failure::bad_request(field, "must be a string")),
-    }
+    JsonBody::parse(&read_body(payload).await?)?.required_str(field)
 }
 
 fn session_json(c: &PortalCaller) -> Value {

@@ -6,90 +6,9 @@
 use domain::monitoring::subscription::SubscribeRequest;
 use domain::screening::check::CheckRequest;
 use domain::subjects::subject::ResolveRequest;
-use domain::{ErrorCode, Failure};
-use serde_json::{Map, Value};
+use domain::Failure;
 
-/// A JSON request body read field by field, so that every complaint names the field and
-/// none repeats a value (serde's own messages quote the offending value).
-pub struct JsonBody(Map<String, Value>);
-
-impl JsonBody {
-    pub fn parse(bytes: &[u8]) -> Result<JsonBody, Failure> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(Failure::bad_request("body", "a JSON object is required"));
-        }
-        match serde_json::from_slice::<Value>(bytes) {
-            Ok(Value::Object(map)) => Ok(JsonBody(map)),
-            Ok(_) => Err(Failure::bad_request("body", "must be a JSON object")),
-            Err(e) => Err(Failure::new(
-                ErrorCode::BadRequest,
-                format!(
-                    "`body`: not valid JSON (line {}, column {})",
-                    e.line(),
-                    e.column()
-                ),
-            )),
-        }
-    }
-
-    /// A required string field.
-    pub fn required_str(&self, field: &str) -> Result<String, Failure> {
-        match self.0.get(field) {
-            None | Some(Value::Null) => Err(Failure::bad_request(field, "is required")),
-            Some(Value::String(s)) => Ok(domain::text::checked(field, s)?.to_owned()),
-            Some(_) => Err(Failure::bad_request(field, "must be a string")),
-        }
-    }
-
-    /// An optional string field (absent or null gives `None`).
-    pub fn optional_str(&self, field: &str) -> Result<Option<String>, Failure> {
-        match self.0.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(domain::text::checked(field, s)?.to_owned())),
-            Some(_) => Err(Failure::bad_request(field, "must be a string")),
-        }
-    }
-
-    /// An optional list of strings (absent or null gives `None`); an item of another type is
-    /// named by its index (`` `nationalities[1]`: must be a string ``).
-    pub fn optional_str_array(&self, field: &str) -> Result<Option<Vec<String>>, Failure> {
-        match self.0.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| match item {
-                    Value::String(s) => {
-                        Ok(domain::text::checked(&format!("{field}[{i}]"), s)?.to_owned())
-                    }
-                    _ => Err(Failure::bad_request(
-                        &format!("{field}[{i}]"),
-                        "must be a string",
-                    )),
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map(Some),
-            Some(_) => Err(Failure::bad_request(field, "must be a list of strings")),
-        }
-    }
-
-    pub fn optional_i64(&self, field: &str) -> Result<Option<i64>, Failure> {
-        match self.0.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            // JSON Schema's integer: any number with a zero fractional part (`30.0` too).
-            Some(Value::Number(n)) => n
-                .as_i64()
-                .or_else(|| {
-                    n.as_f64()
-                        .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
-                        .map(|f| f as i64)
-                })
-                .map(Some)
-                .ok_or_else(|| Failure::bad_request(field, "must be a whole number")),
-            Some(_) => Err(Failure::bad_request(field, "must be a whole number")),
-        }
-    }
-}
+pub use api_core::JsonBody;
 
 /// The body of `POST /v1/subjects/resolve`.
 pub fn resolve(body: &JsonBody) -> Result<ResolveRequest, Failure> {

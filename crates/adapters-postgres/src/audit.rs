@@ -4,15 +4,19 @@
 //! commit). An audit row and its access row share their id.
 
 use crate::convert::backend;
-use crate::schema::security_log;
+use crate::schema::{audit_log, security_log};
 use crate::statements::AuditInsert;
 use crate::Database;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use domain::access::audit::{AccessRecord, SecurityRecord};
-use domain::access::ports::AuditSink;
+use domain::access::audit::{
+    AccessRecord, AuditEntry, AuditFilter, PortalAuditRecord, SecurityRecord,
+};
+use domain::access::ports::{AuditLog, AuditSink};
 use domain::error::StoreError;
+use domain::ids::TenantId;
 use std::cell::RefCell;
 use tokio::sync::{mpsc, oneshot};
 use ulid::Ulid;
@@ -159,5 +163,113 @@ impl AuditSink for Database {
             .await
             .map_err(backend)?;
         Ok(())
+    }
+
+    async fn record_portal(&self, r: &PortalAuditRecord) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        diesel::insert_into(audit_log::table)
+            .values((
+                audit_log::tenant_id.eq(r.tenant_id.to_string()),
+                audit_log::audit_id.eq(Ulid::generate().to_string()),
+                audit_log::grant_id.eq(r.grant_id.map(|g| g.to_string()).unwrap_or_default()),
+                audit_log::request_id.eq(r.request_id.to_string()),
+                audit_log::occurred_at.eq(r.occurred_at),
+                audit_log::surface.eq(domain::operation::Surface::Portal.as_str()),
+                audit_log::action.eq(r.action.action()),
+                audit_log::method.eq(r.action.method()),
+                audit_log::route.eq(r.action.route()),
+                audit_log::status.eq(i32::from(r.status)),
+                audit_log::outcome.eq(r.outcome.as_str()),
+                audit_log::error_code.eq(r.error_code.map(|c| c.as_str())),
+                audit_log::detail.eq(r.detail),
+                audit_log::portal_user_id.eq(r.portal_user_id.to_string()),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+}
+
+type EntryRow = (
+    String,
+    DateTime<Utc>,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    i32,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    Option<String>,
+);
+
+#[async_trait]
+impl AuditLog for Database {
+    async fn audit_entries(
+        &self,
+        tenant: &TenantId,
+        filter: &AuditFilter,
+        limit: u32,
+    ) -> Result<Vec<AuditEntry>, StoreError> {
+        let mut conn = self.conn().await?;
+        let mut query = audit_log::table
+            .filter(audit_log::tenant_id.eq(tenant.to_string()))
+            .into_boxed();
+        if let Some(grant) = &filter.grant {
+            query = query.filter(audit_log::grant_id.eq(grant.to_string()));
+        }
+        if let Some(route) = &filter.route {
+            query = query.filter(audit_log::route.eq(route.clone()));
+        }
+        if let Some(outcome) = filter.outcome {
+            query = query.filter(audit_log::outcome.eq(outcome.as_str()));
+        }
+        if let Some(before) = &filter.before {
+            query = query.filter(audit_log::audit_id.lt(before.clone()));
+        }
+        let rows: Vec<EntryRow> = query
+            .order(audit_log::audit_id.desc())
+            .limit(i64::from(limit))
+            .select((
+                audit_log::audit_id,
+                audit_log::occurred_at,
+                audit_log::surface,
+                audit_log::action,
+                audit_log::method,
+                audit_log::route,
+                audit_log::tool,
+                audit_log::status,
+                audit_log::outcome,
+                audit_log::error_code,
+                audit_log::detail,
+                audit_log::grant_id,
+                audit_log::portal_user_id,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(backend)?;
+        Ok(rows.into_iter().map(entry_of).collect())
+    }
+}
+
+fn entry_of(r: EntryRow) -> AuditEntry {
+    AuditEntry {
+        audit_id: r.0,
+        occurred_at: r.1,
+        surface: r.2,
+        action: r.3,
+        method: r.4,
+        route: r.5,
+        tool: r.6,
+        status: u16::try_from(r.7).unwrap_or(0),
+        outcome: r.8,
+        error_code: r.9,
+        detail: r.10,
+        grant_id: Some(r.11).filter(|g| !g.is_empty()),
+        portal_user_id: r.12,
     }
 }

@@ -149,6 +149,20 @@ impl GrantStore for Database {
             .0)
     }
 
+    async fn grants(&self, tenant: &TenantId) -> Result<Vec<Grant>, StoreError> {
+        let mut conn = self.conn().await?;
+        grants::table
+            .filter(grants::tenant_id.eq(tenant.to_string()))
+            .order((grants::created_at.desc(), grants::grant_id.desc()))
+            .select(GrantRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(backend)?
+            .into_iter()
+            .map(|row| row.into_domain().map(|(grant, _)| grant))
+            .collect()
+    }
+
     async fn update_grant<'a>(
         &self,
         tenant: &TenantId,

@@ -104,6 +104,45 @@ impl PortalStore for Database {
         row.map(user_of).transpose()
     }
 
+    async fn disable_user(
+        &self,
+        tenant: &TenantId,
+        id: &PortalUserId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<PortalUser>, StoreError> {
+        let mut conn = self.conn().await?;
+        let (tenant, id) = (tenant.to_string(), id.to_string());
+        conn.transaction(async |conn| -> Result<Option<PortalUser>, TxError> {
+            let row: Option<UserRow> = diesel::update(
+                portal_users::table
+                    .find((&tenant, &id))
+                    .filter(portal_users::disabled_at.is_null()),
+            )
+            .set(portal_users::disabled_at.eq(at))
+            .returning(user_columns!())
+            .get_result(conn)
+            .await
+            .optional()
+            .map_err(backend)?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            diesel::update(
+                portal_sessions::table
+                    .filter(portal_sessions::tenant_id.eq(&tenant))
+                    .filter(portal_sessions::user_id.eq(&id))
+                    .filter(portal_sessions::ended_at.is_null()),
+            )
+            .set(portal_sessions::ended_at.eq(at))
+            .execute(conn)
+            .await
+            .map_err(backend)?;
+            Ok(Some(user_of(row)?))
+        })
+        .await
+        .map_err(StoreError::from)
+    }
+
     async fn active_users_by_email(&self, email: &Email) -> Result<Vec<PortalUser>, StoreError> {
         let mut conn = self.conn().await?;
         let rows: Vec<UserRow> = portal_users::table

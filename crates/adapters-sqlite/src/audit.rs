@@ -9,15 +9,18 @@
 //! still waits for its own rows to be durable. Should the shared transaction fail, each
 //! request's rows are written alone, so one request's failure is never another's.
 
-use crate::convert::{micros, TxError};
+use crate::convert::{micros, time, TxError};
 use crate::schema::{access_log, audit_log, security_log};
 use crate::Database;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sqlite::SqliteConnection;
-use domain::access::audit::{AccessRecord, SecurityRecord};
-use domain::access::ports::AuditSink;
+use domain::access::audit::{
+    AccessRecord, AuditEntry, AuditFilter, PortalAuditRecord, SecurityRecord,
+};
+use domain::access::ports::{AuditLog, AuditSink};
 use domain::error::StoreError;
+use domain::ids::TenantId;
 use ulid::Ulid;
 
 /// One request's rows waiting for a group commit, and where to say how they fared.
@@ -72,6 +75,32 @@ impl AuditSink for Database {
         answer(outcome.await)
     }
 
+    async fn record_portal(&self, r: &PortalAuditRecord) -> Result<(), StoreError> {
+        let r = r.clone();
+        self.write(move |conn| {
+            diesel::insert_into(audit_log::table)
+                .values((
+                    audit_log::tenant_id.eq(r.tenant_id.to_string()),
+                    audit_log::audit_id.eq(Ulid::generate().to_string()),
+                    audit_log::grant_id.eq(r.grant_id.map(|g| g.to_string()).unwrap_or_default()),
+                    audit_log::request_id.eq(r.request_id.to_string()),
+                    audit_log::occurred_at.eq(micros(r.occurred_at)),
+                    audit_log::surface.eq(domain::operation::Surface::Portal.as_str()),
+                    audit_log::action.eq(r.action.action()),
+                    audit_log::method.eq(r.action.method()),
+                    audit_log::route.eq(r.action.route()),
+                    audit_log::status.eq(i32::from(r.status)),
+                    audit_log::outcome.eq(r.outcome.as_str()),
+                    audit_log::error_code.eq(r.error_code.map(|c| c.as_str())),
+                    audit_log::detail.eq(r.detail),
+                    audit_log::portal_user_id.eq(r.portal_user_id.to_string()),
+                ))
+                .execute(conn)?;
+            Ok(())
+        })
+        .await
+    }
+
     async fn record_security(&self, r: &SecurityRecord) -> Result<(), StoreError> {
         let r = r.clone();
         self.write(move |conn| {
@@ -93,6 +122,90 @@ impl AuditSink for Database {
         .await
     }
 }
+
+#[async_trait]
+impl AuditLog for Database {
+    async fn audit_entries(
+        &self,
+        tenant: &TenantId,
+        filter: &AuditFilter,
+        limit: u32,
+    ) -> Result<Vec<AuditEntry>, StoreError> {
+        let (tenant, filter) = (tenant.to_string(), filter.clone());
+        self.read(move |conn| {
+            let mut query = audit_log::table
+                .filter(audit_log::tenant_id.eq(tenant))
+                .into_boxed();
+            if let Some(grant) = filter.grant {
+                query = query.filter(audit_log::grant_id.eq(grant.to_string()));
+            }
+            if let Some(route) = filter.route {
+                query = query.filter(audit_log::route.eq(route));
+            }
+            if let Some(outcome) = filter.outcome {
+                query = query.filter(audit_log::outcome.eq(outcome.as_str()));
+            }
+            if let Some(before) = filter.before {
+                query = query.filter(audit_log::audit_id.lt(before));
+            }
+            let rows: Vec<EntryRow> = query
+                .order(audit_log::audit_id.desc())
+                .limit(i64::from(limit))
+                .select((
+                    audit_log::audit_id,
+                    audit_log::occurred_at,
+                    audit_log::surface,
+                    audit_log::action,
+                    audit_log::method,
+                    audit_log::route,
+                    audit_log::tool,
+                    audit_log::status,
+                    audit_log::outcome,
+                    audit_log::error_code,
+                    audit_log::detail,
+                    audit_log::grant_id,
+                    audit_log::portal_user_id,
+                ))
+                .load(conn)?;
+            rows.into_iter()
+                .map(|r| {
+                    Ok(AuditEntry {
+                        audit_id: r.0,
+                        occurred_at: time(r.1)?,
+                        surface: r.2,
+                        action: r.3,
+                        method: r.4,
+                        route: r.5,
+                        tool: r.6,
+                        status: u16::try_from(r.7).unwrap_or(0),
+                        outcome: r.8,
+                        error_code: r.9,
+                        detail: r.10,
+                        grant_id: Some(r.11).filter(|g| !g.is_empty()),
+                        portal_user_id: r.12,
+                    })
+                })
+                .collect()
+        })
+        .await
+    }
+}
+
+type EntryRow = (
+    String,
+    i64,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    i32,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    Option<String>,
+);
 
 /// How a request's rows fared, from the turn that wrote them.
 fn answer(

@@ -168,6 +168,21 @@ impl GrantStore for Database {
             .await
     }
 
+    async fn grants(&self, tenant: &TenantId) -> Result<Vec<Grant>, StoreError> {
+        let tenant_id = tenant.to_string();
+        self.read(move |conn| {
+            grants::table
+                .filter(grants::tenant_id.eq(&tenant_id))
+                .order((grants::created_at.desc(), grants::grant_id.desc()))
+                .select(GrantRow::as_select())
+                .load(conn)?
+                .into_iter()
+                .map(|row| Ok(row.into_domain()?.0))
+                .collect()
+        })
+        .await
+    }
+
     async fn update_grant<'a>(
         &self,
         tenant: &TenantId,

@@ -329,6 +329,44 @@ impl PortalStore for Database {
         .await
     }
 
+    async fn disable_user(
+        &self,
+        tenant: &TenantId,
+        id: &PortalUserId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<PortalUser>, StoreError> {
+        let (tenant, id) = (tenant.to_string(), id.to_string());
+        self.write(move |conn| {
+            let n = diesel::sql_query(
+                "UPDATE portal_users SET disabled_at = ? \
+                 WHERE tenant_id = ? AND user_id = ? AND disabled_at IS NULL",
+            )
+            .bind::<BigInt, _>(micros(at))
+            .bind::<Text, _>(&tenant)
+            .bind::<Text, _>(&id)
+            .execute(conn)?;
+            if n == 0 {
+                return Ok(None);
+            }
+            diesel::sql_query(
+                "UPDATE portal_sessions SET ended_at = ? \
+                 WHERE tenant_id = ? AND user_id = ? AND ended_at IS NULL",
+            )
+            .bind::<BigInt, _>(micros(at))
+            .bind::<Text, _>(&tenant)
+            .bind::<Text, _>(&id)
+            .execute(conn)?;
+            Ok(load_users(
+                conn,
+                "tenant_id = ? AND user_id = ?",
+                &[tenant.as_str(), id.as_str()],
+            )?
+            .into_iter()
+            .next())
+        })
+        .await
+    }
+
     async fn end_session(
         &self,
         digest: &TokenDigest,

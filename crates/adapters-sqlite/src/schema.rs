@@ -73,6 +73,7 @@ diesel::table! {
         outcome -> Text,
         error_code -> Nullable<Text>,
         detail -> Nullable<Text>,
+        portal_user_id -> Nullable<Text>,
     }
 }
 

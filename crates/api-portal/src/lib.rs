@@ -8,6 +8,9 @@ use domain::portal::sign_in::{LINK_LIFETIME, SESSION_LIFETIME};
 use domain::{ErrorCode, Failure};
 use serde_json::{json, Value};
 
+mod pages;
+mod views;
+
 /// The binding cookie: which browser asked for a link.
 pub const BINDING_COOKIE: &str = "idreg_portal_binding";
 /// The session cookie.
@@ -20,8 +23,10 @@ pub const CSRF_HEADER: &str = "x-csrf-token";
 #[derive(Clone, Debug, Default)]
 pub struct PortalOrigin(pub Option<String>);
 
-/// Registers the portal's routes. Everything else on the listener is a JSON 404.
+/// Registers the portal's pages and JSON routes. Everything else on the listener is a JSON
+/// 404.
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    pages::configure(cfg);
     cfg.route("/v1/portal/sign-in", web::post().to(sign_in))
         .route("/v1/portal/sign-in/complete", web::post().to(complete))
         .route("/v1/portal/session", web::get().to(session))
@@ -42,7 +47,7 @@ fn fail(f: &Failure) -> HttpResponse {
     r.json(ErrorBody::of(f))
 }
 
-fn origin(req: &HttpRequest) -> String {
+pub(crate) fn origin(req: &HttpRequest) -> String {
     if let Some(PortalOrigin(Some(o))) = req
         .app_data::<web::Data<PortalOrigin>>()
         .map(|d| d.get_ref().clone())
@@ -53,7 +58,7 @@ fn origin(req: &HttpRequest) -> String {
     format!("{}://{}", info.scheme(), info.host())
 }
 
-fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
+pub(crate) fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
     req.headers()
         .get_all(header::COOKIE)
         .filter_map(|v| v.to_str().ok())
@@ -63,7 +68,7 @@ fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
         .map(|(_, v)| v.to_owned())
 }
 
-fn set_cookie(req: &HttpRequest, name: &str, value: &str, max_age: i64) -> String {
+pub(crate) fn set_cookie(req: &HttpRequest, name: &str, value: &str, max_age: i64) -> String {
     let secure = if origin(req).starts_with("https://") {
         "; Secure"
     } else {
@@ -73,7 +78,7 @@ fn set_cookie(req: &HttpRequest, name: &str, value: &str, max_age: i64) -> Strin
 }
 
 /// A write must come from the portal's own pages: an `Origin` header, when sent, names it.
-fn same_origin(req: &HttpRequest) -> Result<(), Failure> {
+pub(crate) fn same_origin(req: &HttpRequest) -> Result<(), Failure> {
     match req
         .headers()
         .get(header::ORIGIN)
@@ -111,6 +116,7 @@ async fn sign_in(req: HttpRequest, payload: web::Payload, services: AppServices)
         services
             .portal_sign_in
             .request_link(
+                &api_core::request_context(&req),
                 &email,
                 cookie(&req, BINDING_COOKIE).as_deref(),
                 &origin(&req),
@@ -138,7 +144,11 @@ async fn complete(req: HttpRequest, payload: web::Payload, services: AppServices
         let link = json_field(payload, "link").await?;
         services
             .portal_sign_in
-            .redeem(&link, cookie(&req, BINDING_COOKIE).as_deref())
+            .redeem(
+                &api_core::request_context(&req),
+                &link,
+                cookie(&req, BINDING_COOKIE).as_deref(),
+            )
             .await
     }
     .await;
@@ -184,7 +194,10 @@ async fn sign_out(req: HttpRequest, services: AppServices) -> HttpResponse {
         let caller = services.portal_sign_in.caller(token.as_deref()).await?;
         let presented = req.headers().get(CSRF_HEADER).and_then(|v| v.to_str().ok());
         services.portal_sign_in.check_csrf(&caller, presented)?;
-        services.portal_sign_in.sign_out(token.as_deref()).await
+        services
+            .portal_sign_in
+            .sign_out(&api_core::request_context(&req), &caller, token.as_deref())
+            .await
     }
     .await;
     match answer {

@@ -14,6 +14,8 @@ pub enum Surface {
     /// Work the service does on a tenant's behalf without a consumer's request (scheduled
     /// monitoring); it has no route invocation to audit.
     Scheduler,
+    /// A person at the tenant, signed in to the portal (the actor is the portal user).
+    Portal,
 }
 
 impl Surface {
@@ -22,6 +24,7 @@ impl Surface {
             Surface::Rest => "rest",
             Surface::Mcp => "mcp",
             Surface::Scheduler => "scheduler",
+            Surface::Portal => "portal",
         }
     }
 }
@@ -94,6 +97,41 @@ pub enum Operation {
 }
 
 impl Operation {
+    /// Every operation a request reaches by a route (all but scheduled monitoring's run).
+    pub const ROUTED: [Operation; 31] = [
+        Operation::IssueToken,
+        Operation::ResolveSubject,
+        Operation::GetSubject,
+        Operation::GetCompany,
+        Operation::GetDocument,
+        Operation::GetBeneficialOwners,
+        Operation::GetOfficers,
+        Operation::GetSignatories,
+        Operation::GetPersonEngagements,
+        Operation::GetPerson,
+        Operation::ListEvents,
+        Operation::RefreshCompany,
+        Operation::CreateSubscription,
+        Operation::ListSubscriptions,
+        Operation::GetSubscription,
+        Operation::EndSubscription,
+        Operation::RunScreeningCheck,
+        Operation::ListScreeningChecks,
+        Operation::GetScreeningCheck,
+        Operation::ListScreeningOverrides,
+        Operation::ListScreeningWhitelist,
+        Operation::GetUsage,
+        Operation::CreateWebhookEndpoint,
+        Operation::ListWebhookEndpoints,
+        Operation::GetWebhookEndpoint,
+        Operation::DisableWebhookEndpoint,
+        Operation::EnableWebhookEndpoint,
+        Operation::RotateWebhookSecret,
+        Operation::ListWebhookDeliveries,
+        Operation::McpRequest,
+        Operation::McpToolCall,
+    ];
+
     pub fn method(self) -> &'static str {
         match self {
             Operation::IssueToken
@@ -448,44 +486,10 @@ impl Operation {
 mod tests {
     use super::*;
 
-    const ALL: [Operation; 31] = [
-        Operation::IssueToken,
-        Operation::ResolveSubject,
-        Operation::GetSubject,
-        Operation::GetCompany,
-        Operation::GetDocument,
-        Operation::GetBeneficialOwners,
-        Operation::GetOfficers,
-        Operation::GetSignatories,
-        Operation::GetPersonEngagements,
-        Operation::GetPerson,
-        Operation::ListEvents,
-        Operation::RefreshCompany,
-        Operation::CreateSubscription,
-        Operation::ListSubscriptions,
-        Operation::GetSubscription,
-        Operation::EndSubscription,
-        Operation::RunScreeningCheck,
-        Operation::ListScreeningChecks,
-        Operation::GetScreeningCheck,
-        Operation::ListScreeningOverrides,
-        Operation::ListScreeningWhitelist,
-        Operation::GetUsage,
-        Operation::CreateWebhookEndpoint,
-        Operation::ListWebhookEndpoints,
-        Operation::GetWebhookEndpoint,
-        Operation::DisableWebhookEndpoint,
-        Operation::EnableWebhookEndpoint,
-        Operation::RotateWebhookSecret,
-        Operation::ListWebhookDeliveries,
-        Operation::McpRequest,
-        Operation::McpToolCall,
-    ];
-
     /// Every consumer write of `/v1` takes an idempotency key, and nothing else does.
     #[test]
     fn the_writes_of_v1_take_an_idempotency_key() {
-        for op in ALL {
+        for op in Operation::ROUTED {
             assert_eq!(
                 op.takes_idempotency_key(),
                 op.method() == "POST" && op.route_template().starts_with("/v1/"),
@@ -498,7 +502,7 @@ mod tests {
     /// with 429: metered means it may answer `budget_exceeded`, and the other way round.
     #[test]
     fn the_metered_operations_are_those_a_spent_limit_refuses() {
-        for op in ALL {
+        for op in Operation::ROUTED {
             assert_eq!(
                 !op.metered_by().is_empty(),
                 op.errors().contains(&ErrorCode::BudgetExceeded),
@@ -513,7 +517,7 @@ mod tests {
 
     #[test]
     fn what_the_gate_and_the_scopes_refuse_with_is_listed() {
-        for op in ALL {
+        for op in Operation::ROUTED {
             let errors = op.errors();
             assert!(errors.contains(&ErrorCode::InternalError), "{op:?}");
             assert_eq!(
@@ -535,7 +539,7 @@ mod tests {
 
     #[test]
     fn a_tool_is_listed_for_scopes_that_open_its_operation_whole() {
-        for op in ALL {
+        for op in Operation::ROUTED {
             let listing: Vec<Scope> = op.listing_scopes().collect();
             // Listed only for scopes that open it: never for one the use case refuses.
             assert!(listing.iter().all(|s| op.scopes().contains(s)), "{op:?}");

@@ -30,6 +30,8 @@ pub struct Ports {
     pub tenants: Arc<dyn TenantStore>,
     pub grants: Arc<dyn GrantStore>,
     pub audit: Arc<dyn AuditSink>,
+    /// The audit log read back (the portal's audit page).
+    pub audit_log: Arc<dyn crate::access::ports::AuditLog>,
     pub subjects: Arc<dyn SubjectStore>,
     pub tokens: Arc<dyn TokenAuthority>,
     pub hasher: Arc<dyn CredentialHasher>,
@@ -128,13 +130,13 @@ pub struct Services {
     pub persons: Arc<PersonService>,
     pub events: EventService,
     pub subscriptions: SubscriptionService,
-    pub admin: AdminService,
+    pub admin: Arc<AdminService>,
     /// Sanctions-list imports (operator command line and scheduled imports).
     pub lists: crate::screening::list_service::ListService,
     /// Screening checks and their reads.
     pub screening: Arc<crate::screening::service::ScreeningService>,
     /// The operator's screening configuration: policies, overrides, whitelists.
-    pub screening_admin: crate::screening::admin::ScreeningAdmin,
+    pub screening_admin: Arc<crate::screening::admin::ScreeningAdmin>,
     /// Whether this process can serve (the readiness probe).
     pub readiness: crate::health::readiness::ReadinessService,
     /// The levels an operator's scrape reads (pool, backlog, list ages).
@@ -149,8 +151,10 @@ pub struct Services {
     pub webhooks: crate::webhooks::service::WebhookService,
     /// Pushes each endpoint's events (every replica runs it; `idreg` drives its passes).
     pub dispatcher: crate::webhooks::dispatcher::WebhookDispatcher,
-    /// A tenant's portal users (the operator's command, later the portal's admins).
-    pub portal_admin: crate::portal::admin::PortalAdmin,
+    /// A tenant's portal users (the operator's command, and the portal's admins).
+    pub portal_admin: Arc<crate::portal::admin::PortalAdmin>,
+    /// What a signed-in portal user does at their tenant.
+    pub portal_console: crate::portal::console::PortalConsole,
     /// Sign-in to the portal by one-time link, its sessions and sign-out.
     pub portal_sign_in: crate::portal::service::PortalSignIn,
 }
@@ -220,16 +224,51 @@ impl Services {
             clock: ports.clock.clone(),
             parties: Some(ongoing.clone()),
         });
+        let admin = Arc::new(AdminService {
+            tenants: ports.tenants.clone(),
+            grants: ports.grants.clone(),
+            hasher: ports.hasher.clone(),
+            vault: ports.vault.clone(),
+            paid: ports.paid.clone(),
+            persons: ports.persons.clone(),
+            subscriptions: ports.subscriptions.clone(),
+            subjects: ports.subjects.clone(),
+            meter: ports.meter.clone(),
+            clock: ports.clock.clone(),
+        });
+        let screening_admin = Arc::new(crate::screening::admin::ScreeningAdmin {
+            store: ports.screening.clone(),
+            tenants: ports.tenants.clone(),
+            subjects: ports.subjects.clone(),
+            clock: ports.clock.clone(),
+        });
+        let portal_admin = Arc::new(crate::portal::admin::PortalAdmin {
+            store: ports.portal.clone(),
+            tenants: ports.tenants.clone(),
+            clock: ports.clock.clone(),
+        });
+        let portal_console = crate::portal::console::PortalConsole {
+            admin: admin.clone(),
+            screening_admin: screening_admin.clone(),
+            portal_admin: portal_admin.clone(),
+            screening: screening.clone(),
+            tenants: ports.tenants.clone(),
+            grants: ports.grants.clone(),
+            paid: ports.paid.clone(),
+            audit_log: ports.audit_log.clone(),
+            audit: ports.audit.clone(),
+            clock: ports.clock.clone(),
+        };
         Services {
+            admin,
+            screening_admin,
+            portal_admin,
+            portal_console,
             portal_sign_in: crate::portal::service::PortalSignIn {
                 store: ports.portal.clone(),
                 secrets: ports.portal_secrets.clone(),
                 mailer: ports.mailer.clone(),
-                clock: ports.clock.clone(),
-            },
-            portal_admin: crate::portal::admin::PortalAdmin {
-                store: ports.portal.clone(),
-                tenants: ports.tenants.clone(),
+                audit: ports.audit.clone(),
                 clock: ports.clock.clone(),
             },
             webhooks: crate::webhooks::service::WebhookService {
@@ -270,12 +309,6 @@ impl Services {
             meter: ports.meter.clone(),
             ongoing,
             screening,
-            screening_admin: crate::screening::admin::ScreeningAdmin {
-                store: ports.screening.clone(),
-                tenants: ports.tenants.clone(),
-                subjects: ports.subjects.clone(),
-                clock: ports.clock.clone(),
-            },
             lists: crate::screening::list_service::ListService {
                 store: ports.sanctions.clone(),
                 clock: ports.clock.clone(),
@@ -321,18 +354,6 @@ impl Services {
             },
             persons,
             companies,
-            admin: AdminService {
-                tenants: ports.tenants,
-                grants: ports.grants,
-                hasher: ports.hasher,
-                vault: ports.vault,
-                paid: ports.paid,
-                persons: ports.persons,
-                subscriptions: ports.subscriptions.clone(),
-                subjects: ports.subjects.clone(),
-                meter: ports.meter.clone(),
-                clock: ports.clock,
-            },
         }
     }
 }

@@ -74,6 +74,7 @@ impl App {
             tenants: stored.tenants,
             grants: stored.grants,
             audit: stored.audit,
+            audit_log: stored.audit_log,
             subjects: stored.subjects,
             tokens: Arc::new(keys.token_authority()),
             hasher: Arc::new(hasher),

@@ -28,11 +28,17 @@ struct DemoState {
     tenant_id: String,
     grant_id: String,
     client_id: String,
+    /// The live tenant whose test twin `tenant_id` is (its portal users belong to it); a demo
+    /// made before the portal lacks it and is made anew.
+    #[serde(default)]
+    live_tenant_id: Option<String>,
 }
 
 /// The demo's credentials for this run.
 pub struct DemoCredentials {
     pub tenant_id: String,
+    /// The live tenant (the portal's).
+    pub live_tenant_id: String,
     pub grant_id: String,
     pub client_id: String,
     pub client_secret: String,
@@ -52,7 +58,11 @@ pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
         let test_mode = state
             .client_id
             .starts_with(domain::ids::ClientId::TEST_PREFIX);
-        if test_mode && admin.tenant(&state.tenant_id).await.is_ok() {
+        let live = state.live_tenant_id.clone().unwrap_or_default();
+        if test_mode
+            && admin.tenant(&state.tenant_id).await.is_ok()
+            && admin.tenant(&live).await.is_ok()
+        {
             if let Ok(issued) = admin.rotate_secret(&state.grant_id).await {
                 if issued.grant.revoked_at.is_none() {
                     // A grant made by an older demo may lack scopes added since (screening).
@@ -67,6 +77,7 @@ pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
                     }
                     return Ok(DemoCredentials {
                         tenant_id: state.tenant_id,
+                        live_tenant_id: live,
                         grant_id: state.grant_id,
                         client_id: issued.grant.client_id.to_string(),
                         client_secret: issued.client_secret.expose().to_owned(),
@@ -117,12 +128,14 @@ pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
         tenant_id: issued.grant.tenant_id.to_string(),
         grant_id: issued.grant.id.to_string(),
         client_id: issued.grant.client_id.to_string(),
+        live_tenant_id: Some(tenant.id.to_string()),
     };
     std::fs::create_dir_all(&app.config.state_dir).context("creating the state dir")?;
     std::fs::write(&path, serde_json::to_string_pretty(&state)?)
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(DemoCredentials {
         tenant_id: state.tenant_id,
+        live_tenant_id: tenant.id.to_string(),
         grant_id: state.grant_id,
         client_id: state.client_id,
         client_secret: issued.client_secret.expose().to_owned(),
@@ -267,6 +280,33 @@ Stop with Ctrl-C. Keys and demo ids are kept in the state folder; the data in th
     )
 }
 
+/// The demo tenant's portal users: an admin, and a member to be the whitelist's second pair
+/// of eyes (synthetic addresses).
+pub const DEMO_PORTAL_USERS: [(&str, &str); 2] = [
+    ("lead@example.se", "admin"),
+    ("reviewer@example.se", "member"),
+];
+
+/// Makes the demo tenant's portal users when they are missing.
+async fn ensure_portal_users(app: &App, tenant: &str) -> anyhow::Result<()> {
+    let have = app
+        .services
+        .portal_admin
+        .users(tenant)
+        .await
+        .map_err(|f| anyhow::anyhow!("{f}"))?;
+    for (email, role) in DEMO_PORTAL_USERS {
+        if !have.iter().any(|u| u.email.as_str() == email) {
+            app.services
+                .portal_admin
+                .create_user(tenant, email, role, None)
+                .await
+                .map_err(|f| anyhow::anyhow!("{f}"))?;
+        }
+    }
+    Ok(())
+}
+
 /// Where the demo serves the tenant portal unless `IDREG_PORTAL_LISTEN` says otherwise.
 pub const DEMO_PORTAL_LISTEN: &str = "127.0.0.1:8081";
 
@@ -302,11 +342,15 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| DEMO_PORTAL_LISTEN.to_owned());
     let portal = app.start_portal(&portal_listen)?;
-    println!(
-        "tenant portal (sign-in): {} (POST /v1/portal/sign-in; mail at the sandbox control API's /mailbox?to=<address>)",
-        portal.base_url()
-    );
+    ensure_portal_users(&app, &credentials.live_tenant_id).await?;
     let control = app.sandbox.as_ref().map(|s| s.control_url());
+    println!(
+        "tenant portal: {}/sign-in as {} (admin) or {} (member); the sign-in mail lands in the sandbox's mailbox: {}/mailbox?to=<address>",
+        portal.base_url(),
+        DEMO_PORTAL_USERS[0].0,
+        DEMO_PORTAL_USERS[1].0,
+        control.as_deref().unwrap_or("<sandbox control>"),
+    );
     let screening = screening_demonstration(&server.base_url(), &credentials, &screening).await;
     println!(
         "{}",

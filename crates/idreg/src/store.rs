@@ -71,6 +71,8 @@ pub struct StorePorts {
     pub tenants: Arc<dyn TenantStore>,
     pub grants: Arc<dyn GrantStore>,
     pub audit: Arc<dyn AuditSink>,
+    /// The audit log read back.
+    pub audit_log: Arc<dyn domain::access::ports::AuditLog>,
     pub subjects: Arc<dyn SubjectStore>,
     pub companies: Arc<dyn CompanyStore>,
     pub paid: Arc<dyn PaidStore>,
@@ -96,6 +98,7 @@ macro_rules! ports_of {
             tenants: Arc::new($db.clone()),
             grants: Arc::new($db.clone()),
             audit: Arc::new($db.clone()),
+            audit_log: Arc::new($db.clone()),
             subjects: Arc::new($db.clone()),
             companies: Arc::new($db.clone()),
             paid: Arc::new($db.clone()),

@@ -5,8 +5,9 @@
 //! Rows name the route template and never the identifiers a request carried.
 
 use crate::error::ErrorCode;
-use crate::ids::{ClientId, GrantId, RequestId, TenantId};
+use crate::ids::{ClientId, GrantId, PortalUserId, RequestId, TenantId};
 use crate::operation::{Operation, Surface};
+use crate::portal::action::PortalAction;
 use chrono::{DateTime, Utc};
 use std::sync::Mutex;
 
@@ -123,6 +124,98 @@ impl AccessRecord {
     }
 }
 
+/// One row a portal user's action writes to the tenant's audit log (surface `portal`; no row
+/// of a grant's access log, which holds a grant's own requests). The actor is the portal
+/// user; `grant_id` is the grant the action concerned, when it concerned one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortalAuditRecord {
+    pub tenant_id: TenantId,
+    pub portal_user_id: PortalUserId,
+    pub grant_id: Option<GrantId>,
+    pub request_id: RequestId,
+    pub occurred_at: DateTime<Utc>,
+    pub action: PortalAction,
+    pub status: u16,
+    pub outcome: Outcome,
+    pub error_code: Option<ErrorCode>,
+    /// Why it was refused, when no error code says it (`links_per_window`).
+    pub detail: Option<&'static str>,
+}
+
+impl PortalAuditRecord {
+    /// The row of `action`, ended with `result` (its status, or the error it failed with).
+    pub fn concluded(
+        ctx: &RequestContext,
+        tenant_id: TenantId,
+        portal_user_id: PortalUserId,
+        action: PortalAction,
+        result: Result<u16, ErrorCode>,
+    ) -> PortalAuditRecord {
+        let (status, outcome, error_code) = match result {
+            Ok(status) => (status, Outcome::Allowed, None),
+            Err(code) => (code.status(), Outcome::of_error(code), Some(code)),
+        };
+        PortalAuditRecord {
+            tenant_id,
+            portal_user_id,
+            grant_id: None,
+            request_id: ctx.request_id,
+            occurred_at: ctx.received_at,
+            action,
+            status,
+            outcome,
+            error_code,
+            detail: None,
+        }
+    }
+
+    pub fn on_grant(mut self, grant: Option<GrantId>) -> Self {
+        self.grant_id = grant;
+        self
+    }
+}
+
+/// Which rows of a tenant's audit log to read, newest first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AuditFilter {
+    /// Rows of this grant's requests (and portal actions on it).
+    pub grant: Option<GrantId>,
+    /// Rows of this route template (`GET /v1/subjects/{id}`, `POST /grants`).
+    pub route: Option<String>,
+    pub outcome: Option<Outcome>,
+    /// Rows older than this row (the previous page's last `audit_id`).
+    pub before: Option<String>,
+}
+
+/// One row of a tenant's audit log as it reads back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditEntry {
+    /// Time-ordered (a ULID): the paging cursor.
+    pub audit_id: String,
+    pub occurred_at: DateTime<Utc>,
+    pub surface: String,
+    pub action: String,
+    pub method: String,
+    pub route: String,
+    pub tool: Option<String>,
+    pub status: u16,
+    pub outcome: String,
+    pub error_code: Option<String>,
+    pub detail: Option<String>,
+    /// The grant whose request it was (or the grant a portal action concerned).
+    pub grant_id: Option<String>,
+    /// The portal user who acted, for a portal row.
+    pub portal_user_id: Option<String>,
+}
+
+impl Outcome {
+    pub fn parse(s: &str) -> Option<Outcome> {
+        [Outcome::Allowed, Outcome::Refused, Outcome::Failed]
+            .into_iter()
+            .find(|o| o.as_str() == s)
+    }
+}
+
 /// Why a request went to the security log.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SecurityReason {
@@ -133,6 +226,10 @@ pub enum SecurityReason {
     UnknownGrant,
     /// Client credentials naming no known client.
     UnknownClient,
+    /// A portal sign-in asked for an address that is no active portal user's.
+    UnknownPortalAddress,
+    /// A portal sign-in link that did not sign in (any of the four link codes).
+    PortalLinkRefused,
 }
 
 impl SecurityReason {
@@ -143,6 +240,8 @@ impl SecurityReason {
             SecurityReason::BadSignature => "bad_signature",
             SecurityReason::UnknownGrant => "unknown_grant",
             SecurityReason::UnknownClient => "unknown_client",
+            SecurityReason::UnknownPortalAddress => "unknown_portal_address",
+            SecurityReason::PortalLinkRefused => "portal_link_refused",
         }
     }
 }

@@ -66,6 +66,23 @@ impl Caller {
         }
     }
 
+    /// The principal of a portal user's reads of the tenant's screening checks: no consumer's
+    /// grant ([`GrantId::PORTAL`]), `screening:read` alone (so an organisation number is
+    /// masked as for any reader without `kyc:read`), every country the tenant is provisioned
+    /// for. The portal records its own audit row for what the user did.
+    pub fn portal(tenant: Tenant, data_key: WrappedDataKey, context: RequestContext) -> Caller {
+        Caller {
+            tenant_id: tenant.id,
+            grant_id: GrantId::PORTAL,
+            scopes: [Scope::ScreeningRead].into_iter().collect(),
+            countries: tenant.provisioned.clone(),
+            tenant,
+            data_key,
+            surface: Surface::Portal,
+            context,
+        }
+    }
+
     /// The principal of ongoing screening for `tenant` (a list change screening its
     /// monitored subjects again): like [`Caller::monitoring`], with `screening:run`, and
     /// `kyc:read` so a monitored person is screened with the register's name and birth date.

@@ -4,7 +4,9 @@
 //! What every port promises (coarse, transactional, tenant-scoped) is in the crate's README,
 //! "Ports".
 
-use crate::access::audit::{AccessRecord, SecurityRecord};
+use crate::access::audit::{
+    AccessRecord, AuditEntry, AuditFilter, PortalAuditRecord, SecurityRecord,
+};
 use crate::access::grant::{ClientSecret, Grant, SecretHash};
 use crate::access::scope::ScopeSet;
 use crate::access::tenant::{Budget, Permit, Tenant, TenantStatus, WrappedDataKey};
@@ -110,6 +112,9 @@ pub trait GrantStore: Send + Sync {
     /// `NotFound` when the tenant has no such grant.
     async fn grant(&self, tenant: &TenantId, id: &GrantId) -> Result<Grant, StoreError>;
 
+    /// The tenant's grants, newest first (revoked and expired ones included).
+    async fn grants(&self, tenant: &TenantId) -> Result<Vec<Grant>, StoreError>;
+
     /// Replaces scopes and/or countries. Same country rule as `insert_grant`.
     async fn update_grant<'a>(
         &self,
@@ -159,6 +164,23 @@ pub trait AuditSink: Send + Sync {
 
     /// Writes one security-log row (unauthenticated or unattributable requests).
     async fn record_security(&self, record: &SecurityRecord) -> Result<(), StoreError>;
+
+    /// Writes a portal user's action as a row of its tenant's audit log; durable when it
+    /// returns.
+    async fn record_portal(&self, record: &PortalAuditRecord) -> Result<(), StoreError>;
+}
+
+/// Reading a tenant's audit log back (the portal's audit page).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait AuditLog: Send + Sync {
+    /// The tenant's rows matching `filter`, newest first, at most `limit`.
+    async fn audit_entries(
+        &self,
+        tenant: &TenantId,
+        filter: &AuditFilter,
+        limit: u32,
+    ) -> Result<Vec<AuditEntry>, StoreError>;
 }
 
 /// Mints and verifies access tokens.

@@ -54,6 +54,20 @@ impl PortalAdmin {
         self.store.users(&tenant).await.map_err(Failure::internal)
     }
 
+    /// Disables an active user of the tenant; their sessions end with it.
+    pub async fn disable_user(
+        &self,
+        tenant: &str,
+        id: &PortalUserId,
+    ) -> Result<PortalUser, Failure> {
+        let tenant = self.live_tenant(tenant).await?;
+        self.store
+            .disable_user(&tenant, id, self.clock.now())
+            .await
+            .map_err(Failure::internal)?
+            .ok_or_else(|| Failure::not_found("active portal user"))
+    }
+
     /// Portal users belong to live tenants (a test twin is reached through its live tenant).
     async fn live_tenant(&self, id: &str) -> Result<TenantId, Failure> {
         let not_found = || Failure::not_found("tenant");

@@ -6,14 +6,19 @@
 //!   answers).
 //! - Ports: [`ports`] (`PortalStore`, `PortalSecrets`, `Mailer`).
 //! - Use cases: [`service`] (`PortalSignIn`: asking for a link, redeeming it, the session of
-//!   a request, CSRF, sign-out), [`admin`] (`PortalAdmin`: a tenant's portal users).
+//!   a request, CSRF, sign-out), [`admin`] (`PortalAdmin`: a tenant's portal users),
+//!   [`console`] (`PortalConsole`: what a signed-in user does at their tenant, through the
+//!   operator's use cases, each action audited).
+//! - [`action`]: what a portal user can do, as the audit log names it.
 
+pub mod action;
 pub mod sign_in;
 pub mod user;
 
 pub mod ports;
 
 pub mod admin;
+pub mod console;
 pub mod service;
 
 #[cfg(test)]

@@ -64,6 +64,15 @@ pub trait PortalStore: Send + Sync {
         idle: chrono::Duration,
     ) -> Result<Option<PortalSession>, StoreError>;
 
+    /// Disables an active user of the tenant at `at` and ends their open sessions, in one
+    /// transaction: the user as disabled, or `None` when the tenant has no such active user.
+    async fn disable_user(
+        &self,
+        tenant: &TenantId,
+        id: &PortalUserId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<PortalUser>, StoreError>;
+
     /// Ends the session (sign-out); false when it was not open.
     async fn end_session(
         &self,

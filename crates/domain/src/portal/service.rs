@@ -1,7 +1,12 @@
 //! Sign-in to the portal by one-time link, the sessions it opens, and sign-out.
 
+use crate::access::audit::{
+    Outcome, PortalAuditRecord, RequestContext, SecurityReason, SecurityRecord,
+};
+use crate::access::ports::AuditSink;
 use crate::clock::Clock;
 use crate::error::{ErrorCode, Failure};
+use crate::portal::action::PortalAction;
 use crate::portal::ports::{Mail, Mailer, PortalSecrets, PortalStore};
 use crate::portal::sign_in::{
     link_failure, PortalSession, Redemption, SignInLink, TokenKind, LINKS_PER_WINDOW,
@@ -14,7 +19,32 @@ pub struct PortalSignIn {
     pub store: Arc<dyn PortalStore>,
     pub secrets: Arc<dyn PortalSecrets>,
     pub mailer: Arc<dyn Mailer>,
+    /// Every sign-in attempt is recorded: a known user's in their tenant's audit log, any
+    /// other in the security log.
+    pub audit: Arc<dyn AuditSink>,
     pub clock: Arc<dyn Clock>,
+}
+
+/// The security-log row of a sign-in attempt no portal user answers for.
+fn security_row(
+    ctx: &RequestContext,
+    action: PortalAction,
+    reason: SecurityReason,
+) -> SecurityRecord {
+    SecurityRecord {
+        request_id: ctx.request_id,
+        occurred_at: ctx.received_at,
+        method: action.method(),
+        route: action.route(),
+        status: if action == PortalAction::SignInRequested {
+            202
+        } else {
+            401
+        },
+        reason,
+        client_id: None,
+        peer: ctx.peer.clone(),
+    }
 }
 
 /// What a sign-in request did, for the surface: the binding cookie to set (the browser's own
@@ -48,6 +78,7 @@ impl PortalSignIn {
     /// `origin` is the portal's (`https://portal.example.com`), which the mailed link names.
     pub async fn request_link(
         &self,
+        ctx: &RequestContext,
         email: &str,
         binding: Option<&str>,
         origin: &str,
@@ -68,7 +99,24 @@ impl PortalSignIn {
             sent: 0,
             limited: 0,
         };
+        if users.is_empty() {
+            self.audit
+                .record_security(&security_row(
+                    ctx,
+                    PortalAction::SignInRequested,
+                    SecurityReason::UnknownPortalAddress,
+                ))
+                .await
+                .map_err(Failure::internal)?;
+        }
         for user in users {
+            let mut row = PortalAuditRecord::concluded(
+                ctx,
+                user.tenant_id,
+                user.id,
+                PortalAction::SignInRequested,
+                Ok(202),
+            );
             let token = self.secrets.new_token(TokenKind::Link);
             let link = SignInLink {
                 digest: self.secrets.digest(&token),
@@ -85,8 +133,18 @@ impl PortalSignIn {
                 .map_err(Failure::internal)?;
             if !stored {
                 requested.limited += 1;
+                row.outcome = Outcome::Refused;
+                row.detail = Some("links_per_window");
+                self.audit
+                    .record_portal(&row)
+                    .await
+                    .map_err(Failure::internal)?;
                 continue;
             }
+            self.audit
+                .record_portal(&row)
+                .await
+                .map_err(Failure::internal)?;
             self.mailer
                 .send(&link_mail(&user, &token, origin))
                 .await
@@ -124,7 +182,47 @@ fn link_mail(user: &PortalUser, token: &str, origin: &str) -> Mail {
 impl PortalSignIn {
     /// Redeems a link in the browser that asked for it: the session cookie to set, or the
     /// specification's code (`invalid_link`, `link_invalid`, `link_used`, `link_expired`).
-    pub async fn redeem(&self, link: &str, binding: Option<&str>) -> Result<SignedIn, Failure> {
+    pub async fn redeem(
+        &self,
+        ctx: &RequestContext,
+        link: &str,
+        binding: Option<&str>,
+    ) -> Result<SignedIn, Failure> {
+        let result = self.redeem_unrecorded(link, binding).await;
+        match &result {
+            Ok(signed) => {
+                let row = PortalAuditRecord::concluded(
+                    ctx,
+                    signed.session.tenant_id,
+                    signed.session.user_id,
+                    PortalAction::SignedIn,
+                    Ok(200),
+                );
+                self.audit
+                    .record_portal(&row)
+                    .await
+                    .map_err(Failure::internal)?;
+            }
+            Err(f) if f.code.status() == 401 => {
+                self.audit
+                    .record_security(&security_row(
+                        ctx,
+                        PortalAction::SignedIn,
+                        SecurityReason::PortalLinkRefused,
+                    ))
+                    .await
+                    .map_err(Failure::internal)?;
+            }
+            Err(_) => {}
+        }
+        result
+    }
+
+    async fn redeem_unrecorded(
+        &self,
+        link: &str,
+        binding: Option<&str>,
+    ) -> Result<SignedIn, Failure> {
         if !TokenKind::Link.fits(link) {
             return Err(link_failure(ErrorCode::InvalidLink));
         }
@@ -197,13 +295,28 @@ impl PortalSignIn {
     }
 
     /// Signs out: the session ends now (an unknown or ended one is already out).
-    pub async fn sign_out(&self, session_token: Option<&str>) -> Result<(), Failure> {
+    pub async fn sign_out(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        session_token: Option<&str>,
+    ) -> Result<(), Failure> {
         if let Some(token) = session_token.filter(|t| TokenKind::Session.fits(t)) {
             self.store
                 .end_session(&self.secrets.digest(token), self.clock.now())
                 .await
                 .map_err(Failure::internal)?;
         }
-        Ok(())
+        let row = PortalAuditRecord::concluded(
+            ctx,
+            caller.session.tenant_id,
+            caller.session.user_id,
+            PortalAction::SignedOut,
+            Ok(204),
+        );
+        self.audit
+            .record_portal(&row)
+            .await
+            .map_err(Failure::internal)
     }
 }

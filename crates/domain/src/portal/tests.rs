@@ -1,5 +1,7 @@
 //! `PortalSignIn`'s rules, each alone, with every port mocked and time fixed.
 
+use crate::access::audit::RequestContext;
+use crate::access::ports::MockAuditSink;
 use crate::error::ErrorCode;
 use crate::fixtures::{self, now};
 use crate::ids::{PortalUserId, TenantId};
@@ -45,13 +47,51 @@ fn user(email: &str) -> PortalUser {
     }
 }
 
-fn service(store: MockPortalStore, mailer: MockMailer) -> PortalSignIn {
-    PortalSignIn {
+fn ctx() -> RequestContext {
+    RequestContext::new(Some("192.0.2.1".into()), now())
+}
+
+/// The audit rows a service wrote, as `portal <action> <outcome> <detail>` and
+/// `security <reason>`.
+type Rows = Arc<Mutex<Vec<String>>>;
+
+fn audited(store: MockPortalStore, mailer: MockMailer) -> (PortalSignIn, Rows) {
+    let rows: Rows = Arc::default();
+    let mut audit = MockAuditSink::new();
+    let r = rows.clone();
+    audit.expect_record_portal().returning(move |row| {
+        r.lock().unwrap().push(format!(
+            "portal {} {} {}",
+            row.action.action(),
+            row.outcome.as_str(),
+            row.detail.unwrap_or("-")
+        ));
+        Ok(())
+    });
+    let r = rows.clone();
+    audit.expect_record_security().returning(move |row| {
+        assert_eq!(row.peer.as_deref(), Some("192.0.2.1"));
+        r.lock()
+            .unwrap()
+            .push(format!("security {}", row.reason.as_str()));
+        Ok(())
+    });
+    let service = PortalSignIn {
         store: Arc::new(store),
         secrets: Arc::new(secrets()),
         mailer: Arc::new(mailer),
+        audit: Arc::new(audit),
         clock: fixtures::clock(),
-    }
+    };
+    (service, rows)
+}
+
+fn service(store: MockPortalStore, mailer: MockMailer) -> PortalSignIn {
+    audited(store, mailer).0
+}
+
+fn rows(rows: &Rows) -> Vec<String> {
+    rows.lock().unwrap().clone()
 }
 
 #[tokio::test]
@@ -81,8 +121,10 @@ async fn a_link_goes_to_each_tenants_user_bound_to_the_browser_that_asked() {
         m.lock().unwrap().push(mail.clone());
         Ok(())
     });
-    let done = service(store, mailer)
+    let (service, audit) = audited(store, mailer);
+    let done = service
         .request_link(
+            &ctx(),
             "Anna@Example.SE",
             Some(&binding),
             "https://portal.example.com/",
@@ -102,6 +144,11 @@ async fn a_link_goes_to_each_tenants_user_bound_to_the_browser_that_asked() {
     assert!(mails[0].text.contains(&a.tenant_id.to_string()));
     assert!(mails[1].text.contains(&b.tenant_id.to_string()));
     assert_ne!(mails[0].text, mails[1].text, "one link per user");
+    assert_eq!(
+        rows(&audit),
+        vec!["portal portal.sign_in.request allowed -"; 2],
+        "each user's tenant logs the request"
+    );
 }
 
 #[tokio::test]
@@ -113,12 +160,14 @@ async fn an_unknown_address_answers_alike_and_a_browser_without_binding_gets_one
     store.expect_record_link().never();
     let mut mailer = MockMailer::new();
     mailer.expect_send().never();
-    let done = service(store, mailer)
-        .request_link("nobody@example.se", Some("pb_forged"), ORIGIN)
+    let (service, audit) = audited(store, mailer);
+    let done = service
+        .request_link(&ctx(), "nobody@example.se", Some("pb_forged"), ORIGIN)
         .await
         .unwrap();
     assert!(TokenKind::Binding.fits(&done.binding));
     assert_eq!((done.sent, done.limited), (0, 0));
+    assert_eq!(rows(&audit), vec!["security unknown_portal_address"]);
 }
 
 #[tokio::test]
@@ -131,11 +180,16 @@ async fn links_past_the_limit_are_not_sent() {
     store.expect_record_link().returning(|_, _, _| Ok(false));
     let mut mailer = MockMailer::new();
     mailer.expect_send().never();
-    let done = service(store, mailer)
-        .request_link("anna@example.se", None, ORIGIN)
+    let (service, audit) = audited(store, mailer);
+    let done = service
+        .request_link(&ctx(), "anna@example.se", None, ORIGIN)
         .await
         .unwrap();
     assert_eq!((done.sent, done.limited), (0, 1));
+    assert_eq!(
+        rows(&audit),
+        vec!["portal portal.sign_in.request refused links_per_window"]
+    );
 }
 
 #[tokio::test]
@@ -143,7 +197,7 @@ async fn a_malformed_address_is_400() {
     let mut store = MockPortalStore::new();
     store.expect_active_users_by_email().never();
     let e = service(store, MockMailer::new())
-        .request_link("anna", None, ORIGIN)
+        .request_link(&ctx(), "anna", None, ORIGIN)
         .await
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::BadRequest);
@@ -162,12 +216,14 @@ async fn each_link_that_does_not_sign_in_answers_its_code() {
         store
             .expect_redeem_link()
             .returning(move |_, _, _, _, _| Ok(found.clone()));
-        let e = service(store, MockMailer::new())
-            .redeem(&link, Some(&binding))
+        let (service, audit) = audited(store, MockMailer::new());
+        let e = service
+            .redeem(&ctx(), &link, Some(&binding))
             .await
             .unwrap_err();
         assert_eq!(e.code, code);
         assert_eq!(e.code.status(), 401);
+        assert_eq!(rows(&audit), vec!["security portal_link_refused"]);
     }
     // Unparsable: refused before the store is asked; no binding cookie: unknown here.
     for (l, b, code) in [
@@ -179,7 +235,7 @@ async fn each_link_that_does_not_sign_in_answers_its_code() {
         let mut store = MockPortalStore::new();
         store.expect_redeem_link().never();
         let e = service(store, MockMailer::new())
-            .redeem(l, b)
+            .redeem(&ctx(), l, b)
             .await
             .unwrap_err();
         assert_eq!(e.code, code, "{l} {b:?}");
@@ -214,10 +270,12 @@ async fn a_redeemed_link_opens_a_session_with_its_csrf_token() {
                 expires_at: until,
             }))
         });
-    let signed = service(store, MockMailer::new())
-        .redeem(&link, Some(&binding))
-        .await
-        .unwrap();
+    let (service, audit) = audited(store, MockMailer::new());
+    let signed = service.redeem(&ctx(), &link, Some(&binding)).await.unwrap();
+    assert_eq!(
+        rows(&audit),
+        vec!["portal portal.sign_in.complete allowed -"]
+    );
     assert!(TokenKind::Session.fits(&signed.session_token));
     assert_eq!(signed.csrf, format!("csrf:{}", signed.session_token));
     assert_eq!(

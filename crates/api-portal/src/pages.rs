@@ -1,0 +1,939 @@
+//! The portal's server-rendered pages (`docs/decisions.md`, "The tenant portal").
+//!
+//! Every page needs a live session (its cookie); without one a page sends the browser to
+//! `/sign-in`. Every write is a form POST carrying the session's CSRF token (`csrf`) and, when
+//! the browser sends one, the portal's own `Origin`; it answers with a redirect to the page it
+//! changed (post/redirect/get), or with a page that shows a secret once, or with the problem.
+//! Each handler is thin: the rule lives in the use case it calls (`PortalConsole`,
+//! `PortalSignIn`).
+
+use crate::views::*;
+use crate::{cookie, origin, same_origin, set_cookie, BINDING_COOKIE, SESSION_COOKIE};
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse};
+use api_core::dto::screening::ScreeningCheckDto;
+use api_core::{read_body, request_context, AppServices};
+use askama::Template;
+use chrono::{DateTime, Utc};
+use domain::access::audit::AuditFilter;
+use domain::access::grant::Grant;
+use domain::access::scope::Scope;
+use domain::countries::country::CountrySet;
+use domain::ids::GrantId;
+use domain::operation::Operation;
+use domain::portal::action::PortalAction;
+use domain::portal::console::{outcome_filter, GrantRequest, WhitelistProposal};
+use domain::portal::service::PortalCaller;
+use domain::portal::sign_in::{LINK_LIFETIME, SESSION_LIFETIME};
+use domain::portal::user::PortalRole;
+use domain::screening::sanctions::ListSource;
+use domain::{ErrorCode, Failure};
+
+/// Registers the pages and the stylesheet.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/", web::get().to(home))
+        .route("/assets/portal.css", web::get().to(stylesheet))
+        .route("/sign-in", web::get().to(sign_in_page))
+        .route("/sign-in", web::post().to(sign_in))
+        .route("/sign-in/complete", web::get().to(complete_page))
+        .route("/sign-in/complete", web::post().to(complete))
+        .route("/sign-out", web::post().to(sign_out))
+        .route("/grants", web::get().to(grants))
+        .route("/grants", web::post().to(create_grant))
+        .route("/grants/{id}", web::post().to(update_grant))
+        .route("/grants/{id}/rotate", web::post().to(rotate_grant))
+        .route("/grants/{id}/revoke", web::post().to(revoke_grant))
+        .route("/usage", web::get().to(usage))
+        .route("/audit", web::get().to(audit))
+        .route("/screening", web::get().to(checks))
+        .route("/screening/{id}", web::get().to(check))
+        .route("/whitelist", web::get().to(whitelist))
+        .route("/whitelist", web::post().to(propose))
+        .route("/whitelist/{id}/approve", web::post().to(approve))
+        .route("/whitelist/{id}/revoke", web::post().to(revoke_entry))
+        .route("/users", web::get().to(users))
+        .route("/users", web::post().to(add_user))
+        .route("/users/{id}/disable", web::post().to(disable_user));
+}
+
+const STYLESHEET: &str = include_str!("../assets/portal.css");
+
+/// Headers every page carries: no caching (pages hold a tenant's data and secrets), no
+/// referrer (a sign-in link's address must not leak), no framing, nothing run but the page.
+fn page(status: StatusCode, body: Result<String, askama::Error>) -> HttpResponse {
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => {
+            tracing::error!(error = %e, "a portal page failed to render");
+            return HttpResponse::InternalServerError()
+                .content_type("text/plain; charset=utf-8")
+                .body("The page could not be shown.");
+        }
+    };
+    HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .insert_header((header::X_FRAME_OPTIONS, "DENY"))
+        .insert_header((
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; \
+             frame-ancestors 'none'; base-uri 'none'",
+        ))
+        .body(body)
+}
+
+fn render(t: &impl Template) -> HttpResponse {
+    page(StatusCode::OK, t.render())
+}
+
+fn see_other(to: &str) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, to))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .finish()
+}
+
+fn nav(c: &PortalCaller) -> Nav {
+    Nav {
+        user_id: c.session.user_id.to_string(),
+        role: c.session.role.as_str(),
+        tenant_id: c.session.tenant_id.to_string(),
+        csrf: c.csrf.clone(),
+    }
+}
+
+/// The page of a failure; a missing session sends the browser to sign in.
+fn problem(f: &Failure, caller: Option<&PortalCaller>, back: &str) -> HttpResponse {
+    if f.code == ErrorCode::Unauthorized {
+        return see_other("/sign-in");
+    }
+    api_core::log_cause(f, None);
+    let status = StatusCode::from_u16(f.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    page(
+        status,
+        ProblemPage {
+            title: "That did not work",
+            nav: caller.map(nav),
+            status: status.as_u16(),
+            code: f.code.as_str(),
+            message: f.message.clone(),
+            back: back.to_owned(),
+        }
+        .render(),
+    )
+}
+
+fn day(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M").to_string()
+}
+
+/// A form body (`application/x-www-form-urlencoded`), fields in order; a field named twice
+/// (checkboxes) keeps each value.
+struct Form(Vec<(String, String)>);
+
+impl Form {
+    async fn read(payload: web::Payload) -> Result<Form, Failure> {
+        let body = read_body(payload).await?;
+        serde_urlencoded::from_bytes(&body)
+            .map(Form)
+            .map_err(|_| Failure::bad_request("body", "is not a form"))
+    }
+
+    fn get(&self, name: &str) -> &str {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    /// Every value of `name`, space-separated.
+    fn all(&self, name: &str) -> String {
+        self.0
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+async fn caller(req: &HttpRequest, services: &AppServices) -> Result<PortalCaller, Failure> {
+    services
+        .portal_sign_in
+        .caller(cookie(req, SESSION_COOKIE).as_deref())
+        .await
+}
+
+/// A write's caller and form: a live session, the portal's origin and the session's CSRF
+/// token, checked before the form's fields are read by anyone.
+async fn write(
+    req: &HttpRequest,
+    payload: web::Payload,
+    services: &AppServices,
+) -> Result<(PortalCaller, Form), Failure> {
+    same_origin(req)?;
+    let caller = caller(req, services).await?;
+    let form = Form::read(payload).await?;
+    services
+        .portal_sign_in
+        .check_csrf(&caller, Some(form.get("csrf")))?;
+    Ok((caller, form))
+}
+
+async fn home(req: HttpRequest, services: AppServices) -> HttpResponse {
+    match caller(&req, &services).await {
+        Ok(_) => see_other("/grants"),
+        Err(_) => see_other("/sign-in"),
+    }
+}
+
+async fn stylesheet() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/css; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "max-age=300"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .body(STYLESHEET)
+}
+
+async fn sign_in_page() -> HttpResponse {
+    render(&SignInPage {
+        title: "Sign in",
+        nav: None,
+        sent: false,
+    })
+}
+
+/// `POST /sign-in` `email=`: the same page for any address.
+async fn sign_in(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {
+    let answer = async {
+        same_origin(&req)?;
+        let form = Form::read(payload).await?;
+        services
+            .portal_sign_in
+            .request_link(
+                &request_context(&req),
+                form.get("email"),
+                cookie(&req, BINDING_COOKIE).as_deref(),
+                &origin(&req),
+            )
+            .await
+    }
+    .await;
+    match answer {
+        Ok(requested) => {
+            let mut r = render(&SignInPage {
+                title: "Sign in",
+                nav: None,
+                sent: true,
+            });
+            r.headers_mut().insert(
+                header::SET_COOKIE,
+                header::HeaderValue::from_str(&set_cookie(
+                    &req,
+                    BINDING_COOKIE,
+                    &requested.binding,
+                    LINK_LIFETIME.num_seconds(),
+                ))
+                .expect("a cookie of token characters"),
+            );
+            r
+        }
+        Err(f) => problem(&f, None, "/sign-in"),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct LinkQuery {
+    #[serde(default)]
+    link: String,
+}
+
+/// The mailed link's page: a button that POSTs the link, so that a mail scanner fetching the
+/// address does not use it up.
+async fn complete_page(req: HttpRequest) -> HttpResponse {
+    match query::<LinkQuery>(&req) {
+        Ok(q) => render(&CompletePage {
+            title: "Sign in",
+            nav: None,
+            link: q.link,
+        }),
+        Err(f) => problem(&f, None, "/sign-in"),
+    }
+}
+
+/// A page's query string, or 400 naming it.
+fn query<T: serde::de::DeserializeOwned>(req: &HttpRequest) -> Result<T, Failure> {
+    serde_urlencoded::from_str(req.query_string())
+        .map_err(|_| Failure::bad_request("query", "is not this page's query"))
+}
+
+async fn complete(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {
+    let answer = async {
+        same_origin(&req)?;
+        let form = Form::read(payload).await?;
+        services
+            .portal_sign_in
+            .redeem(
+                &request_context(&req),
+                form.get("link"),
+                cookie(&req, BINDING_COOKIE).as_deref(),
+            )
+            .await
+    }
+    .await;
+    match answer {
+        Ok(signed) => {
+            let mut r = see_other("/grants");
+            r.headers_mut().insert(
+                header::SET_COOKIE,
+                header::HeaderValue::from_str(&set_cookie(
+                    &req,
+                    SESSION_COOKIE,
+                    &signed.session_token,
+                    SESSION_LIFETIME.num_seconds(),
+                ))
+                .expect("a cookie of token characters"),
+            );
+            r
+        }
+        // The four link codes are 401s: show them (a missing session is not the matter).
+        Err(f) => page(
+            StatusCode::from_u16(f.status()).unwrap_or(StatusCode::UNAUTHORIZED),
+            ProblemPage {
+                title: "That link did not sign you in",
+                nav: None,
+                status: f.status(),
+                code: f.code.as_str(),
+                message: f.message.clone(),
+                back: "/sign-in".to_owned(),
+            }
+            .render(),
+        ),
+    }
+}
+
+async fn sign_out(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {
+    let answer = async {
+        let (caller, _) = write(&req, payload, &services).await?;
+        services
+            .portal_sign_in
+            .sign_out(
+                &request_context(&req),
+                &caller,
+                cookie(&req, SESSION_COOKIE).as_deref(),
+            )
+            .await
+    }
+    .await;
+    match answer {
+        Ok(()) => {
+            let mut r = see_other("/sign-in");
+            r.headers_mut().insert(
+                header::SET_COOKIE,
+                header::HeaderValue::from_str(&set_cookie(&req, SESSION_COOKIE, "", 0))
+                    .expect("an empty cookie"),
+            );
+            r
+        }
+        Err(f) => problem(&f, None, "/grants"),
+    }
+}
+
+fn grant_view(g: &Grant, provisioned: &CountrySet, now: DateTime<Utc>) -> GrantView {
+    let state = if g.revoked_at.is_some() {
+        "revoked"
+    } else if g.expires_at.is_some_and(|e| e <= now) {
+        "expired"
+    } else {
+        "active"
+    };
+    GrantView {
+        id: g.id.to_string(),
+        state,
+        client_id: g.client_id.as_str().to_owned(),
+        scopes: g.scopes.names().join(" "),
+        countries: g.countries.codes().join(", "),
+        expires: g.expires_at.map_or_else(|| "never".to_owned(), day),
+        created: day(g.created_at),
+        scope_choices: Scope::CONSUMER
+            .iter()
+            .map(|s| (s.as_str(), g.scopes.contains(*s)))
+            .collect(),
+        country_choices: provisioned
+            .iter()
+            .map(|c| (c.code(), g.countries.contains(c)))
+            .collect(),
+    }
+}
+
+async fn grants(req: HttpRequest, services: AppServices) -> HttpResponse {
+    let caller = match caller(&req, &services).await {
+        Ok(c) => c,
+        Err(f) => return problem(&f, None, "/"),
+    };
+    let console = &services.portal_console;
+    let answer = async {
+        let provisioned = console.provisioned(&caller).await?;
+        let grants = console.grants(&caller).await?;
+        Ok::<_, Failure>((provisioned, grants))
+    }
+    .await;
+    match answer {
+        Ok((provisioned, grants)) => {
+            let now = services.clock.now();
+            render(&GrantsPage {
+                title: "Grants",
+                nav: Some(nav(&caller)),
+                csrf: caller.csrf.clone(),
+                admin: caller.session.role == PortalRole::Admin,
+                scopes: Scope::CONSUMER.iter().map(|s| s.as_str()).collect(),
+                countries: provisioned.codes(),
+                grants: grants
+                    .iter()
+                    .map(|g| grant_view(g, &provisioned, now))
+                    .collect(),
+            })
+        }
+        Err(f) => problem(&f, Some(&caller), "/grants"),
+    }
+}
+
+fn grant_request(form: &Form) -> GrantRequest {
+    GrantRequest {
+        scopes: form.all("scopes"),
+        countries: form.all("countries"),
+        expires: form.get("expires").to_owned(),
+    }
+}
+
+fn secret_page(
+    caller: &PortalCaller,
+    what: &'static str,
+    issued: &domain::access::admin::IssuedGrant,
+) -> HttpResponse {
+    render(&SecretPage {
+        title: "The grant's secret",
+        nav: Some(nav(caller)),
+        what,
+        grant_id: issued.grant.id.to_string(),
+        client_id: issued.grant.client_id.as_str().to_owned(),
+        client_secret: issued.client_secret.expose().to_owned(),
+    })
+}
+
+async fn create_grant(
+    req: HttpRequest,
+    payload: web::Payload,
+    services: AppServices,
+) -> HttpResponse {
+    let (caller, form) = match write(&req, payload, &services).await {
+        Ok(w) => w,
+        Err(f) => return problem(&f, None, "/grants"),
+    };
+    match services
+        .portal_console
+        .create_grant(&request_context(&req), &caller, &grant_request(&form))
+        .await
+    {
+        Ok(issued) => secret_page(&caller, "The grant is made.", &issued),
+        Err(f) => problem(&f, Some(&caller), "/grants"),
+    }
+}
+
+async fn update_grant(
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    services: AppServices,
+) -> HttpResponse {
+    let (caller, form) = match write(&req, payload, &services).await {
+        Ok(w) => w,
+        Err(f) => return problem(&f, None, "/grants"),
+    };
+    match services
+        .portal_console
+        .update_grant(
+            &request_context(&req),
+            &caller,
+            path.as_str(),
+            &grant_request(&form),
+        )
+        .await
+    {
+        Ok(_) => see_other("/grants"),
+        Err(f) => problem(&f, Some(&caller), "/grants"),
+    }
+}
+
+async fn rotate_grant(
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    services: AppServices,
+) -> HttpResponse {
+    let (caller, _) = match write(&req, payload, &services).await {
+        Ok(w) => w,
+        Err(f) => return problem(&f, None, "/grants"),
+    };
+    match services
+        .portal_console
+        .rotate_grant(&request_context(&req), &caller, path.as_str())
+        .await
+    {
+        Ok(issued) => secret_page(
+            &caller,
+            "The secret is replaced: the old one and every token made with it stopped working.",
+            &issued,
+        ),
+        Err(f) => problem(&f, Some(&caller), "/grants"),
+    }
+}
+
+async fn revoke_grant(
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    services: AppServices,
+) -> HttpResponse {
+    let (caller, _) = match write(&req, payload, &services).await {
+        Ok(w) => w,
+        Err(f) => return problem(&f, None, "/grants"),
+    };
+    match services
+        .portal_console
+        .revoke_grant(&request_context(&req), &caller, path.as_str())
+        .await
+    {
+        Ok(_) => see_other("/grants"),
+        Err(f) => problem(&f, Some(&caller), "/grants"),
+    }
+}
+
+async fn usage(req: HttpRequest, services: AppServices) -> HttpResponse {
+    let caller = match caller(&req, &services).await {
+        Ok(c) => c,
+        Err(f) => return problem(&f, None, "/"),
+    };
+    match services.portal_console.usage(&caller).await {
+        Ok(report) => {
+            use domain::companies::budget::Spender;
+            let t = &report.today;
+            render(&UsagePage {
+                title: "Usage",
+                nav: Some(nav(&caller)),
+                day: t.day.to_string(),
+                time_zone: t.time_zone,
+                on_demand: t.usage.on_demand,
+                on_demand_cap: t.budget.cap(Spender::OnDemand),
+                scheduled: t.usage.scheduled,
+                scheduled_cap: t.budget.cap(Spender::Scheduled),
+                person_lookups: t.person_lookups,
+                person_ceiling: t.budget.person_lookup_ceiling,
+                renews_at: day(t.renews_at),
+                days: report
+                    .days
+                    .iter()
+                    .map(|(d, u)| {
+                        (
+                            d.to_string(),
+                            u.on_demand,
+                            u.scheduled,
+                            u.on_demand + u.scheduled,
+                        )
+                    })
+                    .collect(),
+            })
+        }
+        Err(f) => problem(&f, Some(&caller), "/"),
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+struct AuditQuery {
+    #[serde(default)]
+    grant: String,
+    #[serde(default)]
+    route: String,
+    #[serde(default)]
+    outcome: String,
+    #[serde(default)]
+    before: String,
+}
+
+/// Every route template a row can name: the consumer interface's and the portal's.
+fn route_templates() -> Vec<String> {
+    let mut routes: Vec<String> = Operation::ROUTED
+        .iter()
+        .map(|op| op.route_template().to_owned())
+        .chain(PortalAction::ALL.iter().map(|a| a.route().to_owned()))
+        .collect();
+    routes.sort();
+    routes.dedup();
+    routes
+}
+
+async fn audit(req: HttpRequest, services: AppServices) -> HttpResponse {
+    let caller = match caller(&req, &services).await {
+        Ok(c) => c,
+        Err(f) => return problem(&f, None, "/"),
+    };
+    let q: AuditQuery = match query(&req) {
+        Ok(q) => q,
+        Err(f) => return problem(&f, Some(&caller), "/audit"),
+    };
+    let console = &services.portal_console;
+    let answer = async {
+        let grant = match q.grant.trim() {
+            "" => None,
+            g => Some(
+                g.parse::<GrantId>()
+                    .map_err(|_| Failure::bad_request("grant", "is not a grant id"))?,
+            ),
+        };
+        let filter = AuditFilter {
+            grant,
+            route: Some(q.route.trim().to_owned()).filter(|r| !r.is_empty()),
+            outcome: outcome_filter(&q.outcome)?,
+            before: Some(q.before.trim().to_owned()).filter(|b| !b.is_empty()),
+        };
+        let page = console
+            .audit(&request_context(&req), &caller, &filter)
+            .await?;
+        let grants = console.grants(&caller).await?;
+        Ok::<_, Failure>((filter, page, grants))
+    }
+    .await;
+    let (filter, found, grants) = match answer {
+        Ok(a) => a,
+        Err(f) => return problem(&f, Some(&caller), "/audit"),
+    };
+    let next = found.next.as_ref().map(|before| {
+        let pairs = [
+            ("grant", q.grant.trim()),
+            ("route", q.route.trim()),
+            ("outcome", q.outcome.trim()),
+            ("before", before.as_str()),
+        ];
+        format!(
+            "/audit?{}",
+            serde_urlencoded::to_string(pairs).unwrap_or_default()
+        )
+    });
+    let chosen = filter.outcome.map(|o| o.as_str()).unwrap_or("");
+    render(&AuditLogPage {
+        title: "Audit log",
+        nav: Some(nav(&caller)),
+        grant_choices: grants
+            .iter()
+            .map(|g| (g.id.to_string(), filter.grant == Some(g.id)))
+            .collect(),
+        route: q.route.trim().to_owned(),
+        routes: route_templates(),
+        outcome_choices: ["", "allowed", "refused", "failed"]
+            .into_iter()
+            .map(|o| (o, o == chosen))
+            .collect(),
+        entries: found
+            .entries
+            .iter()
+            .map(|e| AuditRow {
+                when: e.occurred_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+                who: e
+                    .portal_user_id
+                    .clone()
+                    .or_else(|| e.grant_id.clone())
+                    .unwrap_or_default(),
+                surface: e.surface.clone(),
+                route: format!("{} {}", e.method, e.route),
+                status: e.status,
+                outcome: e.outcome.clone(),
+                code: e.error_code.clone().unwrap_or_default(),
+            })
+            .collect(),
+        next,
+    })
+}
+
+async fn checks(req: HttpRequest, services: AppServices) -> HttpResponse {
+    let caller = match caller(&req, &services).await {
+        Ok(c) => c,
+        Err(f) => return problem(&f, None, "/"),
+    };
+    match services
+        .portal_console
+        .checks(&request_context(&req), &caller)
+        .await
+    {
+        Ok(found) => render(&ScreeningPage {
+            title: "Screening checks",
+            nav: Some(nav(&caller)),
+            checks: found
+                .iter()
+                .map(|served| {
+                    let dto = ScreeningCheckDto::from(served);
+                    CheckRow {
+                        when: dto.checked_at.clone(),
+                        screened: screened(&dto),
+                        band: dto.band,
+                        candidates: dto.candidate_count,
+                        id: dto.id,
+                    }
+                })
+                .collect(),
+        }),
+        Err(f) => problem(&f, Some(&caller), "/"),
+    }
+}
+
+/// What a check screened, as its (masked) input snapshot shows it.
+fn screened(dto: &ScreeningCheckDto) -> String {
+    let i = &dto.input_snapshot;
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(name) = &i.name {
+        parts.push(name.clone());
+    }
+    if let Some(orgnr) = &i.orgnr {
+        parts.push(orgnr.clone());
+    }
+    if i.identifier_masked {
+        parts.push("(organisation number masked)".to_owned());
+    }
+    if i.person_fields_masked {
+        parts.push("(person fields masked)".to_owned());
+    }
+    if let Some(country) = &i.country {
+        parts.push(country.clone());
+    }
+    if parts.is_empty() {
+        dto.input_kind.to_owned()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+async fn check(req: HttpRequest, path: web::Path<String>, services: AppServices) -> HttpResponse {
+    let caller = match caller(&req, &services).await {
+        Ok(c) => c,
+        Err(f) => return problem(&f, None, "/"),
+    };
+    match services
+        .portal_console
+        .check(&request_context(&req), &caller, path.as_str())
+        .await
+    {
+        Ok(served) => {
+            let c = ScreeningCheckDto::from(&served);
+            render(&CheckPage {
+                title: "Screening check",
+                nav: Some(nav(&caller)),
+                subject: c.subject_id.clone().unwrap_or_else(|| "ad hoc".to_owned()),
+                input: screened(&c),
+                override_version: c
+                    .tenant_override_version_id
+                    .clone()
+                    .unwrap_or_else(|| "none".to_owned()),
+                list_versions: c.source_version_ids.join(", "),
+                degraded: c.degraded_sources.join(", "),
+                c,
+            })
+        }
+        Err(f) => problem(&f, Some(&caller), "/screening"),
+    }
+}
+
+async fn whitelist(req: HttpRequest, services: AppServices) -> HttpResponse {
+    let caller = match caller(&req, &services).await {
+        Ok(c) => c,
+        Err(f) => return problem(&f, None, "/"),
+    };
+    let console = &services.portal_console;
+    let answer = async {
+        Ok::<_, Failure>((
+            console.whitelist(&caller).await?,
+            console.users(&caller).await?,
+        ))
+    }
+    .await;
+    let (entries, users) = match answer {
+        Ok(a) => a,
+        Err(f) => return problem(&f, Some(&caller), "/"),
+    };
+    // Makers and approvers are portal users' ids (or an operator's name): shown by address.
+    let who = |by: &str| {
+        users
+            .iter()
+            .find(|u| u.id.to_string() == by)
+            .map_or_else(|| by.to_owned(), |u| u.email.as_str().to_owned())
+    };
+    let now = services.clock.now();
+    render(&WhitelistPage {
+        title: "Whitelist",
+        nav: Some(nav(&caller)),
+        csrf: caller.csrf.clone(),
+        sources: ListSource::ALL.iter().map(|s| s.as_str()).collect(),
+        entries: entries
+            .iter()
+            .map(|v| {
+                let e = &v.entry;
+                let state = if e.revoked_at.is_some() {
+                    "revoked"
+                } else if e.expires_at <= now {
+                    "expired"
+                } else if e.approved_by.is_none() {
+                    "proposed"
+                } else {
+                    "in effect"
+                };
+                EntryView {
+                    id: e.id.to_string(),
+                    state,
+                    clears: e
+                        .subject_id
+                        .map(|s| s.to_string())
+                        .or_else(|| e.input_hash.clone())
+                        .unwrap_or_default(),
+                    source: e.source.as_str(),
+                    source_entry_id: e.source_entry_id.clone(),
+                    reason: e.reason.clone(),
+                    created_by: who(&e.created_by),
+                    approved_by: e
+                        .approved_by
+                        .as_deref()
+                        .map_or_else(|| "not yet".to_owned(), who),
+                    expires: day(e.expires_at),
+                }
+            })
+            .collect(),
+    })
+}
+
+async fn propose(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {
+    let (caller, form) = match write(&req, payload, &services).await {
+        Ok(w) => w,
+        Err(f) => return problem(&f, None, "/whitelist"),
+    };
+    let proposal = WhitelistProposal {
+        clears: form.get("clears").to_owned(),
+        source_id: form.get("source").to_owned(),
+        source_entry_id: form.get("entry").to_owned(),
+        reason: form.get("reason").to_owned(),
+        expires: form.get("expires").to_owned(),
+    };
+    match services
+        .portal_console
+        .propose_whitelist_entry(&request_context(&req), &caller, &proposal)
+        .await
+    {
+        Ok(_) => see_other("/whitelist"),
+        Err(f) => problem(&f, Some(&caller), "/whitelist"),
+    }
+}
+
+async fn approve(
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    services: AppServices,
+) -> HttpResponse {
+    let (caller, _) = match write(&req, payload, &services).await {
+        Ok(w) => w,
+        Err(f) => return problem(&f, None, "/whitelist"),
+    };
+    match services
+        .portal_console
+        .approve_whitelist_entry(&request_context(&req), &caller, path.as_str())
+        .await
+    {
+        Ok(_) => see_other("/whitelist"),
+        Err(f) => problem(&f, Some(&caller), "/whitelist"),
+    }
+}
+
+async fn revoke_entry(
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    services: AppServices,
+) -> HttpResponse {
+    let (caller, _) = match write(&req, payload, &services).await {
+        Ok(w) => w,
+        Err(f) => return problem(&f, None, "/whitelist"),
+    };
+    match services
+        .portal_console
+        .revoke_whitelist_entry(&request_context(&req), &caller, path.as_str())
+        .await
+    {
+        Ok(_) => see_other("/whitelist"),
+        Err(f) => problem(&f, Some(&caller), "/whitelist"),
+    }
+}
+
+async fn users(req: HttpRequest, services: AppServices) -> HttpResponse {
+    let caller = match caller(&req, &services).await {
+        Ok(c) => c,
+        Err(f) => return problem(&f, None, "/"),
+    };
+    match services.portal_console.users(&caller).await {
+        Ok(users) => render(&UsersPage {
+            title: "Users",
+            nav: Some(nav(&caller)),
+            csrf: caller.csrf.clone(),
+            admin: caller.session.role == PortalRole::Admin,
+            users: users
+                .iter()
+                .map(|u| UserView {
+                    id: u.id.to_string(),
+                    email: u.email.as_str().to_owned(),
+                    role: u.role.as_str(),
+                    state: if u.active() { "active" } else { "disabled" },
+                    created: day(u.created_at),
+                    is_self: u.id == caller.session.user_id,
+                })
+                .collect(),
+        }),
+        Err(f) => problem(&f, Some(&caller), "/"),
+    }
+}
+
+async fn add_user(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {
+    let (caller, form) = match write(&req, payload, &services).await {
+        Ok(w) => w,
+        Err(f) => return problem(&f, None, "/users"),
+    };
+    match services
+        .portal_console
+        .add_user(
+            &request_context(&req),
+            &caller,
+            form.get("email"),
+            form.get("role"),
+        )
+        .await
+    {
+        Ok(_) => see_other("/users"),
+        Err(f) => problem(&f, Some(&caller), "/users"),
+    }
+}
+
+async fn disable_user(
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    services: AppServices,
+) -> HttpResponse {
+    let (caller, _) = match write(&req, payload, &services).await {
+        Ok(w) => w,
+        Err(f) => return problem(&f, None, "/users"),
+    };
+    match services
+        .portal_console
+        .disable_user(&request_context(&req), &caller, path.as_str())
+        .await
+    {
+        Ok(_) => see_other("/users"),
+        Err(f) => problem(&f, Some(&caller), "/users"),
+    }
+}

@@ -1,0 +1,546 @@
+//! What a signed-in portal user does at their tenant: grants, usage, the audit log, screening
+//! checks, the whitelist's four eyes, and (admins) the tenant's portal users.
+//!
+//! Every use case here is the operator's own (`AdminService`, `ScreeningAdmin`,
+//! `PortalAdmin`, `ScreeningService`), scoped to the session's tenant: the same rules and
+//! codes whichever way the tenant comes in. A grant or entry of another tenant is 404, as if
+//! it did not exist. Each action writes one row of the tenant's audit log naming the portal
+//! user (surface `portal`), whatever its outcome.
+
+use crate::access::admin::{AdminService, IssuedGrant, NewGrant};
+use crate::access::audit::{AuditEntry, AuditFilter, Outcome, PortalAuditRecord, RequestContext};
+use crate::access::gate::Caller;
+use crate::access::grant::Grant;
+use crate::access::ports::{AuditLog, AuditSink, GrantStore, TenantStore};
+use crate::access::scope::ScopeSet;
+use crate::clock::Clock;
+use crate::companies::budget::{budget_day, BudgetStatement, BudgetUsage};
+use crate::companies::ports::PaidStore;
+use crate::countries::country::CountrySet;
+use crate::error::{ErrorCode, Failure, StoreError};
+use crate::ids::{GrantId, PortalUserId, TenantId};
+use crate::portal::action::PortalAction;
+use crate::portal::admin::PortalAdmin;
+use crate::portal::service::PortalCaller;
+use crate::portal::user::{PortalRole, PortalUser};
+use crate::screening::admin::{NewWhitelistEntry, ScreeningAdmin};
+use crate::screening::check::{ChecksRequest, ServedCheck};
+use crate::screening::service::{ScreeningService, WhitelistView};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use std::sync::Arc;
+
+/// Days of spend the usage page shows, today included.
+pub const USAGE_DAYS: i64 = 30;
+/// Rows of the audit log a page shows.
+pub const AUDIT_PAGE: u32 = 50;
+/// Checks the screening page shows, newest first.
+pub const CHECKS_PAGE: u32 = 50;
+
+pub struct PortalConsole {
+    pub admin: Arc<AdminService>,
+    pub screening_admin: Arc<ScreeningAdmin>,
+    pub portal_admin: Arc<PortalAdmin>,
+    pub screening: Arc<ScreeningService>,
+    pub tenants: Arc<dyn TenantStore>,
+    pub grants: Arc<dyn GrantStore>,
+    pub paid: Arc<dyn PaidStore>,
+    pub audit_log: Arc<dyn AuditLog>,
+    pub audit: Arc<dyn AuditSink>,
+    pub clock: Arc<dyn Clock>,
+}
+
+/// A grant as a portal admin asks for it (the form's fields, unparsed).
+#[derive(Clone, Debug, Default)]
+pub struct GrantRequest {
+    /// Scope names, space- or comma-separated.
+    pub scopes: String,
+    /// Country codes, space- or comma-separated.
+    pub countries: String,
+    /// `YYYY-MM-DD` (in effect through that day, UTC) or RFC 3339; empty for none.
+    pub expires: String,
+}
+
+/// A whitelist entry as a portal user proposes it.
+#[derive(Clone, Debug, Default)]
+pub struct WhitelistProposal {
+    /// A subject id, or a check's `input_hash`.
+    pub clears: String,
+    pub source_id: String,
+    pub source_entry_id: String,
+    pub reason: String,
+    /// `YYYY-MM-DD` (in effect through that day, UTC) or RFC 3339.
+    pub expires: String,
+}
+
+/// The usage page: today's statement and the spend of each of the last [`USAGE_DAYS`] days,
+/// newest first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UsageReport {
+    pub today: BudgetStatement,
+    pub days: Vec<(NaiveDate, BudgetUsage)>,
+}
+
+/// A page of the audit log, and the cursor of the next one when there is more.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuditPage {
+    pub entries: Vec<AuditEntry>,
+    pub next: Option<String>,
+}
+
+/// `YYYY-MM-DD` (the end of that day, UTC) or an RFC 3339 time.
+pub fn parse_expiry(field: &str, raw: &str) -> Result<DateTime<Utc>, Failure> {
+    let raw = raw.trim();
+    if let Ok(day) = NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
+        if let Some(end) = day.succ_opt().and_then(|d| d.and_hms_opt(0, 0, 0)) {
+            return Ok(end.and_utc() - Duration::microseconds(1));
+        }
+    }
+    DateTime::parse_from_rfc3339(raw)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| Failure::bad_request(field, "must be a date (YYYY-MM-DD) or an RFC 3339 time"))
+}
+
+fn scopes(list: &str) -> Result<ScopeSet, Failure> {
+    ScopeSet::parse_grantable(list).map_err(|e| Failure::bad_request("scopes", &e.to_string()))
+}
+
+fn countries(list: &str) -> Result<CountrySet, Failure> {
+    CountrySet::parse_list(list).map_err(|e| Failure::bad_request("countries", &e))
+}
+
+fn admins_only(caller: &PortalCaller) -> Result<(), Failure> {
+    if caller.session.role == PortalRole::Admin {
+        Ok(())
+    } else {
+        Err(Failure::new(
+            ErrorCode::Forbidden,
+            "only a portal admin of the tenant may do this",
+        ))
+    }
+}
+
+impl PortalConsole {
+    fn tenant_of(caller: &PortalCaller) -> TenantId {
+        caller.session.tenant_id
+    }
+
+    /// Writes the action's audit row; a write that fails fails the request (nothing is
+    /// answered that the log does not hold).
+    async fn audited<T>(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        action: PortalAction,
+        grant: Option<GrantId>,
+        result: Result<T, Failure>,
+    ) -> Result<T, Failure> {
+        let status = match &result {
+            Ok(_) => Ok(200),
+            Err(f) => Err(f.code),
+        };
+        let record = PortalAuditRecord::concluded(
+            ctx,
+            Self::tenant_of(caller),
+            caller.session.user_id,
+            action,
+            status,
+        )
+        .on_grant(grant);
+        self.audit
+            .record_portal(&record)
+            .await
+            .map_err(Failure::internal)?;
+        result
+    }
+
+    /// A grant of the caller's tenant, else 404.
+    async fn own_grant(&self, caller: &PortalCaller, id: &str) -> Result<Grant, Failure> {
+        let not_found = || Failure::not_found("grant");
+        let id: GrantId = id.trim().parse().map_err(|_| not_found())?;
+        match self.grants.grant(&Self::tenant_of(caller), &id).await {
+            Ok(g) => Ok(g),
+            Err(StoreError::NotFound) => Err(not_found()),
+            Err(e) => Err(Failure::internal(e)),
+        }
+    }
+
+    /// The tenant's grants, newest first.
+    pub async fn grants(&self, caller: &PortalCaller) -> Result<Vec<Grant>, Failure> {
+        self.grants
+            .grants(&Self::tenant_of(caller))
+            .await
+            .map_err(Failure::internal)
+    }
+
+    /// The tenant's provisioned countries (what a grant may be given).
+    pub async fn provisioned(&self, caller: &PortalCaller) -> Result<CountrySet, Failure> {
+        self.tenants
+            .tenant(&Self::tenant_of(caller))
+            .await
+            .map(|t| t.provisioned)
+            .map_err(Failure::internal)
+    }
+
+    /// A new live grant (admins): its secret is shown this once.
+    pub async fn create_grant(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        request: &GrantRequest,
+    ) -> Result<IssuedGrant, Failure> {
+        let result = async {
+            admins_only(caller)?;
+            let expires_at = match request.expires.trim() {
+                "" => None,
+                e => Some(parse_expiry("expires", e)?),
+            };
+            let countries = countries(&request.countries)?;
+            self.admin
+                .create_grant(NewGrant {
+                    tenant_id: Self::tenant_of(caller),
+                    scopes: scopes(&request.scopes)?,
+                    countries,
+                    expires_at,
+                    test: false,
+                })
+                .await
+        }
+        .await;
+        let grant = result.as_ref().ok().map(|g| g.grant.id);
+        self.audited(ctx, caller, PortalAction::GrantCreated, grant, result)
+            .await
+    }
+
+    /// Narrows or widens a grant's scopes and countries (admins).
+    pub async fn update_grant(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        id: &str,
+        request: &GrantRequest,
+    ) -> Result<Grant, Failure> {
+        let mut concerned = None;
+        let result = async {
+            admins_only(caller)?;
+            let grant = self.own_grant(caller, id).await?;
+            concerned = Some(grant.id);
+            let scopes = Some(scopes(&request.scopes)?);
+            let countries = Some(countries(&request.countries)?);
+            self.admin
+                .update_grant(&grant.id.to_string(), scopes, countries)
+                .await
+        }
+        .await;
+        self.audited(ctx, caller, PortalAction::GrantUpdated, concerned, result)
+            .await
+    }
+
+    /// A new secret (admins); the old one stops working at once.
+    pub async fn rotate_grant(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        id: &str,
+    ) -> Result<IssuedGrant, Failure> {
+        let mut concerned = None;
+        let result = async {
+            admins_only(caller)?;
+            let grant = self.own_grant(caller, id).await?;
+            concerned = Some(grant.id);
+            self.admin.rotate_secret(&grant.id.to_string()).await
+        }
+        .await;
+        self.audited(ctx, caller, PortalAction::GrantRotated, concerned, result)
+            .await
+    }
+
+    /// Revokes a grant (admins), at once.
+    pub async fn revoke_grant(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        id: &str,
+    ) -> Result<Grant, Failure> {
+        let mut concerned = None;
+        let result = async {
+            admins_only(caller)?;
+            let grant = self.own_grant(caller, id).await?;
+            concerned = Some(grant.id);
+            if grant.revoked_at.is_some() {
+                return Err(Failure::bad_request("grant", "is revoked already"));
+            }
+            self.admin.revoke_grant(&grant.id.to_string()).await
+        }
+        .await;
+        self.audited(ctx, caller, PortalAction::GrantRevoked, concerned, result)
+            .await
+    }
+
+    /// Today's paid budget and person ceiling, and the spend of the last [`USAGE_DAYS`] days.
+    pub async fn usage(&self, caller: &PortalCaller) -> Result<UsageReport, Failure> {
+        let tenant = Self::tenant_of(caller);
+        let today = self
+            .admin
+            .budget_statement(&tenant.to_string(), None)
+            .await?;
+        let mut days = Vec::with_capacity(USAGE_DAYS as usize);
+        let first = budget_day(self.clock.now());
+        for back in 0..USAGE_DAYS {
+            let day = first - Duration::days(back);
+            let usage = self
+                .paid
+                .budget_usage(&tenant, day)
+                .await
+                .map_err(Failure::internal)?;
+            days.push((day, usage));
+        }
+        Ok(UsageReport { today, days })
+    }
+
+    /// A page of the tenant's audit log, newest first.
+    pub async fn audit(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        filter: &AuditFilter,
+    ) -> Result<AuditPage, Failure> {
+        let result = async {
+            let mut entries = self
+                .audit_log
+                .audit_entries(&Self::tenant_of(caller), filter, AUDIT_PAGE + 1)
+                .await
+                .map_err(Failure::internal)?;
+            let next = if entries.len() > AUDIT_PAGE as usize {
+                entries.truncate(AUDIT_PAGE as usize);
+                entries.last().map(|e| e.audit_id.clone())
+            } else {
+                None
+            };
+            Ok(AuditPage { entries, next })
+        }
+        .await;
+        self.audited(ctx, caller, PortalAction::AuditRead, filter.grant, result)
+            .await
+    }
+
+    /// The reader a portal user's screening reads run as.
+    async fn screening_reader(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+    ) -> Result<Caller, Failure> {
+        let (tenant, key) = self
+            .tenants
+            .tenant_with_key(&Self::tenant_of(caller))
+            .await
+            .map_err(Failure::internal)?;
+        Ok(Caller::portal(tenant, key, ctx.clone()))
+    }
+
+    /// The tenant's newest checks, masked as any reader without `kyc:read` sees them.
+    pub async fn checks(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+    ) -> Result<Vec<ServedCheck>, Failure> {
+        let result = async {
+            let reader = self.screening_reader(ctx, caller).await?;
+            self.screening
+                .list(
+                    &reader,
+                    &ChecksRequest {
+                        limit: Some(CHECKS_PAGE.to_string()),
+                        subject_id: None,
+                    },
+                )
+                .await
+        }
+        .await;
+        self.audited(ctx, caller, PortalAction::ChecksListed, None, result)
+            .await
+    }
+
+    /// One check with its candidates and reasons.
+    pub async fn check(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        id: &str,
+    ) -> Result<ServedCheck, Failure> {
+        let result = async {
+            let reader = self.screening_reader(ctx, caller).await?;
+            self.screening.get(&reader, id).await
+        }
+        .await;
+        self.audited(ctx, caller, PortalAction::CheckRead, None, result)
+            .await
+    }
+
+    /// The tenant's whitelist entries, newest first, each with whether it is in effect now.
+    pub async fn whitelist(&self, caller: &PortalCaller) -> Result<Vec<WhitelistView>, Failure> {
+        let now = self.clock.now();
+        let mut entries = self
+            .screening_admin
+            .whitelist(&Self::tenant_of(caller).to_string())
+            .await?;
+        entries.sort_by_key(|e| std::cmp::Reverse(e.created_at));
+        Ok(entries
+            .into_iter()
+            .map(|entry| WhitelistView {
+                effective: entry.effective(now),
+                entry,
+            })
+            .collect())
+    }
+
+    /// Proposes an entry; it counts only once another user approves it.
+    pub async fn propose_whitelist_entry(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        proposal: &WhitelistProposal,
+    ) -> Result<WhitelistView, Failure> {
+        let result = async {
+            let clears = proposal.clears.trim();
+            let (subject_id, input_hash) = if clears.starts_with("hmac-sha256:") {
+                (None, Some(clears.to_owned()))
+            } else {
+                (Some(clears.to_owned()), None)
+            };
+            let entry = self
+                .screening_admin
+                .add_whitelist_entry(NewWhitelistEntry {
+                    tenant: Self::tenant_of(caller).to_string(),
+                    subject_id,
+                    input_hash,
+                    source_id: proposal.source_id.clone(),
+                    source_entry_id: proposal.source_entry_id.clone(),
+                    reason: proposal.reason.clone(),
+                    created_by: caller.session.user_id.to_string(),
+                    expires_at: parse_expiry("expires", &proposal.expires)?,
+                })
+                .await?;
+            Ok(WhitelistView {
+                effective: false,
+                entry,
+            })
+        }
+        .await;
+        self.audited(ctx, caller, PortalAction::WhitelistProposed, None, result)
+            .await
+    }
+
+    /// Approves another user's proposal (four eyes: never one's own).
+    pub async fn approve_whitelist_entry(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        id: &str,
+    ) -> Result<WhitelistView, Failure> {
+        let result = async {
+            let entry = self
+                .screening_admin
+                .approve_whitelist_entry(
+                    &Self::tenant_of(caller).to_string(),
+                    id,
+                    &caller.session.user_id.to_string(),
+                )
+                .await?;
+            Ok(WhitelistView {
+                effective: entry.effective(self.clock.now()),
+                entry,
+            })
+        }
+        .await;
+        self.audited(ctx, caller, PortalAction::WhitelistApproved, None, result)
+            .await
+    }
+
+    /// Revokes an entry at once.
+    pub async fn revoke_whitelist_entry(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        id: &str,
+    ) -> Result<WhitelistView, Failure> {
+        let result = self
+            .screening_admin
+            .revoke_whitelist_entry(&Self::tenant_of(caller).to_string(), id)
+            .await
+            .map(|entry| WhitelistView {
+                effective: false,
+                entry,
+            });
+        self.audited(ctx, caller, PortalAction::WhitelistRevoked, None, result)
+            .await
+    }
+
+    /// The tenant's portal users, oldest first.
+    pub async fn users(&self, caller: &PortalCaller) -> Result<Vec<PortalUser>, Failure> {
+        self.portal_admin
+            .users(&Self::tenant_of(caller).to_string())
+            .await
+    }
+
+    /// Adds a portal user (admins).
+    pub async fn add_user(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        email: &str,
+        role: &str,
+    ) -> Result<PortalUser, Failure> {
+        let result = async {
+            admins_only(caller)?;
+            self.portal_admin
+                .create_user(
+                    &Self::tenant_of(caller).to_string(),
+                    email,
+                    role,
+                    Some(caller.session.user_id),
+                )
+                .await
+        }
+        .await;
+        self.audited(ctx, caller, PortalAction::UserAdded, None, result)
+            .await
+    }
+
+    /// Disables a portal user (admins; never oneself): their sessions end with it.
+    pub async fn disable_user(
+        &self,
+        ctx: &RequestContext,
+        caller: &PortalCaller,
+        id: &str,
+    ) -> Result<PortalUser, Failure> {
+        let result = async {
+            admins_only(caller)?;
+            let id: PortalUserId = id
+                .trim()
+                .parse()
+                .map_err(|_| Failure::not_found("portal user"))?;
+            if id == caller.session.user_id {
+                return Err(Failure::bad_request(
+                    "user",
+                    "an admin cannot disable their own user; ask another admin",
+                ));
+            }
+            self.portal_admin
+                .disable_user(&Self::tenant_of(caller).to_string(), &id)
+                .await
+        }
+        .await;
+        self.audited(ctx, caller, PortalAction::UserDisabled, None, result)
+            .await
+    }
+}
+
+/// An outcome's name as the audit page's filter offers it.
+pub fn outcome_filter(raw: &str) -> Result<Option<Outcome>, Failure> {
+    match raw.trim() {
+        "" => Ok(None),
+        o => Outcome::parse(o)
+            .map(Some)
+            .ok_or_else(|| Failure::bad_request("outcome", "must be allowed, refused or failed")),
+    }
+}

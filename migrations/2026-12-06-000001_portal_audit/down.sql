@@ -1,0 +1,2 @@
+DROP INDEX audit_log_by_grant;
+ALTER TABLE audit_log DROP COLUMN portal_user_id;

@@ -23,6 +23,7 @@ mod ongoing_screening;
 mod paid;
 mod persons;
 mod portal;
+mod portal_browser;
 mod privacy;
 mod problem;
 mod quota;

@@ -6,8 +6,10 @@
 //!   finding the token endpoint by OAuth discovery) and standard OAuth client libraries
 //!   (authlib, requests-oauthlib) driving `/oauth/token` inside the black-box suite, then the
 //!   python-stdnum identifier oracle; the Python clients are installed into `.venv-test` and
-//!   the TypeScript client into `tests/mcp_clients/typescript/node_modules` (`npm ci`) from
-//!   the package registries. The run is strict (`IDREG_TEST_STRICT=1`): a test whose
+//!   the TypeScript clients into `tests/*/typescript/node_modules` (`npm ci`) from the package
+//!   registries; the tenant portal is driven in the system's headless Chromium by
+//!   playwright-core (`tests/browser`, `npm ci` too), its screenshots kept under
+//!   `target/portal-screenshots/`. The run is strict (`IDREG_TEST_STRICT=1`): a test whose
 //!   prerequisite is missing fails instead of skipping. Ends with one summary line.
 //! - `contract check|bless`: the interface snapshot under `contract/` and its version gate
 //!   (see [`contract`]).
@@ -99,6 +101,8 @@ fn test(extra: &[String]) -> Result<()> {
     for (env, folder) in [
         ("IDREG_TEST_NODE_CLIENTS", "mcp_clients/typescript"),
         ("IDREG_TEST_API_CLIENTS", "api_clients/typescript"),
+        // playwright-core, which drives the system Chromium through the tenant portal.
+        ("IDREG_TEST_BROWSER", "browser"),
     ] {
         match node_clients(folder) {
             Ok(dir) => node_folders.push((env, dir)),

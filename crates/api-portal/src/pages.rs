@@ -58,8 +58,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 
 const STYLESHEET: &str = include_str!("../assets/portal.css");
 
-/// Headers every page carries: no caching (pages hold a tenant's data and secrets), no
-/// referrer (a sign-in link's address must not leak), no framing, nothing run but the page.
+/// Headers every page carries: no caching (pages hold a tenant's data and secrets), a
+/// referrer only to the portal itself (a sign-in link's address must not leak elsewhere; with
+/// `no-referrer` a browser sends `Origin: null` on the portal's own form posts, which the
+/// origin check refuses), no framing, nothing run but the page.
 fn page(status: StatusCode, body: Result<String, askama::Error>) -> HttpResponse {
     let body = match body {
         Ok(b) => b,
@@ -73,7 +75,7 @@ fn page(status: StatusCode, body: Result<String, askama::Error>) -> HttpResponse
     HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .insert_header((header::REFERRER_POLICY, "same-origin"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((header::X_FRAME_OPTIONS, "DENY"))
         .insert_header((

@@ -24,6 +24,7 @@ mod paid;
 mod persons;
 mod portal;
 mod portal_browser;
+mod portal_pages;
 mod privacy;
 mod problem;
 mod quota;

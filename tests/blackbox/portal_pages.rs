@@ -1,0 +1,475 @@
+//! The tenant portal's pages over real HTTP, as a browser's form posts reach them: CSRF and
+//! origin on every write (nothing changes when refused), roles, another tenant's objects as
+//! 404, the operator's grant rules and codes, disabling a user ending their sessions, the
+//! audit page's filters and paging, and bad input (NUL bytes, a malformed query) as 400.
+
+use blackbox::{Consumer, TestApp};
+use domain::access::audit::AuditFilter;
+use domain::ids::TenantId;
+
+/// A signed-in browser: cookies kept, redirects not followed, and the session's CSRF token.
+struct Browser {
+    http: reqwest::Client,
+    csrf: String,
+    portal: String,
+}
+
+/// A status and the page's body.
+struct Page {
+    status: u16,
+    location: String,
+    body: String,
+}
+
+impl Browser {
+    async fn sign_in(app: &TestApp, tenant: &str, email: &str, role: &str) -> Browser {
+        app.app
+            .services
+            .portal_admin
+            .create_user(tenant, email, role, None)
+            .await
+            .expect("a portal user");
+        Browser::sign_in_as(app, email).await
+    }
+
+    async fn sign_in_as(app: &TestApp, email: &str) -> Browser {
+        let http = reqwest::Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let portal = app.portal_url.clone();
+        let asked = http
+            .post(format!("{portal}/sign-in"))
+            .form(&[("email", email)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(asked.status(), 200);
+        let mail = app.sandbox().mailbox(email);
+        let text = &mail.last().expect("a mail").text;
+        let at = text.find("link=").unwrap() + "link=".len();
+        let link = text[at..].split_whitespace().next().unwrap();
+        let done = http
+            .post(format!("{portal}/sign-in/complete"))
+            .form(&[("link", link)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(done.status(), 303);
+        let me: serde_json::Value = http
+            .get(format!("{portal}/v1/portal/session"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        Browser {
+            http,
+            csrf: me["csrf_token"].as_str().unwrap().to_owned(),
+            portal,
+        }
+    }
+
+    async fn page(r: reqwest::RequestBuilder) -> Page {
+        let r = r.send().await.unwrap();
+        Page {
+            status: r.status().as_u16(),
+            location: r
+                .headers()
+                .get("location")
+                .map(|l| l.to_str().unwrap().to_owned())
+                .unwrap_or_default(),
+            body: r.text().await.unwrap(),
+        }
+    }
+
+    async fn get(&self, path: &str) -> Page {
+        Browser::page(self.http.get(format!("{}{path}", self.portal))).await
+    }
+
+    /// A form post carrying the session's CSRF token.
+    async fn post(&self, path: &str, fields: &[(&str, &str)]) -> Page {
+        let mut form: Vec<(&str, &str)> = vec![("csrf", &self.csrf)];
+        form.extend_from_slice(fields);
+        Browser::page(
+            self.http
+                .post(format!("{}{path}", self.portal))
+                .header("origin", &self.portal)
+                .form(&form),
+        )
+        .await
+    }
+}
+
+/// The text of the element with `id` in a page (the first one).
+fn by_id<'a>(page: &'a str, id: &str) -> &'a str {
+    let at = page
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no #{id} in {page}"));
+    let start = at + page[at..].find('>').unwrap() + 1;
+    &page[start..start + page[start..].find('<').unwrap()]
+}
+
+async fn tenant_grants(app: &TestApp, tenant: &str) -> usize {
+    let rows = app
+        .app
+        .store
+        .ports()
+        .grants
+        .grants(&tenant.parse::<TenantId>().unwrap())
+        .await
+        .unwrap();
+    rows.len()
+}
+
+async fn tenant(app: &TestApp) -> Consumer {
+    app.provision("kyb:read", "SE", "SE").await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_write_needs_the_sessions_csrf_token_and_the_portals_origin() {
+    let app = TestApp::spawn().await;
+    let c = tenant(&app).await;
+    let b = Browser::sign_in(&app, &c.tenant_id, "lead@example.se", "admin").await;
+    let grant = [("scopes", "kyb:read"), ("countries", "SE")];
+    let url = format!("{}/grants", b.portal);
+
+    let none = Browser::page(b.http.post(&url).form(&grant)).await;
+    assert_eq!(none.status, 403, "{}", none.body);
+    assert!(none.body.contains("CSRF"), "{}", none.body);
+    let mut forged = vec![("csrf", "forged")];
+    forged.extend_from_slice(&grant);
+    assert_eq!(
+        Browser::page(b.http.post(&url).form(&forged)).await.status,
+        403
+    );
+    let mut right = vec![("csrf", b.csrf.as_str())];
+    right.extend_from_slice(&grant);
+    let elsewhere = Browser::page(
+        b.http
+            .post(&url)
+            .header("origin", "https://evil.example")
+            .form(&right),
+    )
+    .await;
+    assert_eq!(elsewhere.status, 403);
+    // `Origin: null` (a sandboxed frame, a no-referrer policy) is not the portal either.
+    let null = Browser::page(b.http.post(&url).header("origin", "null").form(&right)).await;
+    assert_eq!(null.status, 403);
+    assert_eq!(tenant_grants(&app, &c.tenant_id).await, 1, "nothing made");
+
+    // Another browser's CSRF token is not this session's.
+    let other = Browser::sign_in_as(&app, "lead@example.se").await;
+    let mut theirs = vec![("csrf", other.csrf.as_str())];
+    theirs.extend_from_slice(&grant);
+    assert_eq!(
+        Browser::page(b.http.post(&url).form(&theirs)).await.status,
+        403
+    );
+
+    let made = b.post("/grants", &grant).await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    assert!(by_id(&made.body, "client-secret").starts_with("cs_"));
+    assert_eq!(tenant_grants(&app, &c.tenant_id).await, 2);
+
+    // Without a session a page sends the browser to sign in, and a write changes nothing.
+    let anonymous = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    for path in [
+        "/grants",
+        "/usage",
+        "/audit",
+        "/screening",
+        "/whitelist",
+        "/users",
+    ] {
+        let p = Browser::page(anonymous.get(format!("{}{path}", b.portal))).await;
+        assert_eq!((p.status, p.location.as_str()), (303, "/sign-in"), "{path}");
+    }
+    let p = Browser::page(anonymous.post(&url).form(&right)).await;
+    assert_eq!((p.status, p.location.as_str()), (303, "/sign-in"));
+    assert_eq!(tenant_grants(&app, &c.tenant_id).await, 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_member_reads_and_takes_part_in_four_eyes_but_manages_no_grants_or_users() {
+    let app = TestApp::spawn().await;
+    let c = tenant(&app).await;
+    let member = Browser::sign_in(&app, &c.tenant_id, "analyst@example.se", "member").await;
+    let page = member.get("/grants").await;
+    assert_eq!(page.status, 200);
+    assert!(!page.body.contains("Create grant"));
+    for (path, fields) in [
+        ("/grants", vec![("scopes", "kyb:read"), ("countries", "SE")]),
+        (
+            &*format!("/grants/{}/rotate", c.grant_id),
+            Vec::<(&str, &str)>::new(),
+        ),
+        (&*format!("/grants/{}/revoke", c.grant_id), vec![]),
+        ("/users", vec![("email", "x@example.se"), ("role", "admin")]),
+    ] {
+        let p = member.post(path, &fields).await;
+        assert_eq!(p.status, 403, "{path}: {}", p.body);
+        assert_eq!(by_id(&p.body, "error-code"), "forbidden");
+    }
+    assert_eq!(tenant_grants(&app, &c.tenant_id).await, 1);
+    for path in ["/usage", "/audit", "/screening", "/whitelist", "/users"] {
+        assert_eq!(member.get(path).await.status, 200, "{path}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn another_tenants_grants_entries_and_checks_are_not_found() {
+    let app = TestApp::spawn().await;
+    let (a, b) = (tenant(&app).await, tenant(&app).await);
+    let admin = Browser::sign_in(&app, &a.tenant_id, "lead@example.se", "admin").await;
+    for path in [
+        format!("/grants/{}/rotate", b.grant_id),
+        format!("/grants/{}/revoke", b.grant_id),
+        format!("/grants/{}", b.grant_id),
+        "/grants/not-a-grant/rotate".to_owned(),
+        "/whitelist/wle_01J00000000000000000000000/approve".to_owned(),
+        "/users/pu_01J00000000000000000000000/disable".to_owned(),
+    ] {
+        let p = admin
+            .post(&path, &[("scopes", "kyb:read"), ("countries", "SE")])
+            .await;
+        assert_eq!(p.status, 404, "{path}: {}", p.body);
+        assert_eq!(by_id(&p.body, "error-code"), "not_found");
+    }
+    let p = admin.get("/screening/chk_01J00000000000000000000000").await;
+    assert_eq!(p.status, 404);
+    // B's grant still works.
+    let token = app.token(&b).await;
+    assert!(!token.is_empty());
+    // Its audit log holds the refusals, by the portal user, never naming B's grant.
+    let rows = app
+        .app
+        .store
+        .ports()
+        .audit_log
+        .audit_entries(&a.tenant_id.parse().unwrap(), &AuditFilter::default(), 100)
+        .await
+        .unwrap();
+    let refused: Vec<_> = rows
+        .iter()
+        .filter(|r| r.action == "portal.grant.rotate")
+        .collect();
+    assert_eq!(refused.len(), 2, "{rows:?}");
+    assert!(refused
+        .iter()
+        .all(|r| r.error_code.as_deref() == Some("not_found") && r.grant_id.is_none()));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn grants_made_in_the_portal_follow_the_operators_rules_and_codes() {
+    let app = TestApp::spawn().await;
+    let c = tenant(&app).await;
+    let admin = Browser::sign_in(&app, &c.tenant_id, "lead@example.se", "admin").await;
+    for (fields, code) in [
+        (
+            vec![("scopes", "kyb:read"), ("countries", "LT")],
+            "grant_countries_invalid",
+        ),
+        (vec![("scopes", "kyb:read")], "grant_countries_invalid"),
+        (
+            vec![("scopes", "admin:everything"), ("countries", "SE")],
+            "bad_request",
+        ),
+        (vec![("countries", "SE")], "bad_request"),
+        (
+            vec![
+                ("scopes", "kyb:read"),
+                ("countries", "SE"),
+                ("expires", "2001-01-01"),
+            ],
+            "bad_request",
+        ),
+        (
+            vec![
+                ("scopes", "kyb:read"),
+                ("countries", "SE"),
+                ("expires", "tomorrow"),
+            ],
+            "bad_request",
+        ),
+        (
+            vec![("scopes", "kyb:read\0"), ("countries", "SE")],
+            "bad_request",
+        ),
+    ] {
+        let p = admin.post("/grants", &fields).await;
+        assert_eq!(by_id(&p.body, "error-code"), code, "{fields:?}");
+        assert_eq!(p.status, 400, "{fields:?}");
+    }
+    assert_eq!(tenant_grants(&app, &c.tenant_id).await, 1);
+
+    // An expiry date is in effect through that day, UTC.
+    let made = admin
+        .post(
+            "/grants",
+            &[
+                ("scopes", "kyb:read"),
+                ("scopes", "events:read"),
+                ("countries", "SE"),
+                ("expires", "2099-12-31"),
+            ],
+        )
+        .await;
+    let id = by_id(&made.body, "grant-id").to_owned();
+    let grant = app
+        .app
+        .store
+        .ports()
+        .grants
+        .grant(&c.tenant_id.parse().unwrap(), &id.parse().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        grant.expires_at.unwrap().to_rfc3339(),
+        "2099-12-31T23:59:59.999999+00:00"
+    );
+    assert_eq!(grant.scopes.names(), vec!["kyb:read", "events:read"]);
+
+    // Narrowing, then revoking: the second revocation says so.
+    let narrowed = admin
+        .post(
+            &format!("/grants/{id}"),
+            &[("scopes", "kyb:read"), ("countries", "SE")],
+        )
+        .await;
+    assert_eq!(
+        (narrowed.status, narrowed.location.as_str()),
+        (303, "/grants")
+    );
+    let revoked = admin.post(&format!("/grants/{id}/revoke"), &[]).await;
+    assert_eq!(revoked.status, 303);
+    let again = admin.post(&format!("/grants/{id}/revoke"), &[]).await;
+    assert_eq!(again.status, 400);
+    let page = admin.get("/grants").await.body;
+    assert!(page.contains("state-revoked"), "{page}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_admin_adds_and_disables_users_and_a_disabled_users_session_ends() {
+    let app = TestApp::spawn().await;
+    let c = tenant(&app).await;
+    let admin = Browser::sign_in(&app, &c.tenant_id, "lead@example.se", "admin").await;
+    let added = admin
+        .post(
+            "/users",
+            &[("email", "Analyst@Example.SE"), ("role", "member")],
+        )
+        .await;
+    assert_eq!((added.status, added.location.as_str()), (303, "/users"));
+    for fields in [
+        [("email", "analyst@example.se"), ("role", "member")],
+        [("email", "x@example.se"), ("role", "owner")],
+        [("email", "x\0@example.se"), ("role", "member")],
+    ] {
+        assert_eq!(
+            admin.post("/users", &fields).await.status,
+            400,
+            "{fields:?}"
+        );
+    }
+    let member = Browser::sign_in_as(&app, "analyst@example.se").await;
+    assert_eq!(member.get("/whitelist").await.status, 200);
+
+    let users = app
+        .app
+        .services
+        .portal_admin
+        .users(&c.tenant_id)
+        .await
+        .unwrap();
+    let (me, them) = (&users[0], &users[1]);
+    assert_eq!(them.email.as_str(), "analyst@example.se");
+    assert_eq!(them.created_by, Some(me.id));
+    let own = admin.post(&format!("/users/{}/disable", me.id), &[]).await;
+    assert_eq!(own.status, 400, "{}", own.body);
+    let off = admin
+        .post(&format!("/users/{}/disable", them.id), &[])
+        .await;
+    assert_eq!(off.status, 303, "{}", off.body);
+    let p = member.get("/whitelist").await;
+    assert_eq!((p.status, p.location.as_str()), (303, "/sign-in"));
+    // No new link either: a disabled user is no user.
+    let before = app.sandbox().mailbox("analyst@example.se").len();
+    reqwest::Client::new()
+        .post(format!("{}/sign-in", app.portal_url))
+        .form(&[("email", "analyst@example.se")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(app.sandbox().mailbox("analyst@example.se").len(), before);
+    let again = admin
+        .post(&format!("/users/{}/disable", them.id), &[])
+        .await;
+    assert_eq!(again.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_audit_page_filters_by_grant_route_and_outcome_and_pages() {
+    let app = TestApp::spawn().await;
+    let c = tenant(&app).await;
+    let admin = Browser::sign_in(&app, &c.tenant_id, "lead@example.se", "admin").await;
+    // 60 token requests of the grant, 5 of them with a wrong secret.
+    for _ in 0..55 {
+        app.token(&c).await;
+    }
+    let mut wrong = c.clone();
+    wrong.client_secret = "cs_wrong".into();
+    for _ in 0..5 {
+        let a = app
+            .post_form(
+                "/oauth/token",
+                &[
+                    ("grant_type", "client_credentials"),
+                    ("client_id", &wrong.client_id),
+                    ("client_secret", &wrong.client_secret),
+                ],
+            )
+            .await;
+        assert_eq!(a.status, 401);
+    }
+    let rows = |body: &str| body.matches("<tr class=\"outcome-").count();
+    let refused = admin
+        .get(&format!("/audit?grant={}&outcome=refused", c.grant_id))
+        .await;
+    assert_eq!(rows(&refused.body), 5, "{}", refused.body);
+    assert!(!refused.body.contains("outcome-allowed"));
+
+    let first = admin
+        .get(&format!("/audit?grant={}&route=/oauth/token", c.grant_id))
+        .await;
+    assert_eq!(rows(&first.body), 50);
+    let at = first.body.find("rel=\"next\"").expect("a next page");
+    let href_at = first.body[..at].rfind("href=\"").unwrap() + "href=\"".len();
+    let next = first.body[href_at..]
+        .split('"')
+        .next()
+        .unwrap()
+        .replace("&#38;", "&")
+        .replace("&amp;", "&");
+    let second = admin.get(&next).await;
+    assert_eq!(rows(&second.body), 10, "{next}");
+    assert!(!second.body.contains("rel=\"next\""));
+
+    // The portal's own reads are rows too, by the portal user.
+    let portal_rows = admin.get("/audit?route=/audit").await;
+    assert!(rows(&portal_rows.body) >= 3);
+    assert!(portal_rows.body.contains("pu_"));
+
+    for bad in [
+        "/audit?grant=nope",
+        "/audit?outcome=maybe",
+        "/audit?grant=%00",
+    ] {
+        assert_eq!(admin.get(bad).await.status, 400, "{bad}");
+    }
+}

@@ -456,3 +456,30 @@ pub(super) async fn check_rotation_bumps_the_generation_and_replaces_the_hash(st
         Err(StoreError::NotFound)
     );
 }
+
+pub(super) async fn check_a_tenants_grants_are_listed_newest_first_and_no_others(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    let (other, _) = tenant(stores, "SE").await;
+    assert!(stores.grants.grants(&t.id).await.unwrap().is_empty());
+    let mut made = Vec::new();
+    for minutes in 0..3 {
+        let mut g = new_grant(&t, "kyb:read", "SE");
+        g.created_at = t0() + Duration::minutes(minutes);
+        stores.grants.insert_grant(&g, &hash()).await.unwrap();
+        made.push(g);
+    }
+    grant(stores, &other, "SE").await;
+    stores
+        .grants
+        .revoke_grant(&t.id, &made[0].id, t0() + Duration::hours(1))
+        .await
+        .unwrap();
+    let listed = stores.grants.grants(&t.id).await.unwrap();
+    let ids: Vec<GrantId> = listed.iter().map(|g| g.id).collect();
+    assert_eq!(ids, vec![made[2].id, made[1].id, made[0].id]);
+    assert!(
+        listed[2].revoked_at.is_some(),
+        "revoked grants are listed too"
+    );
+    assert_eq!(listed[0], made[2]);
+}

@@ -21,7 +21,7 @@ use blackbox::db::TestDatabase;
 use blackbox::store::SqliteFile;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use domain::access::audit::{
-    AccessRecord, Outcome, RequestContext, SecurityReason, SecurityRecord,
+    AccessRecord, AuditFilter, Outcome, RequestContext, SecurityReason, SecurityRecord,
 };
 use domain::access::grant::{Grant, SecretHash};
 use domain::access::ports::{AuditSink, GrantStore, TenantStore};
@@ -48,6 +48,7 @@ pub struct Stores {
     pub tenants: Arc<dyn TenantStore>,
     pub grants: Arc<dyn GrantStore>,
     pub audit: Arc<dyn AuditSink>,
+    pub audit_log: Arc<dyn domain::access::ports::AuditLog>,
     pub subjects: Arc<dyn SubjectStore>,
     pub companies: Arc<dyn CompanyStore>,
     pub paid: Arc<dyn PaidStore>,
@@ -78,7 +79,7 @@ impl Backing {
             Backing::Postgres(db) => {
                 db.rows(&format!(
                     "SELECT tenant_id, audit_id, grant_id, request_id, {}, surface, action, method, \
-                     route, tool, status, outcome, error_code, detail \
+                     route, tool, status, outcome, error_code, detail, portal_user_id \
                      FROM audit_log WHERE request_id = '{request}'",
                     utc_text("occurred_at")
                 ))
@@ -89,7 +90,7 @@ impl Backing {
                 &[
                     "tenant_id", "audit_id", "grant_id", "request_id", "occurred_at", "surface",
                     "action", "method", "route", "tool", "status", "outcome", "error_code",
-                    "detail",
+                    "detail", "portal_user_id",
                 ],
                 &["occurred_at"],
                 &format!("request_id = '{request}'"),
@@ -416,6 +417,7 @@ macro_rules! grants_checks {
             a_grant_update_outside_the_tenant_countries_is_refused => check_a_grant_update_outside_the_tenant_countries_is_refused,
             revoking_twice_keeps_the_first_revocation => check_revoking_twice_keeps_the_first_revocation,
             rotation_bumps_the_generation_and_replaces_the_hash => check_rotation_bumps_the_generation_and_replaces_the_hash,
+            a_tenants_grants_are_listed_newest_first_and_no_others => check_a_tenants_grants_are_listed_newest_first_and_no_others,
         );
     };
 }
@@ -426,6 +428,8 @@ macro_rules! audit_checks {
         conformance_tests!($stores;
             an_access_record_writes_one_audit_row_and_one_access_row => check_an_access_record_writes_one_audit_row_and_one_access_row,
             a_security_record_writes_one_security_row => check_a_security_record_writes_one_security_row,
+            a_portal_record_writes_one_audit_row_naming_the_portal_user => check_a_portal_record_writes_one_audit_row_naming_the_portal_user,
+            the_audit_log_reads_back_one_tenants_rows_newest_first_filtered_and_paged => check_the_audit_log_reads_back_one_tenants_rows_newest_first_filtered_and_paged,
         );
     };
 }
@@ -544,6 +548,7 @@ macro_rules! portal_checks {
             portal_users_are_one_per_address_within_a_tenant => check_portal_users_are_one_per_address_within_a_tenant,
             a_link_is_redeemed_once_by_the_browser_that_asked => check_a_link_is_redeemed_once_by_the_browser_that_asked,
             a_session_ends_at_its_lifetime_when_idle_or_at_sign_out => check_a_session_ends_at_its_lifetime_when_idle_or_at_sign_out,
+            disabling_a_user_ends_their_sessions_once => check_disabling_a_user_ends_their_sessions_once,
         );
     };
 }
@@ -607,6 +612,7 @@ mod postgres {
             tenants: database.clone(),
             grants: database.clone(),
             audit: database.clone(),
+            audit_log: database.clone(),
             subjects: database.clone(),
             companies: database.clone(),
             paid: database.clone(),
@@ -668,6 +674,7 @@ mod sqlite {
             tenants: database.clone(),
             grants: database.clone(),
             audit: database.clone(),
+            audit_log: database.clone(),
             subjects: database.clone(),
             companies: database.clone(),
             paid: database.clone(),

@@ -273,3 +273,61 @@ pub async fn check_a_session_ends_at_its_lifetime_when_idle_or_at_sign_out(store
         .unwrap()
         .is_none());
 }
+
+pub(super) async fn check_disabling_a_user_ends_their_sessions_once(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    let (other, _) = tenant(stores, "SE").await;
+    let u = user(&t, "lead@example.se", PortalRole::Member);
+    let keeps = user(&t, "other@example.se", PortalRole::Admin);
+    for x in [&u, &keeps] {
+        stores.portal.create_user(x).await.unwrap().unwrap();
+    }
+    let (s1, s2, kept) = (
+        signed_in(stores, &u).await,
+        signed_in(stores, &u).await,
+        signed_in(stores, &keeps).await,
+    );
+    // Another tenant cannot disable the user.
+    assert!(stores
+        .portal
+        .disable_user(&other.id, &u.id, t0())
+        .await
+        .unwrap()
+        .is_none());
+    let at = t0() + Duration::minutes(1);
+    let off = stores
+        .portal
+        .disable_user(&t.id, &u.id, at)
+        .await
+        .unwrap()
+        .expect("disabled");
+    assert_eq!(off.disabled_at, Some(at));
+    assert!(!off.active());
+    for s in [&s1, &s2] {
+        assert!(stores
+            .portal
+            .session(&s.digest, at, Duration::minutes(30))
+            .await
+            .unwrap()
+            .is_none());
+    }
+    assert!(stores
+        .portal
+        .session(&kept.digest, at, Duration::minutes(30))
+        .await
+        .unwrap()
+        .is_some());
+    assert!(stores
+        .portal
+        .active_users_by_email(&u.email)
+        .await
+        .unwrap()
+        .is_empty());
+    // Once: a disabled user is not disabled again.
+    assert!(stores
+        .portal
+        .disable_user(&t.id, &u.id, at)
+        .await
+        .unwrap()
+        .is_none());
+}

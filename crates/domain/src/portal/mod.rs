@@ -22,4 +22,6 @@ pub mod console;
 pub mod service;
 
 #[cfg(test)]
+mod console_tests;
+#[cfg(test)]
 mod tests;

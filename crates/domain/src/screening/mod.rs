@@ -24,4 +24,4 @@ pub mod ongoing;
 pub mod service;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

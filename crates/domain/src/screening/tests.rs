@@ -71,14 +71,14 @@ fn policy() -> PolicyVersion {
     }
 }
 
-struct World {
+pub(crate) struct World {
     store: MockScreeningStore,
     lists: MockSanctionsListStore,
     vault: MockScreeningVault,
 }
 
 impl World {
-    fn new() -> World {
+    pub(crate) fn new() -> World {
         World {
             store: MockScreeningStore::new(),
             lists: MockSanctionsListStore::new(),
@@ -119,7 +119,7 @@ impl World {
         v
     }
 
-    fn service(self) -> ScreeningService {
+    pub(crate) fn service(self) -> ScreeningService {
         let subjects = Arc::new(SubjectService {
             store: Arc::new(MockSubjectStore::new()),
             vault: Arc::new(MockIdentifierVault::new()),

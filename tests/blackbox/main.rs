@@ -25,6 +25,7 @@ mod persons;
 mod portal;
 mod portal_browser;
 mod portal_pages;
+mod portal_smtp;
 mod privacy;
 mod problem;
 mod quota;

@@ -70,6 +70,7 @@ const PYTHON_CLIENTS: &[&str] = &[
     "schemathesis==4.32.5",
     "openapi-python-client==0.29.1",
     "standardwebhooks==1.1.0",
+    "aiosmtpd==1.4.6",
 ];
 
 /// Totals of `test result:` lines.

@@ -95,14 +95,23 @@ impl App {
             webhooks: stored.webhooks,
             portal: stored.portal,
             portal_secrets: Arc::new(keys.vault()),
-            // The sandbox's mailbox where the process runs one (the demo, tests); otherwise no
-            // mail transport yet (SMTP is next), so a sign-in request answers 503.
-            mailer: match &upstreams.sandbox {
-                Some(sandbox) => Arc::new(
+            // SMTP when configured; else the sandbox's mailbox where the process runs one (the
+            // demo, tests); else no transport, so a sign-in request answers 503.
+            mailer: match (&config.smtp_url, &upstreams.sandbox) {
+                (Some(url), _) => {
+                    let from = config.mail_from.as_deref().context(
+                        "IDREG_MAIL_FROM (the sender of the portal's mail) is required with IDREG_SMTP_URL",
+                    )?;
+                    Arc::new(
+                        adapters_mail::SmtpMailer::new(url, from)
+                            .map_err(|e| anyhow::anyhow!("IDREG_SMTP_URL, IDREG_MAIL_FROM: {e}"))?,
+                    )
+                }
+                (None, Some(sandbox)) => Arc::new(
                     adapters_mail::SandboxMailbox::new(&sandbox.control_url())
                         .context("building the mailbox client")?,
                 ),
-                None => Arc::new(adapters_mail::NoTransport),
+                (None, None) => Arc::new(adapters_mail::NoTransport),
             },
             webhook_vault: Arc::new(keys.vault()),
             webhook_sender: Arc::new(

@@ -24,6 +24,8 @@
 //! | `IDREG_TEST_MODE`      | `test_mode`          | `on`: test-mode grants are served by the sandbox started in this process (`off`: their register reads are 501) |
 //! | `IDREG_PORTAL_LISTEN`  | `portal_listen`      | none: no tenant portal in this process (`idreg demo`: `127.0.0.1:8081`) |
 //! | `IDREG_PORTAL_URL`     | `portal_url`         | none: each portal request's own scheme and host |
+//! | `IDREG_SMTP_URL`       | `smtp_url`           | none: the portal's mail goes to the sandbox's mailbox where one runs, else nowhere (sign-in answers 503); `smtps://user:pass@host:465`, `smtp://host:587?tls=required` (STARTTLS), `smtp://host:25` (a local relay, no TLS) |
+//! | `IDREG_MAIL_FROM`      | `mail_from`          | none (required with `IDREG_SMTP_URL`): the sender, `idreg <no-reply@example.com>` |
 //! | `IDREG_WEBHOOK_INTERVAL_MS` | `webhook_interval_ms` | `1000` (`0`: no webhook delivery in this process) |
 //! | `IDREG_WEBHOOK_ALLOW_LOOPBACK` | `webhook_allow_loopback` | `off` (`on` in `idreg demo`): endpoints may name a loopback host, plain http to it included |
 //! | `IDREG_WEBHOOK_RETRY_SECONDS` | `webhook_retry_seconds` | `5,300,1800,7200,18000,36000` (the last repeats) |
@@ -80,6 +82,11 @@ pub struct Config {
     /// The portal's origin as browsers reach it (named in sign-in links); none: each
     /// request's own scheme and host.
     pub portal_url: Option<String>,
+    /// The SMTP server the portal's mail goes through (credentials in the URL); none: the
+    /// sandbox's mailbox where one runs, else no transport.
+    pub smtp_url: Option<String>,
+    /// The portal mail's sender.
+    pub mail_from: Option<String>,
     /// Whether webhook endpoints may name a loopback host (plain http to it included): on in
     /// the demo, off by default.
     pub webhook_allow_loopback: bool,
@@ -109,6 +116,9 @@ impl std::fmt::Debug for Config {
             .field("state_dir", &self.state_dir)
             .field("signing_key", &self.signing_key.as_ref().map(|_| "<set>"))
             .field("master_key", &self.master_key.as_ref().map(|_| "<set>"))
+            // The URL carries the SMTP credentials.
+            .field("smtp_url", &self.smtp_url.as_ref().map(|_| "<set>"))
+            .field("mail_from", &self.mail_from)
             .field("token_ttl_seconds", &self.token_ttl_seconds)
             .field("sandbox", &self.sandbox)
             .field(
@@ -150,6 +160,8 @@ impl Default for Config {
             scheduler_batch: 50,
             portal_listen: None,
             portal_url: None,
+            smtp_url: None,
+            mail_from: None,
             webhook_interval_ms: 1_000,
             webhook_allow_loopback: false,
             webhook_schedule: Default::default(),
@@ -185,6 +197,8 @@ struct FileConfig {
     scheduler_batch: Option<u32>,
     portal_listen: Option<String>,
     portal_url: Option<String>,
+    smtp_url: Option<String>,
+    mail_from: Option<String>,
     webhook_interval_ms: Option<u64>,
     webhook_allow_loopback: Option<bool>,
     webhook_retry_seconds: Option<String>,
@@ -293,6 +307,12 @@ impl Config {
         if let Some(v) = var("IDREG_PORTAL_URL") {
             config.portal_url = Some(v).filter(|v| !v.is_empty());
         }
+        if let Some(v) = var("IDREG_SMTP_URL") {
+            config.smtp_url = Some(v).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = var("IDREG_MAIL_FROM") {
+            config.mail_from = Some(v).filter(|v| !v.is_empty());
+        }
         if let Some(v) = var("IDREG_WEBHOOK_INTERVAL_MS") {
             config.webhook_interval_ms = v
                 .parse()
@@ -398,6 +418,12 @@ impl Config {
         }
         if file.portal_url.is_some() {
             self.portal_url = file.portal_url;
+        }
+        if file.smtp_url.is_some() {
+            self.smtp_url = file.smtp_url;
+        }
+        if file.mail_from.is_some() {
+            self.mail_from = file.mail_from;
         }
         if let Some(v) = file.webhook_interval_ms {
             self.webhook_interval_ms = v;

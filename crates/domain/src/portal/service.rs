@@ -141,11 +141,8 @@ impl PortalSignIn {
                     .map_err(Failure::internal)?;
                 continue;
             }
-            self.audit
-                .record_portal(&row)
-                .await
-                .map_err(Failure::internal)?;
-            self.mailer
+            let sent = self
+                .mailer
                 .send(&link_mail(&user, &token, origin))
                 .await
                 .map_err(|e| {
@@ -153,7 +150,18 @@ impl PortalSignIn {
                         ErrorCode::UpstreamUnavailable,
                         format!("the sign-in mail could not be sent; try again ({e})"),
                     )
-                })?;
+                });
+            if let Err(f) = &sent {
+                row.status = f.status();
+                row.outcome = Outcome::Failed;
+                row.error_code = Some(f.code);
+            }
+            // The row says whether the mail went out, whichever way it went.
+            self.audit
+                .record_portal(&row)
+                .await
+                .map_err(Failure::internal)?;
+            sent?;
             requested.sent += 1;
         }
         Ok(requested)

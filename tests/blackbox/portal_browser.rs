@@ -5,7 +5,8 @@
 //! uses its credentials against the REST API, rotates the secret and sees the old one fail,
 //! reads the screening check, proposes a whitelist entry that its maker cannot approve and a
 //! second user approves on a phone-sized screen, and reads usage, the audit log and users;
-//! a screenshot of each page goes to `target/portal-screenshots/<store>/`.
+//! a screenshot of each page goes to `target/portal-screenshots/<store>/`, and each page shown
+//! is checked by axe-core against WCAG 2.1 A and AA (labels, names, contrast, landmarks).
 //!
 //! Afterwards the audit trail is read back here: every portal action names the portal user,
 //! and the whitelist entry is in effect with two different users as its maker and approver.
@@ -100,9 +101,10 @@ async fn the_portal_works_in_a_real_browser() {
     );
     let done: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
 
-    // A screenshot of each page.
+    // A screenshot of each page, and each page passed axe-core's WCAG 2.1 A and AA rules.
     let taken = std::fs::read_dir(&shots).unwrap().count();
     assert!(taken >= 15, "{taken} screenshots");
+    assert_eq!(done["accessibility_checked"].as_u64(), Some(taken as u64));
 
     // The audit trail: the portal's actions by their users, the grant's own requests by it.
     let tenant_id: TenantId = tenant.parse().unwrap();

@@ -7,11 +7,16 @@
 // browser's path), SHOTS (where the screenshots go), ADMIN_EMAIL, MEMBER_EMAIL, LISTED_NAME
 // (a name on the imported list).
 //
-// Each step asserts what a person would see; any failure exits non-zero with the reason.
+// Each step asserts what a person would see; any failure exits non-zero with the reason. Every
+// page screenshotted is also checked by axe-core against WCAG 2.1 A and AA (labels, names,
+// contrast, landmarks, ...): any violation fails the run.
 
 import { chromium } from "playwright-core";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import assert from "node:assert/strict";
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 const env = (name) => {
   const v = process.env[name];
@@ -45,7 +50,22 @@ async function screenshot(page, name) {
   shot += 1;
   const file = `${SHOTS}/${String(shot).padStart(2, "0")}-${name}.png`;
   await page.screenshot({ path: file, fullPage: true });
+  await accessible(page, name);
 }
+
+/** axe-core's WCAG 2.1 A and AA rules on the page as shown: no violation. */
+async function accessible(page, name) {
+  await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+    });
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  });
+  assert.deepEqual(violations, [], `accessibility of ${name}`);
+  checked += 1;
+}
+let checked = 0;
 
 /** The link in the newest mail to `email`, read from the sandbox's mailbox. */
 async function mailedLink(email, seen) {
@@ -70,9 +90,11 @@ async function mailCount(email) {
 
 /** Signs `email` in, in a fresh browser context (its own cookies): a phone-sized one when asked. */
 async function signIn(email, { phone = false, shots = false } = {}) {
-  const context = await browser.newContext(
-    phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : {},
-  );
+  // bypassCSP: the portal's policy allows no script, and axe-core is injected to check pages.
+  const context = await browser.newContext({
+    bypassCSP: true,
+    ...(phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : {}),
+  });
   const page = await context.newPage();
   const seen = await mailCount(email);
   await page.goto(`${PORTAL}/sign-in`);
@@ -226,4 +248,5 @@ await page.goto(`${PORTAL}/grants`);
 assert.equal(new URL(page.url()).pathname, "/sign-in");
 
 await browser.close();
+out.accessibility_checked = checked;
 console.log(JSON.stringify(out));

@@ -3,7 +3,8 @@
 // which starts the service, makes the tenant and its two portal users, and reads what this
 // prints (one JSON line) to check the audit trail afterwards.
 //
-// Environment: PORTAL_URL, API_URL, MAILBOX_URL (the sandbox's mailbox), CHROMIUM (the
+// Environment: PORTAL_URL, API_URL, MAILBOX_URL (the sandbox's mailbox: JSON, or a page for a
+// browser, whose link the script follows), CHROMIUM (the
 // browser's path), SHOTS (where the screenshots go), ADMIN_EMAIL, MEMBER_EMAIL, LISTED_NAME
 // (a name on the imported list).
 //
@@ -67,16 +68,19 @@ async function accessible(page, name) {
 }
 let checked = 0;
 
-/** The link in the newest mail to `email`, read from the sandbox's mailbox. */
-async function mailedLink(email, seen) {
+/** Opens the sandbox's mailbox page for `email` once a mail past the `seen` ones is there,
+ *  and follows the newest mail's link, as a person reading their mail would. */
+async function followMailedLink(page, email, seen, shots) {
   for (let i = 0; i < 50; i++) {
-    const r = await fetch(`${MAILBOX}?to=${encodeURIComponent(email)}`);
-    const { messages } = await r.json();
-    if (messages.length > seen) {
-      const text = messages[messages.length - 1].text;
-      const m = text.match(/https?:\/\/\S+\/sign-in\/complete\?link=\S+/);
-      assert.ok(m, `a sign-in link in the mail: ${text}`);
-      return { url: m[0], count: messages.length };
+    if ((await mailCount(email)) > seen) {
+      await page.goto(`${MAILBOX}?to=${encodeURIComponent(email)}`);
+      if (shots) await screenshot(page, "mailbox");
+      const link = page.locator("article").first().getByRole("link").first();
+      const url = await link.getAttribute("href");
+      assert.match(url, /\/sign-in\/complete\?link=pl_/);
+      await link.click();
+      await page.waitForURL(/\/sign-in\/complete/);
+      return url;
     }
     await new Promise((res) => setTimeout(res, 100));
   }
@@ -103,8 +107,7 @@ async function signIn(email, { phone = false, shots = false } = {}) {
   await page.getByRole("button", { name: "Send me a sign-in link" }).click();
   await page.getByRole("status").waitFor();
   assert.match(await page.getByRole("status").innerText(), /sign-in link is on its way/);
-  const { url } = await mailedLink(email, seen);
-  await page.goto(url);
+  const url = await followMailedLink(page, email, seen, shots);
   if (shots) await screenshot(page, "sign-in-link");
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(`${PORTAL}/grants`);

@@ -644,7 +644,53 @@ async fn read_mailbox(
     let Some(to) = q.get("to") else {
         return HttpResponse::BadRequest().json(json!({ "error": "name the address: ?to=" }));
     };
-    HttpResponse::Ok().json(json!({ "messages": ctl(&state).mailbox(to) }))
+    let messages = ctl(&state).mailbox(to);
+    // A browser (the demo's user) gets a page with the links to click; anything else JSON.
+    let wants_page = req
+        .headers()
+        .get(actix_web::http::header::ACCEPT)
+        .and_then(|a| a.to_str().ok())
+        .is_some_and(|a| a.contains("text/html"));
+    if wants_page {
+        use askama::Template;
+        let page = MailboxPage {
+            to,
+            messages: messages
+                .iter()
+                .rev()
+                .map(|m| MailView {
+                    subject: &m.subject,
+                    text: &m.text,
+                    links: m
+                        .text
+                        .split_whitespace()
+                        .filter(|w| w.starts_with("http://") || w.starts_with("https://"))
+                        .collect(),
+                })
+                .collect(),
+        };
+        return match page.render() {
+            Ok(html) => HttpResponse::Ok()
+                .content_type("text/html; charset=utf-8")
+                .insert_header(("cache-control", "no-store"))
+                .body(html),
+            Err(_) => HttpResponse::InternalServerError().finish(),
+        };
+    }
+    HttpResponse::Ok().json(json!({ "messages": messages }))
+}
+
+struct MailView<'a> {
+    subject: &'a str,
+    text: &'a str,
+    links: Vec<&'a str>,
+}
+
+#[derive(askama::Template)]
+#[template(path = "mailbox.html")]
+struct MailboxPage<'a> {
+    to: &'a str,
+    messages: Vec<MailView<'a>>,
 }
 
 async fn not_found(req: HttpRequest) -> HttpResponse {

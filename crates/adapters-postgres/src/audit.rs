@@ -60,6 +60,8 @@ impl Database {
             rows.outcome.push(r.outcome.as_str());
             rows.error_code.push(r.error_code.map(|c| c.as_str()));
             rows.detail.push(r.detail);
+            rows.portal_user_id
+                .push(r.portal_user_id.map(|u| u.to_string()));
         }
         let mut conn = self.conn().await?;
         rows.execute(&mut conn).await.map_err(backend)?;

@@ -246,6 +246,7 @@ fn insert_rows(conn: &mut SqliteConnection, records: &[AccessRecord]) -> Result<
                 audit_log::outcome.eq(r.outcome.as_str()),
                 audit_log::error_code.eq(error_code),
                 audit_log::detail.eq(r.detail),
+                audit_log::portal_user_id.eq(r.portal_user_id.map(|u| u.to_string())),
             ))
             .execute(conn)?;
         diesel::insert_into(access_log::table)
@@ -299,6 +300,7 @@ mod tests {
                 outcome: Outcome::Allowed,
                 error_code: None,
                 detail: None,
+                portal_user_id: None,
             })
             .collect()
     }

@@ -253,6 +253,25 @@ pub(super) async fn check_a_portal_record_writes_one_audit_row_naming_the_portal
     );
     assert_eq!(read[0].action, "portal.audit.read");
     assert_eq!(read[1].grant_id.as_deref(), Some(g.id.to_string().as_str()));
+
+    // A grant's request made on a portal user's behalf (the assistant's, later): both named,
+    // and its access row as any other.
+    let ctx = request_context(None);
+    let on_behalf = AccessRecord::new(
+        &ctx,
+        Operation::GetSubject,
+        t.id,
+        g.id,
+        Surface::Mcp,
+        200,
+        Outcome::Allowed,
+    )
+    .for_portal_user(user);
+    stores.audit.record_access(&[on_behalf]).await.unwrap();
+    let row = &stores.backing.audit_rows(ctx.request_id).await[0];
+    assert_eq!(row["grant_id"], g.id.to_string());
+    assert_eq!(row["portal_user_id"], user.to_string());
+    assert_eq!(stores.backing.access_rows(ctx.request_id).await.len(), 1);
 }
 
 pub(super) async fn check_the_audit_log_reads_back_one_tenants_rows_newest_first_filtered_and_paged(

@@ -79,6 +79,10 @@ pub struct AccessRecord {
     pub error_code: Option<ErrorCode>,
     /// Why a guard refused (`token_expired`, `grant_revoked`, ...).
     pub detail: Option<&'static str>,
+    /// The portal user a request was made for, beside the grant: none for a consumer's own
+    /// request. Room for the assistant (`docs/decisions.md`, "The tenant portal"), whose tool
+    /// calls run under a grant on a portal user's behalf.
+    pub portal_user_id: Option<PortalUserId>,
 }
 
 impl AccessRecord {
@@ -105,7 +109,14 @@ impl AccessRecord {
             outcome,
             error_code: None,
             detail: None,
+            portal_user_id: None,
         }
+    }
+
+    /// The row of a request made on a portal user's behalf.
+    pub fn for_portal_user(mut self, user: PortalUserId) -> Self {
+        self.portal_user_id = Some(user);
+        self
     }
 
     pub fn with_error(mut self, code: ErrorCode) -> Self {

@@ -193,6 +193,23 @@ async fn every_write_needs_the_sessions_csrf_token_and_the_portals_origin() {
     let p = Browser::page(anonymous.post(&url).form(&right)).await;
     assert_eq!((p.status, p.location.as_str()), (303, "/sign-in"));
     assert_eq!(tenant_grants(&app, &c.tenant_id).await, 2);
+
+    // A consumer's bearer token opens no page; the session's cookie no API route.
+    let token = app.token(&c).await;
+    let bearer = Browser::page(
+        anonymous
+            .get(format!("{}/grants", b.portal))
+            .bearer_auth(&token),
+    )
+    .await;
+    assert_eq!((bearer.status, bearer.location.as_str()), (303, "/sign-in"));
+    let cookie = b
+        .http
+        .get(format!("{}/v1/usage", app.base_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cookie.status(), 401);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -1,5 +1,6 @@
 //! A JSON request body read field by field, shared by the surfaces that take one (REST's
-//! writes, the portal's forms).
+//! writes, the portal's JSON sign-in), and the rule by which every surface reads a JSON
+//! integer (MCP's argument check too).
 
 use domain::{ErrorCode, Failure};
 use serde_json::{Map, Value};
@@ -71,17 +72,54 @@ impl JsonBody {
     pub fn optional_i64(&self, field: &str) -> Result<Option<i64>, Failure> {
         match self.0.get(field) {
             None | Some(Value::Null) => Ok(None),
-            // JSON Schema's integer: any number with a zero fractional part (`30.0` too).
-            Some(Value::Number(n)) => n
-                .as_i64()
-                .or_else(|| {
-                    n.as_f64()
-                        .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
-                        .map(|f| f as i64)
-                })
+            Some(Value::Number(n)) => integer_i64(n)
                 .map(Some)
                 .ok_or_else(|| Failure::bad_request(field, "must be a whole number")),
             Some(_) => Err(Failure::bad_request(field, "must be a whole number")),
         }
+    }
+}
+
+/// JSON Schema's integer, the one rule both surfaces read numbers by: any number with a zero
+/// fractional part, whatever its magnitude (`30` and `30.0` alike).
+pub fn is_integer(value: &Value) -> bool {
+    value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+}
+
+/// A JSON integer (see [`is_integer`]) that an `i64` holds exactly: `None` for a fraction, or
+/// for a float too large to be exact (2^53 and beyond).
+pub fn integer_i64(n: &serde_json::Number) -> Option<i64> {
+    n.as_i64().or_else(|| {
+        n.as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+            .map(|f| f as i64)
+    })
+}
+
+#[cfg(test)]
+mod integer_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_integer_is_a_number_with_no_fraction() {
+        for yes in [
+            json!(0),
+            json!(30),
+            json!(30.0),
+            json!(-7),
+            json!(u64::MAX),
+            json!(1e300),
+        ] {
+            assert!(is_integer(&yes), "{yes}");
+        }
+        for no in [json!(30.5), json!("30"), json!(null), json!(true)] {
+            assert!(!is_integer(&no), "{no}");
+        }
+        let n = |v: Value| v.as_number().cloned().unwrap();
+        assert_eq!(integer_i64(&n(json!(30.0))), Some(30));
+        assert_eq!(integer_i64(&n(json!(-3))), Some(-3));
+        assert_eq!(integer_i64(&n(json!(0.5))), None);
+        assert_eq!(integer_i64(&n(json!(1e300))), None);
     }
 }

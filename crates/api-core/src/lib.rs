@@ -6,7 +6,7 @@ mod context;
 pub mod discovery;
 pub mod dto;
 mod error;
-mod json_body;
+pub mod json_body;
 pub mod mode;
 pub mod problem;
 pub mod quota;

@@ -164,9 +164,7 @@ fn check_value(schema: &Map<String, Value>, value: &Value, field: &str) -> Resul
 fn is_type(value: &Value, ty: &str) -> bool {
     match ty {
         "string" => value.is_string(),
-        "integer" => {
-            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
-        }
+        "integer" => api_core::json_body::is_integer(value),
         "number" => value.is_number(),
         "boolean" => value.is_boolean(),
         "array" => value.is_array(),

@@ -490,3 +490,62 @@ async fn the_audit_page_filters_by_grant_route_and_outcome_and_pages() {
         assert_eq!(admin.get(bad).await.status, 400, "{bad}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn test_mode_grants_are_made_and_managed_in_the_portal() {
+    let app = TestApp::spawn().await;
+    let c = tenant(&app).await;
+    let admin = Browser::sign_in(&app, &c.tenant_id, "lead@example.se", "admin").await;
+    let rows = |body: &str| body.matches("<tr class=\"outcome-").count();
+    // No twin yet: the test log is empty, not an error.
+    let empty = admin.get("/audit?mode=test").await;
+    assert_eq!((empty.status, rows(&empty.body)), (200, 0));
+
+    let made = admin
+        .post(
+            "/grants",
+            &[("scopes", "kyb:read"), ("countries", "SE"), ("test", "on")],
+        )
+        .await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    let id = by_id(&made.body, "grant-id").to_owned();
+    let test = Consumer {
+        tenant_id: String::new(),
+        grant_id: id.clone(),
+        client_id: by_id(&made.body, "client-id").to_owned(),
+        client_secret: by_id(&made.body, "client-secret").to_owned(),
+    };
+    assert!(
+        test.client_id.starts_with("cid_test_"),
+        "{}",
+        test.client_id
+    );
+    assert!(test.client_secret.starts_with("cs_test_"));
+    let listed = admin.get("/grants").await.body;
+    let card = &listed[listed.find(&format!("data-grant=\"{id}\"")).unwrap()..];
+    assert_eq!(by_id_class(card, "mode"), "test");
+
+    // Its requests are the test twin's: in the test log and under the grant, not the live log.
+    app.token(&test).await;
+    let by_grant = admin.get(&format!("/audit?grant={id}")).await;
+    assert_eq!(rows(&by_grant.body), 1, "{}", by_grant.body);
+    assert_eq!(rows(&admin.get("/audit?mode=test").await.body), 1);
+    let live = admin.get("/audit?route=/oauth/token").await;
+    assert_eq!(rows(&live.body), 0, "the live log holds no test request");
+    assert_eq!(admin.get("/audit?mode=staging").await.status, 400);
+
+    // Rotated (still a test secret) and revoked like any grant.
+    let rotated = admin.post(&format!("/grants/{id}/rotate"), &[]).await;
+    assert!(by_id(&rotated.body, "client-secret").starts_with("cs_test_"));
+    let revoked = admin.post(&format!("/grants/{id}/revoke"), &[]).await;
+    assert_eq!(revoked.status, 303);
+}
+
+/// The text of the first element with `class` in a fragment of a page.
+fn by_id_class<'a>(page: &'a str, class: &str) -> &'a str {
+    let at = page
+        .find(&format!("class=\"{class}\""))
+        .unwrap_or_else(|| panic!("no .{class}"));
+    let start = at + page[at..].find('>').unwrap() + 1;
+    &page[start..start + page[start..].find('<').unwrap()]
+}

@@ -230,7 +230,7 @@ await page.getByRole("link", { name: "Usage" }).click();
 assert.match(await page.locator("#person-lookups").innerText(), /of/);
 await screenshot(page, "usage");
 await page.getByRole("link", { name: "Audit log" }).click();
-await page.getByLabel("Grant").selectOption(out.grant_id);
+await page.getByLabel("Grant", { exact: true }).selectOption(out.grant_id);
 await page.getByRole("button", { name: "Filter" }).click();
 const rows = await page.locator("#audit-rows tbody tr").allInnerTexts();
 assert.ok(rows.some((t) => t.includes("/v1/screening/checks")), "the grant's request is logged");

@@ -354,6 +354,11 @@ fn grant_view(g: &Grant, provisioned: &CountrySet, now: DateTime<Utc>) -> GrantV
     GrantView {
         id: g.id.to_string(),
         state,
+        mode: if g.client_id.is_test() {
+            "test"
+        } else {
+            "live"
+        },
         client_id: g.client_id.as_str().to_owned(),
         scopes: g.scopes.names().join(" "),
         countries: g.countries.codes().join(", "),
@@ -407,6 +412,7 @@ fn grant_request(form: &Form) -> GrantRequest {
         scopes: form.all("scopes"),
         countries: form.all("countries"),
         expires: form.get("expires").to_owned(),
+        test: form.get("test") == "on",
     }
 }
 
@@ -562,6 +568,9 @@ struct AuditQuery {
     outcome: String,
     #[serde(default)]
     before: String,
+    /// `live` (the default) or `test`: which log, when no grant is named.
+    #[serde(default)]
+    mode: String,
 }
 
 /// Every route template a row can name: the consumer interface's and the portal's.
@@ -600,14 +609,19 @@ async fn audit(req: HttpRequest, services: AppServices) -> HttpResponse {
             outcome: outcome_filter(&q.outcome)?,
             before: Some(q.before.trim().to_owned()).filter(|b| !b.is_empty()),
         };
+        let test = match q.mode.trim() {
+            "" | "live" => false,
+            "test" => true,
+            _ => return Err(Failure::bad_request("mode", "must be live or test")),
+        };
         let page = console
-            .audit(&request_context(&req), &caller, &filter)
+            .audit(&request_context(&req), &caller, &filter, test)
             .await?;
         let grants = console.grants(&caller).await?;
-        Ok::<_, Failure>((filter, page, grants))
+        Ok::<_, Failure>((filter, page, grants, test))
     }
     .await;
-    let (filter, found, grants) = match answer {
+    let (filter, found, grants, test) = match answer {
         Ok(a) => a,
         Err(f) => return problem(&f, Some(&caller), "/audit"),
     };
@@ -616,6 +630,7 @@ async fn audit(req: HttpRequest, services: AppServices) -> HttpResponse {
             ("grant", q.grant.trim()),
             ("route", q.route.trim()),
             ("outcome", q.outcome.trim()),
+            ("mode", q.mode.trim()),
             ("before", before.as_str()),
         ];
         format!(
@@ -633,6 +648,7 @@ async fn audit(req: HttpRequest, services: AppServices) -> HttpResponse {
             .collect(),
         route: q.route.trim().to_owned(),
         routes: route_templates(),
+        test,
         outcome_choices: ["", "allowed", "refused", "failed"]
             .into_iter()
             .map(|o| (o, o == chosen))

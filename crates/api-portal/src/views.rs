@@ -56,6 +56,8 @@ pub struct GrantView {
     pub id: String,
     /// `active`, `expired` or `revoked`.
     pub state: &'static str,
+    /// `live` or `test`.
+    pub mode: &'static str,
     pub client_id: String,
     pub scopes: String,
     pub countries: String,
@@ -114,6 +116,8 @@ pub struct AuditLogPage {
     pub grant_choices: Vec<(String, bool)>,
     pub route: String,
     pub routes: Vec<String>,
+    /// The test twin's log is shown.
+    pub test: bool,
     pub outcome_choices: Vec<(&'static str, bool)>,
     pub entries: Vec<AuditRow>,
     /// The next page's address, when there are older rows.

@@ -58,6 +58,9 @@ pub struct GrantRequest {
     pub countries: String,
     /// `YYYY-MM-DD` (in effect through that day, UTC) or RFC 3339; empty for none.
     pub expires: String,
+    /// A test-mode grant (`cid_test_`/`cs_test_`: the sandbox registers, on the tenant's test
+    /// twin, made on first use); only when making one.
+    pub test: bool,
 }
 
 /// A whitelist entry as a portal user proposes it.
@@ -153,23 +156,44 @@ impl PortalConsole {
         result
     }
 
-    /// A grant of the caller's tenant, else 404.
+    /// The caller's tenant, and its test twin once it has one: the tenants whose grants the
+    /// portal manages (a test-mode grant lives on the twin).
+    async fn own_tenants(&self, caller: &PortalCaller) -> Result<Vec<TenantId>, Failure> {
+        let live = self
+            .tenants
+            .tenant(&Self::tenant_of(caller))
+            .await
+            .map_err(Failure::internal)?;
+        Ok(std::iter::once(live.id).chain(live.test_tenant).collect())
+    }
+
+    /// A grant of the caller's tenant or its test twin, else 404.
     async fn own_grant(&self, caller: &PortalCaller, id: &str) -> Result<Grant, Failure> {
         let not_found = || Failure::not_found("grant");
         let id: GrantId = id.trim().parse().map_err(|_| not_found())?;
-        match self.grants.grant(&Self::tenant_of(caller), &id).await {
-            Ok(g) => Ok(g),
-            Err(StoreError::NotFound) => Err(not_found()),
-            Err(e) => Err(Failure::internal(e)),
+        for tenant in self.own_tenants(caller).await? {
+            match self.grants.grant(&tenant, &id).await {
+                Ok(g) => return Ok(g),
+                Err(StoreError::NotFound) => {}
+                Err(e) => return Err(Failure::internal(e)),
+            }
         }
+        Err(not_found())
     }
 
-    /// The tenant's grants, newest first.
+    /// The tenant's grants, live and test-mode, newest first.
     pub async fn grants(&self, caller: &PortalCaller) -> Result<Vec<Grant>, Failure> {
-        self.grants
-            .grants(&Self::tenant_of(caller))
-            .await
-            .map_err(Failure::internal)
+        let mut all = Vec::new();
+        for tenant in self.own_tenants(caller).await? {
+            all.extend(
+                self.grants
+                    .grants(&tenant)
+                    .await
+                    .map_err(Failure::internal)?,
+            );
+        }
+        all.sort_by_key(|g| std::cmp::Reverse((g.created_at, g.id)));
+        Ok(all)
     }
 
     /// The tenant's provisioned countries (what a grant may be given).
@@ -201,7 +225,7 @@ impl PortalConsole {
                     scopes: scopes(&request.scopes)?,
                     countries,
                     expires_at,
-                    test: false,
+                    test: request.test,
                 })
                 .await
         }
@@ -297,17 +321,32 @@ impl PortalConsole {
         Ok(UsageReport { today, days })
     }
 
-    /// A page of the tenant's audit log, newest first.
+    /// A page of the tenant's audit log, newest first: the live log, or with `test` the test
+    /// twin's (where test-mode grants' requests are logged). A grant filter reads the log of
+    /// the grant's own tenant.
     pub async fn audit(
         &self,
         ctx: &RequestContext,
         caller: &PortalCaller,
         filter: &AuditFilter,
+        test: bool,
     ) -> Result<AuditPage, Failure> {
         let result = async {
+            let tenant = match &filter.grant {
+                Some(g) => Some(self.own_grant(caller, &g.to_string()).await?.tenant_id),
+                None if test => self.own_tenants(caller).await?.get(1).copied(),
+                None => Some(Self::tenant_of(caller)),
+            };
+            // No twin yet: no test-mode request was ever made.
+            let Some(tenant) = tenant else {
+                return Ok(AuditPage {
+                    entries: Vec::new(),
+                    next: None,
+                });
+            };
             let mut entries = self
                 .audit_log
-                .audit_entries(&Self::tenant_of(caller), filter, AUDIT_PAGE + 1)
+                .audit_entries(&tenant, filter, AUDIT_PAGE + 1)
                 .await
                 .map_err(Failure::internal)?;
             let next = if entries.len() > AUDIT_PAGE as usize {

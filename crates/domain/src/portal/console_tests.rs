@@ -36,6 +36,14 @@ fn caller(tenant: TenantId, role: PortalRole) -> PortalCaller {
     }
 }
 
+/// A tenant store that knows `t` (and nothing of a twin).
+fn knowing(t: &crate::access::tenant::Tenant) -> MockTenantStore {
+    let mut tenants = MockTenantStore::new();
+    let t = t.clone();
+    tenants.expect_tenant().returning(move |_| Ok(t.clone()));
+    tenants
+}
+
 fn ctx() -> RequestContext {
     RequestContext::new(None, now())
 }
@@ -108,6 +116,7 @@ async fn a_member_is_refused_every_grant_and_user_write_before_any_store_is_aske
         scopes: "kyb:read".into(),
         countries: "SE".into(),
         expires: String::new(),
+        test: false,
     };
     let g = grant(&t, "kyb:read", "SE").id.to_string();
     let refusals = [
@@ -164,7 +173,7 @@ async fn another_tenants_grant_is_not_found_and_never_rotated() {
         .returning(|_, _| Err(StoreError::NotFound));
     grants.expect_grant_tenant().never();
     grants.expect_rotate_secret().never();
-    let (console, rows) = console(grants, MockTenantStore::new(), false);
+    let (console, rows) = console(grants, knowing(&t), false);
     let admin = caller(t.id, PortalRole::Admin);
     let Err(e) = console
         .rotate_grant(&ctx(), &admin, &theirs.id.to_string())
@@ -199,7 +208,7 @@ async fn an_action_whose_audit_row_cannot_be_written_fails() {
     let t = tenant("SE");
     let mut grants = MockGrantStore::new();
     grants.expect_grants().returning(|_| Ok(vec![]));
-    let (console, _) = console(grants, MockTenantStore::new(), true);
+    let (console, _) = console(grants, knowing(&t), true);
     let member = caller(t.id, PortalRole::Member);
     let Err(e) = console.rotate_grant(&ctx(), &member, "x").await else {
         panic!("rotated");

@@ -143,6 +143,39 @@ impl PaidStore for Database {
             })
             .unwrap_or_default())
     }
+
+    async fn budget_usage_between(
+        &self,
+        tenant: &TenantId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, BudgetUsage)>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<(NaiveDate, i64, i64)> = paid_call_budget::table
+            .filter(paid_call_budget::tenant_id.eq(tenant.to_string()))
+            .filter(paid_call_budget::day.between(first, last))
+            .order(paid_call_budget::day)
+            .select((
+                paid_call_budget::day,
+                paid_call_budget::used_on_demand,
+                paid_call_budget::used_scheduled,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(backend)?;
+        Ok(rows
+            .into_iter()
+            .map(|(day, on_demand, scheduled)| {
+                (
+                    day,
+                    BudgetUsage {
+                        on_demand,
+                        scheduled,
+                    },
+                )
+            })
+            .collect())
+    }
 }
 
 #[derive(QueryableByName)]

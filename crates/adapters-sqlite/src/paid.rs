@@ -37,6 +37,16 @@ struct Usage {
     used_scheduled: i64,
 }
 
+#[derive(QueryableByName)]
+struct DayUsage {
+    #[diesel(sql_type = Text)]
+    day: String,
+    #[diesel(sql_type = BigInt)]
+    used_on_demand: i64,
+    #[diesel(sql_type = BigInt)]
+    used_scheduled: i64,
+}
+
 #[async_trait]
 impl PaidStore for Database {
     async fn cached_paid(
@@ -164,6 +174,37 @@ impl PaidStore for Database {
                     scheduled: u.used_scheduled,
                 })
                 .unwrap_or_default())
+        })
+        .await
+    }
+
+    async fn budget_usage_between(
+        &self,
+        tenant: &TenantId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, BudgetUsage)>, StoreError> {
+        let tenant_id = tenant.to_string();
+        self.read(move |conn| {
+            let rows: Vec<DayUsage> = diesel::sql_query(
+                "SELECT day, used_on_demand, used_scheduled FROM paid_call_budget \
+                 WHERE tenant_id = ? AND day BETWEEN ? AND ? ORDER BY day",
+            )
+            .bind::<Text, _>(&tenant_id)
+            .bind::<Text, _>(day(first))
+            .bind::<Text, _>(day(last))
+            .load(conn)?;
+            rows.into_iter()
+                .map(|r| {
+                    Ok((
+                        crate::convert::parse_day(&r.day)?,
+                        BudgetUsage {
+                            on_demand: r.used_on_demand,
+                            scheduled: r.used_scheduled,
+                        },
+                    ))
+                })
+                .collect()
         })
         .await
     }

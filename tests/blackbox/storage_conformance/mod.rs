@@ -474,6 +474,7 @@ macro_rules! paid_checks {
         conformance_tests!($stores;
             concurrent_spends_never_pass_the_cap => check_concurrent_spends_never_pass_the_cap,
             parts_days_and_tenants_are_counted_apart => check_parts_days_and_tenants_are_counted_apart,
+            a_range_of_days_reads_the_spending_days_in_one_read => check_a_range_of_days_reads_the_spending_days_in_one_read,
             a_paid_object_round_trips_per_tenant => check_a_paid_object_round_trips_per_tenant,
         );
     };

@@ -226,3 +226,40 @@ pub async fn check_a_paid_object_round_trips_per_tenant(stores: &Stores) {
         .await
         .is_err());
 }
+
+pub(super) async fn check_a_range_of_days_reads_the_spending_days_in_one_read(stores: &Stores) {
+    let (t, _) = tenant(stores, "SE").await;
+    let (other, _) = tenant(stores, "SE").await;
+    let d = |n: u32| NaiveDate::from_ymd_opt(2026, 11, n).unwrap();
+    let on = |day: NaiveDate, spender: Spender, units: i64| Spend {
+        day,
+        spender,
+        units,
+        cap: 1_000,
+    };
+    for (tenant, s) in [
+        (&t, on(d(2), Spender::OnDemand, 3)),
+        (&t, on(d(2), Spender::Scheduled, 1)),
+        (&t, on(d(5), Spender::OnDemand, 2)),
+        (&t, on(d(9), Spender::OnDemand, 4)),
+        (&other, on(d(5), Spender::OnDemand, 7)),
+    ] {
+        assert!(stores.paid.spend_budget(&tenant.id, &s).await.unwrap());
+    }
+    let read = stores
+        .paid
+        .budget_usage_between(&t.id, d(2), d(8))
+        .await
+        .unwrap();
+    let usage = |on_demand, scheduled| BudgetUsage {
+        on_demand,
+        scheduled,
+    };
+    assert_eq!(read, vec![(d(2), usage(3, 1)), (d(5), usage(2, 0))]);
+    assert!(stores
+        .paid
+        .budget_usage_between(&t.id, d(10), d(30))
+        .await
+        .unwrap()
+        .is_empty());
+}

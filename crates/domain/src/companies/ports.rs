@@ -137,4 +137,13 @@ pub trait PaidStore: Send + Sync {
         tenant: &TenantId,
         day: chrono::NaiveDate,
     ) -> Result<BudgetUsage, StoreError>;
+
+    /// The tenant's use of each day's budget from `first` through `last`, in one read: only
+    /// the days with spending, oldest first (a day not answered spent nothing).
+    async fn budget_usage_between(
+        &self,
+        tenant: &TenantId,
+        first: chrono::NaiveDate,
+        last: chrono::NaiveDate,
+    ) -> Result<Vec<(chrono::NaiveDate, BudgetUsage)>, StoreError>;
 }

@@ -307,17 +307,19 @@ impl PortalConsole {
             .admin
             .budget_statement(&tenant.to_string(), None)
             .await?;
-        let mut days = Vec::with_capacity(USAGE_DAYS as usize);
-        let first = budget_day(self.clock.now());
-        for back in 0..USAGE_DAYS {
-            let day = first - Duration::days(back);
-            let usage = self
-                .paid
-                .budget_usage(&tenant, day)
-                .await
-                .map_err(Failure::internal)?;
-            days.push((day, usage));
-        }
+        let last = budget_day(self.clock.now());
+        let first = last - Duration::days(USAGE_DAYS - 1);
+        let spent: std::collections::HashMap<NaiveDate, BudgetUsage> = self
+            .paid
+            .budget_usage_between(&tenant, first, last)
+            .await
+            .map_err(Failure::internal)?
+            .into_iter()
+            .collect();
+        let days = (0..USAGE_DAYS)
+            .map(|back| last - Duration::days(back))
+            .map(|day| (day, spent.get(&day).cloned().unwrap_or_default()))
+            .collect();
         Ok(UsageReport { today, days })
     }
 

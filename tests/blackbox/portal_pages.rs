@@ -549,3 +549,62 @@ fn by_id_class<'a>(page: &'a str, class: &str) -> &'a str {
     let start = at + page[at..].find('>').unwrap() + 1;
     &page[start..start + page[start..].find('<').unwrap()]
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_operator_revokes_and_narrows_its_paper_term_grants_and_the_tenant_its_own() {
+    let app = TestApp::spawn().await;
+    // `c`'s grant was provisioned by the operator (`idreg admin grant create`).
+    let c = tenant(&app).await;
+    let admin = Browser::sign_in(&app, &c.tenant_id, "lead@example.se", "admin").await;
+    let page = admin.get("/grants").await.body;
+    let card = &page[page
+        .find(&format!("data-grant=\"{}\"", c.grant_id))
+        .unwrap()..];
+    let card = &card[..card.find("</article>").unwrap()];
+    assert!(by_id_class(card, "owner").starts_with("provisioned by the operator"));
+    assert!(
+        !card.contains("Revoke") && !card.contains("Change scopes"),
+        "{card}"
+    );
+    assert!(card.contains("Rotate the secret"));
+
+    for path in [
+        format!("/grants/{}", c.grant_id),
+        format!("/grants/{}/revoke", c.grant_id),
+    ] {
+        let p = admin
+            .post(&path, &[("scopes", "kyb:read"), ("countries", "SE")])
+            .await;
+        assert_eq!(p.status, 403, "{path}");
+        assert!(p.body.contains("paper terms"), "{}", p.body);
+    }
+    // The holder rotates its secret, whoever owns the terms; the grant still works.
+    let rotated = admin
+        .post(&format!("/grants/{}/rotate", c.grant_id), &[])
+        .await;
+    assert_eq!(rotated.status, 200);
+    let mut renewed = c.clone();
+    renewed.client_secret = by_id(&rotated.body, "client-secret").to_owned();
+    assert!(!app.token(&renewed).await.is_empty());
+
+    // The operator's command still revokes it.
+    app.admin(&["grant", "revoke", &c.grant_id])
+        .await
+        .expect("the operator revokes");
+
+    // A grant the tenant made is the tenant's to narrow and revoke.
+    let made = admin
+        .post("/grants", &[("scopes", "kyb:read"), ("countries", "SE")])
+        .await;
+    let id = by_id(&made.body, "grant-id").to_owned();
+    let page = admin.get("/grants").await.body;
+    let card = &page[page.find(&format!("data-grant=\"{id}\"")).unwrap()..];
+    assert_eq!(by_id_class(card, "owner"), "made in the portal");
+    assert_eq!(
+        admin
+            .post(&format!("/grants/{id}/revoke"), &[])
+            .await
+            .status,
+        303
+    );
+}

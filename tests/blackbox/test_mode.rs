@@ -49,6 +49,10 @@ async fn a_test_grant_is_served_apart_from_live_data_and_wiped_by_the_operator()
     assert!(test.client_id.starts_with("cid_test_"), "{grant}");
     assert!(test.client_secret.starts_with("cs_test_"));
     assert_eq!(grant["mode"], "test");
+    assert_eq!(
+        grant["owner"], "operator",
+        "the operator's command provisions on paper terms"
+    );
     assert_ne!(test.tenant_id, live.tenant_id);
     let shown = app
         .admin(&["tenant", "show", &live.tenant_id])

@@ -13,7 +13,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Bytea, Date, Double, Integer, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::access::grant::{Grant, SecretHash};
+use domain::access::grant::{Grant, GrantOwner, SecretHash};
 use domain::access::ports::{GrantAccess, GrantStore};
 use domain::access::scope::ScopeSet;
 use domain::countries::country::CountrySet;
@@ -33,6 +33,7 @@ struct GrantRow {
     secret_hash: String,
     credential_generation: i32,
     created_at: DateTime<Utc>,
+    owner: String,
 }
 
 impl GrantRow {
@@ -47,6 +48,7 @@ impl GrantRow {
             revoked_at: self.revoked_at,
             credential_generation: self.credential_generation,
             created_at: self.created_at,
+            owner: GrantOwner::parse(&self.owner).ok_or_else(|| corrupt("grant owner"))?,
         };
         Ok((grant, SecretHash(self.secret_hash)))
     }
@@ -112,6 +114,7 @@ impl GrantStore for Database {
                     grants::credential_generation.eq(grant.credential_generation),
                     grants::created_at.eq(grant.created_at),
                     grants::updated_at.eq(grant.created_at),
+                    grants::owner.eq(grant.owner.as_str()),
                 ))
                 .execute(conn)
                 .await?;
@@ -298,6 +301,8 @@ struct AccessRow {
     #[diesel(sql_type = Timestamptz)]
     created_at: DateTime<Utc>,
     #[diesel(sql_type = Text)]
+    owner: String,
+    #[diesel(sql_type = Text)]
     tenant_name: String,
     #[diesel(sql_type = Text)]
     own_country: String,
@@ -377,6 +382,7 @@ impl AccessRow {
             secret_hash: self.secret_hash,
             credential_generation: self.credential_generation,
             created_at: self.created_at,
+            owner: self.owner,
         }
         .into_domain()?;
         Ok((

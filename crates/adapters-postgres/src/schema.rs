@@ -44,6 +44,7 @@ diesel::table! {
         credential_generation -> Int4,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        owner -> Text,
     }
 }
 

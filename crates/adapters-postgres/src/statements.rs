@@ -54,7 +54,7 @@ impl FromSql<Jsonb, Pg> for RawJsonb {
 /// everything the guard and the token endpoint need, in one row.
 const ACCESS_COLUMNS: &str = "\
 SELECT g.tenant_id, g.grant_id, g.client_id, g.scopes, g.countries, g.expires_at, g.revoked_at, \
-       g.secret_hash, g.credential_generation, g.created_at, \
+       g.secret_hash, g.credential_generation, g.created_at, g.owner, \
        t.name AS tenant_name, t.own_country, t.provisioned_countries, t.status AS tenant_status, \
        t.data_key, t.daily_paid_calls, t.monitoring_share, t.person_lookup_ceiling, \
        t.retention_days, \

@@ -1,8 +1,8 @@
 //! `GrantStore` on SQLite.
 
 use crate::convert::{
-    countries_from_row, countries_to_row, micros, parse_id, scopes_from_row, scopes_to_row, time,
-    TxError,
+    corrupt, countries_from_row, countries_to_row, micros, parse_id, scopes_from_row,
+    scopes_to_row, time, TxError,
 };
 use crate::schema::{client_credentials, grants, tenants};
 use crate::tenants::load_tenant;
@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sqlite::SqliteConnection;
-use domain::access::grant::{Grant, SecretHash};
+use domain::access::grant::{Grant, GrantOwner, SecretHash};
 use domain::access::ports::{GrantAccess, GrantStore};
 use domain::access::scope::ScopeSet;
 use domain::countries::country::CountrySet;
@@ -32,6 +32,7 @@ struct GrantRow {
     secret_hash: String,
     credential_generation: i32,
     created_at: i64,
+    owner: String,
 }
 
 impl GrantRow {
@@ -46,6 +47,7 @@ impl GrantRow {
             revoked_at: self.revoked_at.map(time).transpose()?,
             credential_generation: self.credential_generation,
             created_at: time(self.created_at)?,
+            owner: GrantOwner::parse(&self.owner).ok_or_else(|| corrupt("grant owner"))?,
         };
         Ok((grant, SecretHash(self.secret_hash)))
     }
@@ -134,6 +136,7 @@ impl GrantStore for Database {
                     grants::credential_generation.eq(grant.credential_generation),
                     grants::created_at.eq(micros(grant.created_at)),
                     grants::updated_at.eq(micros(grant.created_at)),
+                    grants::owner.eq(grant.owner.as_str()),
                 ))
                 .execute(conn)?;
             diesel::insert_into(client_credentials::table)

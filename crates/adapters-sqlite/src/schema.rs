@@ -44,6 +44,7 @@ diesel::table! {
         credential_generation -> Integer,
         created_at -> BigInt,
         updated_at -> BigInt,
+        owner -> Text,
     }
 }
 

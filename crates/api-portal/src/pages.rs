@@ -359,6 +359,7 @@ fn grant_view(g: &Grant, provisioned: &CountrySet, now: DateTime<Utc>) -> GrantV
         } else {
             "live"
         },
+        tenant_owned: g.owner == domain::access::grant::GrantOwner::Tenant,
         client_id: g.client_id.as_str().to_owned(),
         scopes: g.scopes.names().join(" "),
         countries: g.countries.codes().join(", "),

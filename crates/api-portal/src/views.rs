@@ -58,6 +58,9 @@ pub struct GrantView {
     pub state: &'static str,
     /// `live` or `test`.
     pub mode: &'static str,
+    /// Made in the portal (the tenant revokes and narrows it), not provisioned by the
+    /// operator on paper terms.
+    pub tenant_owned: bool,
     pub client_id: String,
     pub scopes: String,
     pub countries: String,

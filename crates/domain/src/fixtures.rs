@@ -80,6 +80,7 @@ pub(crate) fn grant(tenant: &Tenant, scope_list: &str, country_list: &str) -> Gr
         revoked_at: None,
         credential_generation: 1,
         created_at: now() - Duration::days(1),
+        owner: crate::access::grant::GrantOwner::Operator,
     }
 }
 

@@ -378,6 +378,8 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
                     countries,
                     expires_at,
                     test,
+                    // Provisioned by the operator, on paper terms.
+                    owner: domain::access::grant::GrantOwner::Operator,
                 })
                 .await?;
             Ok(issued_json(&issued))
@@ -508,6 +510,8 @@ pub fn grant_json(g: &Grant) -> Value {
         "credential_generation": g.credential_generation,
         "created_at": api_core::dto::timestamp(g.created_at),
         "mode": if g.client_id.is_test() { "test" } else { "live" },
+        // Who revokes and narrows it: `operator` (paper terms) or `tenant` (made in the portal).
+        "owner": g.owner.as_str(),
     })
 }
 

@@ -120,6 +120,7 @@ pub async fn ensure_demo_tenant(app: &App) -> anyhow::Result<DemoCredentials> {
             // The demo's credentials are test-mode ones: the sandbox registers, data apart
             // from live data.
             test: true,
+            owner: domain::access::grant::GrantOwner::Operator,
         })
         .await
         .map_err(|f| anyhow::anyhow!("{f}"))?;

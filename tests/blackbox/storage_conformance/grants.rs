@@ -118,8 +118,10 @@ pub(super) async fn check_a_grant_round_trips_every_field(stores: &Stores) {
     stores.grants.insert_grant(&g, &hash()).await.unwrap();
     assert_eq!(stores.grants.grant(&g.tenant_id, &g.id).await.unwrap(), g);
 
+    // Open-ended, and made by the tenant in the portal.
     let open_ended = Grant {
         expires_at: None,
+        owner: domain::access::grant::GrantOwner::Tenant,
         ..new_grant(&t, "kyc:read", "LT")
     };
     stores

@@ -295,6 +295,7 @@ fn new_grant(t: &Tenant, scope_list: &str, country_list: &str) -> Grant {
         revoked_at: None,
         credential_generation: 1,
         created_at: t0() + Duration::microseconds(1),
+        owner: domain::access::grant::GrantOwner::Operator,
     }
 }
 

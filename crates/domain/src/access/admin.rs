@@ -36,6 +36,8 @@ pub struct NewGrant {
     /// A test-mode grant: made on the tenant's test twin (created on first use), its
     /// credentials marked `cid_test_` and `cs_test_`.
     pub test: bool,
+    /// Who will revoke and narrow it: the operator (paper terms) or the tenant (the portal).
+    pub owner: crate::access::grant::GrantOwner,
 }
 
 /// A created grant and its secret, which is shown this once.
@@ -604,6 +606,7 @@ impl AdminService {
             revoked_at: None,
             credential_generation: 1,
             created_at: now,
+            owner: new.owner,
         };
         self.grants
             .insert_grant(&grant, &hash)

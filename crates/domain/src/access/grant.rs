@@ -18,6 +18,35 @@ pub struct Grant {
     /// Bumped by every secret rotation; tokens minted under an older generation stop working.
     pub credential_generation: i32,
     pub created_at: DateTime<Utc>,
+    /// Who revokes and narrows it: the operator for a grant provisioned on paper terms, the
+    /// tenant for one it made in the portal.
+    pub owner: GrantOwner,
+}
+
+/// The owner of a grant's terms (the specification's grant lifecycle: a grant is "revoked or
+/// narrowed by the owner (the tenant for portal-created grants, the operator for paper-term
+/// grants)").
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GrantOwner {
+    /// Provisioned by the operator (`idreg admin grant create`) on paper terms.
+    Operator,
+    /// Made by the tenant in the portal.
+    Tenant,
+}
+
+impl GrantOwner {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GrantOwner::Operator => "operator",
+            GrantOwner::Tenant => "tenant",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<GrantOwner> {
+        [GrantOwner::Operator, GrantOwner::Tenant]
+            .into_iter()
+            .find(|o| o.as_str() == s)
+    }
 }
 
 /// Why a grant no longer admits anyone.

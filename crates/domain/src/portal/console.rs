@@ -10,7 +10,7 @@
 use crate::access::admin::{AdminService, IssuedGrant, NewGrant};
 use crate::access::audit::{AuditEntry, AuditFilter, Outcome, PortalAuditRecord, RequestContext};
 use crate::access::gate::Caller;
-use crate::access::grant::Grant;
+use crate::access::grant::{Grant, GrantOwner};
 use crate::access::ports::{AuditLog, AuditSink, GrantStore, TenantStore};
 use crate::access::scope::ScopeSet;
 use crate::clock::Clock;
@@ -109,6 +109,19 @@ fn scopes(list: &str) -> Result<ScopeSet, Failure> {
 
 fn countries(list: &str) -> Result<CountrySet, Failure> {
     CountrySet::parse_list(list).map_err(|e| Failure::bad_request("countries", &e))
+}
+
+/// The owner revokes and narrows a grant: the tenant those it made in the portal, the operator
+/// those provisioned on paper terms. (Rotating the secret is the holder's hygiene, either way.)
+fn tenants_terms(grant: &Grant) -> Result<(), Failure> {
+    match grant.owner {
+        GrantOwner::Tenant => Ok(()),
+        GrantOwner::Operator => Err(Failure::new(
+            ErrorCode::Forbidden,
+            "this grant was provisioned by the operator on paper terms: the operator revokes or \
+             narrows it",
+        )),
+    }
 }
 
 fn admins_only(caller: &PortalCaller) -> Result<(), Failure> {
@@ -226,6 +239,7 @@ impl PortalConsole {
                     countries,
                     expires_at,
                     test: request.test,
+                    owner: GrantOwner::Tenant,
                 })
                 .await
         }
@@ -248,6 +262,7 @@ impl PortalConsole {
             admins_only(caller)?;
             let grant = self.own_grant(caller, id).await?;
             concerned = Some(grant.id);
+            tenants_terms(&grant)?;
             let scopes = Some(scopes(&request.scopes)?);
             let countries = Some(countries(&request.countries)?);
             self.admin
@@ -290,6 +305,7 @@ impl PortalConsole {
             admins_only(caller)?;
             let grant = self.own_grant(caller, id).await?;
             concerned = Some(grant.id);
+            tenants_terms(&grant)?;
             if grant.revoked_at.is_some() {
                 return Err(Failure::bad_request("grant", "is revoked already"));
             }

@@ -252,3 +252,37 @@ proptest! {
         prop_assert_eq!((end + Duration::microseconds(1)).date_naive(), day.succ_opt().unwrap());
     }
 }
+
+#[tokio::test]
+async fn a_paper_term_grant_is_the_operators_to_narrow_or_revoke() {
+    let t = tenant("SE");
+    let g = grant(&t, "kyb:read", "SE");
+    let mut grants = MockGrantStore::new();
+    let found = g.clone();
+    grants
+        .expect_grant()
+        .returning(move |_, _| Ok(found.clone()));
+    grants.expect_update_grant().never();
+    grants.expect_revoke_grant().never();
+    let (console, rows) = console(grants, knowing(&t), false);
+    let admin = caller(t.id, PortalRole::Admin);
+    let request = GrantRequest {
+        scopes: "kyb:read".into(),
+        countries: "SE".into(),
+        ..GrantRequest::default()
+    };
+    let id = g.id.to_string();
+    let narrowed = console.update_grant(&ctx(), &admin, &id, &request).await;
+    let revoked = console.revoke_grant(&ctx(), &admin, &id).await;
+    for refused in [narrowed.err(), revoked.err()] {
+        let f = refused.expect("refused");
+        assert_eq!(f.code, ErrorCode::Forbidden);
+        assert!(f.message.contains("paper terms"), "{}", f.message);
+    }
+    // Refused, and audited naming the grant (the tenant's own).
+    assert!(rows
+        .lock()
+        .unwrap()
+        .iter()
+        .all(|r| r.grant_id == Some(g.id) && r.outcome == Outcome::Refused));
+}

@@ -109,6 +109,7 @@ fn new_grant(t: &Tenant, country_list: &str) -> NewGrant {
         scopes: scopes("kyb:read"),
         countries: countries(country_list),
         expires_at: None,
+        owner: crate::access::grant::GrantOwner::Operator,
     }
 }
 
@@ -689,6 +690,7 @@ async fn a_test_grant_lives_on_the_test_twin_with_test_credentials() {
             countries: crate::fixtures::countries("SE"),
             expires_at: None,
             test: true,
+            owner: crate::access::grant::GrantOwner::Operator,
         })
         .await
         .expect("a test grant");

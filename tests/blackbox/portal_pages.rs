@@ -486,6 +486,7 @@ async fn the_audit_page_filters_by_grant_route_and_outcome_and_pages() {
         "/audit?grant=nope",
         "/audit?outcome=maybe",
         "/audit?grant=%00",
+        "/audit?route=%2Fv1%00",
     ] {
         assert_eq!(admin.get(bad).await.status, 400, "{bad}");
     }
@@ -607,4 +608,49 @@ async fn the_operator_revokes_and_narrows_its_paper_term_grants_and_the_tenant_i
             .status,
         303
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_nul_in_any_field_is_400_and_stores_nothing() {
+    let app = TestApp::spawn().await;
+    let c = tenant(&app).await;
+    let admin = Browser::sign_in(&app, &c.tenant_id, "lead@example.se", "admin").await;
+    let expires = (chrono::Utc::now() + chrono::Duration::days(30))
+        .format("%Y-%m-%d")
+        .to_string();
+    let proposal = |field: &'static str, value: &'static str| {
+        let mut fields = vec![
+            ("clears", "hmac-sha256:".to_owned() + &"a".repeat(64)),
+            ("source", "un_sc".to_owned()),
+            ("entry", "CDi.006".to_owned()),
+            ("reason", "not our customer".to_owned()),
+            ("expires", expires.clone()),
+        ];
+        for f in fields.iter_mut().filter(|f| f.0 == field) {
+            f.1 = value.to_owned();
+        }
+        fields
+    };
+    for field in ["clears", "source", "entry", "reason", "expires"] {
+        let fields = proposal(field, "x\0y");
+        let form: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let p = admin.post("/whitelist", &form).await;
+        assert_eq!(p.status, 400, "{field}: {}", p.body);
+        assert_eq!(by_id(&p.body, "error-code"), "bad_request");
+        assert!(!p.body.contains("x\0y"), "the value is not echoed");
+    }
+    let nul_name = admin.post("/users", &[("email\0", "x@example.se")]).await;
+    assert_eq!(nul_name.status, 400);
+    let entries = app
+        .app
+        .services
+        .screening_admin
+        .whitelist(&c.tenant_id)
+        .await
+        .unwrap();
+    assert!(entries.is_empty(), "nothing stored");
+    // The same proposal without the NUL is made.
+    let fields = proposal("reason", "not our customer");
+    let form: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    assert_eq!(admin.post("/whitelist", &form).await.status, 303);
 }

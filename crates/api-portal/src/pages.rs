@@ -136,11 +136,17 @@ fn day(t: DateTime<Utc>) -> String {
 struct Form(Vec<(String, String)>);
 
 impl Form {
+    /// The form, each field passing the client-text rule (`domain::text`) before anything
+    /// reads it.
     async fn read(payload: web::Payload) -> Result<Form, Failure> {
         let body = read_body(payload).await?;
-        serde_urlencoded::from_bytes(&body)
-            .map(Form)
-            .map_err(|_| Failure::bad_request("body", "is not a form"))
+        let fields: Vec<(String, String)> = serde_urlencoded::from_bytes(&body)
+            .map_err(|_| Failure::bad_request("body", "is not a form"))?;
+        for (name, value) in &fields {
+            domain::text::checked("body", name)?;
+            domain::text::checked(name, value)?;
+        }
+        Ok(Form(fields))
     }
 
     fn get(&self, name: &str) -> &str {
@@ -265,8 +271,14 @@ async fn complete_page(req: HttpRequest) -> HttpResponse {
     }
 }
 
-/// A page's query string, or 400 naming it.
+/// A page's query string, each value passing the client-text rule, or 400 naming it.
 fn query<T: serde::de::DeserializeOwned>(req: &HttpRequest) -> Result<T, Failure> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(req.query_string())
+        .map_err(|_| Failure::bad_request("query", "is not this page's query"))?;
+    for (name, value) in &pairs {
+        domain::text::checked("query", name)?;
+        domain::text::checked(name, value)?;
+    }
     serde_urlencoded::from_str(req.query_string())
         .map_err(|_| Failure::bad_request("query", "is not this page's query"))
 }

@@ -53,7 +53,7 @@ fn store(e: StoreError) -> Failure {
 
 /// An operator's name or a reason: present, one line, bounded.
 fn text(field: &str, value: &str) -> Result<String, Failure> {
-    let v = value.trim();
+    let v = crate::text::checked(field, value)?.trim();
     if v.is_empty() || v.chars().count() > MAX_TEXT || v.contains(['\n', '\r']) {
         return Err(Failure::bad_request(
             field,

@@ -190,21 +190,25 @@ await screenshot(page, "screening-check");
 await page.goto(`${PORTAL}/screening`);
 await screenshot(page, "screening");
 
-// 5. The whitelist's four eyes: the admin proposes, cannot approve their own entry; the
-//    member approves it on a phone.
+// 5. The whitelist's four eyes: the admin proposes an entry from the check's first candidate
+//    (the check page's own form), cannot approve their own entry; the member approves it on a
+//    phone.
 const candidate = check.candidates[0];
-await page.getByRole("link", { name: "Whitelist" }).click();
-await page.getByLabel("Clears").fill(check.input_snapshot.input_hash);
-await page.getByLabel("List", { exact: true }).selectOption(candidate.source_id);
-await page.getByLabel("The list's entry id").fill(candidate.source_entry_id);
-await page.getByLabel("Reason").fill("Not our customer: different person, checked by phone");
+await page.goto(`${PORTAL}/screening/${out.check_id}`);
+const first = page.locator("article.candidate").first();
+await first.getByText("Not our customer? Propose a whitelist entry").click();
+await first.getByLabel("Reason").fill("Not our customer: different person, checked by phone");
 const expires = new Date(Date.now() + 30 * 86400e3).toISOString().slice(0, 10);
-await page.getByLabel("Expires after (UTC)").fill(expires);
-await page.getByRole("button", { name: "Propose" }).click();
+await first.getByLabel("Expires after (UTC)").fill(expires);
+await screenshot(page, "whitelist-from-check");
+await first.getByRole("button", { name: "Propose" }).click();
 await page.waitForURL(`${PORTAL}/whitelist`);
 const entry = page.locator("article.entry").first();
 out.whitelist_id = await entry.getAttribute("data-entry");
 assert.equal(await entry.locator(".state").innerText(), "proposed");
+const card = await entry.innerText();
+assert.ok(card.includes(`${candidate.source_id}:${candidate.source_entry_id}`), card);
+assert.ok(card.includes(check.input_snapshot.input_hash), "an ad-hoc check's entry clears its input");
 await screenshot(page, "whitelist-proposed");
 await entry.getByRole("button", { name: "Approve" }).click();
 assert.match(await page.locator("#error-message").innerText(), /four eyes/);

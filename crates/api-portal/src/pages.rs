@@ -759,6 +759,12 @@ async fn check(req: HttpRequest, path: web::Path<String>, services: AppServices)
             render(&CheckPage {
                 title: "Screening check",
                 nav: Some(nav(&caller)),
+                csrf: caller.csrf.clone(),
+                clears: c
+                    .subject_id
+                    .clone()
+                    .or_else(|| c.input_snapshot.input_hash.clone())
+                    .unwrap_or_default(),
                 subject: c.subject_id.clone().unwrap_or_else(|| "ad hoc".to_owned()),
                 input: screened(&c),
                 override_version: c

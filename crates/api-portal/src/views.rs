@@ -148,6 +148,10 @@ pub struct ScreeningPage {
 pub struct CheckPage {
     pub title: &'static str,
     pub nav: Option<Nav>,
+    pub csrf: String,
+    /// What a whitelist entry proposed from this check clears: the subject, or for an ad-hoc
+    /// check its input hash.
+    pub clears: String,
     pub c: ScreeningCheckDto,
     pub subject: String,
     pub input: String,

@@ -282,38 +282,13 @@ pub fn normalise(value: Value) -> Value {
 // ---------------------------------------------------------------------------------------------
 // Errors.
 
-/// The REST operations of the document (those with a route template of their own).
-pub const REST_OPERATIONS: [Operation; 29] = [
-    Operation::IssueToken,
-    Operation::ResolveSubject,
-    Operation::GetSubject,
-    Operation::GetCompany,
-    Operation::GetDocument,
-    Operation::GetBeneficialOwners,
-    Operation::GetOfficers,
-    Operation::GetSignatories,
-    Operation::GetPersonEngagements,
-    Operation::GetPerson,
-    Operation::ListEvents,
-    Operation::RefreshCompany,
-    Operation::CreateSubscription,
-    Operation::ListSubscriptions,
-    Operation::GetSubscription,
-    Operation::EndSubscription,
-    Operation::RunScreeningCheck,
-    Operation::ListScreeningChecks,
-    Operation::GetScreeningCheck,
-    Operation::ListScreeningOverrides,
-    Operation::ListScreeningWhitelist,
-    Operation::GetUsage,
-    Operation::CreateWebhookEndpoint,
-    Operation::ListWebhookEndpoints,
-    Operation::GetWebhookEndpoint,
-    Operation::DisableWebhookEndpoint,
-    Operation::EnableWebhookEndpoint,
-    Operation::RotateWebhookSecret,
-    Operation::ListWebhookDeliveries,
-];
+/// The REST operations of the document (those with a route template of their own): every
+/// operation a request reaches by a route (`Operation::ROUTED`) but MCP's.
+pub fn rest_operations() -> impl Iterator<Item = Operation> {
+    Operation::ROUTED
+        .into_iter()
+        .filter(|op| !matches!(op, Operation::McpRequest | Operation::McpToolCall))
+}
 
 pub use api_core::codes::condition;
 
@@ -345,7 +320,7 @@ pub struct TokenErrorBody {
 }
 
 fn add_error_responses(doc: &mut Value) {
-    for op in REST_OPERATIONS {
+    for op in rest_operations() {
         let method = op.method().to_ascii_lowercase();
         let operation = doc["paths"][op.route_template()]
             .get_mut(&method)
@@ -464,7 +439,7 @@ fn add_idempotency(doc: &mut Value) {
         "description": "`true` when the answer is the one kept from the first request with this `Idempotency-Key`.",
         "schema": {"type": "string", "enum": ["true"]},
     });
-    for op in REST_OPERATIONS {
+    for op in rest_operations() {
         if !op.takes_idempotency_key() {
             continue;
         }
@@ -490,7 +465,7 @@ fn add_mode_header(doc: &mut Value) {
         "description": "`test` on every answer to a test-mode credential (`cid_test_` client ids): answered from the sandbox registers, on data apart from live data. Absent on live answers.",
         "schema": {"type": "string", "enum": ["test"]},
     });
-    for op in REST_OPERATIONS {
+    for op in rest_operations() {
         let method = op.method().to_ascii_lowercase();
         let operation = &mut doc["paths"][op.route_template()][method.as_str()];
         if let Some(responses) = operation["responses"].as_object_mut() {
@@ -517,7 +492,7 @@ fn add_quota_headers(doc: &mut Value) {
         "description": "On `budget_exceeded`: seconds until the spent limit renews.",
         "schema": {"type": "integer", "minimum": 1},
     });
-    for op in REST_OPERATIONS {
+    for op in rest_operations() {
         if op.metered_by().is_empty() {
             continue;
         }
@@ -579,7 +554,7 @@ fn add_security_schemes(doc: &mut Value) {
 /// [`Operation::scopes`] (holding any one is enough), in that order. The operations that need
 /// none (the token endpoint, the document itself) state their own in their route attribute.
 fn add_operation_security(doc: &mut Value) {
-    for op in REST_OPERATIONS {
+    for op in rest_operations() {
         let scopes: Vec<Value> = op
             .scopes()
             .iter()
@@ -628,7 +603,7 @@ mod tests {
     #[test]
     fn every_rest_operation_is_documented_with_its_errors() {
         let doc = document("1.0.0", &domain::countries::registry::evidence_sources([]));
-        for op in REST_OPERATIONS {
+        for op in rest_operations() {
             let operation = &doc["paths"][op.route_template()][op.method().to_ascii_lowercase()];
             assert!(
                 operation.is_object(),
@@ -657,7 +632,7 @@ mod tests {
     #[test]
     fn every_operation_states_the_scopes_that_open_it() {
         let doc = document("1.0.0", &domain::countries::registry::evidence_sources([]));
-        for op in REST_OPERATIONS {
+        for op in rest_operations() {
             let operation = &doc["paths"][op.route_template()][op.method().to_ascii_lowercase()];
             let mut stated: Vec<&str> = Vec::new();
             for requirement in operation["security"].as_array().unwrap() {
@@ -710,7 +685,7 @@ mod tests {
                     format!("{}/{{code}}", api_core::problem::ERROR_DOCS_PATH),
                 ];
                 let known = open.contains(path)
-                    || REST_OPERATIONS.iter().any(|op| {
+                    || rest_operations().any(|op| {
                         op.route_template() == path && op.method().eq_ignore_ascii_case(method)
                     });
                 assert!(known, "{method} {path} is documented but is no operation");

@@ -16,7 +16,7 @@ use api_core::{read_body, request_context, AppServices};
 use askama::Template;
 use chrono::{DateTime, Utc};
 use domain::access::audit::AuditFilter;
-use domain::access::grant::Grant;
+use domain::access::grant::{Grant, GrantLapse};
 use domain::access::scope::Scope;
 use domain::countries::country::CountrySet;
 use domain::ids::GrantId;
@@ -356,12 +356,10 @@ async fn sign_out(req: HttpRequest, payload: web::Payload, services: AppServices
 }
 
 fn grant_view(g: &Grant, provisioned: &CountrySet, now: DateTime<Utc>) -> GrantView {
-    let state = if g.revoked_at.is_some() {
-        "revoked"
-    } else if g.expires_at.is_some_and(|e| e <= now) {
-        "expired"
-    } else {
-        "active"
+    let state = match g.lapse(now) {
+        Some(GrantLapse::Revoked) => "revoked",
+        Some(GrantLapse::Expired) => "expired",
+        None => "active",
     };
     GrantView {
         id: g.id.to_string(),
@@ -760,11 +758,7 @@ async fn check(req: HttpRequest, path: web::Path<String>, services: AppServices)
                 title: "Screening check",
                 nav: Some(nav(&caller)),
                 csrf: caller.csrf.clone(),
-                clears: c
-                    .subject_id
-                    .clone()
-                    .or_else(|| c.input_snapshot.input_hash.clone())
-                    .unwrap_or_default(),
+                clears: served.check.whitelist_target().unwrap_or_default(),
                 subject: c.subject_id.clone().unwrap_or_else(|| "ad hoc".to_owned()),
                 input: screened(&c),
                 override_version: c
@@ -814,18 +808,9 @@ async fn whitelist(req: HttpRequest, services: AppServices) -> HttpResponse {
             .iter()
             .map(|v| {
                 let e = &v.entry;
-                let state = if e.revoked_at.is_some() {
-                    "revoked"
-                } else if e.expires_at <= now {
-                    "expired"
-                } else if e.approved_by.is_none() {
-                    "proposed"
-                } else {
-                    "in effect"
-                };
                 EntryView {
                     id: e.id.to_string(),
-                    state,
+                    state: e.state(now).as_str(),
                     clears: e
                         .subject_id
                         .map(|s| s.to_string())

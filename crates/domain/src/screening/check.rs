@@ -165,6 +165,17 @@ pub struct StoredCheck {
     pub candidates: Vec<CheckCandidate>,
 }
 
+impl StoredCheck {
+    /// What a whitelist entry made from this check clears (`NewWhitelistEntry`'s
+    /// `subject_id` or `input_hash`): the subject a subject check screened, for its later
+    /// checks too; else the ad-hoc input, by its keyed hash.
+    pub fn whitelist_target(&self) -> Option<String> {
+        self.subject_id
+            .map(|s| s.to_string())
+            .or_else(|| self.input_hash.clone())
+    }
+}
+
 /// A check as a reader sees it: the input opened and masked for the reader's scopes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ServedCheck {

@@ -25,10 +25,45 @@ pub struct WhitelistEntry {
     pub revoked_at: Option<DateTime<Utc>>,
 }
 
+/// Where an entry stands at a moment: only `InEffect` clears anything.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WhitelistState {
+    /// Made, waiting for a second person's approval.
+    Proposed,
+    InEffect,
+    Expired,
+    Revoked,
+}
+
+impl WhitelistState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WhitelistState::Proposed => "proposed",
+            WhitelistState::InEffect => "in effect",
+            WhitelistState::Expired => "expired",
+            WhitelistState::Revoked => "revoked",
+        }
+    }
+}
+
 impl WhitelistEntry {
     /// In effect at `at`: approved, not revoked, not expired.
     pub fn effective(&self, at: DateTime<Utc>) -> bool {
-        self.approved_by.is_some() && self.revoked_at.is_none_or(|r| r > at) && self.expires_at > at
+        self.state(at) == WhitelistState::InEffect
+    }
+
+    /// Where the entry stands at `at`: revoked, else expired, else waiting for approval, else
+    /// in effect.
+    pub fn state(&self, at: DateTime<Utc>) -> WhitelistState {
+        if self.revoked_at.is_some_and(|r| r <= at) {
+            WhitelistState::Revoked
+        } else if self.expires_at <= at {
+            WhitelistState::Expired
+        } else if self.approved_by.is_none() {
+            WhitelistState::Proposed
+        } else {
+            WhitelistState::InEffect
+        }
     }
 
     /// Whether the entry clears `source`/`entry_id` for a check of `subject` or with
@@ -83,6 +118,22 @@ mod tests {
         assert!(!e.effective(e.expires_at), "expired");
         e.revoked_at = Some(now);
         assert!(!e.effective(now));
+    }
+
+    #[test]
+    fn its_state_says_why_it_is_or_is_not_in_effect() {
+        let mut e = entry();
+        let now = e.created_at + Duration::days(1);
+        assert_eq!(e.state(now), WhitelistState::Proposed);
+        e.approved_by = Some("ops-bo".into());
+        assert_eq!(e.state(now), WhitelistState::InEffect);
+        assert_eq!(e.state(e.expires_at), WhitelistState::Expired);
+        e.revoked_at = Some(now + Duration::hours(1));
+        assert_eq!(e.state(now), WhitelistState::InEffect, "revoked later");
+        assert_eq!(e.state(e.expires_at), WhitelistState::Revoked);
+        for at in [now, e.expires_at] {
+            assert_eq!(e.effective(at), e.state(at) == WhitelistState::InEffect);
+        }
     }
 
     #[test]

@@ -16,13 +16,14 @@ use api_core::{read_body, request_context, AppServices};
 use askama::Template;
 use chrono::{DateTime, Utc};
 use domain::access::audit::AuditFilter;
+use domain::access::audit::RequestContext;
 use domain::access::grant::{Grant, GrantLapse};
 use domain::access::scope::Scope;
 use domain::countries::country::CountrySet;
 use domain::ids::GrantId;
 use domain::operation::Operation;
 use domain::portal::action::PortalAction;
-use domain::portal::console::{outcome_filter, GrantRequest, WhitelistProposal};
+use domain::portal::console::{outcome_filter, GrantRequest, PortalConsole, WhitelistProposal};
 use domain::portal::service::PortalCaller;
 use domain::portal::sign_in::{LINK_LIFETIME, SESSION_LIFETIME};
 use domain::portal::user::PortalRole;
@@ -188,6 +189,41 @@ async fn write(
         .portal_sign_in
         .check_csrf(&caller, Some(form.get("csrf")))?;
     Ok((caller, form))
+}
+
+/// A console write from a form: the session, the portal's origin and the session's CSRF
+/// token checked ([`write`]), then `act`, which answers the page (or redirect) to send; a
+/// failure is the problem page, with a way back to `back`.
+async fn console_write<A>(
+    req: &HttpRequest,
+    payload: web::Payload,
+    services: &AppServices,
+    back: &str,
+    act: A,
+) -> HttpResponse
+where
+    A: AsyncFnOnce(
+        &PortalConsole,
+        &RequestContext,
+        &PortalCaller,
+        &Form,
+    ) -> Result<HttpResponse, Failure>,
+{
+    let (caller, form) = match write(req, payload, services).await {
+        Ok(w) => w,
+        Err(f) => return problem(&f, None, back),
+    };
+    match act(
+        &services.portal_console,
+        &request_context(req),
+        &caller,
+        &form,
+    )
+    .await
+    {
+        Ok(page) => page,
+        Err(f) => problem(&f, Some(&caller), back),
+    }
 }
 
 async fn home(req: HttpRequest, services: AppServices) -> HttpResponse {
@@ -447,18 +483,19 @@ async fn create_grant(
     payload: web::Payload,
     services: AppServices,
 ) -> HttpResponse {
-    let (caller, form) = match write(&req, payload, &services).await {
-        Ok(w) => w,
-        Err(f) => return problem(&f, None, "/grants"),
-    };
-    match services
-        .portal_console
-        .create_grant(&request_context(&req), &caller, &grant_request(&form))
-        .await
-    {
-        Ok(issued) => secret_page(&caller, "The grant is made.", &issued),
-        Err(f) => problem(&f, Some(&caller), "/grants"),
-    }
+    console_write(
+        &req,
+        payload,
+        &services,
+        "/grants",
+        async |console, ctx, caller, form| {
+            let issued = console
+                .create_grant(ctx, caller, &grant_request(form))
+                .await?;
+            Ok(secret_page(caller, "The grant is made.", &issued))
+        },
+    )
+    .await
 }
 
 async fn update_grant(
@@ -467,23 +504,19 @@ async fn update_grant(
     payload: web::Payload,
     services: AppServices,
 ) -> HttpResponse {
-    let (caller, form) = match write(&req, payload, &services).await {
-        Ok(w) => w,
-        Err(f) => return problem(&f, None, "/grants"),
-    };
-    match services
-        .portal_console
-        .update_grant(
-            &request_context(&req),
-            &caller,
-            path.as_str(),
-            &grant_request(&form),
-        )
-        .await
-    {
-        Ok(_) => see_other("/grants"),
-        Err(f) => problem(&f, Some(&caller), "/grants"),
-    }
+    console_write(
+        &req,
+        payload,
+        &services,
+        "/grants",
+        async |console, ctx, caller, form| {
+            console
+                .update_grant(ctx, caller, path.as_str(), &grant_request(form))
+                .await?;
+            Ok(see_other("/grants"))
+        },
+    )
+    .await
 }
 
 async fn rotate_grant(
@@ -492,22 +525,21 @@ async fn rotate_grant(
     payload: web::Payload,
     services: AppServices,
 ) -> HttpResponse {
-    let (caller, _) = match write(&req, payload, &services).await {
-        Ok(w) => w,
-        Err(f) => return problem(&f, None, "/grants"),
-    };
-    match services
-        .portal_console
-        .rotate_grant(&request_context(&req), &caller, path.as_str())
-        .await
-    {
-        Ok(issued) => secret_page(
-            &caller,
-            "The secret is replaced: the old one and every token made with it stopped working.",
-            &issued,
-        ),
-        Err(f) => problem(&f, Some(&caller), "/grants"),
-    }
+    console_write(
+        &req,
+        payload,
+        &services,
+        "/grants",
+        async |console, ctx, caller, _| {
+            let issued = console.rotate_grant(ctx, caller, path.as_str()).await?;
+            Ok(secret_page(
+                caller,
+                "The secret is replaced: the old one and every token made with it stopped working.",
+                &issued,
+            ))
+        },
+    )
+    .await
 }
 
 async fn revoke_grant(
@@ -516,18 +548,17 @@ async fn revoke_grant(
     payload: web::Payload,
     services: AppServices,
 ) -> HttpResponse {
-    let (caller, _) = match write(&req, payload, &services).await {
-        Ok(w) => w,
-        Err(f) => return problem(&f, None, "/grants"),
-    };
-    match services
-        .portal_console
-        .revoke_grant(&request_context(&req), &caller, path.as_str())
-        .await
-    {
-        Ok(_) => see_other("/grants"),
-        Err(f) => problem(&f, Some(&caller), "/grants"),
-    }
+    console_write(
+        &req,
+        payload,
+        &services,
+        "/grants",
+        async |console, ctx, caller, _| {
+            console.revoke_grant(ctx, caller, path.as_str()).await?;
+            Ok(see_other("/grants"))
+        },
+    )
+    .await
 }
 
 async fn usage(req: HttpRequest, services: AppServices) -> HttpResponse {
@@ -832,25 +863,26 @@ async fn whitelist(req: HttpRequest, services: AppServices) -> HttpResponse {
 }
 
 async fn propose(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {
-    let (caller, form) = match write(&req, payload, &services).await {
-        Ok(w) => w,
-        Err(f) => return problem(&f, None, "/whitelist"),
-    };
-    let proposal = WhitelistProposal {
-        clears: form.get("clears").to_owned(),
-        source_id: form.get("source").to_owned(),
-        source_entry_id: form.get("entry").to_owned(),
-        reason: form.get("reason").to_owned(),
-        expires: form.get("expires").to_owned(),
-    };
-    match services
-        .portal_console
-        .propose_whitelist_entry(&request_context(&req), &caller, &proposal)
-        .await
-    {
-        Ok(_) => see_other("/whitelist"),
-        Err(f) => problem(&f, Some(&caller), "/whitelist"),
-    }
+    console_write(
+        &req,
+        payload,
+        &services,
+        "/whitelist",
+        async |console, ctx, caller, form| {
+            let proposal = WhitelistProposal {
+                clears: form.get("clears").to_owned(),
+                source_id: form.get("source").to_owned(),
+                source_entry_id: form.get("entry").to_owned(),
+                reason: form.get("reason").to_owned(),
+                expires: form.get("expires").to_owned(),
+            };
+            console
+                .propose_whitelist_entry(ctx, caller, &proposal)
+                .await?;
+            Ok(see_other("/whitelist"))
+        },
+    )
+    .await
 }
 
 async fn approve(
@@ -859,18 +891,19 @@ async fn approve(
     payload: web::Payload,
     services: AppServices,
 ) -> HttpResponse {
-    let (caller, _) = match write(&req, payload, &services).await {
-        Ok(w) => w,
-        Err(f) => return problem(&f, None, "/whitelist"),
-    };
-    match services
-        .portal_console
-        .approve_whitelist_entry(&request_context(&req), &caller, path.as_str())
-        .await
-    {
-        Ok(_) => see_other("/whitelist"),
-        Err(f) => problem(&f, Some(&caller), "/whitelist"),
-    }
+    console_write(
+        &req,
+        payload,
+        &services,
+        "/whitelist",
+        async |console, ctx, caller, _| {
+            console
+                .approve_whitelist_entry(ctx, caller, path.as_str())
+                .await?;
+            Ok(see_other("/whitelist"))
+        },
+    )
+    .await
 }
 
 async fn revoke_entry(
@@ -879,18 +912,19 @@ async fn revoke_entry(
     payload: web::Payload,
     services: AppServices,
 ) -> HttpResponse {
-    let (caller, _) = match write(&req, payload, &services).await {
-        Ok(w) => w,
-        Err(f) => return problem(&f, None, "/whitelist"),
-    };
-    match services
-        .portal_console
-        .revoke_whitelist_entry(&request_context(&req), &caller, path.as_str())
-        .await
-    {
-        Ok(_) => see_other("/whitelist"),
-        Err(f) => problem(&f, Some(&caller), "/whitelist"),
-    }
+    console_write(
+        &req,
+        payload,
+        &services,
+        "/whitelist",
+        async |console, ctx, caller, _| {
+            console
+                .revoke_whitelist_entry(ctx, caller, path.as_str())
+                .await?;
+            Ok(see_other("/whitelist"))
+        },
+    )
+    .await
 }
 
 async fn users(req: HttpRequest, services: AppServices) -> HttpResponse {
@@ -921,23 +955,19 @@ async fn users(req: HttpRequest, services: AppServices) -> HttpResponse {
 }
 
 async fn add_user(req: HttpRequest, payload: web::Payload, services: AppServices) -> HttpResponse {
-    let (caller, form) = match write(&req, payload, &services).await {
-        Ok(w) => w,
-        Err(f) => return problem(&f, None, "/users"),
-    };
-    match services
-        .portal_console
-        .add_user(
-            &request_context(&req),
-            &caller,
-            form.get("email"),
-            form.get("role"),
-        )
-        .await
-    {
-        Ok(_) => see_other("/users"),
-        Err(f) => problem(&f, Some(&caller), "/users"),
-    }
+    console_write(
+        &req,
+        payload,
+        &services,
+        "/users",
+        async |console, ctx, caller, form| {
+            console
+                .add_user(ctx, caller, form.get("email"), form.get("role"))
+                .await?;
+            Ok(see_other("/users"))
+        },
+    )
+    .await
 }
 
 async fn disable_user(
@@ -946,16 +976,15 @@ async fn disable_user(
     payload: web::Payload,
     services: AppServices,
 ) -> HttpResponse {
-    let (caller, _) = match write(&req, payload, &services).await {
-        Ok(w) => w,
-        Err(f) => return problem(&f, None, "/users"),
-    };
-    match services
-        .portal_console
-        .disable_user(&request_context(&req), &caller, path.as_str())
-        .await
-    {
-        Ok(_) => see_other("/users"),
-        Err(f) => problem(&f, Some(&caller), "/users"),
-    }
+    console_write(
+        &req,
+        payload,
+        &services,
+        "/users",
+        async |console, ctx, caller, _| {
+            console.disable_user(ctx, caller, path.as_str()).await?;
+            Ok(see_other("/users"))
+        },
+    )
+    .await
 }

@@ -184,6 +184,7 @@ async fn sign_in_by_one_time_link_answers_the_specifications_codes_and_keeps_the
     assert_eq!(session["portal_user_id"], made["portal_user_id"]);
     assert_eq!(session["tenant_id"], c.tenant_id.as_str());
     assert_eq!(session["role"], "admin");
+    assert_eq!(session["email"], made["email"]);
     let csrf = session["csrf_token"].as_str().unwrap().to_owned();
     let (status, body) = redeem(&app, &asker, &link).await;
     assert_eq!((status, body["error"].as_str()), (401, Some("link_used")));
@@ -226,6 +227,15 @@ async fn sign_in_by_one_time_link_answers_the_specifications_codes_and_keeps_the
         .await
         .unwrap();
     assert_eq!(bearer.status(), 401);
+    let refusal: serde_json::Value = bearer.json().await.unwrap();
+    assert_eq!(refusal["error"], "unauthorized");
+    assert!(
+        refusal["message"]
+            .as_str()
+            .unwrap()
+            .contains("portal takes no bearer token"),
+        "the refusal says what the portal takes: {refusal}"
+    );
 
     // Sign-out is a write: without the CSRF token, or from another origin, it is refused.
     let out = |csrf: Option<&str>, origin: Option<&str>| {

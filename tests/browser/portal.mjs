@@ -132,6 +132,7 @@ const out = {};
 const admin = await signIn(ADMIN, { shots: true });
 const page = admin.page;
 assert.equal(await page.getByRole("heading", { level: 1 }).innerText(), "Grants");
+assert.equal(await page.locator("#signed-in-as").innerText(), ADMIN, "the page names who is signed in");
 const reused = await admin.context.newPage();
 await reused.goto(admin.url);
 await reused.getByRole("button", { name: "Sign in" }).click();

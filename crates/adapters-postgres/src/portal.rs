@@ -238,13 +238,17 @@ impl PortalStore for Database {
                 if bound != binding.0 {
                     return Ok(Redemption::Unknown);
                 }
-                let owner: Option<(String, Option<DateTime<Utc>>)> = portal_users::table
+                let owner: Option<(String, String, Option<DateTime<Utc>>)> = portal_users::table
                     .find((&tenant, &user))
-                    .select((portal_users::role, portal_users::disabled_at))
+                    .select((
+                        portal_users::role,
+                        portal_users::email,
+                        portal_users::disabled_at,
+                    ))
                     .first(conn)
                     .await
                     .optional()?;
-                let Some((role, None)) = owner else {
+                let Some((role, email, None)) = owner else {
                     return Ok(Redemption::Unknown);
                 };
                 if used.is_some() {
@@ -273,6 +277,7 @@ impl PortalStore for Database {
                     tenant_id: parse_id(&tenant, "tenant id")?,
                     user_id: parse_id(&user, "portal user id")?,
                     role: PortalRole::parse(&role).ok_or_else(|| corrupt("portal role"))?,
+                    email: Email::parse(&email).map_err(|_| corrupt("portal user email"))?,
                     created_at: now,
                     last_seen_at: now,
                     expires_at,
@@ -311,14 +316,18 @@ impl PortalStore for Database {
         let Some((tenant, user, created_at, expires_at)) = found else {
             return Ok(None);
         };
-        let owner: Option<(String, Option<DateTime<Utc>>)> = portal_users::table
+        let owner: Option<(String, String, Option<DateTime<Utc>>)> = portal_users::table
             .find((&tenant, &user))
-            .select((portal_users::role, portal_users::disabled_at))
+            .select((
+                portal_users::role,
+                portal_users::email,
+                portal_users::disabled_at,
+            ))
             .first(&mut conn)
             .await
             .optional()
             .map_err(backend)?;
-        let Some((role, None)) = owner else {
+        let Some((role, email, None)) = owner else {
             return Ok(None);
         };
         Ok(Some(PortalSession {
@@ -326,6 +335,7 @@ impl PortalStore for Database {
             tenant_id: parse_id(&tenant, "tenant id")?,
             user_id: parse_id(&user, "portal user id")?,
             role: PortalRole::parse(&role).ok_or_else(|| corrupt("portal role"))?,
+            email: Email::parse(&email).map_err(|_| corrupt("portal user email"))?,
             created_at,
             last_seen_at: now,
             expires_at,

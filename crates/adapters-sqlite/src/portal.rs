@@ -84,11 +84,12 @@ struct SessionRow {
 }
 
 /// The user's role while they are active.
-fn active_role(
+/// The user's role and address, unless the user is disabled or gone.
+fn active_user(
     conn: &mut SqliteConnection,
     tenant: &str,
     user: &str,
-) -> Result<Option<PortalRole>, TxError> {
+) -> Result<Option<(PortalRole, Email)>, TxError> {
     let rows: Vec<UserRow> = diesel::sql_query(format!(
         "SELECT {USER_COLUMNS} FROM portal_users WHERE tenant_id = ? AND user_id = ?"
     ))
@@ -96,9 +97,10 @@ fn active_role(
     .bind::<Text, _>(user)
     .load(conn)?;
     Ok(match rows.into_iter().next() {
-        Some(r) if r.disabled_at.is_none() => {
-            Some(PortalRole::parse(&r.role).ok_or_else(|| corrupt("portal role"))?)
-        }
+        Some(r) if r.disabled_at.is_none() => Some((
+            PortalRole::parse(&r.role).ok_or_else(|| corrupt("portal role"))?,
+            Email::parse(&r.email).map_err(|_| corrupt("portal user email"))?,
+        )),
         _ => None,
     })
 }
@@ -252,7 +254,7 @@ impl PortalStore for Database {
             if row.binding_digest != binding.0 {
                 return Ok(Redemption::Unknown);
             }
-            let Some(role) = active_role(conn, &row.tenant_id, &row.user_id)? else {
+            let Some((role, email)) = active_user(conn, &row.tenant_id, &row.user_id)? else {
                 return Ok(Redemption::Unknown);
             };
             if row.used_at.is_some() {
@@ -284,6 +286,7 @@ impl PortalStore for Database {
                 tenant_id: parse_id(&row.tenant_id, "tenant id")?,
                 user_id: parse_id(&row.user_id, "portal user id")?,
                 role,
+                email,
                 created_at: time(micros(now))?,
                 last_seen_at: time(micros(now))?,
                 expires_at: time(micros(expires_at))?,
@@ -313,7 +316,7 @@ impl PortalStore for Database {
             let Some(row) = found.into_iter().next() else {
                 return Ok(None);
             };
-            let Some(role) = active_role(conn, &row.tenant_id, &row.user_id)? else {
+            let Some((role, email)) = active_user(conn, &row.tenant_id, &row.user_id)? else {
                 return Ok(None);
             };
             Ok(Some(PortalSession {
@@ -321,6 +324,7 @@ impl PortalStore for Database {
                 tenant_id: parse_id(&row.tenant_id, "tenant id")?,
                 user_id: parse_id(&row.user_id, "portal user id")?,
                 role,
+                email,
                 created_at: time(row.created_at)?,
                 last_seen_at: time(micros(now))?,
                 expires_at: time(row.expires_at)?,

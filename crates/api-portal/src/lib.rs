@@ -100,6 +100,7 @@ fn session_json(c: &PortalCaller) -> Value {
     let s = &c.session;
     json!({
         "portal_user_id": s.user_id.to_string(),
+        "email": s.email.as_str(),
         "tenant_id": s.tenant_id.to_string(),
         "role": s.role.as_str(),
         "signed_in_at": api_core::dto::timestamp(s.created_at),

@@ -100,7 +100,7 @@ fn see_other(to: &str) -> HttpResponse {
 
 fn nav(c: &PortalCaller) -> Nav {
     Nav {
-        user_id: c.session.user_id.to_string(),
+        email: c.session.email.as_str().to_owned(),
         role: c.session.role.as_str(),
         tenant_id: c.session.tenant_id.to_string(),
         csrf: c.csrf.clone(),
@@ -660,10 +660,11 @@ async fn audit(req: HttpRequest, services: AppServices) -> HttpResponse {
             .audit(&request_context(&req), &caller, &filter, test)
             .await?;
         let grants = console.grants(&caller).await?;
-        Ok::<_, Failure>((filter, page, grants, test))
+        let users = console.users(&caller).await?;
+        Ok::<_, Failure>((filter, page, grants, users, test))
     }
     .await;
-    let (filter, found, grants, test) = match answer {
+    let (filter, found, grants, users, test) = match answer {
         Ok(a) => a,
         Err(f) => return problem(&f, Some(&caller), "/audit"),
     };
@@ -700,11 +701,14 @@ async fn audit(req: HttpRequest, services: AppServices) -> HttpResponse {
             .iter()
             .map(|e| AuditRow {
                 when: e.occurred_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-                who: e
-                    .portal_user_id
-                    .clone()
-                    .or_else(|| e.grant_id.clone())
-                    .unwrap_or_default(),
+                // A portal user is shown by address (as on the whitelist page), a grant by id.
+                who: match &e.portal_user_id {
+                    Some(id) => users
+                        .iter()
+                        .find(|u| u.id.to_string() == *id)
+                        .map_or_else(|| id.clone(), |u| u.email.as_str().to_owned()),
+                    None => e.grant_id.clone().unwrap_or_default(),
+                },
                 surface: e.surface.clone(),
                 route: format!("{} {}", e.method, e.route),
                 status: e.status,

@@ -8,7 +8,8 @@ use askama::Template;
 /// The signed-in part of every page: who, where, and the session's CSRF token for the
 /// sign-out form.
 pub struct Nav {
-    pub user_id: String,
+    /// The signed-in user's address (shown to them; never an audit row's actor).
+    pub email: String,
     pub role: &'static str,
     pub tenant_id: String,
     pub csrf: String,

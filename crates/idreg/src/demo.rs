@@ -189,9 +189,10 @@ crates/upstream-sandbox/README.md).
         r#"
 idreg is running at {base_url}
 
-Demo tenant {tenant} (SE, LT; active; person-register permit in force)
-  test-mode credentials (answers say `Idreg-Mode: test`; the sandbox registers serve them,
-  on data apart from live data; `idreg admin tenant wipe-test {tenant}` clears it):
+Demo tenant {live_tenant} (SE, LT; active; person-register permit in force; its portal users
+  sign in below), and its test twin {tenant}, whose test-mode credentials these are (answers
+  say `Idreg-Mode: test`; the sandbox registers serve them, on data apart from live data;
+  `idreg admin tenant wipe-test {tenant}` clears it):
   client_id:     {client_id}
   client_secret: {client_secret}
   (the secret is new on every start; the old one stops working)
@@ -274,6 +275,7 @@ Walk-through (copy and paste):
 Stop with Ctrl-C. Keys and demo ids are kept in the state folder; the data in the {store}.
 "#,
         tenant = c.tenant_id,
+        live_tenant = c.live_tenant_id,
         client_id = c.client_id,
         client_secret = c.client_secret,
         screening_body = SCREENING_BODY,

@@ -145,10 +145,18 @@ pub async fn check_a_link_is_redeemed_once_by_the_browser_that_asked(stores: &St
             s.tenant_id,
             s.user_id,
             s.role,
+            s.email.clone(),
             s.digest.clone(),
             s.expires_at
         ),
-        (t.id, anna.id, PortalRole::Admin, session, until)
+        (
+            t.id,
+            anna.id,
+            PortalRole::Admin,
+            anna.email.clone(),
+            session,
+            until
+        )
     );
     assert_eq!(
         store
@@ -228,8 +236,8 @@ pub async fn check_a_session_ends_at_its_lifetime_when_idle_or_at_sign_out(store
     let at = t0() + Duration::minutes(20);
     let read = store.session(&s.digest, at, idle).await.unwrap().unwrap();
     assert_eq!(
-        (read.last_seen_at, read.role, read.user_id),
-        (at, PortalRole::Member, anna.id)
+        (read.last_seen_at, read.role, read.user_id, read.email),
+        (at, PortalRole::Member, anna.id, anna.email.clone())
     );
     assert!(store
         .session(&s.digest, at + Duration::minutes(29), idle)

@@ -28,6 +28,7 @@ fn caller(tenant: TenantId, role: PortalRole) -> PortalCaller {
             tenant_id: tenant,
             user_id: PortalUserId::generate(),
             role,
+            email: crate::portal::user::Email::parse("someone@example.se").unwrap(),
             created_at: now(),
             last_seen_at: now(),
             expires_at: now() + SESSION_LIFETIME,

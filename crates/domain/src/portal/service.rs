@@ -262,17 +262,24 @@ impl PortalSignIn {
         }
     }
 
-    /// The caller of a portal request: its session cookie's live session, else 401.
+    /// The caller of a portal request: its session cookie's live session, else 401 (saying
+    /// what the portal takes: a session, never a bearer token).
     pub async fn caller(&self, session_token: Option<&str>) -> Result<PortalCaller, Failure> {
+        let no_session = || {
+            Failure::new(
+                ErrorCode::Unauthorized,
+                "a live portal session is required: sign in by a one-time link (the portal takes no bearer token)",
+            )
+        };
         let Some(token) = session_token.filter(|t| TokenKind::Session.fits(t)) else {
-            return Err(Failure::unauthorized());
+            return Err(no_session());
         };
         let session = self
             .store
             .session(&self.secrets.digest(token), self.clock.now(), SESSION_IDLE)
             .await
             .map_err(Failure::internal)?
-            .ok_or_else(Failure::unauthorized)?;
+            .ok_or_else(no_session)?;
         Ok(PortalCaller {
             session,
             csrf: self.secrets.csrf_token(token),

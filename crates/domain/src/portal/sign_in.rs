@@ -7,7 +7,7 @@
 
 use crate::error::{ErrorCode, Failure};
 use crate::ids::{PortalUserId, TenantId};
-use crate::portal::user::PortalRole;
+use crate::portal::user::{Email, PortalRole};
 use chrono::{DateTime, Duration, Utc};
 
 /// How long a sign-in link can be redeemed.
@@ -71,6 +71,9 @@ pub struct PortalSession {
     pub tenant_id: TenantId,
     pub user_id: PortalUserId,
     pub role: PortalRole,
+    /// The user's address, read with the role: the pages name the signed-in user by it (an
+    /// audit row names the user by id only).
+    pub email: Email,
     pub created_at: DateTime<Utc>,
     pub last_seen_at: DateTime<Utc>,
     /// `created_at` + [`SESSION_LIFETIME`].
@@ -145,6 +148,7 @@ mod tests {
             tenant_id: TenantId::generate(),
             user_id: PortalUserId::generate(),
             role: PortalRole::Member,
+            email: Email::parse("member@example.se").unwrap(),
             created_at: t,
             last_seen_at: t,
             expires_at: t + SESSION_LIFETIME,

@@ -266,3 +266,107 @@ async fn sign_in_by_one_time_link_answers_the_specifications_codes_and_keeps_the
         .unwrap();
     assert_eq!(me.status(), 401);
 }
+
+/// The `Secure` flag where the portal is served over TLS: behind a TLS-terminating proxy,
+/// named by `IDREG_PORTAL_URL` or by the proxy's `X-Forwarded-Proto`; never over plain HTTP,
+/// where a browser would drop a `Secure` cookie. The configured origin is also the one the
+/// mailed link names and the one a write's `Origin` must be.
+#[tokio::test(flavor = "multi_thread")]
+async fn cookies_are_secure_where_the_portal_is_served_over_tls() {
+    let flags = |r: &reqwest::Response| {
+        r.headers()[reqwest::header::SET_COOKIE]
+            .to_str()
+            .unwrap()
+            .split("; ")
+            .skip(1)
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+
+    let configured = TestApp::spawn_with(|c| {
+        c.portal_url = Some("https://portal.example.com/".into());
+    })
+    .await;
+    let c = configured.provision("kyb:read", "SE", "SE").await;
+    configured
+        .app
+        .services
+        .portal_admin
+        .create_user(&c.tenant_id, "lead@example.se", "admin", None)
+        .await
+        .unwrap();
+    let asker = browser();
+    let asked = ask_link(&configured, &asker, "lead@example.se").await;
+    assert_eq!(asked.status(), 202);
+    assert_eq!(
+        flags(&asked),
+        [
+            "HttpOnly",
+            "SameSite=Strict",
+            "Path=/",
+            "Max-Age=900",
+            "Secure"
+        ]
+    );
+    let mail = configured.sandbox().mailbox("lead@example.se");
+    assert!(
+        mail[0]
+            .text
+            .contains("https://portal.example.com/sign-in/complete?link=pl_"),
+        "the link names the configured origin"
+    );
+    // The binding cookie is Secure, so a client over plain HTTP (as this test is, in the
+    // proxy's place) sends it by hand.
+    let binding = asked.headers()[reqwest::header::SET_COOKIE]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let complete = |origin: &str| {
+        reqwest::Client::new()
+            .post(format!(
+                "{}/v1/portal/sign-in/complete",
+                configured.portal_url
+            ))
+            .header(reqwest::header::COOKIE, &binding)
+            .header(reqwest::header::ORIGIN, origin)
+            .json(&serde_json::json!({ "link": mailed_link(&configured, "lead@example.se") }))
+            .send()
+    };
+    // A write from the listener's own plain address is another origin than the portal's.
+    assert_eq!(
+        complete(&configured.portal_url).await.unwrap().status(),
+        403
+    );
+    let signed = complete("https://portal.example.com").await.unwrap();
+    assert_eq!(signed.status(), 200);
+    assert_eq!(
+        flags(&signed),
+        [
+            "HttpOnly",
+            "SameSite=Strict",
+            "Path=/",
+            "Max-Age=28800",
+            "Secure"
+        ]
+    );
+
+    // Unconfigured: plain HTTP has no Secure flag; a proxy's X-Forwarded-Proto: https has.
+    let app = TestApp::spawn().await;
+    let plain = ask_link(&app, &browser(), "nobody@example.se").await;
+    assert!(
+        !flags(&plain).contains(&"Secure".to_owned()),
+        "{:?}",
+        flags(&plain)
+    );
+    let proxied = browser()
+        .post(format!("{}/v1/portal/sign-in", app.portal_url))
+        .header("x-forwarded-proto", "https")
+        .json(&serde_json::json!({ "email": "nobody@example.se" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(flags(&proxied).last().map(String::as_str), Some("Secure"));
+}

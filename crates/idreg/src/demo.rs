@@ -337,8 +337,8 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
     let _metrics = metrics_listen.map(|m| app.start_metrics(&m)).transpose()?;
     let _scheduler = app.start_scheduler();
     let _webhooks = app.start_webhooks();
-    // The tenant portal on its own origin (sign-in so far; its links go to the sandbox's
-    // mailbox: GET <sandbox control>/mailbox?to=<address>).
+    // The tenant portal on its own origin (its sign-in links go to the sandbox's mailbox:
+    // GET <sandbox control>/mailbox?to=<address>).
     let portal_listen = app
         .config
         .portal_listen

@@ -198,6 +198,74 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+
+    // 13. The tenant portal the demo prints: its admin asks for a link, which arrives in the
+    //     printed sandbox mailbox, and signs in (the cookies kept as a browser keeps them);
+    //     the grants page names the admin and lists the demo's grant.
+    let portal_line = printed(&banner, "tenant portal:");
+    let portal = portal_line
+        .split_whitespace()
+        .next()
+        .and_then(|u| u.strip_suffix("/sign-in"))
+        .expect("the portal's sign-in address")
+        .to_owned();
+    let mailbox = portal_line
+        .rsplit_once("mailbox: ")
+        .and_then(|(_, m)| m.strip_suffix("?to=<address>"))
+        .expect("the sandbox mailbox's address")
+        .to_owned();
+    let browser = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let asked = browser
+        .post(format!("{portal}/sign-in"))
+        .form(&[("email", "lead@example.se")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(asked.status(), 200);
+    let mail: Value = http
+        .get(format!("{mailbox}?to=lead@example.se"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let text = mail["messages"][0]["text"].as_str().expect("a mailed link");
+    let link = text[text.find("link=").expect("a link") + "link=".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    let signed = browser
+        .post(format!("{portal}/sign-in/complete"))
+        .form(&[("link", link.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (signed.status().as_u16(), &signed.headers()["location"]),
+        (
+            303,
+            &"/grants".parse::<reqwest::header::HeaderValue>().unwrap()
+        )
+    );
+    let grants = browser
+        .get(format!("{portal}/grants"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        grants.contains(">lead@example.se</span> (admin)"),
+        "{grants}"
+    );
+    assert!(grants.contains(&client_id), "the demo's grant is listed");
     drop(demo);
 
     // No raw personal number in the store's files (the data's, the audit trail's, their

@@ -1,7 +1,8 @@
 //! The first command of the README on a machine with nothing but the binary: `idreg demo`
 //! with no database URL keeps its data in an embedded SQLite file under the state folder, and
 //! the walk-through it prints works (token, resolve, company, person, screening, a
-//! subscription and its events). No database server is named or reached, and no raw
+//! subscription and its events), and so does its tenant portal (the printed admin signed in
+//! through the printed sandbox mailbox). No database server is named or reached, and no raw
 //! personal number is in the store's files.
 //!
 //! Then the evaluation grows into a deployment: `idreg store copy` moves the file into an

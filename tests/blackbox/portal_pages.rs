@@ -659,3 +659,101 @@ async fn a_nul_in_any_field_is_400_and_stores_nothing() {
     let form: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
     assert_eq!(admin.post("/whitelist", &form).await.status, 303);
 }
+
+/// The usage page states what was spent: today's paid calls against the on-demand share of
+/// the budget, and the day's row of the last 30 days; the live tenant's by default, its test
+/// twin's (test-mode grants spend the twin's budget) with `mode=test`.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_usage_page_counts_the_paid_calls_of_live_and_test_mode_grants_apart() {
+    let app = TestApp::spawn().await;
+    let c = tenant(&app).await;
+    app.admin(&[
+        "budget",
+        "set",
+        &c.tenant_id,
+        "--daily-paid",
+        "10",
+        "--monitoring-share",
+        "0.5",
+    ])
+    .await
+    .unwrap();
+    let admin = Browser::sign_in(&app, &c.tenant_id, "lead@example.se", "admin").await;
+    let officers = "/v1/companies/5560021361/officers";
+    let token = app.token(&c).await;
+    // Two companies' officers: two paid calls (a cached answer would be none).
+    for orgnr in ["5560021361", "5561890038"] {
+        let a = app
+            .get(&format!("/v1/companies/{orgnr}/officers"), Some(&token))
+            .await;
+        assert_eq!(a.status, 200, "{}", a.text);
+    }
+    let today = app.get("/v1/usage", Some(&token)).await.body["day"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let live = admin.get("/usage").await;
+    assert_eq!(live.status, 200);
+    assert!(
+        live.body.contains(r#"id="on-demand">2 of 5<"#),
+        "{}",
+        live.body
+    );
+    assert!(
+        live.body.contains(&format!(
+            r#"<tr><th scope="row">{today}</th><td>2</td><td>0</td><td>2</td></tr>"#
+        )),
+        "{}",
+        live.body
+    );
+    assert_eq!(
+        live.body.matches("<tr><th scope=\"row\">").count(),
+        30,
+        "thirty days"
+    );
+
+    // No test-mode grant yet: nothing was spent in test mode.
+    let none = admin.get("/usage?mode=test").await;
+    assert_eq!(none.status, 200);
+    assert!(none.body.contains("No test-mode grant has been made"));
+
+    // A test-mode grant's paid call is the twin's, not the live tenant's.
+    let made = app
+        .admin(&[
+            "grant",
+            "create",
+            "--tenant",
+            &c.tenant_id,
+            "--scopes",
+            "kyb:read",
+            "--countries",
+            "SE",
+            "--test",
+        ])
+        .await
+        .unwrap();
+    let test = Consumer {
+        tenant_id: made["tenant_id"].as_str().unwrap().to_owned(),
+        grant_id: made["grant_id"].as_str().unwrap().to_owned(),
+        client_id: made["client_id"].as_str().unwrap().to_owned(),
+        client_secret: made["client_secret"].as_str().unwrap().to_owned(),
+    };
+    let test_token = app.token(&test).await;
+    let a = app.get(officers, Some(&test_token)).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    let twin = admin.get("/usage?mode=test").await;
+    assert!(
+        twin.body.contains(r#"id="on-demand">1 of "#),
+        "{}",
+        twin.body
+    );
+    assert!(twin.body.contains("test mode"));
+    assert!(admin
+        .get("/usage")
+        .await
+        .body
+        .contains(r#"id="on-demand">2 of 5<"#));
+
+    assert_eq!(admin.get("/usage?mode=both").await.status, 400);
+}

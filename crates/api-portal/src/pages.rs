@@ -566,37 +566,70 @@ async fn usage(req: HttpRequest, services: AppServices) -> HttpResponse {
         Ok(c) => c,
         Err(f) => return problem(&f, None, "/"),
     };
-    match services.portal_console.usage(&caller).await {
-        Ok(report) => {
+    let q: ModeQuery = match query(&req) {
+        Ok(q) => q,
+        Err(f) => return problem(&f, Some(&caller), "/usage"),
+    };
+    let test = match mode(&q.mode) {
+        Ok(test) => test,
+        Err(f) => return problem(&f, Some(&caller), "/usage"),
+    };
+    match services.portal_console.usage(&caller, test).await {
+        Ok(None) => render(&UsagePage {
+            title: "Usage",
+            nav: Some(nav(&caller)),
+            test,
+            report: None,
+        }),
+        Ok(Some(report)) => {
             use domain::companies::budget::Spender;
             let t = &report.today;
             render(&UsagePage {
                 title: "Usage",
                 nav: Some(nav(&caller)),
-                day: t.day.to_string(),
-                time_zone: t.time_zone,
-                on_demand: t.usage.on_demand,
-                on_demand_cap: t.budget.cap(Spender::OnDemand),
-                scheduled: t.usage.scheduled,
-                scheduled_cap: t.budget.cap(Spender::Scheduled),
-                person_lookups: t.person_lookups,
-                person_ceiling: t.budget.person_lookup_ceiling,
-                renews_at: day(t.renews_at),
-                days: report
-                    .days
-                    .iter()
-                    .map(|(d, u)| {
-                        (
-                            d.to_string(),
-                            u.on_demand,
-                            u.scheduled,
-                            u.on_demand + u.scheduled,
-                        )
-                    })
-                    .collect(),
+                test,
+                report: Some(UsageFigures {
+                    day: t.day.to_string(),
+                    time_zone: t.time_zone,
+                    on_demand: t.usage.on_demand,
+                    on_demand_cap: t.budget.cap(Spender::OnDemand),
+                    scheduled: t.usage.scheduled,
+                    scheduled_cap: t.budget.cap(Spender::Scheduled),
+                    person_lookups: t.person_lookups,
+                    person_ceiling: t.budget.person_lookup_ceiling,
+                    renews_at: day(t.renews_at),
+                    days: report
+                        .days
+                        .iter()
+                        .map(|(d, u)| {
+                            (
+                                d.to_string(),
+                                u.on_demand,
+                                u.scheduled,
+                                u.on_demand + u.scheduled,
+                            )
+                        })
+                        .collect(),
+                }),
             })
         }
         Err(f) => problem(&f, Some(&caller), "/"),
+    }
+}
+
+/// The query of a page that reads the live tenant's data or its test twin's.
+#[derive(serde::Deserialize, Default)]
+struct ModeQuery {
+    #[serde(default)]
+    mode: String,
+}
+
+/// `mode`: empty or `live` the live tenant, `test` its test twin.
+fn mode(value: &str) -> Result<bool, Failure> {
+    match value.trim() {
+        "" | "live" => Ok(false),
+        "test" => Ok(true),
+        _ => Err(Failure::bad_request("mode", "must be live or test")),
     }
 }
 
@@ -651,11 +684,7 @@ async fn audit(req: HttpRequest, services: AppServices) -> HttpResponse {
             outcome: outcome_filter(&q.outcome)?,
             before: Some(q.before.trim().to_owned()).filter(|b| !b.is_empty()),
         };
-        let test = match q.mode.trim() {
-            "" | "live" => false,
-            "test" => true,
-            _ => return Err(Failure::bad_request("mode", "must be live or test")),
-        };
+        let test = mode(&q.mode)?;
         let page = console
             .audit(&request_context(&req), &caller, &filter, test)
             .await?;

@@ -88,6 +88,13 @@ pub struct GrantsPage {
 pub struct UsagePage {
     pub title: &'static str,
     pub nav: Option<Nav>,
+    /// The test twin's figures rather than the live tenant's.
+    pub test: bool,
+    /// `None`: test mode was asked and no test-mode grant was ever made.
+    pub report: Option<UsageFigures>,
+}
+
+pub struct UsageFigures {
     pub day: String,
     pub time_zone: &'static str,
     pub on_demand: i64,

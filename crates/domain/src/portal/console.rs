@@ -316,9 +316,22 @@ impl PortalConsole {
             .await
     }
 
-    /// Today's paid budget and person ceiling, and the spend of the last [`USAGE_DAYS`] days.
-    pub async fn usage(&self, caller: &PortalCaller) -> Result<UsageReport, Failure> {
-        let tenant = Self::tenant_of(caller);
+    /// Today's paid budget and person ceiling, and the spend of the last [`USAGE_DAYS`] days:
+    /// the live tenant's, or with `test` its test twin's (test-mode grants spend the twin's
+    /// budget); `None` when `test` and no twin was made yet (nothing was spent in test mode).
+    pub async fn usage(
+        &self,
+        caller: &PortalCaller,
+        test: bool,
+    ) -> Result<Option<UsageReport>, Failure> {
+        let tenant = if test {
+            match self.own_tenants(caller).await?.get(1) {
+                Some(twin) => *twin,
+                None => return Ok(None),
+            }
+        } else {
+            Self::tenant_of(caller)
+        };
         let today = self
             .admin
             .budget_statement(&tenant.to_string(), None)
@@ -336,7 +349,7 @@ impl PortalConsole {
             .map(|back| last - Duration::days(back))
             .map(|day| (day, spent.get(&day).cloned().unwrap_or_default()))
             .collect();
-        Ok(UsageReport { today, days })
+        Ok(Some(UsageReport { today, days }))
     }
 
     /// A page of the tenant's audit log, newest first: the live log, or with `test` the test

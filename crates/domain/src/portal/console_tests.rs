@@ -287,3 +287,18 @@ async fn a_paper_term_grant_is_the_operators_to_narrow_or_revoke() {
         .iter()
         .all(|r| r.grant_id == Some(g.id) && r.outcome == Outcome::Refused));
 }
+
+#[tokio::test]
+async fn test_mode_usage_of_a_tenant_without_a_twin_is_none_and_reads_no_budget() {
+    // The console's paid store and audit log are mocks expecting nothing: reading either
+    // would panic.
+    let t = tenant("SE");
+    assert!(t.test_tenant.is_none());
+    let (console, rows) = console(MockGrantStore::new(), knowing(&t), false);
+    let member = caller(t.id, PortalRole::Member);
+    assert_eq!(console.usage(&member, true).await.unwrap(), None);
+    assert!(
+        rows.lock().unwrap().is_empty(),
+        "a read of usage is no action"
+    );
+}

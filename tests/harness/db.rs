@@ -17,7 +17,10 @@ fn url_for(database: &str) -> String {
     format!("{base}/{database}")
 }
 
-/// A digest of the migrations, so a changed migration set gets a new template.
+/// A digest of the migrations (each file's path within the folder and its bytes), so a
+/// changed migration set gets a new template and the same set shares one, wherever its
+/// checkout lives: two checkouts of one commit testing against one server at once use the
+/// same template.
 fn migrations_digest() -> String {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
     let mut entries: Vec<_> = walk(&dir);
@@ -25,7 +28,8 @@ fn migrations_digest() -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for path in entries {
         let bytes = std::fs::read(&path).unwrap_or_default();
-        for b in path.to_string_lossy().bytes().chain(bytes) {
+        let within = path.strip_prefix(&dir).unwrap_or(&path).to_owned();
+        for b in within.to_string_lossy().bytes().chain(bytes) {
             hash ^= u64::from(b);
             hash = hash.wrapping_mul(0x0100_0000_01b3);
         }
@@ -51,6 +55,7 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 #[derive(QueryableByName)]
 struct Name {
     #[diesel(sql_type = Text)]
+    #[allow(dead_code)] // only counted
     datname: String,
 }
 
@@ -98,6 +103,14 @@ async fn template() -> &'static str {
                 .execute(&mut conn)
                 .await
                 .unwrap();
+                // When it was built: another migration set's run sweeps it only a day later.
+                diesel::sql_query(format!(
+                    "COMMENT ON DATABASE \"{name}\" IS '{}'",
+                    ulid::Ulid::generate()
+                ))
+                .execute(&mut conn)
+                .await
+                .unwrap();
             }
             sweep_leftovers(&mut conn).await;
             diesel::sql_query("SELECT pg_advisory_unlock(727272)")
@@ -110,22 +123,37 @@ async fn template() -> &'static str {
 }
 
 /// Drops test databases of crashed runs (their ULID says they are over an hour old) and
-/// templates of older migration sets.
+/// templates of other migration sets built over a day ago (their comment's ULID says when;
+/// a run of another branch on the same server may still be cloning a younger one).
 async fn sweep_leftovers(conn: &mut AsyncPgConnection) {
-    let names: Vec<Name> =
-        diesel::sql_query("SELECT datname FROM pg_database WHERE datname LIKE 'idreg_t%'")
-            .load(conn)
-            .await
-            .unwrap_or_default();
+    #[derive(QueryableByName)]
+    struct Leftover {
+        #[diesel(sql_type = Text)]
+        datname: String,
+        #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+        built: Option<String>,
+    }
+    let names: Vec<Leftover> = diesel::sql_query(
+        "SELECT datname, shobj_description(oid, 'pg_database') AS built \
+         FROM pg_database WHERE datname LIKE 'idreg_t%'",
+    )
+    .load(conn)
+    .await
+    .unwrap_or_default();
     let current = format!("idreg_tpl_{}", migrations_digest());
     let now = ulid::Ulid::generate().timestamp_ms();
-    for Name { datname } in names {
+    let older_than = |id: &str, ms: u64| {
+        ulid::Ulid::from_string(&id.trim().to_ascii_uppercase())
+            .map(|u| now.saturating_sub(u.timestamp_ms()) > ms)
+    };
+    for Leftover { datname, built } in names {
         let stale = if let Some(id) = datname.strip_prefix("idreg_t_") {
-            ulid::Ulid::from_string(&id.to_ascii_uppercase())
-                .map(|u| now.saturating_sub(u.timestamp_ms()) > 3_600_000)
-                .unwrap_or(false)
+            older_than(id, 3_600_000).unwrap_or(false)
+        } else if datname.starts_with("idreg_tpl_") && datname != current {
+            // One without a readable date was built before templates carried one.
+            built.is_none_or(|b| older_than(&b, 86_400_000).unwrap_or(true))
         } else {
-            datname.starts_with("idreg_tpl_") && datname != current
+            false
         };
         if stale {
             let _ = diesel::sql_query(format!(

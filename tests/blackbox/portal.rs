@@ -2,6 +2,7 @@
 //! and kept in lower case, one user per address within a tenant (another tenant may have its
 //! own), and the tenant's users listed.
 
+use blackbox::portal::{browser, link_in};
 use blackbox::TestApp;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -95,15 +96,6 @@ async fn the_operator_makes_a_tenants_first_portal_user() {
     assert_eq!(users[0], made);
 }
 
-/// A client of the portal's listener that keeps cookies like a browser.
-fn browser() -> reqwest::Client {
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
-
 async fn ask_link(app: &TestApp, b: &reqwest::Client, email: &str) -> reqwest::Response {
     b.post(format!("{}/v1/portal/sign-in", app.portal_url))
         .json(&serde_json::json!({ "email": email }))
@@ -125,9 +117,7 @@ async fn redeem(app: &TestApp, b: &reqwest::Client, link: &str) -> (u16, serde_j
 /// The link of the newest mail to `email` in the sandbox's mailbox.
 fn mailed_link(app: &TestApp, email: &str) -> String {
     let mail = app.sandbox().mailbox(email);
-    let text = &mail.last().expect("a mail").text;
-    let at = text.find("link=").expect("a link in the mail") + "link=".len();
-    text[at..].split_whitespace().next().unwrap().to_owned()
+    link_in(&mail.last().expect("a mail").text).to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -33,11 +33,7 @@ impl Browser {
     }
 
     async fn sign_in_as(app: &TestApp, email: &str) -> Browser {
-        let http = reqwest::Client::builder()
-            .cookie_store(true)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap();
+        let http = blackbox::portal::browser();
         let portal = app.portal_url.clone();
         let asked = http
             .post(format!("{portal}/sign-in"))
@@ -47,9 +43,7 @@ impl Browser {
             .unwrap();
         assert_eq!(asked.status(), 200);
         let mail = app.sandbox().mailbox(email);
-        let text = &mail.last().expect("a mail").text;
-        let at = text.find("link=").unwrap() + "link=".len();
-        let link = text[at..].split_whitespace().next().unwrap();
+        let link = blackbox::portal::link_in(&mail.last().expect("a mail").text);
         let done = http
             .post(format!("{portal}/sign-in/complete"))
             .form(&[("link", link)])
@@ -719,26 +713,7 @@ async fn the_usage_page_counts_the_paid_calls_of_live_and_test_mode_grants_apart
     assert!(none.body.contains("No test-mode grant has been made"));
 
     // A test-mode grant's paid call is the twin's, not the live tenant's.
-    let made = app
-        .admin(&[
-            "grant",
-            "create",
-            "--tenant",
-            &c.tenant_id,
-            "--scopes",
-            "kyb:read",
-            "--countries",
-            "SE",
-            "--test",
-        ])
-        .await
-        .unwrap();
-    let test = Consumer {
-        tenant_id: made["tenant_id"].as_str().unwrap().to_owned(),
-        grant_id: made["grant_id"].as_str().unwrap().to_owned(),
-        client_id: made["client_id"].as_str().unwrap().to_owned(),
-        client_secret: made["client_secret"].as_str().unwrap().to_owned(),
-    };
+    let (test, _) = app.test_grant(&c.tenant_id, "kyb:read", "SE").await;
     let test_token = app.token(&test).await;
     let a = app.get(officers, Some(&test_token)).await;
     assert_eq!(a.status, 200, "{}", a.text);

@@ -83,11 +83,7 @@ async fn sign_in_links_go_out_over_smtp() {
         .create_user(&c.tenant_id, "lead@example.se", "admin", None)
         .await
         .unwrap();
-    let browser = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
+    let browser = blackbox::portal::browser();
     let asked = browser
         .post(format!("{}/sign-in", app.portal_url))
         .form(&[("email", "lead@example.se")])
@@ -127,9 +123,7 @@ async fn sign_in_links_go_out_over_smtp() {
     );
     let body = quoted_printable(&text[text.find("\n\n").unwrap()..]);
     assert!(body.contains(&app.portal_url), "{body}");
-    let text = body;
-    let at = text.find("link=").expect("a link") + "link=".len();
-    let link = text[at..].split_whitespace().next().unwrap();
+    let link = blackbox::portal::link_in(&body);
     let done = browser
         .post(format!("{}/sign-in/complete", app.portal_url))
         .form(&[("link", link)])

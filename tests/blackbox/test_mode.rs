@@ -13,27 +13,7 @@ const TEST_AB: &str = "5560021361";
 
 /// A test-mode grant of `tenant_id` over `countries`, made by the operator command.
 async fn test_grant(app: &TestApp, tenant_id: &str, countries: &str) -> (Consumer, Value) {
-    let grant = app
-        .admin(&[
-            "grant",
-            "create",
-            "--tenant",
-            tenant_id,
-            "--scopes",
-            SCOPES,
-            "--countries",
-            countries,
-            "--test",
-        ])
-        .await
-        .expect("test grant create");
-    let consumer = Consumer {
-        tenant_id: grant["tenant_id"].as_str().unwrap().to_owned(),
-        grant_id: grant["grant_id"].as_str().unwrap().to_owned(),
-        client_id: grant["client_id"].as_str().unwrap().to_owned(),
-        client_secret: grant["client_secret"].as_str().unwrap().to_owned(),
-    };
-    (consumer, grant)
+    app.test_grant(tenant_id, SCOPES, countries).await
 }
 
 fn is_test(a: &Answer) -> bool {

@@ -10,6 +10,7 @@
 
 pub mod db;
 pub mod logs;
+pub mod portal;
 pub mod store;
 
 /// The HTTP client the harness speaks with, for tests of crates that do not depend on it
@@ -44,6 +45,24 @@ pub struct Consumer {
     pub grant_id: String,
     pub client_id: String,
     pub client_secret: String,
+}
+
+impl Consumer {
+    /// The consumer of a grant as `idreg admin grant create` prints it.
+    pub fn of(grant: &serde_json::Value) -> Consumer {
+        let field = |name: &str| {
+            grant[name]
+                .as_str()
+                .unwrap_or_else(|| panic!("`{name}` in {grant}"))
+                .to_owned()
+        };
+        Consumer {
+            tenant_id: field("tenant_id"),
+            grant_id: field("grant_id"),
+            client_id: field("client_id"),
+            client_secret: field("client_secret"),
+        }
+    }
 }
 
 /// A response: status and JSON body (or `Value::Null` when the body is not JSON).
@@ -198,12 +217,33 @@ impl TestApp {
             ])
             .await
             .expect("grant create");
-        Consumer {
-            tenant_id: tenant_id.to_owned(),
-            grant_id: grant["grant_id"].as_str().unwrap().to_owned(),
-            client_id: grant["client_id"].as_str().unwrap().to_owned(),
-            client_secret: grant["client_secret"].as_str().unwrap().to_owned(),
-        }
+        Consumer::of(&grant)
+    }
+
+    /// A test-mode grant of `tenant_id` (on its test twin, made on first use), by the
+    /// operator's `grant create --test`: the consumer (its `tenant_id` the twin's) and the
+    /// command's whole answer.
+    pub async fn test_grant(
+        &self,
+        tenant_id: &str,
+        scopes: &str,
+        countries: &str,
+    ) -> (Consumer, serde_json::Value) {
+        let grant = self
+            .admin(&[
+                "grant",
+                "create",
+                "--tenant",
+                tenant_id,
+                "--scopes",
+                scopes,
+                "--countries",
+                countries,
+                "--test",
+            ])
+            .await
+            .expect("test grant create");
+        (Consumer::of(&grant), grant)
     }
 
     /// A client-credentials token request in a form body (client_secret_post).

@@ -83,7 +83,6 @@ struct SessionRow {
     expires_at: i64,
 }
 
-/// The user's role while they are active.
 /// The user's role and address, unless the user is disabled or gone.
 fn active_user(
     conn: &mut SqliteConnection,

@@ -19,6 +19,7 @@ use domain::access::audit::AuditFilter;
 use domain::access::audit::RequestContext;
 use domain::access::grant::{Grant, GrantLapse};
 use domain::access::scope::Scope;
+use domain::access::tenant::TenantMode;
 use domain::countries::country::CountrySet;
 use domain::ids::GrantId;
 use domain::operation::Operation;
@@ -26,7 +27,7 @@ use domain::portal::action::PortalAction;
 use domain::portal::console::{outcome_filter, GrantRequest, PortalConsole, WhitelistProposal};
 use domain::portal::service::PortalCaller;
 use domain::portal::sign_in::{LINK_LIFETIME, SESSION_LIFETIME};
-use domain::portal::user::PortalRole;
+use domain::portal::user::{PortalRole, PortalUser};
 use domain::screening::sanctions::ListSource;
 use domain::{ErrorCode, Failure};
 
@@ -624,13 +625,23 @@ struct ModeQuery {
     mode: String,
 }
 
-/// `mode`: empty or `live` the live tenant, `test` its test twin.
+/// `mode` (a tenant mode's name, `live` when empty): whether the test twin is asked for.
 fn mode(value: &str) -> Result<bool, Failure> {
     match value.trim() {
-        "" | "live" => Ok(false),
-        "test" => Ok(true),
-        _ => Err(Failure::bad_request("mode", "must be live or test")),
+        "" => Ok(false),
+        named => TenantMode::parse(named)
+            .map(|m| m == TenantMode::Test)
+            .ok_or_else(|| Failure::bad_request("mode", "must be live or test")),
     }
+}
+
+/// A portal user named in a row (by id) as the tenant's pages show them: by address; any
+/// other actor (an operator's name, a user since gone) as written.
+fn shown_by_address(users: &[PortalUser], actor: &str) -> String {
+    users
+        .iter()
+        .find(|u| u.id.to_string() == actor)
+        .map_or_else(|| actor.to_owned(), |u| u.email.as_str().to_owned())
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -732,10 +743,7 @@ async fn audit(req: HttpRequest, services: AppServices) -> HttpResponse {
                 when: e.occurred_at.format("%Y-%m-%d %H:%M:%S").to_string(),
                 // A portal user is shown by address (as on the whitelist page), a grant by id.
                 who: match &e.portal_user_id {
-                    Some(id) => users
-                        .iter()
-                        .find(|u| u.id.to_string() == *id)
-                        .map_or_else(|| id.clone(), |u| u.email.as_str().to_owned()),
+                    Some(id) => shown_by_address(&users, id),
                     None => e.grant_id.clone().unwrap_or_default(),
                 },
                 surface: e.surface.clone(),
@@ -856,12 +864,7 @@ async fn whitelist(req: HttpRequest, services: AppServices) -> HttpResponse {
         Err(f) => return problem(&f, Some(&caller), "/"),
     };
     // Makers and approvers are portal users' ids (or an operator's name): shown by address.
-    let who = |by: &str| {
-        users
-            .iter()
-            .find(|u| u.id.to_string() == by)
-            .map_or_else(|| by.to_owned(), |u| u.email.as_str().to_owned())
-    };
+    let who = |by: &str| shown_by_address(&users, by);
     let now = services.clock.now();
     render(&WhitelistPage {
         title: "Whitelist",

@@ -215,11 +215,7 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
         .and_then(|(_, m)| m.strip_suffix("?to=<address>"))
         .expect("the sandbox mailbox's address")
         .to_owned();
-    let browser = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
+    let browser = blackbox::portal::browser();
     let asked = browser
         .post(format!("{portal}/sign-in"))
         .form(&[("email", "lead@example.se")])
@@ -235,15 +231,10 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
         .json()
         .await
         .unwrap();
-    let text = mail["messages"][0]["text"].as_str().expect("a mailed link");
-    let link = text[text.find("link=").expect("a link") + "link=".len()..]
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_owned();
+    let link = blackbox::portal::link_in(mail["messages"][0]["text"].as_str().expect("a mail"));
     let signed = browser
         .post(format!("{portal}/sign-in/complete"))
-        .form(&[("link", link.as_str())])
+        .form(&[("link", link)])
         .send()
         .await
         .unwrap();

@@ -3,7 +3,7 @@
 use adapters_crypto::webhook_vault::sign_webhook;
 use api_core::dto::EventDto;
 use async_trait::async_trait;
-use domain::webhooks::endpoint::{address_allowed, AttemptResult};
+use domain::webhooks::endpoint::{address_allowed, AttemptResult, EndpointHost};
 use domain::webhooks::ports::{Outgoing, WebhookSender};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::SocketAddr;
@@ -18,7 +18,12 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Posts deliveries with one shared HTTP client.
 pub struct HttpWebhookSender {
     client: reqwest::Client,
+    allow_loopback: bool,
 }
+
+/// How much of a receiver's answer is read: enough to let a short body go with its
+/// connection, never a hostile receiver's gigabytes. Nothing of it is kept.
+pub const ANSWER_READ_LIMIT: usize = 4 * 1024;
 
 impl HttpWebhookSender {
     /// A sender that delivers to loopback addresses only when `allow_loopback`.
@@ -31,7 +36,10 @@ impl HttpWebhookSender {
             .user_agent(concat!("idreg-webhooks/", env!("CARGO_PKG_VERSION")))
             .dns_resolver(Arc::new(CheckedResolver { allow_loopback }))
             .build()?;
-        Ok(HttpWebhookSender { client })
+        Ok(HttpWebhookSender {
+            client,
+            allow_loopback,
+        })
     }
 }
 
@@ -87,6 +95,20 @@ fn failure_kind(e: &reqwest::Error) -> &'static str {
     }
 }
 
+/// Reads at most `limit` bytes of an answer's body and drops the rest with the connection
+/// (a body that ends within the limit leaves its connection for reuse). Answers the bytes
+/// read.
+pub async fn read_bounded(mut response: reqwest::Response, limit: usize) -> usize {
+    let mut read = 0;
+    while read < limit {
+        match response.chunk().await {
+            Ok(Some(chunk)) => read += chunk.len(),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    read.min(limit)
+}
+
 /// The body of a delivery: the event as the log shows it.
 pub fn body(outgoing: &Outgoing) -> Result<Vec<u8>, serde_json::Error> {
     serde_json::to_vec(&EventDto::of(&outgoing.tenant_id, &outgoing.event))
@@ -108,6 +130,16 @@ impl WebhookSender for HttpWebhookSender {
         let Ok(signature) = sign_webhook(&outgoing.secret, &id, timestamp, &body) else {
             return (failed("sign"), elapsed());
         };
+        // The resolver checks the addresses a host name resolves to; an address written in
+        // the URL itself is never resolved, so it is checked here, at each delivery as at
+        // registration (a rule tightened since registration applies).
+        match outgoing.url.host() {
+            EndpointHost::Unreadable => return (failed("address_refused"), elapsed()),
+            EndpointHost::Ip(ip) if !address_allowed(ip, self.allow_loopback) => {
+                return (failed("address_refused"), elapsed())
+            }
+            EndpointHost::Ip(_) | EndpointHost::Name => {}
+        }
         let sent = self
             .client
             .post(outgoing.url.as_str())
@@ -121,9 +153,7 @@ impl WebhookSender for HttpWebhookSender {
         match sent {
             Ok(response) => {
                 let status = response.status().as_u16();
-                // The answer's body is not kept; reading it (bounded by the timeout) lets the
-                // connection be reused.
-                let _ = response.bytes().await;
+                read_bounded(response, ANSWER_READ_LIMIT).await;
                 let result = if (200..300).contains(&status) {
                     AttemptResult::Delivered { status }
                 } else {
@@ -159,6 +189,104 @@ mod tests {
         .await
         .unwrap();
         assert!(allowed.into_iter().all(|a| a.ip().is_loopback()));
+    }
+
+    /// A delivery of one event to `url` (parsed where loopback is allowed).
+    fn outgoing(url: &str) -> Outgoing {
+        use domain::evidence::{Evidence, EvidenceSource};
+        use domain::ids::{CallRef, EventId, TenantId};
+        use domain::monitoring::event::{EventData, LoggedEvent, NewEvent};
+        let now = chrono::Utc::now();
+        Outgoing {
+            url: domain::webhooks::endpoint::EndpointUrl::parse(url, true).unwrap(),
+            secret: domain::webhooks::endpoint::WebhookSecret::new(
+                "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw".into(),
+            ),
+            tenant_id: TenantId::generate(),
+            sent_at: now,
+            event: LoggedEvent {
+                seq: 1,
+                recorded_at: now,
+                subject: None,
+                event: NewEvent {
+                    id: EventId::generate(),
+                    idempotency_key: "k1".into(),
+                    type_name: "subscription.created".into(),
+                    country: domain::countries::country::Country::Se,
+                    subject_id: None,
+                    subject_ref: None,
+                    subscription_id: None,
+                    occurred_at: now,
+                    data: EventData::Null,
+                    evidence: Evidence {
+                        source: EvidenceSource::SERVICE_DERIVED,
+                        source_timestamp: now,
+                        call_ref: CallRef::generate(),
+                        upstream_ref: None,
+                        digest: None,
+                        schema_version: None,
+                        retrieved_at: now,
+                    },
+                },
+            },
+        }
+    }
+
+    /// A receiver that answers 200 with a body that never ends.
+    async fn endless_receiver() -> (String, tokio::task::JoinHandle<u64>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/hook", listener.local_addr().unwrap());
+        let served = tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut request = [0u8; 8192];
+            let _ = stream.read(&mut request).await;
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 1073741824\r\n\r\n")
+                .await;
+            let chunk = vec![b'x'; 64 * 1024];
+            let mut written = 0u64;
+            while stream.write_all(&chunk).await.is_ok() {
+                written += chunk.len() as u64;
+            }
+            written
+        });
+        (url, served)
+    }
+
+    #[tokio::test]
+    async fn a_receivers_endless_answer_is_read_a_few_kilobytes_deep() {
+        let (url, served) = endless_receiver().await;
+        let sender = HttpWebhookSender::new(true).unwrap();
+        let started = Instant::now();
+        let (result, _) = sender.send(outgoing(&url)).await;
+        assert_eq!(result, AttemptResult::Delivered { status: 200 });
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        // The connection was dropped: the receiver's writes stopped far short of its 1 GiB.
+        let written = tokio::time::timeout(Duration::from_secs(10), served)
+            .await
+            .expect("the receiver's writes end when the sender hangs up")
+            .unwrap();
+        assert!(written < 64 * 1024 * 1024, "{written}");
+    }
+
+    #[tokio::test]
+    async fn an_address_written_in_the_url_is_checked_at_delivery() {
+        // Registered where loopback was allowed, delivered where it is not: refused without
+        // a connection.
+        let (url, _served) = endless_receiver().await;
+        let sender = HttpWebhookSender::new(false).unwrap();
+        let (result, _) = sender.send(outgoing(&url)).await;
+        assert_eq!(
+            result,
+            AttemptResult::Failed {
+                error: "address_refused".into()
+            }
+        );
     }
 
     #[tokio::test]

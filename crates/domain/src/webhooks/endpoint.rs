@@ -30,6 +30,17 @@ pub const DESCRIPTION_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$";
 /// How long an attempt stays in its endpoint's delivery log.
 pub const DELIVERY_LOG_DAYS: i64 = 30;
 
+/// What an endpoint's URL names as its host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndpointHost {
+    /// An IP address written in the URL: never resolved, so checked where it is used.
+    Ip(IpAddr),
+    /// A DNS name.
+    Name,
+    /// The stored text no longer reads as a URL with a host.
+    Unreadable,
+}
+
 /// An endpoint's address: absolute `https` (plain `http` only to a loopback host, and only
 /// where the deployment allows loopback receivers), no credentials, no fragment, and an IP
 /// literal only when it is publicly routable (a host name is checked when it is resolved, at
@@ -38,6 +49,21 @@ pub const DELIVERY_LOG_DAYS: i64 = 30;
 pub struct EndpointUrl(String);
 
 impl EndpointUrl {
+    /// What the URL names as its host: an IP address written in it, or a DNS name (which the
+    /// sender's resolver checks instead).
+    pub fn host(&self) -> EndpointHost {
+        match url::Url::parse(&self.0)
+            .ok()
+            .as_ref()
+            .and_then(url::Url::host)
+        {
+            Some(url::Host::Ipv4(ip)) => EndpointHost::Ip(IpAddr::V4(ip)),
+            Some(url::Host::Ipv6(ip)) => EndpointHost::Ip(IpAddr::V6(ip)),
+            Some(url::Host::Domain(_)) => EndpointHost::Name,
+            None => EndpointHost::Unreadable,
+        }
+    }
+
     pub fn parse(raw: &str, allow_loopback: bool) -> Result<EndpointUrl, Failure> {
         let bad = |problem: &str| Failure::bad_request("url", problem);
         if raw.is_empty() {
@@ -172,15 +198,19 @@ pub fn address_allowed(ip: IpAddr, allow_loopback: bool) -> bool {
     }
 }
 
+/// The IPv4 address an IPv6 address stands for, where the network delivers it there: an
+/// IPv4-mapped `::ffff:a.b.c.d`, the NAT64 well-known prefix `64:ff9b::/96` (RFC 6052), and
+/// 6to4's `2002:AABB:CCDD::/48` (RFC 3056, the address in the second and third groups).
 fn ipv6_embedded_v4(ip: IpAddr) -> Option<Ipv4Addr> {
     match ip {
         IpAddr::V4(_) => None,
         IpAddr::V6(v6) => {
             let s = v6.segments();
-            // IPv4-mapped ::ffff:a.b.c.d and the NAT64 well-known prefix 64:ff9b::/96.
+            let o = v6.octets();
             if s[..5] == [0, 0, 0, 0, 0] && s[5] == 0xffff || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-                let o = v6.octets();
                 Some(Ipv4Addr::new(o[12], o[13], o[14], o[15]))
+            } else if s[0] == 0x2002 {
+                Some(Ipv4Addr::new(o[2], o[3], o[4], o[5]))
             } else {
                 None
             }
@@ -221,7 +251,15 @@ fn public_v6(ip: Ipv6Addr) -> bool {
         // Documentation, 2001:db8::/32.
         || (s[0] == 0x2001 && s[1] == 0x0db8)
         // IPv4-compatible and other addresses under ::/96 (deprecated).
-        || s[..6] == [0, 0, 0, 0, 0, 0])
+        || s[..6] == [0, 0, 0, 0, 0, 0]
+        // Teredo, 2001::/32: a tunnel to an IPv4 host behind NAT, whose address it hides;
+        // never a receiver's.
+        || (s[0] == 0x2001 && s[1] == 0)
+        // NAT64's local-use prefix, 64:ff9b:1::/48 (RFC 8215): a translator into a network
+        // of the operator's choosing.
+        || (s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1)
+        // Discard-only, 100::/64.
+        || s[..4] == [0x100, 0, 0, 0])
 }
 
 /// The signing secret in the clear (`whsec_` and the base64 of 32 random bytes, as the
@@ -600,14 +638,33 @@ mod tests {
             }
         }
 
-        /// Every IPv4 address is judged the same bare and written as IPv4-mapped IPv6.
+        /// Every IPv4 address is judged the same bare and written in each IPv6 form that
+        /// stands for it: IPv4-mapped, NAT64's well-known prefix and 6to4 (any subnet and
+        /// interface bits).
         #[test]
-        fn mapped_addresses_are_judged_as_their_ipv4(a in any::<u32>(), loopback in any::<bool>()) {
+        fn embedded_addresses_are_judged_as_their_ipv4(
+            a in any::<u32>(),
+            rest in any::<[u16; 5]>(),
+            loopback in any::<bool>(),
+        ) {
             let v4 = Ipv4Addr::from(a);
-            prop_assert_eq!(
-                address_allowed(IpAddr::V4(v4), loopback),
-                address_allowed(IpAddr::V6(v4.to_ipv6_mapped()), loopback)
-            );
+            let bare = address_allowed(IpAddr::V4(v4), loopback);
+            let [hi, lo] = [(a >> 16) as u16, a as u16];
+            let nat64 = Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, hi, lo);
+            let six_to_four = Ipv6Addr::new(0x2002, hi, lo, rest[0], rest[1], rest[2], rest[3], rest[4]);
+            for form in [v4.to_ipv6_mapped(), nat64, six_to_four] {
+                prop_assert_eq!(bare, address_allowed(IpAddr::V6(form), loopback), "{}", form);
+            }
+        }
+
+        /// No Teredo address and no NAT64 local-use address is ever a receiver's, whatever
+        /// it embeds.
+        #[test]
+        fn tunnel_addresses_are_refused(rest in any::<[u16; 6]>(), loopback in any::<bool>()) {
+            let teredo = Ipv6Addr::new(0x2001, 0, rest[0], rest[1], rest[2], rest[3], rest[4], rest[5]);
+            let local_nat64 = Ipv6Addr::new(0x64, 0xff9b, 1, rest[0], rest[1], rest[2], rest[3], rest[4]);
+            prop_assert!(!address_allowed(IpAddr::V6(teredo), loopback));
+            prop_assert!(!address_allowed(IpAddr::V6(local_nat64), loopback));
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Every string a client can send, on every route and tool, is stored faithfully or refused
-//! with 400 `bad_request` naming the field: never a 500. Proven over all string inputs at
+//! with 400 naming the field (`bad_request`, or the specification's code for a malformed
+//! identifier or cursor: `invalid_identifier`, `invalid_cursor`): never a 500. Proven over all string inputs at
 //! once: the routes and their parameters are read from the served OpenAPI document and the
 //! tools and their arguments from `tools/list`, so a field added later is covered without a
 //! change here; each is sent generated strings (NUL anywhere, control characters, other
@@ -36,7 +37,7 @@ fn generated(runner: &mut TestRunner) -> Vec<String> {
 }
 
 /// What every answer to a generated string must be: never a server error; a string holding
-/// NUL refused as `bad_request` naming its field.
+/// NUL refused naming its field, with its field's code.
 fn judge(what: &str, field: &str, value: &str, status: u16, body: &Value, text: &str) {
     assert!(
         status < 500,
@@ -44,7 +45,19 @@ fn judge(what: &str, field: &str, value: &str, status: u16, body: &Value, text: 
     );
     if value.contains('\0') {
         assert_eq!(status, 400, "{what} `{field}` = {value:?}: {text}");
-        assert_eq!(body["error"], "bad_request", "{what} `{field}`: {text}");
+        // The specification's code for a malformed value of the field, where it has one,
+        // which tells a client what to do; else `bad_request`.
+        let code = if domain::text::IDENTIFIER_FIELDS.contains(&field) {
+            "invalid_identifier"
+        } else if field == "cursor" {
+            "invalid_cursor"
+        } else {
+            "bad_request"
+        };
+        assert_eq!(body["error"], code, "{what} `{field}`: {text}");
+        if code == "invalid_cursor" {
+            assert!(body["recovery"].is_string(), "{what}: the recovery: {text}");
+        }
         let message = body["message"].as_str().unwrap_or("");
         assert!(
             message.starts_with(&format!("`{field}")),

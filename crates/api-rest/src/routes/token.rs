@@ -223,7 +223,7 @@ fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool),
     Ok((
         TokenRequest {
             client_id,
-            client_secret,
+            client_secret: domain::access::grant::ClientSecret::new(client_secret),
             scope: ScopeRequest::from_wire(fields.scope.as_deref(), !fields.resources.is_empty()),
         },
         basic_used,

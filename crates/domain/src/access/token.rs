@@ -29,11 +29,12 @@ pub enum TokenRejection {
     Expired(Box<TokenClaims>),
 }
 
-/// A token request after the surface has parsed it.
+/// A token request after the surface has parsed it. The secret is a [`ClientSecret`], whose
+/// `Debug` prints nothing of it: the request can be logged whole.
 #[derive(Clone, Debug)]
 pub struct TokenRequest {
     pub client_id: String,
-    pub client_secret: String,
+    pub client_secret: crate::access::grant::ClientSecret,
     pub scope: ScopeRequest,
 }
 
@@ -74,4 +75,21 @@ pub struct IssuedToken {
     pub countries: CountrySet,
     /// Live, or test mode (the grant is a test twin's).
     pub mode: crate::access::tenant::TenantMode,
+}
+
+#[cfg(test)]
+mod secret_tests {
+    use super::*;
+
+    #[test]
+    fn a_token_request_logs_no_secret() {
+        let request = TokenRequest {
+            client_id: "cid_01".into(),
+            client_secret: crate::access::grant::ClientSecret::new("cs_very_secret".into()),
+            scope: ScopeRequest::from_wire(None, false),
+        };
+        let logged = format!("{request:?} {request:#?}");
+        assert!(!logged.contains("cs_very_secret"), "{logged}");
+        assert!(logged.contains("cid_01"));
+    }
 }

@@ -45,7 +45,7 @@ impl TokenIssuer {
         let stored_hash = found.as_ref().map(|(_, hash)| hash);
         let secret_ok = self
             .hasher
-            .verify_secret(&request.client_secret, stored_hash)
+            .verify_secret(request.client_secret.expose(), stored_hash)
             .await;
         let now = self.clock.now();
 

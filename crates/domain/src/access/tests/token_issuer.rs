@@ -43,7 +43,7 @@ fn issuer(
 fn request(client_id: &str, scope: Option<&str>) -> TokenRequest {
     TokenRequest {
         client_id: client_id.to_owned(),
-        client_secret: SECRET.to_owned(),
+        client_secret: crate::access::grant::ClientSecret::new(SECRET.to_owned()),
         scope: ScopeRequest::from_wire(scope, false),
     }
 }

@@ -732,3 +732,107 @@ async fn the_usage_page_counts_the_paid_calls_of_live_and_test_mode_grants_apart
 
     assert_eq!(admin.get("/usage?mode=both").await.status, 400);
 }
+
+/// Four eyes that one person cannot satisfy alone: an admin adds a second account of their
+/// own (`me+2@`) and a third through it, signs in as each, and neither approves the admin's
+/// proposal (nor the admin theirs): all are of one line. A user of another line (one the
+/// operator made) approves it. Each refusal is audited with its reason.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_admins_own_second_account_cannot_approve_their_proposal() {
+    let app = TestApp::spawn().await;
+    let c = tenant(&app).await;
+    let admin = Browser::sign_in(&app, &c.tenant_id, "me@example.se", "admin").await;
+    assert_eq!(
+        admin
+            .post("/users", &[("email", "me+2@example.se"), ("role", "admin")])
+            .await
+            .status,
+        303
+    );
+    let second = Browser::sign_in_as(&app, "me+2@example.se").await;
+    assert_eq!(
+        second
+            .post(
+                "/users",
+                &[("email", "me+3@example.se"), ("role", "member")]
+            )
+            .await
+            .status,
+        303
+    );
+    let third = Browser::sign_in_as(&app, "me+3@example.se").await;
+
+    let expires = (chrono::Utc::now() + chrono::Duration::days(30))
+        .format("%Y-%m-%d")
+        .to_string();
+    let hash = "hmac-sha256:".to_owned() + &"b".repeat(64);
+    let proposed = admin
+        .post(
+            "/whitelist",
+            &[
+                ("clears", hash.as_str()),
+                ("source", "un_sc"),
+                ("entry", "CDi.006"),
+                ("reason", "not our customer"),
+                ("expires", expires.as_str()),
+            ],
+        )
+        .await;
+    assert_eq!(proposed.status, 303, "{}", proposed.body);
+    let entry = app
+        .app
+        .services
+        .screening_admin
+        .whitelist(&c.tenant_id)
+        .await
+        .unwrap()
+        .remove(0);
+    let approve = format!("/whitelist/{}/approve", entry.id);
+    for (who, browser) in [("me", &admin), ("me+2", &second), ("me+3", &third)] {
+        let p = browser.post(&approve, &[]).await;
+        assert_eq!(p.status, 400, "{who}: {}", p.body);
+        assert!(p.body.contains("four eyes"), "{who}: {}", p.body);
+    }
+    let still = app
+        .app
+        .services
+        .screening_admin
+        .whitelist(&c.tenant_id)
+        .await
+        .unwrap()
+        .remove(0);
+    assert_eq!(still.approved_by, None, "not approved");
+
+    // Another line: a colleague the operator made.
+    let colleague = Browser::sign_in(&app, &c.tenant_id, "colleague@example.se", "member").await;
+    let p = colleague.post(&approve, &[]).await;
+    assert_eq!(
+        (p.status, p.location.as_str()),
+        (303, "/whitelist"),
+        "{}",
+        p.body
+    );
+
+    let rows = app
+        .app
+        .store
+        .ports()
+        .audit_log
+        .audit_entries(&c.tenant_id.parse().unwrap(), &AuditFilter::default(), 100)
+        .await
+        .unwrap();
+    let approvals: Vec<(&str, Option<&str>)> = rows
+        .iter()
+        .filter(|r| r.action == "portal.whitelist.approve")
+        .map(|r| (r.outcome.as_str(), r.detail.as_deref()))
+        .collect();
+    assert_eq!(
+        approvals,
+        vec![
+            ("allowed", None),
+            ("failed", Some("four_eyes_same_line")),
+            ("failed", Some("four_eyes_same_line")),
+            ("failed", Some("four_eyes_own_proposal")),
+        ]
+    );
+}

@@ -500,14 +500,28 @@ impl PortalConsole {
             .await
     }
 
-    /// Approves another user's proposal (four eyes: never one's own).
+    /// Approves another user's proposal (four eyes: by a user of another line than the
+    /// proposer's, [`crate::portal::four_eyes`]). A refusal is audited with its reason.
     pub async fn approve_whitelist_entry(
         &self,
         ctx: &RequestContext,
         caller: &PortalCaller,
         id: &str,
     ) -> Result<WhitelistView, Failure> {
+        let mut refusal = None;
         let result = async {
+            let tenant = Self::tenant_of(caller);
+            let (_, proposed) = self.screening_admin.whitelist_entry(&tenant, id).await?;
+            let users = self.portal_admin.users(&tenant.to_string()).await?;
+            if let Err(r) = crate::portal::four_eyes::may_approve(
+                &users,
+                &proposed.created_by,
+                caller.session.user_id,
+            ) {
+                let failure = Failure::new(ErrorCode::BadRequest, r.message());
+                refusal = Some(r);
+                return Err(failure);
+            }
             let entry = self
                 .screening_admin
                 .approve_whitelist_entry(
@@ -522,8 +536,23 @@ impl PortalConsole {
             })
         }
         .await;
-        self.audited(ctx, caller, PortalAction::WhitelistApproved, None, result)
+        let status = match &result {
+            Ok(_) => Ok(200),
+            Err(f) => Err(f.code),
+        };
+        let mut record = PortalAuditRecord::concluded(
+            ctx,
+            Self::tenant_of(caller),
+            caller.session.user_id,
+            PortalAction::WhitelistApproved,
+            status,
+        );
+        record.detail = refusal.as_ref().map(|r| r.as_str());
+        self.audit
+            .record_portal(&record)
             .await
+            .map_err(Failure::internal)?;
+        result
     }
 
     /// Revokes an entry at once.

@@ -8,7 +8,8 @@
 //! - Use cases: [`service`] (`PortalSignIn`: asking for a link, redeeming it, the session of
 //!   a request, CSRF, sign-out), [`admin`] (`PortalAdmin`: a tenant's portal users),
 //!   [`console`] (`PortalConsole`: what a signed-in user does at their tenant, through the
-//!   operator's use cases, each action audited).
+//!   operator's use cases, each action audited), [`four_eyes`] (who may approve another
+//!   user's proposal: a user of another line, so one person's own accounts never suffice).
 //! - [`action`]: what a portal user can do, as the audit log names it.
 
 pub mod action;
@@ -19,6 +20,7 @@ pub mod ports;
 
 pub mod admin;
 pub mod console;
+pub mod four_eyes;
 pub mod service;
 
 #[cfg(test)]

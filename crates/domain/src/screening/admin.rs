@@ -295,7 +295,7 @@ impl ScreeningAdmin {
         Ok(entry)
     }
 
-    async fn whitelist_entry(
+    pub async fn whitelist_entry(
         &self,
         tenant: &TenantId,
         id: &str,

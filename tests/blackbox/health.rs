@@ -35,7 +35,21 @@ async fn liveness_and_readiness_answer_without_credentials_or_audit() {
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["store", "migrations", "keys", "screening_index"]);
+    assert_eq!(
+        names,
+        ["store", "migrations", "keys", "screening_index", "mail"]
+    );
+    // The keys are compared with the store's record of them, and named by fingerprint.
+    let keys = check(&ready, "keys")["detail"].as_str().unwrap().to_owned();
+    assert!(
+        keys.contains("ed25519-sha256:") && keys.contains("hmac-sha256:"),
+        "{keys}"
+    );
+    // The test app runs on the sandbox: its portal mail goes to the sandbox's mailbox.
+    assert!(check(&ready, "mail")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("sandbox's mailbox"));
     assert!(ready.body["checks"]
         .as_array()
         .unwrap()

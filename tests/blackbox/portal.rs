@@ -258,7 +258,7 @@ async fn sign_in_by_one_time_link_answers_the_specifications_codes_and_keeps_the
 }
 
 /// The `Secure` flag where the portal is served over TLS: behind a TLS-terminating proxy,
-/// named by `IDREG_PORTAL_URL` or by the proxy's `X-Forwarded-Proto`; never over plain HTTP,
+/// named by `IDREG_PORTAL_URL` (never by a request's `X-Forwarded-Proto`); never over plain HTTP,
 /// where a browser would drop a `Secure` cookie. The configured origin is also the one the
 /// mailed link names and the one a write's `Origin` must be.
 #[tokio::test(flavor = "multi_thread")]
@@ -343,7 +343,9 @@ async fn cookies_are_secure_where_the_portal_is_served_over_tls() {
         ]
     );
 
-    // Unconfigured: plain HTTP has no Secure flag; a proxy's X-Forwarded-Proto: https has.
+    // Unconfigured (a loopback listener, the demo's case): its own plain address, so no
+    // Secure flag; and a request's X-Forwarded-Proto: https changes nothing, as no header a
+    // client sends decides the portal's origin.
     let app = TestApp::spawn().await;
     let plain = ask_link(&app, &browser(), "nobody@example.se").await;
     assert!(
@@ -358,5 +360,87 @@ async fn cookies_are_secure_where_the_portal_is_served_over_tls() {
         .send()
         .await
         .unwrap();
-    assert_eq!(flags(&proxied).last().map(String::as_str), Some("Secure"));
+    assert_eq!(flags(&proxied), flags(&plain));
+}
+
+/// A sign-in asked with a poisoned `Host`, `X-Forwarded-Host` or `Forwarded: host=` (and a
+/// forwarded scheme) mails the victim a link to the portal's own origin, never to the host the
+/// asker named: the configured `IDREG_PORTAL_URL`, or the loopback listener's own address.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_poisoned_host_header_never_becomes_the_mailed_links_origin() {
+    let configured = TestApp::spawn_with(|c| {
+        c.portal_url = Some("https://portal.example.com".into());
+    })
+    .await;
+    let loopback = TestApp::spawn().await;
+    for (app, origin) in [
+        (&configured, "https://portal.example.com".to_owned()),
+        (&loopback, loopback.portal_url.clone()),
+    ] {
+        let c = app.provision("kyb:read", "SE", "SE").await;
+        app.app
+            .services
+            .portal_admin
+            .create_user(&c.tenant_id, "victim@example.se", "admin", None)
+            .await
+            .unwrap();
+        let poisons: [(&str, &str); 5] = [
+            ("host", "evil.example"),
+            ("x-forwarded-host", "evil.example"),
+            ("forwarded", "host=evil.example;proto=https"),
+            ("forwarded", "for=192.0.2.1;host=\"evil.example:443\""),
+            ("x-forwarded-proto", "https"),
+        ];
+        for (name, value) in poisons {
+            let before = app.sandbox().mailbox("victim@example.se").len();
+            let mut asked = browser()
+                .post(format!("{}/v1/portal/sign-in", app.portal_url))
+                .header(name, value)
+                .json(&serde_json::json!({ "email": "victim@example.se" }));
+            if name != "host" {
+                asked = asked.header("x-forwarded-host", "evil.example");
+            }
+            let asked = asked.send().await.unwrap();
+            assert_eq!(asked.status(), 202, "{name}: {value}");
+            let mail = app.sandbox().mailbox("victim@example.se");
+            assert_eq!(mail.len(), before + 1, "{name}: {value}");
+            let text = &mail.last().unwrap().text;
+            assert!(!text.contains("evil.example"), "{name}: {value}: {text}");
+            assert!(
+                text.contains(&format!("{origin}/sign-in/complete?link=pl_")),
+                "{name}: {value}: {text}"
+            );
+        }
+        // The page form of the same request, too.
+        let page = browser()
+            .post(format!("{}/sign-in", app.portal_url))
+            .header("x-forwarded-host", "evil.example")
+            .header("forwarded", "host=evil.example")
+            .form(&[("email", "victim@example.se")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(page.status(), 200);
+        let text = app
+            .sandbox()
+            .mailbox("victim@example.se")
+            .last()
+            .unwrap()
+            .text
+            .clone();
+        assert!(
+            !text.contains("evil.example") && text.contains(&origin),
+            "{text}"
+        );
+        // A write naming the poisoned host as its Origin is another origin's.
+        let forged = browser()
+            .post(format!("{}/v1/portal/sign-in", app.portal_url))
+            .header("origin", "http://evil.example")
+            .header("x-forwarded-host", "evil.example")
+            .json(&serde_json::json!({ "email": "victim@example.se" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(forged.status(), 403);
+    }
 }

@@ -1,7 +1,7 @@
 //! The portal's sign-in mail over SMTP (lettre) to a real SMTP server: aiosmtpd from PyPI,
 //! printing every message it receives. The link arrives in a plain-text mail from the
 //! configured sender to the user's address, and signs in; with the server gone, asking for a
-//! link answers 503 naming neither the address nor the server's words.
+//! link answers as for any address, and the failure is counted for the operator.
 
 use blackbox::{test_python, TestApp};
 use std::process::Stdio;
@@ -132,7 +132,9 @@ async fn sign_in_links_go_out_over_smtp() {
         .unwrap();
     assert_eq!(done.status(), 303, "the mailed link signs in");
 
-    // The server gone: 503, and the page names neither the address nor the server.
+    // The server gone: the page answers as it does for any address (the asker learns
+    // nothing: not whether the address is a user's, nor that mail is failing), names neither
+    // the address nor the server, and the operator is told by the metric.
     server.kill().await.unwrap();
     let down = browser
         .post(format!("{}/sign-in", app.portal_url))
@@ -140,11 +142,36 @@ async fn sign_in_links_go_out_over_smtp() {
         .send()
         .await
         .unwrap();
-    assert_eq!(down.status(), 503);
+    assert_eq!(down.status(), 200);
     let page = down.text().await.unwrap();
-    assert!(page.contains("upstream_unavailable"), "{page}");
+    let unknown = blackbox::portal::browser()
+        .post(format!("{}/sign-in", app.portal_url))
+        .form(&[("email", "nobody@example.se")])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(
+        page, unknown,
+        "a failing transport answers as an unknown address does"
+    );
     assert!(
         !page.contains("lead@example.se") && !page.contains("127.0.0.1"),
         "{page}"
     );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let figures = app.app.meter.render(&app.app.services.gauges.read().await);
+        if figures.contains(r#"idreg_portal_mail_total{outcome="failed"} 1"#) {
+            assert!(
+                figures.contains(r#"idreg_portal_mail_total{outcome="sent"} 1"#),
+                "{figures}"
+            );
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{figures}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

@@ -16,8 +16,9 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Global tables every node holds a copy of (Citus reference tables).
-const REFERENCE: [&str; 7] = [
+const REFERENCE: [&str; 8] = [
     "client_credentials",
+    "key_fingerprints",
     "sanctions_active_lists",
     "sanctions_entries",
     "sanctions_import_failures",

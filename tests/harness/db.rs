@@ -203,6 +203,23 @@ impl TestDatabase {
         }
     }
 
+    /// A database with no schema at all (no migration applied), dropped with it.
+    pub async fn create_empty() -> TestDatabase {
+        let name = format!(
+            "idreg_t_{}",
+            ulid::Ulid::generate().to_string().to_ascii_lowercase()
+        );
+        let mut conn = maintenance().await;
+        diesel::sql_query(format!("CREATE DATABASE \"{name}\""))
+            .execute(&mut conn)
+            .await
+            .expect("creating an empty test database");
+        TestDatabase {
+            url: url_for(&name),
+            name,
+        }
+    }
+
     pub async fn connect(&self) -> AsyncPgConnection {
         AsyncPgConnection::establish(&self.url)
             .await

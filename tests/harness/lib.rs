@@ -116,6 +116,8 @@ impl TestApp {
             // The upstream sandbox in process, as in the default run; upstream calls limited
             // to 2 seconds so timeout faults stay quick.
             sandbox: true,
+            // Test-mode grants served by the same sandbox, as in the demo.
+            test_mode: true,
             // Scheduled monitoring runs when a test drives it (`TestApp::run_scheduler`), at
             // the test's clock.
             scheduler_interval_ms: 0,
@@ -418,6 +420,33 @@ impl TempDir {
         std::fs::create_dir_all(&path).expect("creating a temp dir");
         TempDir { path }
     }
+}
+
+impl TempDir {
+    /// The settings that give a process this folder's keys as files (the container-secrets
+    /// convention, `IDREG_SIGNING_KEY_FILE` and `IDREG_MASTER_KEY_FILE`): a PostgreSQL store
+    /// takes its keys from configuration only. The files are made on first call, so every
+    /// process given this folder's settings shares the keys, as a deployment's replicas do.
+    pub fn key_files(&self) -> [(&'static str, String); 2] {
+        key_files_in(&self.path)
+    }
+}
+
+/// [`TempDir::key_files`] for any folder.
+pub fn key_files_in(dir: &std::path::Path) -> [(&'static str, String); 2] {
+    let signing = dir.join("signing.key");
+    let master = dir.join("master.key");
+    if !signing.exists() {
+        let keys = KeyMaterial::generate();
+        std::fs::write(&master, format!("{}\n", &*keys.master_key().to_hex()))
+            .expect("writing the master key file");
+        std::fs::write(&signing, format!("{}\n", &*keys.signing_key().to_hex()))
+            .expect("writing the signing key file");
+    }
+    [
+        ("IDREG_SIGNING_KEY_FILE", signing.display().to_string()),
+        ("IDREG_MASTER_KEY_FILE", master.display().to_string()),
+    ]
 }
 
 impl Default for TempDir {

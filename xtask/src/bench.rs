@@ -203,9 +203,18 @@ fn run_on(
 ) -> Result<Vec<Figures>> {
     let binary = binary.to_owned();
     let binary = &binary;
+    // Keys as an operator makes them (a PostgreSQL store takes keys from configuration only).
+    let keys = Command::new(binary)
+        .args(["keys", "generate"])
+        .output()
+        .context("idreg keys generate")?;
+    let keys: Value =
+        serde_json::from_slice(&keys.stdout).context("idreg keys generate's output")?;
     let env = [
         ("DATABASE_URL", store.url()),
         ("IDREG_STATE_DIR", work.join("state").display().to_string()),
+        ("IDREG_SIGNING_KEY", text(&keys, "signing_key")?),
+        ("IDREG_MASTER_KEY", text(&keys, "master_key")?),
         ("IDREG_WORKERS", options.threads.to_string()),
         ("IDREG_LOG", "info".to_owned()),
     ];

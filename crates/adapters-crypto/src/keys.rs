@@ -220,6 +220,23 @@ impl KeyMaterial {
         &self.signing
     }
 
+    /// What the store records of these keys (never the keys): the SHA-256 of the signing
+    /// key's public half, and an HMAC-SHA256 of a fixed label under the master key; each the
+    /// first 16 bytes in hex, prefixed by its kind.
+    pub fn fingerprints(&self) -> domain::health::keys::KeyFingerprints {
+        use hmac::Mac;
+        use sha2::Digest;
+        let signing = sha2::Sha256::digest(self.signing.0.public().to_bytes());
+        let mut mac = <hmac::Hmac<sha2::Sha256> as Mac>::new_from_slice(&self.master.bytes()[..])
+            .expect("HMAC takes a key of any length");
+        mac.update(b"idreg master key fingerprint v1");
+        let master = mac.finalize().into_bytes();
+        domain::health::keys::KeyFingerprints {
+            signing: format!("ed25519-sha256:{}", hex::encode(&signing[..16])),
+            master: format!("hmac-sha256:{}", hex::encode(&master[..16])),
+        }
+    }
+
     pub fn master_key(&self) -> &MasterKey {
         &self.master
     }
@@ -234,6 +251,40 @@ impl fmt::Debug for KeyMaterial {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fingerprints_tell_keys_apart_and_reveal_neither() {
+        let keys = KeyMaterial::generate();
+        let again =
+            KeyMaterial::from_hex(&keys.signing_key().to_hex(), &keys.master_key().to_hex())
+                .unwrap();
+        assert_eq!(keys.fingerprints(), again.fingerprints());
+        let other_master = KeyMaterial::new(keys.signing_key().clone(), MasterKey::generate());
+        assert_eq!(
+            other_master.fingerprints().signing,
+            keys.fingerprints().signing
+        );
+        assert_ne!(
+            other_master.fingerprints().master,
+            keys.fingerprints().master
+        );
+        let other_signing = KeyMaterial::new(SigningKey::generate(), keys.master_key().clone());
+        assert_ne!(
+            other_signing.fingerprints().signing,
+            keys.fingerprints().signing
+        );
+        assert_eq!(
+            other_signing.fingerprints().master,
+            keys.fingerprints().master
+        );
+        let fp = keys.fingerprints();
+        for secret in [keys.signing_key().to_hex(), keys.master_key().to_hex()] {
+            assert!(!fp.signing.contains(&secret[..16]) && !fp.master.contains(&secret[..16]));
+        }
+        assert!(!fp
+            .signing
+            .contains(&keys.signing_key().public_key_hex()[..16]));
+    }
 
     #[test]
     fn signing_key_round_trips_through_hex() {

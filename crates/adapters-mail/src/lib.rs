@@ -1,7 +1,9 @@
 #![doc = include_str!("../README.md")]
 
 use async_trait::async_trait;
+use domain::meter::Meter;
 use domain::portal::ports::{Mail, MailError, Mailer};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Mail into the sandbox's mailbox.
@@ -37,11 +39,11 @@ impl Mailer for SandboxMailbox {
             .json(&body)
             .send()
             .await
-            .map_err(|_| MailError("the sandbox's mailbox could not be reached".into()))?;
+            .map_err(|_| MailError::Failed("the sandbox's mailbox could not be reached".into()))?;
         if answer.status().is_success() {
             Ok(())
         } else {
-            Err(MailError(format!(
+            Err(MailError::Failed(format!(
                 "the sandbox's mailbox answered {}",
                 answer.status().as_u16()
             )))
@@ -67,7 +69,7 @@ impl SmtpMailer {
     pub fn new(url: &str, from: &str) -> Result<SmtpMailer, MailError> {
         let transport = lettre::AsyncSmtpTransport::<lettre::Tokio1Executor>::from_url(url)
             .map_err(|_| {
-                MailError(
+                MailError::Failed(
                     "the SMTP URL is not smtp://host[:port][?tls=required|opportunistic] or \
                      smtps://host[:port]"
                         .into(),
@@ -77,7 +79,7 @@ impl SmtpMailer {
             .build();
         let from = from
             .parse()
-            .map_err(|_| MailError("the sender is not a mail address".into()))?;
+            .map_err(|_| MailError::Failed("the sender is not a mail address".into()))?;
         Ok(SmtpMailer { transport, from })
     }
 }
@@ -90,7 +92,7 @@ impl Mailer for SmtpMailer {
             .to
             .as_str()
             .parse()
-            .map_err(|_| MailError("the recipient is not a mail address".into()))?;
+            .map_err(|_| MailError::Failed("the recipient is not a mail address".into()))?;
         let message = lettre::Message::builder()
             .from(self.from.clone())
             .to(lettre::message::Mailbox::new(None, to))
@@ -99,7 +101,7 @@ impl Mailer for SmtpMailer {
             // lettre picks the encoding: quoted-printable for lines past 76 characters, as a
             // sign-in link's line is; every mail client decodes it.
             .body(mail.text.clone())
-            .map_err(|_| MailError("the mail could not be composed".into()))?;
+            .map_err(|_| MailError::Failed("the mail could not be composed".into()))?;
         self.transport.send(message).await.map(|_| ()).map_err(|e| {
             let kind = if e.is_permanent() {
                 "refused it"
@@ -110,7 +112,7 @@ impl Mailer for SmtpMailer {
             } else {
                 "could not be reached"
             };
-            MailError(format!("the mail server {kind}"))
+            MailError::Failed(format!("the mail server {kind}"))
         })
     }
 }
@@ -122,9 +124,57 @@ pub struct NoTransport;
 #[async_trait]
 impl Mailer for NoTransport {
     async fn send(&self, _: &Mail) -> Result<(), MailError> {
-        Err(MailError(
-            "no mail transport is configured for this deployment".into(),
-        ))
+        Err(MailError::NoTransport)
+    }
+}
+
+/// Hands mail to a transport off the request path: [`Mailer::send`] queues the mail and
+/// answers at once, and one background task sends the queue in order. A sign-in request thus
+/// takes as long whether or not the address is a user's (no timing tells), and a slow or
+/// missing transport never holds a request. Each outcome is counted
+/// (`idreg_portal_mail_total{outcome}`) and a failure logged, without the address.
+pub struct Outbox {
+    queue: tokio::sync::mpsc::Sender<Mail>,
+    meter: Arc<dyn Meter>,
+}
+
+impl Outbox {
+    /// Mail waiting beyond this is refused (counted `queue_full`).
+    pub const CAPACITY: usize = 256;
+
+    /// Starts the sending task on the current Tokio runtime.
+    pub fn start(transport: Arc<dyn Mailer>, meter: Arc<dyn Meter>) -> Arc<Outbox> {
+        let (queue, mut waiting) = tokio::sync::mpsc::channel::<Mail>(Self::CAPACITY);
+        let counted = meter.clone();
+        tokio::spawn(async move {
+            while let Some(mail) = waiting.recv().await {
+                match transport.send(&mail).await {
+                    Ok(()) => counted.portal_mail("sent"),
+                    Err(MailError::NoTransport) => {
+                        counted.portal_mail("no_transport");
+                        tracing::warn!(
+                            "a portal sign-in link was not sent: no mail transport is configured (IDREG_SMTP_URL)"
+                        );
+                    }
+                    Err(e) => {
+                        counted.portal_mail("failed");
+                        tracing::warn!(error = %e, "a portal sign-in link could not be sent");
+                    }
+                }
+            }
+        });
+        Arc::new(Outbox { queue, meter })
+    }
+}
+
+#[async_trait]
+impl Mailer for Outbox {
+    async fn send(&self, mail: &Mail) -> Result<(), MailError> {
+        self.queue.try_send(mail.clone()).map_err(|_| {
+            self.meter.portal_mail("queue_full");
+            tracing::warn!("a portal sign-in link was dropped: the mail queue is full");
+            MailError::Failed("the mail queue is full".into())
+        })
     }
 }
 
@@ -183,7 +233,7 @@ mod tests {
         ] {
             let e = SmtpMailer::new(url, from).err().expect("refused");
             // The refusal never repeats the URL (it may carry a password).
-            assert!(!e.0.contains("example.com"), "{}", e.0);
+            assert!(!e.to_string().contains("example.com"), "{e}");
         }
     }
 }

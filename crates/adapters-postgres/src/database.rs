@@ -252,12 +252,24 @@ pub async fn ensure_database_exists(url: &str) -> Result<(), DatabaseError> {
     }
 }
 
+/// The advisory lock key migrations are applied under (`idreg` in ASCII, as an integer).
+pub const MIGRATION_LOCK: i64 = 0x0069_6472_6567;
+
 /// Applies pending migrations. Runs the harness on a blocking thread, as diesel's migration
 /// harness is synchronous.
+///
+/// Replicas starting together against one database take turns: the migrating connection
+/// holds a session-level advisory lock ([`MIGRATION_LOCK`]) until it is done, so the second
+/// replica waits, then finds nothing pending, instead of racing on the same migration.
 pub async fn run_migrations(url: &str) -> Result<Vec<String>, DatabaseError> {
-    let conn = AsyncPgConnection::establish(url)
+    let mut conn = AsyncPgConnection::establish(url)
         .await
         .map_err(|e| DatabaseError::Connect(e.to_string()))?;
+    diesel::sql_query(format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))
+        .execute(&mut conn)
+        .await
+        .map_err(|e| DatabaseError::Migration(format!("taking the migration lock: {e}")))?;
+    // The lock is the session's: it goes with the connection when the harness drops it.
     tokio::task::spawn_blocking(move || {
         let mut harness = diesel_async::AsyncMigrationHarness::new(conn);
         harness

@@ -12,7 +12,7 @@ use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel::QueryableByName;
 use diesel_async::RunQueryDsl;
 use domain::error::StoreError;
-use domain::health::ports::{Backlog, PoolUse, SchemaState, StoreProbe};
+use domain::health::ports::{Backlog, KeyFingerprints, PoolUse, SchemaState, StoreProbe};
 use std::sync::OnceLock;
 
 /// The newest migration this build embeds, as diesel records it (`__diesel_schema_migrations`).
@@ -40,6 +40,23 @@ struct Due {
     due: i64,
     #[diesel(sql_type = Nullable<Timestamptz>)]
     oldest: Option<DateTime<Utc>>,
+}
+
+#[derive(QueryableByName)]
+struct Fingerprints {
+    #[diesel(sql_type = Text)]
+    signing: String,
+    #[diesel(sql_type = Text)]
+    master: String,
+}
+
+impl From<Fingerprints> for KeyFingerprints {
+    fn from(f: Fingerprints) -> KeyFingerprints {
+        KeyFingerprints {
+            signing: f.signing,
+            master: f.master,
+        }
+    }
 }
 
 #[async_trait]
@@ -76,5 +93,67 @@ impl StoreProbe for Database {
             due: u64::try_from(due.due).unwrap_or_default(),
             oldest_due_at: due.oldest,
         })
+    }
+
+    async fn key_fingerprints(&self) -> Result<Option<KeyFingerprints>, StoreError> {
+        use diesel::OptionalExtension;
+        let mut conn = self.conn().await?;
+        let found: Option<Fingerprints> =
+            diesel::sql_query("SELECT signing, master FROM key_fingerprints WHERE id = 1")
+                .get_result(&mut conn)
+                .await
+                .optional()
+                .map_err(backend)?;
+        Ok(found.map(KeyFingerprints::from))
+    }
+
+    async fn adopt_key_fingerprints(
+        &self,
+        keys: &KeyFingerprints,
+    ) -> Result<KeyFingerprints, StoreError> {
+        let mut conn = self.conn().await?;
+        use diesel::OptionalExtension;
+        // One statement: the row written now, or the one a replica wrote first. A replica's
+        // row committed while this statement ran is outside its snapshot: then it is read
+        // on its own.
+        let held: Option<Fingerprints> = diesel::sql_query(
+            "WITH written AS ( \
+                 INSERT INTO key_fingerprints (id, signing, master, recorded_at) \
+                 VALUES (1, $1, $2, now()) ON CONFLICT (id) DO NOTHING \
+                 RETURNING signing, master) \
+             SELECT signing, master FROM written \
+             UNION ALL SELECT signing, master FROM key_fingerprints \
+             WHERE id = 1 AND NOT EXISTS (SELECT 1 FROM written)",
+        )
+        .bind::<Text, _>(&keys.signing)
+        .bind::<Text, _>(&keys.master)
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(backend)?;
+        drop(conn);
+        match held {
+            Some(held) => Ok(held.into()),
+            None => self.key_fingerprints().await?.ok_or_else(|| {
+                StoreError::Backend("the key record vanished as it was written".into())
+            }),
+        }
+    }
+
+    async fn replace_signing_fingerprint(
+        &self,
+        keys: &KeyFingerprints,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        let changed = diesel::sql_query(
+            "UPDATE key_fingerprints SET signing = $1, signing_replaced_at = now() \
+             WHERE id = 1 AND master = $2",
+        )
+        .bind::<Text, _>(&keys.signing)
+        .bind::<Text, _>(&keys.master)
+        .execute(&mut conn)
+        .await
+        .map_err(backend)?;
+        Ok(changed == 1)
     }
 }

@@ -15,6 +15,7 @@
 //! | `idreg_events_appended_total` | counter | `type` |
 //! | `idreg_screening_checks_total` | counter | `band` |
 //! | `idreg_webhook_attempts_total` | counter | `outcome` (`delivered`, `refused`, `failed`, `disabled`) |
+//! | `idreg_portal_mail_total` | counter | `outcome` (`sent`, `failed`, `no_transport`, `queue_full`) |
 //! | `idreg_screening_list_age_seconds` | gauge | `list` (since the active version's import) |
 //! | `idreg_screening_list_import_failing` | gauge | `list` (1: the latest import failed) |
 //! | `idreg_store_connections` | gauge | `state` (`max`, `open`, `in_use`, `waiting`) |
@@ -61,6 +62,7 @@ pub struct PrometheusMeter {
     events: IntCounterVec,
     checks: IntCounterVec,
     webhooks: IntCounterVec,
+    portal_mail: IntCounterVec,
     list_age: IntGaugeVec,
     list_failing: IntGaugeVec,
     connections: IntGaugeVec,
@@ -162,6 +164,14 @@ impl PrometheusMeter {
                 &["outcome"],
             )
             .expect("valid family"),
+            portal_mail: IntCounterVec::new(
+                Opts::new(
+                    "idreg_portal_mail_total",
+                    "Portal mail (sign-in links) by outcome: sent, failed, no_transport (none configured), queue_full.",
+                ),
+                &["outcome"],
+            )
+            .expect("valid family"),
             list_age: IntGaugeVec::new(
                 Opts::new(
                     "idreg_screening_list_age_seconds",
@@ -198,7 +208,7 @@ impl PrometheusMeter {
     }
 
     fn register(&self) {
-        let families: [Box<dyn prometheus::core::Collector>; 17] = [
+        let families: [Box<dyn prometheus::core::Collector>; 18] = [
             Box::new(self.requests.clone()),
             Box::new(self.request_seconds.clone()),
             Box::new(self.upstream_calls.clone()),
@@ -212,6 +222,7 @@ impl PrometheusMeter {
             Box::new(self.events.clone()),
             Box::new(self.checks.clone()),
             Box::new(self.webhooks.clone()),
+            Box::new(self.portal_mail.clone()),
             Box::new(self.list_age.clone()),
             Box::new(self.list_failing.clone()),
             Box::new(self.connections.clone()),
@@ -277,11 +288,12 @@ impl Meter for PrometheusMeter {
     fn request(&self, sample: &RequestSample<'_>) {
         let mut status = [0u8; 3];
         let status = status_text(sample.status, &mut status);
+        let method = method_label(sample.method);
         self.requests
-            .with_label_values(&[sample.method, sample.route, status])
+            .with_label_values(&[method, sample.route, status])
             .inc();
         self.request_seconds
-            .with_label_values(&[sample.method, sample.route])
+            .with_label_values(&[method, sample.route])
             .observe(sample.elapsed.as_secs_f64());
     }
 
@@ -329,6 +341,24 @@ impl Meter for PrometheusMeter {
     fn webhook_attempt(&self, outcome: &str) {
         self.webhooks.with_label_values(&[outcome]).inc();
     }
+
+    fn portal_mail(&self, outcome: &str) {
+        self.portal_mail.with_label_values(&[outcome]).inc();
+    }
+}
+
+/// The method as a label: one of HTTP's registered methods a route may answer, else
+/// `_OTHER` (OpenTelemetry's bucket for the rest), so a client sending made-up methods adds
+/// no series.
+pub fn method_label(method: &str) -> &'static str {
+    const KNOWN: [&str; 9] = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+    ];
+    KNOWN
+        .iter()
+        .find(|known| **known == method)
+        .copied()
+        .unwrap_or("_OTHER")
 }
 
 /// A status code's three digits, without allocating (every HTTP status has three).

@@ -10,7 +10,7 @@ use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::sqlite::Sqlite;
 use diesel::{QueryableByName, RunQueryDsl};
 use domain::error::StoreError;
-use domain::health::ports::{Backlog, PoolUse, SchemaState, StoreProbe};
+use domain::health::ports::{Backlog, KeyFingerprints, PoolUse, SchemaState, StoreProbe};
 use std::sync::OnceLock;
 
 /// The newest migration this build embeds, as diesel records it.
@@ -38,6 +38,32 @@ struct Due {
     due: i64,
     #[diesel(sql_type = Nullable<BigInt>)]
     oldest: Option<i64>,
+}
+
+#[derive(QueryableByName)]
+struct Fingerprints {
+    #[diesel(sql_type = Text)]
+    signing: String,
+    #[diesel(sql_type = Text)]
+    master: String,
+}
+
+impl From<Fingerprints> for KeyFingerprints {
+    fn from(f: Fingerprints) -> KeyFingerprints {
+        KeyFingerprints {
+            signing: f.signing,
+            master: f.master,
+        }
+    }
+}
+
+fn read_fingerprints(
+    conn: &mut diesel::SqliteConnection,
+) -> Result<Option<Fingerprints>, diesel::result::Error> {
+    use diesel::OptionalExtension;
+    diesel::sql_query("SELECT signing, master FROM key_fingerprints WHERE id = 1")
+        .get_result(conn)
+        .optional()
 }
 
 #[async_trait]
@@ -78,5 +104,53 @@ impl StoreProbe for Database {
             due: u64::try_from(due.due).unwrap_or_default(),
             oldest_due_at: due.oldest.map(crate::convert::time).transpose()?,
         })
+    }
+
+    async fn key_fingerprints(&self) -> Result<Option<KeyFingerprints>, StoreError> {
+        let found = self.read(|conn| Ok(read_fingerprints(conn)?)).await?;
+        Ok(found.map(KeyFingerprints::from))
+    }
+
+    async fn adopt_key_fingerprints(
+        &self,
+        keys: &KeyFingerprints,
+    ) -> Result<KeyFingerprints, StoreError> {
+        let keys = keys.clone();
+        let now = crate::convert::micros(chrono::Utc::now());
+        let held = self
+            .write(move |conn| {
+                diesel::sql_query(
+                    "INSERT INTO key_fingerprints (id, signing, master, recorded_at) \
+                     VALUES (1, ?1, ?2, ?3) ON CONFLICT (id) DO NOTHING",
+                )
+                .bind::<Text, _>(&keys.signing)
+                .bind::<Text, _>(&keys.master)
+                .bind::<BigInt, _>(now)
+                .execute(conn)?;
+                Ok(read_fingerprints(conn)?)
+            })
+            .await?;
+        held.map(KeyFingerprints::from)
+            .ok_or_else(|| StoreError::Backend("the key record vanished as it was written".into()))
+    }
+
+    async fn replace_signing_fingerprint(
+        &self,
+        keys: &KeyFingerprints,
+    ) -> Result<bool, StoreError> {
+        let keys = keys.clone();
+        let now = crate::convert::micros(chrono::Utc::now());
+        self.write(move |conn| {
+            let changed = diesel::sql_query(
+                "UPDATE key_fingerprints SET signing = ?1, signing_replaced_at = ?3 \
+                 WHERE id = 1 AND master = ?2",
+            )
+            .bind::<Text, _>(&keys.signing)
+            .bind::<Text, _>(&keys.master)
+            .bind::<BigInt, _>(now)
+            .execute(conn)?;
+            Ok(changed == 1)
+        })
+        .await
     }
 }

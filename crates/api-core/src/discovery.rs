@@ -32,24 +32,30 @@ impl PublicOrigin {
     /// A configured public URL: `http` or `https`, a host, no path (a trailing `/` is
     /// dropped), no query or fragment.
     pub fn configured(url: &str) -> Result<PublicOrigin, String> {
-        let url = url.trim().trim_end_matches('/');
-        let Some((scheme, authority)) = url.split_once("://") else {
-            return Err(format!("{url:?} is not an absolute URL"));
-        };
-        if !matches!(scheme, "http" | "https") {
-            return Err(format!("{url:?} must be http or https"));
-        }
-        if authority.is_empty()
-            || authority
-                .chars()
-                .any(|c| matches!(c, '/' | '?' | '#' | '@') || c.is_whitespace())
-        {
-            return Err(format!(
-                "{url:?} must be an origin: scheme and host (and port) only"
-            ));
-        }
-        Ok(PublicOrigin(Some(url.to_owned())))
+        checked_origin(url).map(|o| PublicOrigin(Some(o)))
     }
+}
+
+/// A configured origin, checked: `http` or `https`, a host, no path (a trailing `/` is
+/// dropped), no query, fragment or credentials. Answers it without the trailing slash.
+pub fn checked_origin(url: &str) -> Result<String, String> {
+    let url = url.trim().trim_end_matches('/');
+    let Some((scheme, authority)) = url.split_once("://") else {
+        return Err(format!("{url:?} is not an absolute URL"));
+    };
+    if !matches!(scheme, "http" | "https") {
+        return Err(format!("{url:?} must be http or https"));
+    }
+    if authority.is_empty()
+        || authority
+            .chars()
+            .any(|c| matches!(c, '/' | '?' | '#' | '@') || c.is_whitespace() || c.is_control())
+    {
+        return Err(format!(
+            "{url:?} must be an origin: scheme and host (and port) only"
+        ));
+    }
+    Ok(url.to_owned())
 }
 
 /// This service's origin as a client reaches it, with no trailing slash.

@@ -18,10 +18,25 @@ pub const SESSION_COOKIE: &str = "idreg_portal_session";
 /// The header a write carries its CSRF token in.
 pub const CSRF_HEADER: &str = "x-csrf-token";
 
-/// The portal's origin as configured (`https://portal.example.com`), or `None` to take each
-/// request's own scheme and host.
-#[derive(Clone, Debug, Default)]
-pub struct PortalOrigin(pub Option<String>);
+/// The portal's origin (`https://portal.example.com`, no trailing slash): the configured
+/// `IDREG_PORTAL_URL`, or the loopback address the demo's listener is bound to. It alone names
+/// the mailed link's origin, decides the cookies' `Secure` flag and is the origin a write's
+/// `Origin` must name; nothing a request sends (`Host`, `X-Forwarded-Host`, `Forwarded`,
+/// `X-Forwarded-Proto`) is ever read for any of them.
+#[derive(Clone, Debug)]
+pub struct PortalOrigin(String);
+
+impl PortalOrigin {
+    /// An origin already checked to be `scheme://host[:port]`
+    /// ([`api_core::discovery::checked_origin`]).
+    pub fn new(origin: &str) -> Result<PortalOrigin, String> {
+        api_core::discovery::checked_origin(origin).map(PortalOrigin)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
 
 /// Registers the portal's pages and JSON routes. Everything else on the listener is a JSON
 /// 404.
@@ -47,15 +62,13 @@ fn fail(f: &Failure) -> HttpResponse {
     r.json(ErrorBody::of(f))
 }
 
+/// The portal's configured origin. A portal served without one is a wiring error the binary
+/// refuses at start ([`PortalOrigin`] is required app data), so the fallback is never a
+/// request's header: an origin no browser has, which every write's `Origin` fails.
 pub(crate) fn origin(req: &HttpRequest) -> String {
-    if let Some(PortalOrigin(Some(o))) = req
-        .app_data::<web::Data<PortalOrigin>>()
-        .map(|d| d.get_ref().clone())
-    {
-        return o.trim_end_matches('/').to_owned();
-    }
-    let info = req.connection_info();
-    format!("{}://{}", info.scheme(), info.host())
+    req.app_data::<web::Data<PortalOrigin>>()
+        .map(|d| d.get_ref().0.clone())
+        .unwrap_or_else(|| "null://unconfigured".to_owned())
 }
 
 pub(crate) fn cookie(req: &HttpRequest, name: &str) -> Option<String> {

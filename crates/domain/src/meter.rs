@@ -10,7 +10,8 @@ use std::time::Duration;
 /// A request a surface answered.
 #[derive(Clone, Copy, Debug)]
 pub struct RequestSample<'a> {
-    /// `GET`, `POST`, ...
+    /// `GET`, `POST`, ... as sent: the meter buckets any other than HTTP's registered
+    /// methods (a client controls it).
     pub method: &'a str,
     /// The route template (`/v1/companies/{id}`), or `unmatched` for a path no route serves;
     /// never the path as sent.
@@ -101,6 +102,9 @@ pub trait Meter: Send + Sync {
     /// One webhook delivery attempt, by outcome (`delivered`, `refused`, `failed`), and an
     /// endpoint disabled for failing (`disabled`).
     fn webhook_attempt(&self, outcome: &str);
+    /// One portal mail (a sign-in link), by outcome: `sent`, `failed`, `no_transport` (none
+    /// is configured), `queue_full`.
+    fn portal_mail(&self, outcome: &str);
 }
 
 /// Counts nothing: for use cases built without a meter (their unit tests).
@@ -115,4 +119,5 @@ impl Meter for NoMeter {
     fn events_appended(&self, _: &str, _: u64) {}
     fn screening_check(&self, _: &str) {}
     fn webhook_attempt(&self, _: &str) {}
+    fn portal_mail(&self, _: &str) {}
 }

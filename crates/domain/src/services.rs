@@ -97,6 +97,10 @@ pub struct Settings {
     pub ongoing: crate::screening::ongoing::service::OngoingSettings,
     /// Which endpoints webhooks may reach, and how they are retried.
     pub webhooks: crate::webhooks::service::WebhookSettings,
+    /// This process's key fingerprints, which readiness compares with the store's record.
+    pub keys: Option<crate::health::keys::KeyFingerprints>,
+    /// What readiness reports from the configuration alone (the portal's mail transport).
+    pub readiness_notes: Vec<crate::health::readiness::Check>,
 }
 
 impl Default for Settings {
@@ -109,6 +113,8 @@ impl Default for Settings {
             scheduler: SchedulerSettings::default(),
             ongoing: Default::default(),
             webhooks: Default::default(),
+            keys: None,
+            readiness_notes: Vec::new(),
         }
     }
 }
@@ -300,6 +306,8 @@ impl Services {
             readiness: crate::health::readiness::ReadinessService {
                 store: ports.probe.clone(),
                 screening: screening.clone(),
+                keys: settings.keys.clone(),
+                notes: settings.readiness_notes.clone(),
             },
             gauges: crate::health::gauges::GaugeService {
                 store: ports.probe.clone(),

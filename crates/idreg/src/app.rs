@@ -7,7 +7,7 @@ pub use crate::server::RunningServer;
 use crate::store::Store;
 use actix_web::{middleware, web, App as ActixApp, HttpServer};
 use adapters_crypto::{Argon2Hasher, KeyMaterial};
-use anyhow::Context;
+use anyhow::{bail, Context};
 use domain::clock::{Clock, SystemClock};
 use domain::services::{Ports, Services, Settings};
 use std::path::Path;
@@ -33,10 +33,14 @@ impl App {
     }
 
     /// As [`App::prepare`] with a given clock (tests move time forward with it).
+    ///
+    /// Nothing is started before the configuration is known to be complete: the upstream
+    /// settings are checked (the live connectors built, which opens nothing) first, then the
+    /// store opened and the keys checked against its record, and only then a sandbox (for
+    /// `--sandbox` or test mode) started.
     pub async fn prepare_with_clock(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<App> {
-        let upstreams =
-            crate::countries::start(config.sandbox, config.test_mode, &config.countries)?;
-        let app = Self::assemble(config, clock, upstreams).await?;
+        let planned = crate::countries::plan(config.sandbox, config.test_mode, &config.countries)?;
+        let app = Self::assemble(config, clock, |config| planned.start(&config.countries)).await?;
         app.warm_screening();
         // Off unless IDREG_LISTS_URLS is set; runs as long as the process.
         let _ = crate::list_schedule::start(
@@ -49,27 +53,74 @@ impl App {
 
     /// For operator commands: the database and keys, no upstreams (none is called).
     pub async fn prepare_for_admin(config: Config) -> anyhow::Result<App> {
-        Self::assemble(
-            config,
-            Arc::new(SystemClock),
-            crate::countries::Upstreams::none(),
-        )
+        Self::assemble(config, Arc::new(SystemClock), |_| {
+            Ok(crate::countries::Upstreams::none())
+        })
         .await
     }
 
     async fn assemble(
         config: Config,
         clock: Arc<dyn Clock>,
-        upstreams: crate::countries::Upstreams,
+        upstreams: impl FnOnce(&Config) -> anyhow::Result<crate::countries::Upstreams>,
     ) -> anyhow::Result<App> {
         let (store, applied) = Store::open(&config.store_url(), config.db_pool_size).await?;
         if !applied.is_empty() {
             tracing::info!(count = applied.len(), "applied migrations");
         }
-        let keys = load_or_create_keys(&config)?;
         let stored = store.ports();
+        let keys = load_or_create_keys(&config, &store, stored.probe.as_ref()).await?;
+        let fingerprints = keys.fingerprints();
+        let upstreams = upstreams(&config)?;
         let hasher = Argon2Hasher::owasp().map_err(|e| anyhow::anyhow!("{e}"))?;
         let meter = Arc::new(adapters_prometheus::PrometheusMeter::new());
+        // SMTP when configured; else the sandbox's mailbox where the whole process runs on the
+        // sandbox (the demo, `serve --sandbox`, tests); else no transport: sign-in answers as
+        // ever and the operator is told (a log line at each unsent link, the metric, readiness).
+        // SMTP and the missing transport go through the outbox, off the request path (no
+        // timing tells a user's address from another); the sandbox's mailbox, a local test
+        // upstream, takes each mail before the answer, so a demo's reader finds it at once.
+        let (mailer, mail_note): (Arc<dyn domain::portal::ports::Mailer>, String) = match (
+            &config.smtp_url,
+            upstreams.sandbox.as_ref().filter(|_| config.sandbox),
+        ) {
+            (Some(url), _) => {
+                let from = config.mail_from.as_deref().context(
+                        "IDREG_MAIL_FROM (the sender of the portal's mail) is required with IDREG_SMTP_URL",
+                    )?;
+                (
+                    adapters_mail::Outbox::start(
+                        Arc::new(adapters_mail::SmtpMailer::new(url, from).map_err(|e| {
+                            anyhow::anyhow!("IDREG_SMTP_URL, IDREG_MAIL_FROM: {e}")
+                        })?),
+                        meter.clone(),
+                    ),
+                    "portal mail goes out over SMTP".to_owned(),
+                )
+            }
+            (None, Some(sandbox)) => (
+                Arc::new(
+                    adapters_mail::SandboxMailbox::new(&sandbox.control_url())
+                        .context("building the mailbox client")?,
+                ),
+                "portal mail goes to the sandbox's mailbox (a sandbox run)".to_owned(),
+            ),
+            (None, None) => {
+                if config.portal_listen.is_some() {
+                    tracing::warn!(
+                            "no mail transport (IDREG_SMTP_URL is unset): portal sign-in links are not sent"
+                        );
+                }
+                (
+                        adapters_mail::Outbox::start(
+                            Arc::new(adapters_mail::NoTransport),
+                            meter.clone(),
+                        ),
+                        "no mail transport (IDREG_SMTP_URL is unset): portal sign-in links are not sent"
+                            .to_owned(),
+                    )
+            }
+        };
         let ports = Ports {
             tenants: stored.tenants,
             grants: stored.grants,
@@ -95,24 +146,7 @@ impl App {
             webhooks: stored.webhooks,
             portal: stored.portal,
             portal_secrets: Arc::new(keys.vault()),
-            // SMTP when configured; else the sandbox's mailbox where the process runs one (the
-            // demo, tests); else no transport, so a sign-in request answers 503.
-            mailer: match (&config.smtp_url, &upstreams.sandbox) {
-                (Some(url), _) => {
-                    let from = config.mail_from.as_deref().context(
-                        "IDREG_MAIL_FROM (the sender of the portal's mail) is required with IDREG_SMTP_URL",
-                    )?;
-                    Arc::new(
-                        adapters_mail::SmtpMailer::new(url, from)
-                            .map_err(|e| anyhow::anyhow!("IDREG_SMTP_URL, IDREG_MAIL_FROM: {e}"))?,
-                    )
-                }
-                (None, Some(sandbox)) => Arc::new(
-                    adapters_mail::SandboxMailbox::new(&sandbox.control_url())
-                        .context("building the mailbox client")?,
-                ),
-                (None, None) => Arc::new(adapters_mail::NoTransport),
-            },
+            mailer: mailer.clone(),
             webhook_vault: Arc::new(keys.vault()),
             webhook_sender: Arc::new(
                 adapters_webhooks::HttpWebhookSender::new(config.webhook_allow_loopback)
@@ -139,6 +173,12 @@ impl App {
                 schedule: config.webhook_schedule.clone(),
                 ..Default::default()
             },
+            keys: Some(fingerprints),
+            readiness_notes: vec![domain::health::readiness::Check {
+                name: "mail",
+                ok: true,
+                detail: mail_note,
+            }],
         };
         let services = Arc::new(Services::new(ports, settings));
         Ok(App {
@@ -184,9 +224,18 @@ impl App {
 
     /// Binds the tenant portal's listener (its own origin: no consumer route is served there,
     /// and no portal route on the API's) and serves it in the background.
+    ///
+    /// The portal's origin (the mailed links', the cookies' `Secure` flag, the one a write's
+    /// `Origin` must name) is the configured `IDREG_PORTAL_URL`; without one, the bound
+    /// address when it is a loopback one (the demo, tests: a browser on this machine reaches
+    /// it there), else the portal is refused. Never a request's header.
     pub fn start_portal(&self, listen: &str) -> anyhow::Result<RunningServer> {
+        let listener = std::net::TcpListener::bind(listen)
+            .with_context(|| format!("binding the portal at {listen}"))?;
+        let bound = listener.local_addr()?;
+        let origin = portal_origin(self.config.portal_url.as_deref(), bound)?;
         let services = web::Data::new(self.services.clone());
-        let origin = web::Data::new(api_portal::PortalOrigin(self.config.portal_url.clone()));
+        let origin = web::Data::new(origin);
         let server = HttpServer::new(move || {
             ActixApp::new()
                 .app_data(services.clone())
@@ -198,8 +247,8 @@ impl App {
         .disable_signals()
         .shutdown_timeout(5)
         .workers(1)
-        .bind(listen)
-        .with_context(|| format!("binding the portal at {listen}"))?;
+        .listen(listener)
+        .with_context(|| format!("serving the portal at {listen}"))?;
         RunningServer::spawn(server.addrs(), server.run())
     }
 
@@ -339,23 +388,99 @@ impl App {
     }
 }
 
-/// Keys from configuration, or from `<state_dir>/keys.toml`, generated there on first run.
-pub fn load_or_create_keys(config: &Config) -> anyhow::Result<KeyMaterial> {
-    if let (Some(signing), Some(master)) = (&config.signing_key, &config.master_key) {
-        return KeyMaterial::from_hex(signing, master)
-            .map_err(|e| anyhow::anyhow!("configured keys: {e}"));
+/// The portal's origin: the configured URL, else a loopback listener's own address.
+pub fn portal_origin(
+    configured: Option<&str>,
+    bound: std::net::SocketAddr,
+) -> anyhow::Result<api_portal::PortalOrigin> {
+    match configured {
+        Some(url) => api_portal::PortalOrigin::new(url)
+            .map_err(|e| anyhow::anyhow!("the portal's URL (IDREG_PORTAL_URL, `portal_url`): {e}")),
+        None if bound.ip().is_loopback() => {
+            api_portal::PortalOrigin::new(&format!("http://{bound}")).map_err(|e| anyhow::anyhow!(e))
+        }
+        None => bail!(
+            "the portal listens on {bound}, which browsers reach by a name only the operator \
+             knows: set IDREG_PORTAL_URL (`portal_url`) to its origin, e.g. https://portal.example.com"
+        ),
+    }
+}
+
+/// The keys, checked against the store's record of the keys it was first used with (which
+/// they become on first use).
+///
+/// From configuration (`IDREG_SIGNING_KEY`/`IDREG_MASTER_KEY`, or their `_FILE` forms);
+/// else, on the embedded store only, from `<state_dir>/keys.toml`, generated there on first
+/// run. PostgreSQL is a store other replicas share, so on it keys are never generated: each
+/// replica would make its own and fork the store. Neither is a generated key allowed to
+/// replace a lost key file under a store that holds data sealed with the old keys.
+pub async fn load_or_create_keys(
+    config: &Config,
+    store: &Store,
+    probe: &dyn domain::health::ports::StoreProbe,
+) -> anyhow::Result<KeyMaterial> {
+    let keys = configured_or_kept_keys(config, store, probe).await?;
+    let held = probe
+        .adopt_key_fingerprints(&keys.fingerprints())
+        .await
+        .map_err(|e| anyhow::anyhow!("reading the store's key record: {e}"))?;
+    domain::health::keys::compare(&held, &keys.fingerprints())
+        .map_err(|m| anyhow::anyhow!("{m}"))?;
+    Ok(keys)
+}
+
+async fn configured_or_kept_keys(
+    config: &Config,
+    store: &Store,
+    probe: &dyn domain::health::ports::StoreProbe,
+) -> anyhow::Result<KeyMaterial> {
+    if let Some(keys) = configured_keys(config, store)? {
+        return Ok(keys);
     }
     let path = config.state_dir.join("keys.toml");
-    if path.exists() {
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        return KeyMaterial::from_toml_str(&text)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()));
+    let recorded = probe
+        .key_fingerprints()
+        .await
+        .map_err(|e| anyhow::anyhow!("reading the store's key record: {e}"))?;
+    if recorded.is_some() {
+        bail!(
+            "{} is missing, but the store was used with keys already (its data is sealed under \
+             them): restore the file, or set IDREG_SIGNING_KEY and IDREG_MASTER_KEY to those keys. \
+             New keys are not generated for a store that has data",
+            path.display()
+        );
     }
     let keys = KeyMaterial::generate();
     write_private_file(&path, keys.to_toml_string().as_str())?;
     tracing::info!(path = %path.display(), "generated a signing key and a master key on first run");
     Ok(keys)
+}
+
+/// The keys from configuration, or (the embedded store only) from `<state_dir>/keys.toml`;
+/// `None` when neither holds them. Refuses a PostgreSQL store without configured keys.
+pub fn configured_keys(config: &Config, store: &Store) -> anyhow::Result<Option<KeyMaterial>> {
+    if let (Some(signing), Some(master)) = (&config.signing_key, &config.master_key) {
+        return KeyMaterial::from_hex(signing, master)
+            .map(Some)
+            .map_err(|e| anyhow::anyhow!("configured keys: {e}"));
+    }
+    if let Store::Postgres(_) = store {
+        bail!(
+            "a PostgreSQL store needs its keys from configuration: set IDREG_SIGNING_KEY and \
+             IDREG_MASTER_KEY (or IDREG_SIGNING_KEY_FILE and IDREG_MASTER_KEY_FILE), the same on \
+             every replica; `idreg keys generate` makes a pair for your secret store. Keys are \
+             never generated for a store replicas share"
+        );
+    }
+    let path = config.state_dir.join("keys.toml");
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    KeyMaterial::from_toml_str(&text)
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Writes a file readable by its owner only.

@@ -49,6 +49,23 @@ pub enum Command {
     /// The store itself: copy an evaluation's embedded store into PostgreSQL.
     #[command(subcommand)]
     Store(StoreCommand),
+    /// The signing and master keys: make a pair, compare them with the store's record, adopt
+    /// a rotated signing key; each prints one JSON object.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum KeysCommand {
+    /// Prints a fresh signing key and master key (hex) for the operator's secret store, and
+    /// their fingerprints. Nothing is written or recorded.
+    Generate,
+    /// Prints the configured keys' fingerprints beside the store's record of them.
+    Show,
+    /// A signing-key rotation: records the configured signing key as the store's (the
+    /// configured master key must be the store's). Replicas still on the old key then report
+    /// not ready, and tokens they minted are refused by the others.
+    AdoptSigningKey,
 }
 
 #[derive(Subcommand, Debug)]

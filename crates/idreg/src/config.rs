@@ -1,6 +1,10 @@
 //! Configuration: defaults, then an optional TOML file, then `IDREG_*` environment variables
 //! (and `DATABASE_URL`), then command-line flags. Every key is listed in the README.
 //!
+//! Every variable may instead be given as a file: `<NAME>_FILE` names a file whose contents
+//! (a trailing newline dropped) are the value, the container-secrets convention
+//! (`IDREG_MASTER_KEY_FILE=/run/secrets/idreg_master_key`). Setting both is refused.
+//!
 //! | Environment            | TOML key             | Default |
 //! |------------------------|----------------------|---------|
 //! | `DATABASE_URL`         | `database_url`       | `sqlite://<state dir>/idreg.sqlite3` (embedded); `postgres://...` for PostgreSQL |
@@ -8,8 +12,8 @@
 //! | `IDREG_LISTEN`         | `listen`             | `127.0.0.1:8080` |
 //! | `IDREG_METRICS_LISTEN` | `metrics_listen`     | none: no metrics listener (`GET /metrics` on the address given) |
 //! | `IDREG_STATE_DIR`      | `state_dir`          | `.idreg` |
-//! | `IDREG_SIGNING_KEY`    | `signing_key`        | generated and kept in the state dir |
-//! | `IDREG_MASTER_KEY`     | `master_key`         | generated and kept in the state dir |
+//! | `IDREG_SIGNING_KEY`    | `signing_key`        | embedded store: generated and kept in the state dir; PostgreSQL: required |
+//! | `IDREG_MASTER_KEY`     | `master_key`         | embedded store: generated and kept in the state dir; PostgreSQL: required |
 //! | `IDREG_TOKEN_TTL_SECONDS` | `token_ttl_seconds` | `900` |
 //! | `IDREG_COMPANY_REVALIDATE_SECONDS` | `company_revalidate_seconds` | `86400` |
 //! | `IDREG_PAID_REVALIDATE_SECONDS` | `paid_revalidate_seconds` | `86400` |
@@ -21,9 +25,9 @@
 //! | `IDREG_LOG_FORMAT`     | `log_format`         | `text` (or `json`) |
 //! | `IDREG_LISTS_URLS`     | `lists_urls`         | none (no scheduled list import); `official`, or `source=url,...` |
 //! | `IDREG_LISTS_INTERVAL_HOURS` | `lists_interval_hours` | `24` (`0` off) |
-//! | `IDREG_TEST_MODE`      | `test_mode`          | `on`: test-mode grants are served by the sandbox started in this process (`off`: their register reads are 501) |
+//! | `IDREG_TEST_MODE`      | `test_mode`          | `off`: test-mode grants' register reads are 501 (`on`: served by an upstream sandbox started in this process; on in `idreg demo` and `serve --sandbox`) |
 //! | `IDREG_PORTAL_LISTEN`  | `portal_listen`      | none: no tenant portal in this process (`idreg demo`: `127.0.0.1:8081`) |
-//! | `IDREG_PORTAL_URL`     | `portal_url`         | none: each portal request's own scheme and host |
+//! | `IDREG_PORTAL_URL`     | `portal_url`         | none; required by `serve` when the portal listens (the demo and tests: the loopback listener's own address). The mailed links' origin, the cookies' `Secure` flag and the origin a write must come from: never taken from a request |
 //! | `IDREG_SMTP_URL`       | `smtp_url`           | none: the portal's mail goes to the sandbox's mailbox where one runs, else nowhere (sign-in answers 503); `smtps://user:pass@host:465`, `smtp://host:587?tls=required` (STARTTLS), `smtp://host:25` (a local relay, no TLS) |
 //! | `IDREG_MAIL_FROM`      | `mail_from`          | none (required with `IDREG_SMTP_URL`): the sender, `idreg <no-reply@example.com>` |
 //! | `IDREG_WEBHOOK_INTERVAL_MS` | `webhook_interval_ms` | `1000` (`0`: no webhook delivery in this process) |
@@ -171,7 +175,7 @@ impl Default for Config {
             countries: Default::default(),
             lists: Vec::new(),
             lists_interval_hours: crate::list_schedule::DEFAULT_INTERVAL_HOURS,
-            test_mode: true,
+            test_mode: false,
         }
     }
 }
@@ -221,122 +225,123 @@ impl Config {
     }
 
     /// As [`Config::load`], reading variables through `var` (tests pass a map).
-    pub fn load_from(var: impl Fn(&str) -> Option<String>) -> anyhow::Result<Config> {
+    pub fn load_from(raw: impl Fn(&str) -> Option<String>) -> anyhow::Result<Config> {
+        let var = |name: &str| -> anyhow::Result<Option<String>> { with_file(&raw, name) };
         let mut config = Config::default();
-        if let Some(path) = var("IDREG_CONFIG") {
+        if let Some(path) = raw("IDREG_CONFIG") {
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("reading the configuration file {path}"))?;
             let file: FileConfig = toml::from_str(&text)
                 .with_context(|| format!("parsing the configuration file {path}"))?;
             config.apply_file(file)?;
         }
-        if let Some(v) = var("DATABASE_URL") {
+        if let Some(v) = var("DATABASE_URL")? {
             config.database_url = v;
         }
-        if let Some(v) = var("IDREG_LISTEN") {
+        if let Some(v) = var("IDREG_LISTEN")? {
             config.listen = v;
         }
-        if let Some(v) = var("IDREG_METRICS_LISTEN") {
+        if let Some(v) = var("IDREG_METRICS_LISTEN")? {
             config.metrics_listen = Some(v).filter(|v| !v.is_empty());
         }
-        if let Some(v) = var("IDREG_TEST_MODE") {
+        if let Some(v) = var("IDREG_TEST_MODE")? {
             config.test_mode = match v.as_str() {
                 "on" | "true" => true,
                 "off" | "false" => false,
                 _ => bail!("IDREG_TEST_MODE must be on or off"),
             };
         }
-        if let Some(v) = var("IDREG_STATE_DIR") {
+        if let Some(v) = var("IDREG_STATE_DIR")? {
             config.state_dir = PathBuf::from(v);
         }
-        if let Some(v) = var("IDREG_SIGNING_KEY") {
+        if let Some(v) = var("IDREG_SIGNING_KEY")? {
             config.signing_key = Some(v);
         }
-        if let Some(v) = var("IDREG_MASTER_KEY") {
+        if let Some(v) = var("IDREG_MASTER_KEY")? {
             config.master_key = Some(v);
         }
-        if let Some(v) = var("IDREG_TOKEN_TTL_SECONDS") {
+        if let Some(v) = var("IDREG_TOKEN_TTL_SECONDS")? {
             config.token_ttl_seconds = v
                 .parse()
                 .context("IDREG_TOKEN_TTL_SECONDS must be a whole number")?;
         }
-        if let Some(v) = var("IDREG_COMPANY_REVALIDATE_SECONDS") {
+        if let Some(v) = var("IDREG_COMPANY_REVALIDATE_SECONDS")? {
             config.company_revalidate_seconds = v
                 .parse()
                 .context("IDREG_COMPANY_REVALIDATE_SECONDS must be a whole number")?;
         }
-        if let Some(v) = var("IDREG_PAID_REVALIDATE_SECONDS") {
+        if let Some(v) = var("IDREG_PAID_REVALIDATE_SECONDS")? {
             config.paid_revalidate_seconds = v
                 .parse()
                 .context("IDREG_PAID_REVALIDATE_SECONDS must be a whole number")?;
         }
-        if let Some(v) = var("IDREG_PERSON_REVALIDATE_SECONDS") {
+        if let Some(v) = var("IDREG_PERSON_REVALIDATE_SECONDS")? {
             config.person_revalidate_seconds = v
                 .parse()
                 .context("IDREG_PERSON_REVALIDATE_SECONDS must be a whole number")?;
         }
-        if let Some(v) = var("IDREG_DB_POOL_SIZE") {
+        if let Some(v) = var("IDREG_DB_POOL_SIZE")? {
             config.db_pool_size = v
                 .parse()
                 .context("IDREG_DB_POOL_SIZE must be a whole number")?;
         }
-        if let Some(v) = var("IDREG_WORKERS") {
+        if let Some(v) = var("IDREG_WORKERS")? {
             config.workers = Some(v.parse().context("IDREG_WORKERS must be a whole number")?);
         }
-        if let Some(v) = var("IDREG_PUBLIC_URL") {
+        if let Some(v) = var("IDREG_PUBLIC_URL")? {
             config.public_origin = public_origin(&v)?;
         }
-        if let Some(v) = var("IDREG_SCHEDULER_INTERVAL_MS") {
+        if let Some(v) = var("IDREG_SCHEDULER_INTERVAL_MS")? {
             config.scheduler_interval_ms = v
                 .parse()
                 .context("IDREG_SCHEDULER_INTERVAL_MS must be a whole number")?;
         }
-        if let Some(v) = var("IDREG_SCHEDULER_LEASE_SECONDS") {
+        if let Some(v) = var("IDREG_SCHEDULER_LEASE_SECONDS")? {
             config.scheduler_lease_seconds = v
                 .parse()
                 .context("IDREG_SCHEDULER_LEASE_SECONDS must be a whole number")?;
         }
-        if let Some(v) = var("IDREG_SCHEDULER_BATCH") {
+        if let Some(v) = var("IDREG_SCHEDULER_BATCH")? {
             config.scheduler_batch = v
                 .parse()
                 .context("IDREG_SCHEDULER_BATCH must be a whole number")?;
         }
-        if let Some(v) = var("IDREG_PORTAL_LISTEN") {
+        if let Some(v) = var("IDREG_PORTAL_LISTEN")? {
             config.portal_listen = Some(v).filter(|v| !v.is_empty());
         }
-        if let Some(v) = var("IDREG_PORTAL_URL") {
+        if let Some(v) = var("IDREG_PORTAL_URL")? {
             config.portal_url = Some(v).filter(|v| !v.is_empty());
         }
-        if let Some(v) = var("IDREG_SMTP_URL") {
+        if let Some(v) = var("IDREG_SMTP_URL")? {
             config.smtp_url = Some(v).filter(|v| !v.is_empty());
         }
-        if let Some(v) = var("IDREG_MAIL_FROM") {
+        if let Some(v) = var("IDREG_MAIL_FROM")? {
             config.mail_from = Some(v).filter(|v| !v.is_empty());
         }
-        if let Some(v) = var("IDREG_WEBHOOK_INTERVAL_MS") {
+        if let Some(v) = var("IDREG_WEBHOOK_INTERVAL_MS")? {
             config.webhook_interval_ms = v
                 .parse()
                 .context("IDREG_WEBHOOK_INTERVAL_MS must be a whole number")?;
         }
-        if let Some(v) = var("IDREG_WEBHOOK_ALLOW_LOOPBACK") {
+        if let Some(v) = var("IDREG_WEBHOOK_ALLOW_LOOPBACK")? {
             config.webhook_allow_loopback = on_off(&v, "IDREG_WEBHOOK_ALLOW_LOOPBACK")?;
         }
-        if let Some(v) = var("IDREG_WEBHOOK_RETRY_SECONDS") {
+        if let Some(v) = var("IDREG_WEBHOOK_RETRY_SECONDS")? {
             config.webhook_schedule.delays = retry_delays(&v)?;
         }
-        if let Some(v) = var("IDREG_WEBHOOK_DISABLE_AFTER_HOURS") {
+        if let Some(v) = var("IDREG_WEBHOOK_DISABLE_AFTER_HOURS")? {
             config.webhook_schedule.disable_after = disable_after(
                 v.parse()
                     .context("IDREG_WEBHOOK_DISABLE_AFTER_HOURS must be a whole number")?,
             )?;
         }
-        if let Some(v) = var("IDREG_LOG") {
+        if let Some(v) = var("IDREG_LOG")? {
             config.log = v;
         }
-        if let Some(v) = var("IDREG_LISTS_URLS") {
+        if let Some(v) = var("IDREG_LISTS_URLS")? {
             config.lists = crate::list_schedule::parse_urls(&v)?;
         }
-        if let Some(v) = var("IDREG_LISTS_INTERVAL_HOURS") {
+        if let Some(v) = var("IDREG_LISTS_INTERVAL_HOURS")? {
             config.lists_interval_hours = v
                 .parse()
                 .context("IDREG_LISTS_INTERVAL_HOURS must be a whole number")?;
@@ -349,7 +354,7 @@ impl Config {
                     cc.to_ascii_uppercase(),
                     key.to_ascii_uppercase()
                 );
-                if let Some(v) = var(&name) {
+                if let Some(v) = var(&name)? {
                     config
                         .countries
                         .entry(cc)
@@ -358,7 +363,7 @@ impl Config {
                 }
             }
         }
-        if let Some(v) = var("IDREG_LOG_FORMAT") {
+        if let Some(v) = var("IDREG_LOG_FORMAT")? {
             config.log_format = parse_log_format(&v)?;
         }
         config.validate()?;
@@ -487,6 +492,20 @@ impl Config {
         }
     }
 
+    /// What `serve` needs beyond what every command needs, checked before anything starts: a
+    /// portal that listens has its origin configured (browsers reach it by a name only the
+    /// operator knows; a request's `Host` is never taken for it).
+    pub fn check_for_serve(&self) -> anyhow::Result<()> {
+        if let (Some(listen), None) = (&self.portal_listen, &self.portal_url) {
+            bail!(
+                "the portal listens ({listen}) but IDREG_PORTAL_URL (`portal_url`) is not set: set it \
+                 to the origin browsers reach the portal at (https://portal.example.com); its sign-in \
+                 links, cookies and origin checks are built on it alone"
+            );
+        }
+        Ok(())
+    }
+
     fn validate(&self) -> anyhow::Result<()> {
         if !self.database_url.is_empty() {
             crate::store::StoreUrl::parse(&self.database_url)
@@ -516,6 +535,11 @@ impl Config {
                 crate::list_schedule::MAX_INTERVAL_HOURS
             );
         }
+        if let Some(url) = &self.portal_url {
+            api_core::discovery::checked_origin(url).map_err(|e| {
+                anyhow::anyhow!("the portal's URL (IDREG_PORTAL_URL, `portal_url`): {e}")
+            })?;
+        }
         if self.db_pool_size == 0 {
             bail!("the database pool needs at least one connection");
         }
@@ -523,6 +547,24 @@ impl Config {
             bail!("set both IDREG_SIGNING_KEY and IDREG_MASTER_KEY, or neither (then they are generated and kept in the state dir)");
         }
         Ok(())
+    }
+}
+
+/// `name`'s value: the variable itself, or the contents of the file `<name>_FILE` names (one
+/// trailing newline dropped), never both.
+fn with_file(var: impl Fn(&str) -> Option<String>, name: &str) -> anyhow::Result<Option<String>> {
+    let file_name = format!("{name}_FILE");
+    match (var(name), var(&file_name)) {
+        (Some(_), Some(_)) => bail!("set {name} or {file_name}, not both"),
+        (Some(v), None) => Ok(Some(v)),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("{file_name}: reading {path}"))?;
+            let text = text.strip_suffix('\n').unwrap_or(&text);
+            let text = text.strip_suffix('\r').unwrap_or(text);
+            Ok(Some(text.to_owned()))
+        }
+        (None, None) => Ok(None),
     }
 }
 

@@ -139,38 +139,83 @@ impl Upstreams {
     }
 }
 
-/// Starts the sandbox (when `sandbox`, or for test mode) and builds every configured
-/// country's connectors from its settings (by lower-case country prefix): for live tenants
-/// from the settings (or the sandbox, with `sandbox`), and, with `test_mode`, a second set
-/// against the sandbox for test-mode tenants, so a test credential never reaches a live
-/// register.
+/// The upstreams a configuration asks for, checked and built before anything is started:
+/// the live connectors from their settings (which open no listener), or the knowledge that the
+/// sandbox will serve them. [`Planned::start`] then starts the sandbox where one is wanted.
+pub struct Planned {
+    /// The live connectors, unless the sandbox serves them (`--sandbox`).
+    live: Option<Vec<CountryConnectors>>,
+    sandbox: bool,
+    test_mode: bool,
+}
+
+/// Checks that some upstream is configured and builds the live connectors (`sandbox`: the
+/// sandbox serves them, built at [`Planned::start`]). Starts nothing.
+pub fn plan(
+    sandbox: bool,
+    test_mode: bool,
+    settings: &std::collections::BTreeMap<&'static str, Settings>,
+) -> anyhow::Result<Planned> {
+    let live = if sandbox {
+        None
+    } else {
+        let live = connect_all(settings, None)?;
+        if live.is_empty() {
+            bail!(
+                "no upstream is configured: set the IDREG_SE_* settings (see the README) for the real registries, \
+                 or run with --sandbox (or `idreg demo`) for the built-in sandbox"
+            );
+        }
+        Some(live)
+    };
+    Ok(Planned {
+        live,
+        sandbox,
+        test_mode,
+    })
+}
+
+impl Planned {
+    /// Starts the sandbox (with `--sandbox`, or for test mode) and builds the country registry:
+    /// for live tenants the planned connectors (or the sandbox's, with `--sandbox`), and, in
+    /// test mode, a second set against the sandbox for test-mode tenants, so a test credential
+    /// never reaches a live register.
+    pub fn start(
+        self,
+        settings: &std::collections::BTreeMap<&'static str, Settings>,
+    ) -> anyhow::Result<Upstreams> {
+        let running = if self.sandbox || self.test_mode {
+            Some(
+                Sandbox::start(SandboxConfig::default())
+                    .context("starting the upstream sandbox")?,
+            )
+        } else {
+            None
+        };
+        let live = match (self.live, running.as_ref()) {
+            (Some(live), _) => live,
+            (None, sandbox) => connect_all(settings, sandbox)?,
+        };
+        let mut countries = Countries::new(live).map_err(|e| anyhow::anyhow!(e))?;
+        if let (true, Some(sb)) = (self.test_mode, running.as_ref()) {
+            let test =
+                Countries::new(connect_all(settings, Some(sb))?).map_err(|e| anyhow::anyhow!(e))?;
+            countries = countries.with_test(test);
+        }
+        Ok(Upstreams {
+            countries,
+            sandbox: running,
+        })
+    }
+}
+
+/// [`plan`] then [`Planned::start`].
 pub fn start(
     sandbox: bool,
     test_mode: bool,
     settings: &std::collections::BTreeMap<&'static str, Settings>,
 ) -> anyhow::Result<Upstreams> {
-    let running = if sandbox || test_mode {
-        Some(Sandbox::start(SandboxConfig::default()).context("starting the upstream sandbox")?)
-    } else {
-        None
-    };
-    let live = connect_all(settings, if sandbox { running.as_ref() } else { None })?;
-    if live.is_empty() {
-        bail!(
-            "no upstream is configured: set the IDREG_SE_* settings (see the README) for the real registries, \
-             or run with --sandbox (or `idreg demo`) for the built-in sandbox"
-        );
-    }
-    let mut countries = Countries::new(live).map_err(|e| anyhow::anyhow!(e))?;
-    if let (true, Some(sb)) = (test_mode, running.as_ref()) {
-        let test =
-            Countries::new(connect_all(settings, Some(sb))?).map_err(|e| anyhow::anyhow!(e))?;
-        countries = countries.with_test(test);
-    }
-    Ok(Upstreams {
-        countries,
-        sandbox: running,
-    })
+    plan(sandbox, test_mode, settings)?.start(settings)
 }
 
 /// Every compiled-in country's connectors that its settings (or the sandbox) configure.

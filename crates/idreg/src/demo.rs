@@ -317,6 +317,8 @@ pub const DEMO_PORTAL_LISTEN: &str = "127.0.0.1:8081";
 pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
     let listen = args.listen.unwrap_or_else(|| config.listen.clone());
     config.sandbox = true;
+    // The demo's printed credentials are test-mode ones, served by the same sandbox.
+    config.test_mode = true;
     // A short revalidation window, so the walk-through can show stale serving; an explicit
     // setting wins.
     if std::env::var_os("IDREG_COMPANY_REVALIDATE_SECONDS").is_none() {

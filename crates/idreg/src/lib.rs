@@ -7,6 +7,7 @@ pub mod cli;
 pub mod config;
 pub mod countries;
 pub mod demo;
+pub mod keys;
 pub mod list_schedule;
 pub mod lists;
 pub mod metrics;

@@ -66,6 +66,7 @@ async fn main() -> ExitCode {
                 }
             }
         }
+        Command::Keys(command) => print_outcome(idreg::keys::execute(&config, command).await),
         Command::Migrate => {
             let run = async {
                 idreg::store::Store::open(&config.store_url(), 1)
@@ -98,6 +99,9 @@ async fn serve(mut config: Config, args: cli::ServeArgs) -> anyhow::Result<()> {
         .or_else(|| config.metrics_listen.clone());
     idreg::metrics::check_apart(&listen, metrics_listen.as_deref())?;
     config.sandbox |= args.sandbox;
+    // A sandbox run serves test-mode grants from the same sandbox.
+    config.test_mode |= config.sandbox;
+    config.check_for_serve()?;
     let app = idreg::app::App::prepare(config).await?;
     let server = app.start_http(&listen)?;
     let metrics = metrics_listen.map(|m| app.start_metrics(&m)).transpose()?;

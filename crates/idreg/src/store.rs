@@ -149,7 +149,8 @@ impl Store {
 }
 
 /// The tables in the order a copy writes them: each before the rows that name it.
-pub const COPY_ORDER: [&str; 36] = [
+pub const COPY_ORDER: [&str; 37] = [
+    "key_fingerprints",
     "tenants",
     "permits",
     "grants",

@@ -11,6 +11,7 @@ fn idreg(db: &TestDatabase, state: &TempDir, args: &[&str]) -> (i32, Value) {
         .args(args)
         .env("DATABASE_URL", &db.url)
         .env("IDREG_STATE_DIR", &state.path)
+        .envs(state.key_files())
         .env("IDREG_LOG", "warn")
         .output()
         .expect("running idreg");
@@ -62,8 +63,10 @@ async fn operator_commands_through_the_real_binary() {
     for key in ["grant_id", "client_id", "client_secret"] {
         assert!(grant[key].is_string(), "{key} in {grant}");
     }
-    // The keys were generated on first run and kept: the second command used the same ones.
-    assert!(state.path.join("keys.toml").exists());
+    // PostgreSQL takes its keys from configuration (here as files): none was generated, and
+    // the store recorded the configured ones on first use.
+    assert!(!state.path.join("keys.toml").exists());
+    assert_eq!(db.count("key_fingerprints", "true").await, 1);
 
     let (code, failure) = idreg(
         &db,

@@ -310,12 +310,24 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
         "nothing written twice"
     );
 
-    // The deployment: the same keys (the state folder), PostgreSQL, the same client.
+    // The key record came along: the store was used with the demo's keys.
+    assert_eq!(report["tables"]["key_fingerprints"], 1, "{report}");
+    // The deployment: the same keys, moved from the state folder's file into configuration
+    // (PostgreSQL takes keys from configuration only), PostgreSQL, the same client.
+    let kept = std::fs::read_to_string(state.path.join("keys.toml")).unwrap();
+    let key = |name: &str| {
+        kept.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} = ")))
+            .map(|v| v.trim().trim_matches('"').to_owned())
+            .unwrap_or_else(|| panic!("{name} in keys.toml"))
+    };
     let base = format!("http://127.0.0.1:{}", free_port());
     let serve = Command::new(env!("CARGO_BIN_EXE_idreg"))
         .args(["serve", "--sandbox"])
         .env("DATABASE_URL", &db.url)
         .env("IDREG_STATE_DIR", &state.path)
+        .env("IDREG_SIGNING_KEY", key("signing_key"))
+        .env("IDREG_MASTER_KEY", key("master_key"))
         .env("IDREG_LISTEN", base.trim_start_matches("http://"))
         .env("IDREG_LOG", "warn")
         .stdout(Stdio::null())

@@ -110,9 +110,13 @@ fn serve(mut stream: TcpStream, replies: &Mutex<HashMap<String, Reply>>) {
 }
 
 async fn app(db: &TestDatabase, state: &TempDir) -> App {
+    // PostgreSQL takes its keys from configuration.
+    let keys = adapters_crypto::KeyMaterial::generate();
     let config = Config {
         database_url: db.url.clone(),
         state_dir: state.path.clone(),
+        signing_key: Some(keys.signing_key().to_hex().to_string()),
+        master_key: Some(keys.master_key().to_hex().to_string()),
         db_pool_size: 4,
         ..Config::default()
     };

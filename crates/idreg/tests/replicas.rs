@@ -5,7 +5,8 @@
 //! lease released and its next run a day ahead. Then a crash between a run's write and its
 //! completion is replayed by hand: the run is done again and the log does not change.
 //!
-//! The replicas share the keys (one state directory) and nothing else: each runs its own
+//! The replicas share the keys (the same key files, as replicas share a secret store) and
+//! nothing else: each runs its own
 //! upstream sandbox (`serve --sandbox`, deterministic data). Register reads are slowed with the
 //! sandbox's `slow` fault so the kill lands while there is work left. The killed replica claims
 //! with a long lease and the survivor with a short one, so the runs the killed one held are
@@ -62,6 +63,8 @@ impl Replica {
             .env_remove("IDREG_MASTER_KEY")
             .env("DATABASE_URL", &db.url)
             .env("IDREG_STATE_DIR", state)
+            .envs(blackbox::key_files_in(state))
+            .envs(blackbox::key_files_in(state))
             .env("IDREG_LISTEN", "127.0.0.1:0")
             .env("IDREG_LOG", "info")
             .env("IDREG_LOG_FORMAT", "json")
@@ -159,6 +162,7 @@ fn admin(db: &TestDatabase, state: &Path, args: &[&str]) -> Value {
         .env_remove("IDREG_MASTER_KEY")
         .env("DATABASE_URL", &db.url)
         .env("IDREG_STATE_DIR", state)
+        .envs(blackbox::key_files_in(state))
         .env("IDREG_LOG", "warn")
         .output()
         .expect("running idreg admin");
@@ -281,7 +285,9 @@ async fn a_replica_killed_mid_run_loses_and_duplicates_nothing() {
             "SE",
         ],
     );
-    assert!(state.path.join("keys.toml").exists());
+    // PostgreSQL is a store replicas share: its keys come from configuration (here as files),
+    // and none is generated into the state folder.
+    assert!(!state.path.join("keys.toml").exists());
 
     // Subscriptions, made through a replica with the scheduler off.
     let setup = Replica::spawn("setup", &db, &state.path, None);

@@ -15,6 +15,7 @@ fn idreg(db: &TestDatabase, state: &TempDir, args: &[&str]) -> (i32, Value, Stri
         .args(args)
         .env("DATABASE_URL", &db.url)
         .env("IDREG_STATE_DIR", &state.path)
+        .envs(state.key_files())
         .env("IDREG_LOG", "warn")
         .output()
         .expect("running idreg");

@@ -426,6 +426,7 @@ fn idreg(database_url: &str, state: &TempDir) -> Command {
     command
         .env("DATABASE_URL", database_url)
         .env("IDREG_STATE_DIR", &state.path)
+        .envs(state.key_files())
         .env("IDREG_LOG", "warn");
     command
 }

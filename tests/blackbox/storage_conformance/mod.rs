@@ -354,6 +354,7 @@ mod audit;
 mod companies;
 pub(crate) mod events;
 mod grants;
+mod health;
 mod idempotency;
 mod paid;
 mod persons;
@@ -532,6 +533,15 @@ macro_rules! subscriptions_checks {
     };
 }
 
+/// The checks of `health.rs`, one test each, for the adapter `$stores` builds.
+macro_rules! health_checks {
+    ($stores:path) => {
+        conformance_tests!($stores;
+            the_first_keys_are_the_stores_and_only_a_signing_rotation_moves_them => check_the_first_keys_are_the_stores_and_only_a_signing_rotation_moves_them,
+        );
+    };
+}
+
 /// The checks of `sanctions.rs`, one test each, for the adapter `$stores` builds.
 macro_rules! sanctions_checks {
     ($stores:path) => {
@@ -588,6 +598,7 @@ mod postgres {
     use super::companies::*;
     use super::events::*;
     use super::grants::*;
+    use super::health::*;
     use super::idempotency::*;
     use super::paid::*;
     use super::persons::*;
@@ -640,6 +651,7 @@ mod postgres {
     persons_checks!(stores);
     events_checks!(stores);
     subscriptions_checks!(stores);
+    health_checks!(stores);
     sanctions_checks!(stores);
     screening_checks!(stores);
     idempotency_checks!(stores);
@@ -653,6 +665,7 @@ mod sqlite {
     use super::companies::*;
     use super::events::*;
     use super::grants::*;
+    use super::health::*;
     use super::idempotency::*;
     use super::paid::*;
     use super::persons::*;
@@ -699,6 +712,7 @@ mod sqlite {
     subjects_checks!(stores);
     events_checks!(stores);
     subscriptions_checks!(stores);
+    health_checks!(stores);
     companies_checks!(stores);
     paid_checks!(stores);
     persons_checks!(stores);

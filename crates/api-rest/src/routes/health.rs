@@ -1,6 +1,6 @@
 //! Probes for an orchestrator: `GET /healthz` (liveness) and `GET /readyz` (readiness). No
 //! credential, no tenant data, not audited; cheap enough to poll every second (liveness reads
-//! nothing, readiness at most two small reads). Answered `Cache-Control: no-store`.
+//! nothing, readiness at most three small reads). Answered `Cache-Control: no-store`.
 
 use actix_web::http::header;
 use actix_web::HttpResponse;
@@ -19,7 +19,8 @@ pub struct Liveness {
 /// One readiness check.
 #[derive(Serialize, ToSchema)]
 pub struct ReadinessCheck {
-    /// `store`, `migrations`, `keys` or `screening_index`.
+    /// `store`, `migrations`, `keys`, `screening_index`, or a note that passes and says what an
+    /// operator should know (`mail`: where the portal's mail goes).
     pub name: &'static str,
     pub ok: bool,
     /// What was found, for the operator.
@@ -49,8 +50,9 @@ pub async fn live() -> HttpResponse {
         .json(Liveness { status: "ok" })
 }
 
-/// Readiness: the store answers with its schema at this build's head, the keys are loaded,
-/// and the index of the active sanctions lists is built (when lists are active).
+/// Readiness: the store answers with its schema at this build's head, the keys are the
+/// store's (compared with its record of them), and the index of the active sanctions lists is
+/// built (when lists are active).
 #[utoipa::path(
     get,
     path = "/readyz",

@@ -1,6 +1,7 @@
 //! What readiness asks of the store.
 
 use crate::error::StoreError;
+pub use crate::health::keys::KeyFingerprints;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -56,6 +57,21 @@ pub trait StoreProbe: Send + Sync {
     /// Active subscriptions whose run is due at `now` and not claimed under a lease, in one
     /// round trip (the claim's own predicate, counted).
     async fn backlog(&self, now: DateTime<Utc>) -> Result<Backlog, StoreError>;
+
+    /// The fingerprints of the keys the store was first used with; `None` before first use.
+    async fn key_fingerprints(&self) -> Result<Option<KeyFingerprints>, StoreError>;
+
+    /// Records `keys` as the store's when it holds none, atomically (replicas starting
+    /// together: the first wins); answers the record the store holds afterwards.
+    async fn adopt_key_fingerprints(
+        &self,
+        keys: &KeyFingerprints,
+    ) -> Result<KeyFingerprints, StoreError>;
+
+    /// A signing-key rotation: replaces the signing key's fingerprint when the store's master
+    /// fingerprint is `keys.master`. Answers whether it did (no record, or another master: no).
+    async fn replace_signing_fingerprint(&self, keys: &KeyFingerprints)
+        -> Result<bool, StoreError>;
 }
 
 #[cfg(test)]

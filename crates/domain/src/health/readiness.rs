@@ -7,7 +7,7 @@ use std::sync::Arc;
 /// One readiness check's outcome.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Check {
-    /// `store`, `migrations`, `keys` or `screening_index`.
+    /// `store`, `migrations`, `keys`, `screening_index`, or a note (`mail`).
     pub name: &'static str,
     pub ok: bool,
     /// For the operator: what was found (never a tenant's data, never a connection string).
@@ -33,6 +33,14 @@ impl Readiness {
 pub struct ReadinessService {
     pub store: Arc<dyn StoreProbe>,
     pub screening: Arc<ScreeningService>,
+    /// This process's key fingerprints, compared with the store's at every probe (a replica
+    /// whose keys no longer match the store's record, as after a signing-key rotation it
+    /// missed, is taken out of rotation). `None` in unit tests built without keys.
+    pub keys: Option<crate::health::keys::KeyFingerprints>,
+    /// What this process knows from its configuration and reports without reading anything
+    /// (the portal's mail transport): each passes, its detail says what an operator should
+    /// know.
+    pub notes: Vec<Check>,
 }
 
 fn check(name: &'static str, ok: bool, detail: impl Into<String>) -> Check {
@@ -44,8 +52,8 @@ fn check(name: &'static str, ok: bool, detail: impl Into<String>) -> Check {
 }
 
 impl ReadinessService {
-    /// Two reads at most: the store's schema, then the active lists (skipped when the store
-    /// is unreachable).
+    /// Three reads at most: the store's schema, its key record, then the active lists (the
+    /// latter two skipped when the store is unreachable).
     pub async fn check(&self) -> Readiness {
         let mut checks = Vec::with_capacity(4);
         let mut index_wanted = false;
@@ -81,9 +89,32 @@ impl ReadinessService {
                 false
             }
         };
-        // The service holds its signing and master keys from start: a process without them
-        // does not start serving, so a process that answers has them.
-        checks.push(check("keys", true, "signing and master keys loaded"));
+        // The service holds its signing and master keys from start (a process without them,
+        // or with others than the store's, does not start); they are compared with the
+        // store's record again, which a signing-key rotation may have moved.
+        checks.push(match (&self.keys, reachable) {
+            (None, _) => check("keys", true, "signing and master keys loaded"),
+            (Some(_), false) => check("keys", false, "unknown: the store is unreachable"),
+            (Some(mine), true) => match self.store.key_fingerprints().await {
+                Ok(Some(stored)) => match crate::health::keys::compare(&stored, mine) {
+                    Ok(()) => check(
+                        "keys",
+                        true,
+                        format!(
+                            "signing and master keys loaded, the store's (signing {}, master {})",
+                            mine.signing, mine.master
+                        ),
+                    ),
+                    Err(mismatch) => check("keys", false, mismatch.to_string()),
+                },
+                Ok(None) => check(
+                    "keys",
+                    false,
+                    "the store holds no record of its keys: it was emptied or replaced under a running process",
+                ),
+                Err(_) => check("keys", false, "the store's key record could not be read"),
+            },
+        });
         checks.push(if !reachable {
             check(
                 "screening_index",
@@ -121,6 +152,7 @@ impl ReadinessService {
                 ),
             }
         });
+        checks.extend(self.notes.iter().cloned());
         Readiness {
             checks,
             index_wanted,

@@ -101,8 +101,14 @@ pub struct Mail {
 
 /// A mail could not be handed over.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("mail not sent: {0}")]
-pub struct MailError(pub String);
+pub enum MailError {
+    /// The deployment has no mail transport.
+    #[error("mail not sent: no mail transport is configured")]
+    NoTransport,
+    /// The transport failed (the detail names its kind, never the recipient).
+    #[error("mail not sent: {0}")]
+    Failed(String),
+}
 
 /// Where mail goes out: SMTP in production, the sandbox's mailbox in the demo and tests.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]

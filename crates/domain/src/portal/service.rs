@@ -141,28 +141,22 @@ impl PortalSignIn {
                     .map_err(Failure::internal)?;
                 continue;
             }
-            let sent = self
-                .mailer
-                .send(&link_mail(&user, &token, origin))
-                .await
-                .map_err(|e| {
-                    Failure::new(
-                        ErrorCode::UpstreamUnavailable,
-                        format!("the sign-in mail could not be sent; try again ({e})"),
-                    )
-                });
-            if let Err(f) = &sent {
-                row.status = f.status();
+            // The mail is handed to the outbox; a transport that cannot take it is the
+            // operator's to fix (counted and logged there) and never told to the asker, whose
+            // answer must not say whether the address is a user's.
+            let handed = self.mailer.send(&link_mail(&user, &token, origin)).await;
+            if handed.is_err() {
                 row.outcome = Outcome::Failed;
-                row.error_code = Some(f.code);
+                row.detail = Some("mail_not_sent");
             }
-            // The row says whether the mail went out, whichever way it went.
+            // The row says whether the mail was handed over, whichever way it went.
             self.audit
                 .record_portal(&row)
                 .await
                 .map_err(Failure::internal)?;
-            sent?;
-            requested.sent += 1;
+            if handed.is_ok() {
+                requested.sent += 1;
+            }
         }
         Ok(requested)
     }

@@ -280,6 +280,48 @@ async fn the_scrape_answers_while_the_store_is_down_and_says_so() {
     metrics.stop().await;
 }
 
+/// A method is a label a client controls: 300 requests with made-up methods, to a route and
+/// to no route, add one `_OTHER` series per route template and status, not 300.
+#[tokio::test(flavor = "multi_thread")]
+async fn made_up_methods_add_no_series() {
+    let app = TestApp::spawn().await;
+    let metrics = app
+        .app
+        .start_metrics("127.0.0.1:0")
+        .expect("the metrics listener");
+    let url = format!("{}/metrics", metrics.base_url());
+    let series = |text: &str| {
+        text.lines()
+            .filter(|l| l.starts_with("idreg_http_requests_total{"))
+            .count()
+    };
+    let before = series(&reqwest::get(&url).await.unwrap().text().await.unwrap());
+    for i in 0..300 {
+        let method = reqwest::Method::from_bytes(format!("MADEUP{i}").as_bytes()).unwrap();
+        let path = if i % 2 == 0 {
+            "/v1/usage"
+        } else {
+            "/no/such/route"
+        };
+        let answer = app
+            .http
+            .request(method, app.url(path))
+            .send()
+            .await
+            .unwrap();
+        assert!(answer.status().as_u16() < 500);
+    }
+    let text = reqwest::get(&url).await.unwrap().text().await.unwrap();
+    assert!(!text.contains("MADEUP"), "a made-up method became a label");
+    assert!(text.contains(r#"method="_OTHER""#), "{text}");
+    assert!(
+        series(&text) <= before + 4,
+        "{} series after 300 made-up methods (from {before})",
+        series(&text)
+    );
+    metrics.stop().await;
+}
+
 #[test]
 fn a_metrics_listener_on_the_consumer_address_is_refused() {
     let refused = idreg::metrics::check_apart("127.0.0.1:8080", Some("127.0.0.1:8080"))

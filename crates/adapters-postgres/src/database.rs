@@ -44,6 +44,33 @@ pub struct Database {
     inner: Arc<Inner>,
 }
 
+/// How many connections each pool may open: every worker thread's own pool, and the shared
+/// pool of the multi-thread runtime (background work, operator commands).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolSizes {
+    pub per_thread: usize,
+    pub shared: usize,
+}
+
+impl PoolSizes {
+    /// `total` connections at most for a process whose pools are the shared one and
+    /// `threads` worker threads' (its listeners' workers): a quarter (at least one) for the
+    /// shared pool, the rest split evenly among the threads, each at least one. The process
+    /// opens at most [`PoolSizes::most`] connections, which is `total` unless `total` is below
+    /// one per pool.
+    pub fn split(total: usize, threads: usize) -> PoolSizes {
+        let total = total.max(1);
+        let shared = (total / 4).max(1);
+        let per_thread = (total.saturating_sub(shared) / threads.max(1)).max(1);
+        PoolSizes { per_thread, shared }
+    }
+
+    /// The most connections the process may hold with `threads` worker threads.
+    pub fn most(&self, threads: usize) -> usize {
+        self.shared + self.per_thread * threads
+    }
+}
+
 struct Inner {
     /// Tells this database's per-thread pools apart from another's in the same process.
     id: u64,
@@ -63,8 +90,19 @@ impl Database {
     /// Opens the pools: at most `pool_size` connections per worker thread, and as many for
     /// the shared pool of the multi-thread runtime. Connections open on first use.
     pub fn connect(url: &str, pool_size: usize) -> Result<Database, DatabaseError> {
+        Self::connect_sized(
+            url,
+            PoolSizes {
+                per_thread: pool_size,
+                shared: pool_size,
+            },
+        )
+    }
+
+    /// Opens the pools with the sizes given (see [`PoolSizes::split`]).
+    pub fn connect_sized(url: &str, sizes: PoolSizes) -> Result<Database, DatabaseError> {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-        if pool_size == 0 {
+        if sizes.per_thread == 0 || sizes.shared == 0 {
             return Err(DatabaseError::Connect(
                 "the pool size must be at least 1".into(),
             ));
@@ -73,8 +111,8 @@ impl Database {
             inner: Arc::new(Inner {
                 id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
                 url: url.to_owned(),
-                pool_size,
-                shared: build_pool(url, pool_size)?,
+                pool_size: sizes.per_thread,
+                shared: build_pool(url, sizes.shared)?,
                 workers: std::sync::Mutex::new(Vec::new()),
             }),
         })
@@ -284,6 +322,27 @@ pub async fn run_migrations(url: &str) -> Result<Vec<String>, DatabaseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_total_is_split_among_the_threads_and_the_shared_pool() {
+        for (total, threads) in [(16, 4), (16, 18), (24, 3), (100, 16), (1, 1), (3, 8)] {
+            let sizes = PoolSizes::split(total, threads);
+            assert!(sizes.per_thread >= 1 && sizes.shared >= 1);
+            if total > threads {
+                assert!(
+                    sizes.most(threads) <= total,
+                    "{total} over {threads}: {sizes:?}"
+                );
+            }
+        }
+        assert_eq!(
+            PoolSizes::split(16, 4),
+            PoolSizes {
+                per_thread: 3,
+                shared: 4
+            }
+        );
+    }
 
     #[test]
     fn maintenance_url_swaps_the_database_name() {

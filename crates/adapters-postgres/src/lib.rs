@@ -21,4 +21,4 @@ mod subscriptions;
 mod tenants;
 mod webhooks;
 
-pub use database::{ensure_database_exists, run_migrations, Database, DatabaseError};
+pub use database::{ensure_database_exists, run_migrations, Database, DatabaseError, PoolSizes};

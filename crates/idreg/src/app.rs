@@ -64,7 +64,11 @@ impl App {
         clock: Arc<dyn Clock>,
         upstreams: impl FnOnce(&Config) -> anyhow::Result<crate::countries::Upstreams>,
     ) -> anyhow::Result<App> {
-        let (store, applied) = Store::open(&config.store_url(), config.db_pool_size).await?;
+        // Every listener's worker thread keeps a pool: the consumer listener's workers, the
+        // portal's one and the metrics listener's one.
+        let threads = config.http_workers() + 2;
+        let (store, applied) =
+            Store::open_for(&config.store_url(), config.db_pool_size, threads).await?;
         if !applied.is_empty() {
             tracing::info!(count = applied.len(), "applied migrations");
         }
@@ -213,9 +217,7 @@ impl App {
         })
         .disable_signals()
         .shutdown_timeout(5);
-        if let Some(workers) = self.config.workers {
-            server = server.workers(workers);
-        }
+        server = server.workers(self.config.http_workers());
         let server = server
             .bind(listen)
             .with_context(|| format!("binding {listen}"))?;

@@ -18,7 +18,7 @@
 //! | `IDREG_COMPANY_REVALIDATE_SECONDS` | `company_revalidate_seconds` | `86400` |
 //! | `IDREG_PAID_REVALIDATE_SECONDS` | `paid_revalidate_seconds` | `86400` |
 //! | `IDREG_PERSON_REVALIDATE_SECONDS` | `person_revalidate_seconds` | `86400` |
-//! | `IDREG_DB_POOL_SIZE`   | `db_pool_size`       | `16` |
+//! | `IDREG_DB_POOL_SIZE`   | `db_pool_size`       | `24`: the most database connections the process opens, in all its pools |
 //! | `IDREG_WORKERS`        | `workers`            | the number of cores |
 //! | `IDREG_PUBLIC_URL`     | `public_url`         | none: each request's own scheme and host |
 //! | `IDREG_LOG`            | `log`                | `info` |
@@ -42,7 +42,7 @@ use std::path::PathBuf;
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_STATE_DIR: &str = ".idreg";
 pub const DEFAULT_TOKEN_TTL_SECONDS: i64 = 900;
-pub const DEFAULT_DB_POOL_SIZE: usize = 16;
+pub const DEFAULT_DB_POOL_SIZE: usize = 24;
 pub const DEFAULT_COMPANY_REVALIDATE_SECONDS: i64 = 86_400;
 pub const DEFAULT_PAID_REVALIDATE_SECONDS: i64 = 86_400;
 pub const DEFAULT_PERSON_REVALIDATE_SECONDS: i64 = 86_400;
@@ -66,6 +66,8 @@ pub struct Config {
     /// How long a cached person profile is served before the register is asked again (a
     /// person profile is never served past it).
     pub person_revalidate_seconds: i64,
+    /// The most database connections the process opens, over all its pools (PostgreSQL: a
+    /// quarter for background work, the rest split among the listeners' worker threads).
     pub db_pool_size: usize,
     pub workers: Option<usize>,
     /// The origin clients reach the service at (behind a proxy), named in the OAuth discovery
@@ -481,6 +483,15 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// The consumer listener's worker threads: as configured, else one per core.
+    pub fn http_workers(&self) -> usize {
+        self.workers.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(std::num::NonZeroUsize::get)
+                .unwrap_or(1)
+        })
     }
 
     /// The store's URL: the one configured, else the embedded file in the state folder.

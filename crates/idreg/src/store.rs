@@ -120,6 +120,19 @@ impl Store {
     /// its folder), or a PostgreSQL database (created on the server when missing).
     /// Answers the migrations applied (PostgreSQL; a SQLite file reports none).
     pub async fn open(url: &str, pool_size: usize) -> anyhow::Result<(Store, Vec<String>)> {
+        Self::open_for(url, pool_size, 1).await
+    }
+
+    /// As [`Store::open`] for a process whose listeners run `threads` worker threads:
+    /// `total` is the most connections it opens (PostgreSQL: split among the threads' pools
+    /// and the shared one, `adapters_postgres::PoolSizes::split`; an embedded file: its
+    /// connections).
+    pub async fn open_for(
+        url: &str,
+        total: usize,
+        threads: usize,
+    ) -> anyhow::Result<(Store, Vec<String>)> {
+        let pool_size = total;
         match StoreUrl::parse(url)? {
             StoreUrl::Sqlite(path) => {
                 let db = adapters_sqlite::Database::open(&path, pool_size)
@@ -133,7 +146,15 @@ impl Store {
                 let applied = adapters_postgres::run_migrations(&url)
                     .await
                     .context("applying migrations")?;
-                let db = adapters_postgres::Database::connect(&url, pool_size)?;
+                let sizes = adapters_postgres::PoolSizes::split(total, threads);
+                tracing::debug!(
+                    most = sizes.most(threads),
+                    per_thread = sizes.per_thread,
+                    shared = sizes.shared,
+                    threads,
+                    "store connections"
+                );
+                let db = adapters_postgres::Database::connect_sized(&url, sizes)?;
                 db.ping().await.context("connecting to the database")?;
                 Ok((Store::Postgres(db), applied))
             }

@@ -201,7 +201,9 @@ async fn serve_with_real_upstream_settings_runs_no_demo_machinery_and_keeps_one_
         .env("IDREG_LISTEN", format!("127.0.0.1:{api}"))
         .env("IDREG_METRICS_LISTEN", format!("127.0.0.1:{metrics}"))
         .env("IDREG_PORTAL_LISTEN", format!("127.0.0.1:{portal}"))
-        .env("IDREG_PORTAL_URL", "https://portal.example.com");
+        .env("IDREG_PORTAL_URL", "https://portal.example.com")
+        .env("IDREG_WORKERS", "2")
+        .env("IDREG_DB_POOL_SIZE", "12");
     let first = Serving::start(command, api, state.path.join("first.log"));
     // The consumer listener, the portal's and the metrics listener: no sandbox listener.
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -222,6 +224,32 @@ async fn serve_with_real_upstream_settings_runs_no_demo_machinery_and_keeps_one_
     let (status, ready) = get(&format!("http://127.0.0.1:{api}/readyz")).await;
     assert_eq!(status, 200, "{ready}");
     assert_eq!(check(&ready, "keys")["ok"], true, "{ready}");
+
+    // However busy, the replica opens at most IDREG_DB_POOL_SIZE connections in all: 400
+    // readiness probes (each reads the store) at once on every listener, then the server's
+    // own count of this database's sessions.
+    let probes: Vec<_> = (0..400)
+        .map(|i| {
+            let url = match i % 3 {
+                0 => format!("http://127.0.0.1:{api}/readyz"),
+                1 => format!("http://127.0.0.1:{metrics}/metrics"),
+                _ => format!("http://127.0.0.1:{portal}/sign-in"),
+            };
+            tokio::spawn(async move { reqwest::get(url).await.map(|r| r.status().as_u16()) })
+        })
+        .collect();
+    for probe in probes {
+        assert!(probe.await.unwrap().is_ok_and(|s| s < 500));
+    }
+    let sessions = db
+        .rows(&format!(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = '{}'",
+            db.name
+        ))
+        .await[0]["n"]
+        .as_i64()
+        .unwrap();
+    assert!((1..=12).contains(&sessions), "{sessions} connections");
     let mail = check(&ready, "mail");
     assert!(
         mail["detail"]

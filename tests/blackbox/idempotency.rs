@@ -352,3 +352,42 @@ async fn a_spent_budget_is_not_kept_and_keys_are_forgotten_after_a_day() {
     assert_eq!(purged, 1);
     assert_eq!(app.db.count("idempotency_keys", "true").await, 0);
 }
+
+/// A replay re-checks the rights its answer was made under: the credential's standing and
+/// the route's scope (the gate), and every scope, country and the permit the first request
+/// held. A person's resolve kept under a key is not handed out again once the tenant's
+/// permit is suspended, nor once the grant loses `kyc:read`; with the permit back it is.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replay_is_refused_once_a_right_its_answer_was_made_under_is_withdrawn() {
+    let app = TestApp::spawn_with_sandbox().await;
+    let c = app.provision("kyb:read kyc:read", "SE", "SE").await;
+    crate::persons::set_permit(&app, &c, -30, 365, "active").await;
+    let token = app.token(&c).await;
+    let body = json!({"type": "personnummer", "value": "19570413-3106"});
+    let first = post_keyed(&app, "/v1/subjects/resolve", &token, "p-1", &body).await;
+    assert_eq!(first.status, 200, "{}", first.text);
+
+    crate::persons::set_permit(&app, &c, -30, 365, "suspended").await;
+    let refused = post_keyed(&app, "/v1/subjects/resolve", &token, "p-1", &body).await;
+    assert_eq!(refused.status, 403, "{}", refused.text);
+    assert_eq!(refused.error_code(), "forbidden");
+    assert!(refused.text.contains("permit"), "{}", refused.text);
+    assert!(
+        !refused.text.contains("3106"),
+        "no personal number in the refusal"
+    );
+    assert!(!replayed(&refused));
+
+    crate::persons::set_permit(&app, &c, -30, 365, "active").await;
+    let again = post_keyed(&app, "/v1/subjects/resolve", &token, "p-1", &body).await;
+    assert_eq!(again.status, 200, "{}", again.text);
+    assert!(replayed(&again));
+    assert_eq!(again.text, first.text);
+
+    app.admin(&["grant", "update", &c.grant_id, "--scopes", "kyb:read"])
+        .await
+        .unwrap();
+    let narrowed = post_keyed(&app, "/v1/subjects/resolve", &token, "p-1", &body).await;
+    assert_eq!(narrowed.status, 403, "{}", narrowed.text);
+    assert!(narrowed.text.contains("kyc:read"), "{}", narrowed.text);
+}

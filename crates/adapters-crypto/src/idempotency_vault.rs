@@ -5,9 +5,11 @@
 //! under no other tenant.
 
 use crate::vault::{open, seal, AesVault};
+use domain::access::scope::ScopeSet;
 use domain::access::tenant::WrappedDataKey;
+use domain::countries::country::CountrySet;
 use domain::error::{CryptoError, ErrorCode};
-use domain::idempotency::key::{IdempotencyKey, StoredAnswer};
+use domain::idempotency::key::{HeldRights, IdempotencyKey, KeptAnswer, StoredAnswer};
 use domain::idempotency::ports::IdempotencyVault;
 use domain::ids::TenantId;
 use hmac::{Hmac, Mac};
@@ -30,8 +32,46 @@ fn fail(msg: &str) -> CryptoError {
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum KeptAnswerV1 {
-    Success { body: String },
-    Failure { code: String, message: String },
+    Success {
+        body: String,
+        /// Absent in answers kept before the rights were recorded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        held: Option<HeldV1>,
+    },
+    Failure {
+        code: String,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        held: Option<HeldV1>,
+    },
+}
+
+/// The rights a kept answer was made under, as names.
+#[derive(Serialize, Deserialize)]
+struct HeldV1 {
+    scopes: String,
+    countries: String,
+    permit_in_force: bool,
+}
+
+impl HeldV1 {
+    fn of(held: &HeldRights) -> HeldV1 {
+        HeldV1 {
+            scopes: held.scopes.to_string(),
+            countries: held.countries.codes().join(","),
+            permit_in_force: held.permit_in_force,
+        }
+    }
+
+    fn read(self) -> Result<HeldRights, CryptoError> {
+        Ok(HeldRights {
+            scopes: ScopeSet::parse_list(&self.scopes)
+                .map_err(|_| fail("a kept answer names an unknown scope"))?,
+            countries: CountrySet::parse_list(&self.countries)
+                .map_err(|_| fail("a kept answer names an unknown country"))?,
+            permit_in_force: self.permit_in_force,
+        })
+    }
 }
 
 impl AesVault {
@@ -83,14 +123,19 @@ impl IdempotencyVault for AesVault {
         &self,
         tenant: &TenantId,
         key: &WrappedDataKey,
-        answer: &StoredAnswer,
+        answer: &KeptAnswer,
     ) -> Result<Vec<u8>, CryptoError> {
         let keys = self.tenant_keys(tenant, key)?;
-        let kept = match answer {
-            StoredAnswer::Success(body) => KeptAnswerV1::Success { body: body.clone() },
+        let held = answer.held.as_ref().map(HeldV1::of);
+        let kept = match &answer.answer {
+            StoredAnswer::Success(body) => KeptAnswerV1::Success {
+                body: body.clone(),
+                held,
+            },
             StoredAnswer::Failure { code, message } => KeptAnswerV1::Failure {
                 code: code.as_str().to_owned(),
                 message: message.clone(),
+                held,
             },
         };
         let plain = Zeroizing::new(
@@ -104,7 +149,7 @@ impl IdempotencyVault for AesVault {
         tenant: &TenantId,
         key: &WrappedDataKey,
         sealed: &[u8],
-    ) -> Result<StoredAnswer, CryptoError> {
+    ) -> Result<KeptAnswer, CryptoError> {
         let keys = self.tenant_keys(tenant, key)?;
         let plain = Zeroizing::new(
             open(&keys.seal, sealed, &answer_aad(tenant))
@@ -112,15 +157,26 @@ impl IdempotencyVault for AesVault {
         );
         let kept: KeptAnswerV1 = serde_json::from_slice(&plain)
             .map_err(|_| fail("a sealed answer is not a kept answer"))?;
-        Ok(match kept {
-            KeptAnswerV1::Success { body } => StoredAnswer::Success(body),
-            KeptAnswerV1::Failure { code, message } => StoredAnswer::Failure {
-                code: ErrorCode::ALL
-                    .into_iter()
-                    .find(|c| c.as_str() == code)
-                    .ok_or_else(|| fail("a kept answer names an unknown code"))?,
+        let (answer, held) = match kept {
+            KeptAnswerV1::Success { body, held } => (StoredAnswer::Success(body), held),
+            KeptAnswerV1::Failure {
+                code,
                 message,
-            },
+                held,
+            } => (
+                StoredAnswer::Failure {
+                    code: ErrorCode::ALL
+                        .into_iter()
+                        .find(|c| c.as_str() == code)
+                        .ok_or_else(|| fail("a kept answer names an unknown code"))?,
+                    message,
+                },
+                held,
+            ),
+        };
+        Ok(KeptAnswer {
+            answer,
+            held: held.map(HeldV1::read).transpose()?,
         })
     }
 }
@@ -139,11 +195,22 @@ mod tests {
         let v = vault();
         let (a, b) = (TenantId::generate(), TenantId::generate());
         let (ka, kb) = (v.new_data_key(&a).unwrap(), v.new_data_key(&b).unwrap());
+        let held = HeldRights {
+            scopes: ScopeSet::parse_list("kyb:read kyc:read").unwrap(),
+            countries: CountrySet::parse_list("SE,LT").unwrap(),
+            permit_in_force: true,
+        };
         for answer in [
-            StoredAnswer::Success("{\"name\":\"Anna Testsson\"}".into()),
-            StoredAnswer::Failure {
-                code: ErrorCode::NotFound,
-                message: "no subject Testsson".into(),
+            KeptAnswer {
+                answer: StoredAnswer::Success("{\"name\":\"Anna Testsson\"}".into()),
+                held: Some(held.clone()),
+            },
+            KeptAnswer {
+                answer: StoredAnswer::Failure {
+                    code: ErrorCode::NotFound,
+                    message: "no subject Testsson".into(),
+                },
+                held: None,
             },
         ] {
             let sealed = v.seal_answer(&a, &ka, &answer).unwrap();
@@ -151,6 +218,27 @@ mod tests {
             assert_eq!(v.open_answer(&a, &ka, &sealed).unwrap(), answer);
             assert!(v.open_answer(&b, &kb, &sealed).is_err());
         }
+    }
+
+    #[test]
+    fn an_answer_kept_before_the_rights_were_recorded_still_opens() {
+        let v = vault();
+        let a = TenantId::generate();
+        let ka = v.new_data_key(&a).unwrap();
+        let keys = v.tenant_keys(&a, &ka).unwrap();
+        let sealed = seal(
+            &keys.seal,
+            br#"{"kind":"success","body":"{}"}"#,
+            &answer_aad(&a),
+        )
+        .unwrap();
+        assert_eq!(
+            v.open_answer(&a, &ka, &sealed).unwrap(),
+            KeptAnswer {
+                answer: StoredAnswer::Success("{}".into()),
+                held: None
+            }
+        );
     }
 
     #[test]

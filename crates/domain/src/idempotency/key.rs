@@ -102,6 +102,48 @@ pub enum StoredAnswer {
     Failure { code: ErrorCode, message: String },
 }
 
+/// What the credential held when a kept answer was made: its scopes and countries, and
+/// whether the tenant's person-register permit was in force. A replay is served only while the
+/// credential still holds all of it ([`HeldRights::lost_since`]): an answer made under a right
+/// since withdrawn (`kyc:read`, a country, the permit) is not handed out again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldRights {
+    pub scopes: crate::access::scope::ScopeSet,
+    pub countries: crate::countries::country::CountrySet,
+    pub permit_in_force: bool,
+}
+
+impl HeldRights {
+    /// What of `self` the caller no longer holds, named for the refusal (scope names,
+    /// country codes, the permit); `None` when nothing was lost.
+    pub fn lost_since(&self, now: &HeldRights) -> Option<String> {
+        let mut lost: Vec<String> = self
+            .scopes
+            .iter()
+            .filter(|s| !now.scopes.contains(*s))
+            .map(|s| format!("the scope {}", s.as_str()))
+            .collect();
+        lost.extend(
+            self.countries
+                .iter()
+                .filter(|c| !now.countries.contains(*c))
+                .map(|c| format!("the country {}", c.code())),
+        );
+        if self.permit_in_force && !now.permit_in_force {
+            lost.push("a person-register permit in force".to_owned());
+        }
+        (!lost.is_empty()).then(|| lost.join(", "))
+    }
+}
+
+/// A kept answer and the rights it was made under (`None`: kept before the rights were
+/// recorded, replayed on the scope check alone).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptAnswer {
+    pub answer: StoredAnswer,
+    pub held: Option<HeldRights>,
+}
+
 impl StoredAnswer {
     /// The answer as the request's outcome.
     pub fn into_outcome(self) -> Result<String, Failure> {

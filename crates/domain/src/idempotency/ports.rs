@@ -3,7 +3,7 @@
 
 use crate::access::tenant::WrappedDataKey;
 use crate::error::{CryptoError, StoreError};
-use crate::idempotency::key::{IdempotencyKey, StoredAnswer};
+use crate::idempotency::key::{IdempotencyKey, KeptAnswer};
 use crate::ids::TenantId;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -92,7 +92,7 @@ pub trait IdempotencyVault: Send + Sync {
         &self,
         tenant: &TenantId,
         key: &WrappedDataKey,
-        answer: &StoredAnswer,
+        answer: &KeptAnswer,
     ) -> Result<Vec<u8>, CryptoError>;
 
     fn open_answer(
@@ -100,5 +100,5 @@ pub trait IdempotencyVault: Send + Sync {
         tenant: &TenantId,
         key: &WrappedDataKey,
         sealed: &[u8],
-    ) -> Result<StoredAnswer, CryptoError>;
+    ) -> Result<KeptAnswer, CryptoError>;
 }

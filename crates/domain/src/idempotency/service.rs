@@ -3,7 +3,7 @@
 use crate::access::gate::Caller;
 use crate::clock::Clock;
 use crate::error::{ErrorCode, Failure};
-use crate::idempotency::key::{IdempotencyKey, RequestPrint, StoredAnswer};
+use crate::idempotency::key::{HeldRights, IdempotencyKey, KeptAnswer, RequestPrint, StoredAnswer};
 use crate::idempotency::ports::{ClaimOutcome, IdempotencyStore, IdempotencyVault, KeyClaim};
 use crate::operation::Operation;
 use chrono::Duration;
@@ -39,9 +39,11 @@ pub struct Ticket {
 
 impl IdempotencyService {
     /// Claims `key` for the request, or finds its first answer. The caller must still hold a
-    /// scope that opens `op` (a replay is answered only to whom the route would answer),
-    /// and the fingerprint binds the credential, so another grant of the tenant reusing the
-    /// key is refused rather than served. One store statement.
+    /// scope that opens `op` (a replay is answered only to whom the route would answer, and
+    /// the gate has found the credential's grant live), and every right the kept answer was
+    /// made under (its scopes, countries and the permit: [`HeldRights`]); the fingerprint binds
+    /// the credential, so another grant of the tenant reusing the key is refused rather than
+    /// served. One store statement.
     pub async fn begin(
         &self,
         caller: &Caller,
@@ -89,12 +91,39 @@ impl IdempotencyService {
                 "this Idempotency-Key was used for a different request (body, path or credential) in the last 24 hours; use a new key",
             )),
             ClaimOutcome::Answered(sealed) => {
-                let answer = self
+                let kept = self
                     .vault
                     .open_answer(&caller.tenant_id, &caller.data_key, &sealed)
                     .map_err(|_| Failure::internal("a kept answer does not open"))?;
-                Ok(Begin::Replay(answer.into_outcome()))
+                // The answer was made under rights the credential may have lost since.
+                if let Some(lost) = kept
+                    .held
+                    .as_ref()
+                    .and_then(|held| held.lost_since(&self.held_now(caller)))
+                {
+                    return Err(Failure::new(
+                        ErrorCode::Forbidden,
+                        format!(
+                            "the answer kept under this Idempotency-Key was made under rights this \
+                             credential no longer holds ({lost}); it is not replayed"
+                        ),
+                    ));
+                }
+                Ok(Begin::Replay(kept.answer.into_outcome()))
             }
+        }
+    }
+
+    /// What the caller holds now: its scopes and countries (the token's within the grant's,
+    /// as the gate found them) and whether the tenant's permit is in force today.
+    fn held_now(&self, caller: &Caller) -> HeldRights {
+        HeldRights {
+            scopes: caller.scopes.clone(),
+            countries: caller.countries.clone(),
+            permit_in_force: crate::access::tenant::Permit::standing(
+                caller.tenant.permit.as_ref(),
+                crate::companies::budget::budget_day(self.clock.now()),
+            ) == crate::access::tenant::PermitStanding::InForce,
         }
     }
 
@@ -109,6 +138,10 @@ impl IdempotencyService {
     ) -> Result<(), Failure> {
         let result = match StoredAnswer::of(outcome) {
             Some(answer) => {
+                let answer = KeptAnswer {
+                    answer,
+                    held: Some(self.held_now(caller)),
+                };
                 match self
                     .vault
                     .seal_answer(&caller.tenant_id, &caller.data_key, &answer)

@@ -1,7 +1,7 @@
 //! The key's grammar (property tests), what is kept, and the use case with every port
 //! mocked.
 
-use super::key::{IdempotencyKey, RequestPrint, StoredAnswer};
+use super::key::{HeldRights, IdempotencyKey, KeptAnswer, RequestPrint, StoredAnswer};
 use super::ports::{ClaimOutcome, MockIdempotencyStore, MockIdempotencyVault};
 use super::service::{Begin, IdempotencyService, LEASE_SECONDS, RETENTION_HOURS};
 use crate::error::{ErrorCode, Failure};
@@ -109,9 +109,71 @@ fn vault(materials: Arc<Mutex<Vec<Vec<u8>>>>) -> MockIdempotencyVault {
     });
     v.expect_seal_answer()
         .returning(|_, _, a| Ok(format!("{a:?}").into_bytes()));
-    v.expect_open_answer()
-        .returning(|_, _, _| Ok(StoredAnswer::Success("{\"kept\":true}".into())));
+    v.expect_open_answer().returning(|_, _, _| {
+        Ok(KeptAnswer {
+            answer: StoredAnswer::Success("{\"kept\":true}".into()),
+            held: None,
+        })
+    });
     v
+}
+
+/// The vault of [`vault`], whose kept answer was made under `held`.
+fn vault_holding(held: HeldRights) -> MockIdempotencyVault {
+    let mut v = MockIdempotencyVault::new();
+    v.expect_key_hash().returning(|_, _, _| Ok("h".into()));
+    v.expect_fingerprint().returning(|_, _, _| Ok("f".into()));
+    v.expect_open_answer().returning(move |_, _, _| {
+        Ok(KeptAnswer {
+            answer: StoredAnswer::Success("{\"kept\":true}".into()),
+            held: Some(held.clone()),
+        })
+    });
+    v
+}
+
+#[tokio::test]
+async fn a_replay_is_refused_once_the_credential_lost_a_right_its_answer_was_made_under() {
+    use crate::access::scope::ScopeSet;
+    use crate::countries::country::CountrySet;
+    let c = caller("SE", "kyb:read", "SE");
+    let key = IdempotencyKey::parse("k1").unwrap();
+    let held = |scopes: &str, countries: &str, permit: bool| HeldRights {
+        scopes: ScopeSet::parse_list(scopes).unwrap(),
+        countries: CountrySet::parse_list(countries).unwrap(),
+        permit_in_force: permit,
+    };
+    for (then, lost) in [
+        (held("kyb:read", "SE", false), None),
+        (
+            held("kyb:read kyc:read", "SE", false),
+            Some("the scope kyc:read"),
+        ),
+        (held("kyb:read", "SE,LT", false), Some("the country LT")),
+        (
+            held("kyb:read", "SE", true),
+            Some("a person-register permit in force"),
+        ),
+    ] {
+        let mut store = MockIdempotencyStore::new();
+        store
+            .expect_claim()
+            .return_once(|_, _| Ok(ClaimOutcome::Answered(b"sealed".to_vec())));
+        let s = IdempotencyService {
+            store: Arc::new(store),
+            vault: Arc::new(vault_holding(then)),
+            clock: clock(),
+        };
+        let begun = s.begin(&c, Operation::ResolveSubject, &key, &PRINT).await;
+        match lost {
+            None => assert!(matches!(begun.unwrap(), Begin::Replay(Ok(_)))),
+            Some(lost) => {
+                let f = begun.unwrap_err();
+                assert_eq!(f.code, ErrorCode::Forbidden);
+                assert!(f.message.contains(lost), "{}", f.message);
+            }
+        }
+    }
 }
 
 fn service(store: MockIdempotencyStore) -> (IdempotencyService, Arc<Mutex<Vec<Vec<u8>>>>) {

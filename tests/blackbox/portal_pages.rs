@@ -376,7 +376,12 @@ async fn an_admin_adds_and_disables_users_and_a_disabled_users_session_ends() {
             &[("email", "Analyst@Example.SE"), ("role", "member")],
         )
         .await;
-    assert_eq!((added.status, added.location.as_str()), (303, "/users"));
+    assert_eq!(
+        (added.status, added.location.as_str()),
+        (303, "/users"),
+        "{}",
+        added.body
+    );
     for fields in [
         [("email", "analyst@example.se"), ("role", "member")],
         [("email", "x@example.se"), ("role", "owner")],
@@ -706,6 +711,21 @@ async fn the_usage_page_counts_the_paid_calls_of_live_and_test_mode_grants_apart
         30,
         "thirty days"
     );
+    // The thirty days drawn: an SVG image named by its summary, a bar per day (today's the
+    // last, two calls the tallest), no script and no inline style.
+    let svg = &live.body[live.body.find("<svg").unwrap()..live.body.find("</svg>").unwrap()];
+    assert!(
+        svg.contains(r#"role="img""#) && svg.contains(r#"aria-labelledby="usage-chart-title""#)
+    );
+    assert!(
+        svg.contains(&format!("2 in all, the most on {today} (2)")),
+        "{svg}"
+    );
+    assert_eq!(svg.matches(r#"class="on-demand""#).count(), 30);
+    assert!(svg.contains(&format!(
+        "<title>{today}: 2 on demand, 0 by monitoring</title>"
+    )));
+    assert!(!live.body.contains("<script") && !live.body.contains("style="));
 
     // No test-mode grant yet: nothing was spent in test mode.
     let none = admin.get("/usage?mode=test").await;
@@ -835,4 +855,52 @@ async fn an_admins_own_second_account_cannot_approve_their_proposal() {
             ("failed", Some("four_eyes_own_proposal")),
         ]
     );
+}
+
+/// A newcomer following the demo holds test-mode credentials: their checks are the test
+/// twin's, which the screening page offers beside the live ones (the live page says where
+/// they are), and a twin's check opens from the list.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_screening_page_offers_the_checks_of_test_mode_credentials() {
+    let (app, _, _) = crate::screening::ready().await;
+    let c = tenant(&app).await;
+    let admin = Browser::sign_in(&app, &c.tenant_id, "lead@example.se", "admin").await;
+    let live = admin.get("/screening").await;
+    assert_eq!(live.status, 200);
+    assert!(live.body.contains("No checks yet."), "{}", live.body);
+    assert!(live.body.contains(r#"href="/screening?mode=test""#));
+    // Before any test-mode grant there is no twin, and nothing to list.
+    let none = admin.get("/screening?mode=test").await;
+    assert_eq!(none.status, 200);
+    assert!(none.body.contains("No checks yet."));
+
+    let (test, _) = app
+        .test_grant(&c.tenant_id, "screening:run screening:read", "SE")
+        .await;
+    let token = app.token(&test).await;
+    let made = app
+        .post_json(
+            "/v1/screening/checks",
+            Some(&token),
+            &serde_json::json!({
+                "name": crate::screening::LISTED_NAME,
+                "birth_date": crate::screening::LISTED_BIRTH
+            }),
+        )
+        .await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    let id = made.body["id"].as_str().unwrap();
+
+    let twin = admin.get("/screening?mode=test").await;
+    assert_eq!(twin.status, 200);
+    assert!(twin.body.contains(id), "{}", twin.body);
+    assert!(!admin.get("/screening").await.body.contains(id));
+    let opened = admin.get(&format!("/screening/{id}")).await;
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    assert!(
+        opened.body.contains(crate::screening::LISTED_ENTRY),
+        "{}",
+        opened.body
+    );
+    assert_eq!(admin.get("/screening?mode=both").await.status, 400);
 }

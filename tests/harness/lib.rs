@@ -111,7 +111,7 @@ impl TestApp {
             state_dir: state_dir.path.clone(),
             signing_key: Some(keys.signing_key().to_hex().to_string()),
             master_key: Some(keys.master_key().to_hex().to_string()),
-            db_pool_size: 8,
+            db_pool_size: 12,
             workers: Some(2),
             // The upstream sandbox in process, as in the default run; upstream calls limited
             // to 2 seconds so timeout faults stay quick.

@@ -53,16 +53,26 @@ pub struct PoolSizes {
 }
 
 impl PoolSizes {
+    /// The fewest connections a worker thread's pool holds: a request's work and its
+    /// audit rows' group commit may each hold one at the same moment.
+    pub const MIN_PER_THREAD: usize = 2;
+
     /// `total` connections at most for a process whose pools are the shared one and
     /// `threads` worker threads' (its listeners' workers): a quarter (at least one) for the
-    /// shared pool, the rest split evenly among the threads, each at least one. The process
-    /// opens at most [`PoolSizes::most`] connections, which is `total` unless `total` is below
-    /// one per pool.
+    /// shared pool, the rest split evenly among the threads, each at least
+    /// [`PoolSizes::MIN_PER_THREAD`]. The process opens at most [`PoolSizes::most`]
+    /// connections, which is `total` unless `total` is below that minimum
+    /// ([`PoolSizes::below_minimum`]).
     pub fn split(total: usize, threads: usize) -> PoolSizes {
         let total = total.max(1);
         let shared = (total / 4).max(1);
-        let per_thread = (total.saturating_sub(shared) / threads.max(1)).max(1);
+        let per_thread = (total.saturating_sub(shared) / threads.max(1)).max(Self::MIN_PER_THREAD);
         PoolSizes { per_thread, shared }
+    }
+
+    /// Whether `total` was too small for `threads` threads, so the process may open more.
+    pub fn below_minimum(&self, total: usize, threads: usize) -> bool {
+        self.most(threads) > total
     }
 
     /// The most connections the process may hold with `threads` worker threads.

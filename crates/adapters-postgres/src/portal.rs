@@ -70,6 +70,9 @@ impl PortalStore for Database {
             .execute(&mut conn)
             .await
             .map_err(backend)?;
+        // The connection goes back before the read below takes one: a pool of one would
+        // otherwise wait on itself.
+        drop(conn);
         if n == 0 {
             return Ok(None);
         }

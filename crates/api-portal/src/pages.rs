@@ -611,6 +611,14 @@ async fn usage(req: HttpRequest, services: AppServices) -> HttpResponse {
                             )
                         })
                         .collect(),
+                    chart: UsageChart::of(
+                        &report
+                            .days
+                            .iter()
+                            .rev()
+                            .map(|(d, u)| (d.to_string(), u.on_demand, u.scheduled))
+                            .collect::<Vec<_>>(),
+                    ),
                 }),
             })
         }
@@ -762,14 +770,23 @@ async fn checks(req: HttpRequest, services: AppServices) -> HttpResponse {
         Ok(c) => c,
         Err(f) => return problem(&f, None, "/"),
     };
+    let q: ModeQuery = match query(&req) {
+        Ok(q) => q,
+        Err(f) => return problem(&f, Some(&caller), "/screening"),
+    };
+    let test = match mode(&q.mode) {
+        Ok(test) => test,
+        Err(f) => return problem(&f, Some(&caller), "/screening"),
+    };
     match services
         .portal_console
-        .checks(&request_context(&req), &caller)
+        .checks(&request_context(&req), &caller, test)
         .await
     {
         Ok(found) => render(&ScreeningPage {
             title: "Screening checks",
             nav: Some(nav(&caller)),
+            test,
             checks: found
                 .iter()
                 .map(|served| {

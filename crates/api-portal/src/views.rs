@@ -106,6 +106,96 @@ pub struct UsageFigures {
     pub renews_at: String,
     /// Day, on demand, monitoring, total.
     pub days: Vec<(String, i64, i64, i64)>,
+    /// The same days drawn.
+    pub chart: UsageChart,
+}
+
+/// The last 30 days of paid calls as a bar chart: server-drawn SVG, no script. Each day's bar
+/// stacks monitoring on on-demand calls; the table beside it carries the figures.
+pub struct UsageChart {
+    pub width: u32,
+    pub height: u32,
+    /// The bars' baseline.
+    pub base: u32,
+    pub bar: u32,
+    pub bars: Vec<ChartBar>,
+    /// The chart in one sentence, its accessible name.
+    pub summary: String,
+    pub first: String,
+    pub last: String,
+    pub most: i64,
+}
+
+pub struct ChartBar {
+    pub x: u32,
+    pub on_demand_y: u32,
+    pub on_demand_h: u32,
+    pub monitoring_y: u32,
+    pub monitoring_h: u32,
+    /// The day and its figures, shown on hover.
+    pub title: String,
+}
+
+impl UsageChart {
+    const BAR: u32 = 10;
+    const GAP: u32 = 4;
+    const PLOT: u32 = 100;
+    const TOP: u32 = 4;
+
+    /// `days` oldest first: (day, on demand, monitoring).
+    pub fn of(days: &[(String, i64, i64)]) -> UsageChart {
+        let most = days.iter().map(|(_, o, m)| o + m).max().unwrap_or(0);
+        let scale = |n: i64| -> u32 {
+            if most == 0 {
+                0
+            } else {
+                // At least a pixel for a day that spent anything.
+                let h = (n.max(0) as f64 / most as f64 * f64::from(Self::PLOT)).round() as u32;
+                if n > 0 {
+                    h.max(1)
+                } else {
+                    0
+                }
+            }
+        };
+        let base = Self::TOP + Self::PLOT;
+        let bars = days
+            .iter()
+            .enumerate()
+            .map(|(i, (day, on_demand, monitoring))| {
+                let on_demand_h = scale(*on_demand);
+                let monitoring_h = scale(on_demand + monitoring).saturating_sub(on_demand_h);
+                ChartBar {
+                    x: i as u32 * (Self::BAR + Self::GAP),
+                    on_demand_y: base - on_demand_h,
+                    on_demand_h,
+                    monitoring_y: base - on_demand_h - monitoring_h,
+                    monitoring_h,
+                    title: format!("{day}: {on_demand} on demand, {monitoring} by monitoring"),
+                }
+            })
+            .collect();
+        let total: i64 = days.iter().map(|(_, o, m)| o + m).sum();
+        let summary = match days.iter().max_by_key(|(_, o, m)| o + m) {
+            Some((day, o, m)) if total > 0 => format!(
+                "Paid calls per day over the last {} days: {total} in all, the most on {day} ({})",
+                days.len(),
+                o + m
+            ),
+            _ => format!("No paid calls in the last {} days", days.len()),
+        };
+        UsageChart {
+            width: (days.len() as u32 * (Self::BAR + Self::GAP)).max(Self::BAR),
+            height: base + 16,
+            base,
+            bar: Self::BAR,
+            bars,
+            summary,
+            first: days.first().map(|d| d.0.clone()).unwrap_or_default(),
+            last: days.last().map(|d| d.0.clone()).unwrap_or_default(),
+            most,
+        }
+    }
 }
 
 pub struct AuditRow {
@@ -148,6 +238,8 @@ pub struct CheckRow {
 pub struct ScreeningPage {
     pub title: &'static str,
     pub nav: Option<Nav>,
+    /// The test twin's checks (made with test-mode credentials) rather than the live tenant's.
+    pub test: bool,
     pub checks: Vec<CheckRow>,
 }
 
@@ -208,4 +300,51 @@ pub struct UsersPage {
     pub csrf: String,
     pub admin: bool,
     pub users: Vec<UserView>,
+}
+
+#[cfg(test)]
+mod chart_tests {
+    use super::*;
+
+    #[test]
+    fn bars_stack_to_scale_and_the_summary_names_the_busiest_day() {
+        let days: Vec<(String, i64, i64)> = (1..=30)
+            .map(|d| {
+                (
+                    format!("2026-11-{d:02}"),
+                    if d == 20 { 6 } else { 0 },
+                    if d == 20 { 4 } else { i64::from(d == 3) },
+                )
+            })
+            .collect();
+        let c = UsageChart::of(&days);
+        assert_eq!(c.bars.len(), 30);
+        assert_eq!(c.most, 10);
+        let tallest = &c.bars[19];
+        assert_eq!(tallest.on_demand_h + tallest.monitoring_h, 100);
+        assert_eq!(tallest.on_demand_h, 60);
+        assert_eq!(
+            tallest.monitoring_y + tallest.monitoring_h,
+            tallest.on_demand_y
+        );
+        // A day with one call still shows; a day with none draws nothing.
+        assert_eq!(c.bars[2].monitoring_h, 10);
+        assert_eq!(c.bars[0].on_demand_h + c.bars[0].monitoring_h, 0);
+        assert!(
+            c.summary.contains("11 in all") && c.summary.contains("2026-11-20 (10)"),
+            "{}",
+            c.summary
+        );
+        let idle = UsageChart::of(
+            &days
+                .iter()
+                .map(|(d, _, _)| (d.clone(), 0, 0))
+                .collect::<Vec<_>>(),
+        );
+        assert!(idle
+            .bars
+            .iter()
+            .all(|b| b.on_demand_h + b.monitoring_h == 0));
+        assert_eq!(idle.summary, "No paid calls in the last 30 days");
+    }
 }

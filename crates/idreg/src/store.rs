@@ -147,6 +147,14 @@ impl Store {
                     .await
                     .context("applying migrations")?;
                 let sizes = adapters_postgres::PoolSizes::split(total, threads);
+                if sizes.below_minimum(total, threads) {
+                    tracing::warn!(
+                        most = sizes.most(threads),
+                        threads,
+                        "IDREG_DB_POOL_SIZE is below two connections per worker thread and a quarter \
+                         for background work: this process may open more; raise it, or lower IDREG_WORKERS"
+                    );
+                }
                 tracing::debug!(
                     most = sizes.most(threads),
                     per_thread = sizes.per_thread,

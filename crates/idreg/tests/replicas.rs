@@ -69,7 +69,7 @@ impl Replica {
             .env("IDREG_LOG", "info")
             .env("IDREG_LOG_FORMAT", "json")
             .env("IDREG_WORKERS", "2")
-            .env("IDREG_DB_POOL_SIZE", "4")
+            .env("IDREG_DB_POOL_SIZE", "12")
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&out).expect("stdout file"))
             .stderr(std::fs::File::create(&log).expect("stderr file"));

@@ -397,24 +397,35 @@ impl PortalConsole {
     async fn screening_reader(
         &self,
         ctx: &RequestContext,
-        caller: &PortalCaller,
+        tenant: TenantId,
     ) -> Result<Caller, Failure> {
         let (tenant, key) = self
             .tenants
-            .tenant_with_key(&Self::tenant_of(caller))
+            .tenant_with_key(&tenant)
             .await
             .map_err(Failure::internal)?;
         Ok(Caller::portal(tenant, key, ctx.clone()))
     }
 
-    /// The tenant's newest checks, masked as any reader without `kyc:read` sees them.
+    /// The tenant's newest checks (`test`: its test twin's, made with test-mode
+    /// credentials; none before the twin exists), masked as any reader without `kyc:read`
+    /// sees them.
     pub async fn checks(
         &self,
         ctx: &RequestContext,
         caller: &PortalCaller,
+        test: bool,
     ) -> Result<Vec<ServedCheck>, Failure> {
         let result = async {
-            let reader = self.screening_reader(ctx, caller).await?;
+            let tenant = if test {
+                match self.own_tenants(caller).await?.get(1) {
+                    Some(twin) => *twin,
+                    None => return Ok(Vec::new()),
+                }
+            } else {
+                Self::tenant_of(caller)
+            };
+            let reader = self.screening_reader(ctx, tenant).await?;
             self.screening
                 .list(
                     &reader,
@@ -430,7 +441,7 @@ impl PortalConsole {
             .await
     }
 
-    /// One check with its candidates and reasons.
+    /// One check with its candidates and reasons: the tenant's, or its test twin's.
     pub async fn check(
         &self,
         ctx: &RequestContext,
@@ -438,8 +449,15 @@ impl PortalConsole {
         id: &str,
     ) -> Result<ServedCheck, Failure> {
         let result = async {
-            let reader = self.screening_reader(ctx, caller).await?;
-            self.screening.get(&reader, id).await
+            let mut found = Err(Failure::not_found("screening check"));
+            for tenant in self.own_tenants(caller).await? {
+                let reader = self.screening_reader(ctx, tenant).await?;
+                found = self.screening.get(&reader, id).await;
+                if !matches!(&found, Err(f) if f.code == ErrorCode::NotFound) {
+                    break;
+                }
+            }
+            found
         }
         .await;
         self.audited(ctx, caller, PortalAction::CheckRead, None, result)

@@ -288,7 +288,7 @@ impl Meter for PrometheusMeter {
     fn request(&self, sample: &RequestSample<'_>) {
         let mut status = [0u8; 3];
         let status = status_text(sample.status, &mut status);
-        let method = method_label(sample.method);
+        let method = domain::meter::method_label(sample.method);
         self.requests
             .with_label_values(&[method, sample.route, status])
             .inc();
@@ -345,20 +345,6 @@ impl Meter for PrometheusMeter {
     fn portal_mail(&self, outcome: &str) {
         self.portal_mail.with_label_values(&[outcome]).inc();
     }
-}
-
-/// The method as a label: one of HTTP's registered methods a route may answer, else
-/// `_OTHER` (OpenTelemetry's bucket for the rest), so a client sending made-up methods adds
-/// no series.
-pub fn method_label(method: &str) -> &'static str {
-    const KNOWN: [&str; 9] = [
-        "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
-    ];
-    KNOWN
-        .iter()
-        .find(|known| **known == method)
-        .copied()
-        .unwrap_or("_OTHER")
 }
 
 /// A status code's three digits, without allocating (every HTTP status has three).

@@ -140,20 +140,27 @@ impl WebhookSender for HttpWebhookSender {
             }
             EndpointHost::Ip(_) | EndpointHost::Name => {}
         }
-        let sent = self
+        let request = self
             .client
             .post(outgoing.url.as_str())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header("webhook-id", &id)
             .header("webhook-timestamp", timestamp.to_string())
             .header("webhook-signature", signature)
-            .body(body)
-            .send()
+            .body(body);
+        // In a client span whose W3C trace context the delivery carries.
+        let sent =
+            connector_kit::trace::traced(request, async |request| match request.send().await {
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    read_bounded(response, ANSWER_READ_LIMIT).await;
+                    (Ok(status), Some(status))
+                }
+                Err(e) => (Err(e), None),
+            })
             .await;
         match sent {
-            Ok(response) => {
-                let status = response.status().as_u16();
-                read_bounded(response, ANSWER_READ_LIMIT).await;
+            Ok(status) => {
                 let result = if (200..300).contains(&status) {
                     AttemptResult::Delivered { status }
                 } else {

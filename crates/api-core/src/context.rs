@@ -2,6 +2,13 @@
 //! `X-Request-Id`, the peer address, the receive time), one log line per request naming the
 //! route template (never the path: paths carry identifiers), the bearer token, and the body
 //! read up to its limit. The middleware wraps the whole app, `/mcp` included.
+//!
+//! Each request runs in one server span named for its method and route template
+//! (`GET /v1/companies/{orgnr}`), with OpenTelemetry's HTTP attribute names
+//! (`http.request.method`, `http.route`, `http.response.status_code`), the request id, and
+//! the trace id, which every log line of the request carries. A caller's W3C `traceparent`
+//! makes the span its child, so idreg's work joins the caller's trace; the upstream calls
+//! and webhook deliveries it makes carry the context on (`connector_kit::trace`).
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -9,7 +16,22 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, HttpRequest};
 use domain::access::audit::RequestContext;
+use opentelemetry::trace::TraceContextExt;
 use tracing::Instrument;
+use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+/// A request's headers as the trace propagator reads them.
+struct Carrier<'a>(&'a actix_web::http::header::HeaderMap);
+
+impl opentelemetry::propagation::Extractor for Carrier<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(|v| v.to_str().ok())
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(|k| k.as_str()).collect()
+    }
+}
 
 /// The response header that carries the request id.
 pub struct RequestIdHeader;
@@ -33,12 +55,36 @@ pub async fn request_context_middleware(
     let meter = req
         .app_data::<crate::AppServices>()
         .map(|services| services.meter.clone());
+    let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.extract(&Carrier(req.headers()))
+    });
     req.extensions_mut().insert(ctx);
-    let span =
-        tracing::info_span!("request", request_id = %request_id, method = %method, route = %route);
+    // The method as a span may name it: made-up methods are `_OTHER`, as in the metrics.
+    let method_label = domain::meter::method_label(&method);
+    let span = tracing::info_span!(
+        "request",
+        otel.name = %format_args!("{method_label} {route}"),
+        otel.kind = "server",
+        otel.status_code = tracing::field::Empty,
+        http.request.method = method_label,
+        http.route = %route,
+        http.response.status_code = tracing::field::Empty,
+        request_id = %request_id,
+        trace_id = tracing::field::Empty,
+    );
+    // A caller's trace context, when it sent one, is the span's parent.
+    let _ = span.set_parent(parent);
+    let trace = span.context().span().span_context().clone();
+    if trace.is_valid() {
+        span.record("trace_id", tracing::field::display(trace.trace_id()));
+    }
     let started = std::time::Instant::now();
     let mut response = next.call(req).instrument(span.clone()).await?;
     let status = response.status().as_u16();
+    span.record("http.response.status_code", status);
+    if status >= 500 {
+        span.record("otel.status_code", "ERROR");
+    }
     let elapsed = started.elapsed();
     if let Some(meter) = meter {
         meter.request(&domain::meter::RequestSample {

@@ -127,6 +127,18 @@ pub async fn send(request: reqwest::RequestBuilder, limit: usize) -> Exchange {
 /// refused as [`Transport::TooLarge`], from its `Content-Length` before reading or, without
 /// one, as soon as the bytes read pass the limit. Any status is an [`Answer`].
 pub async fn exchange(request: reqwest::RequestBuilder, limit: usize) -> Result<Answer, Transport> {
+    crate::trace::traced(request, async |request| {
+        let answer = exchange_untraced(request, limit).await;
+        let status = answer.as_ref().ok().map(|a| a.status);
+        (answer, status)
+    })
+    .await
+}
+
+async fn exchange_untraced(
+    request: reqwest::RequestBuilder,
+    limit: usize,
+) -> Result<Answer, Transport> {
     let mut resp = request
         .send()
         .await

@@ -7,6 +7,20 @@
 
 use std::time::Duration;
 
+/// The method as a label (a metric's, a span's): one of HTTP's registered methods, else
+/// `_OTHER` (OpenTelemetry's bucket for the rest), so a client sending made-up methods adds
+/// no series and names no span.
+pub fn method_label(method: &str) -> &'static str {
+    const KNOWN: [&str; 9] = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+    ];
+    KNOWN
+        .iter()
+        .find(|known| **known == method)
+        .copied()
+        .unwrap_or("_OTHER")
+}
+
 /// A request a surface answered.
 #[derive(Clone, Copy, Debug)]
 pub struct RequestSample<'a> {

@@ -1,15 +1,20 @@
 //! Logging: `tracing` to stderr, as text or JSON. Log lines carry route templates and opaque
 //! ids, never identifiers, names or addresses.
 //!
-//! Traces: when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, the same spans (each request's
-//! `request` span with its request id, method and route template, and what runs inside it)
-//! go out over OTLP (HTTP, protobuf), configured by the standard `OTEL_*` variables
-//! (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME`,
-//! `OTEL_BSP_SCHEDULE_DELAY`, ...). Without it nothing is exported and no exporter is built.
+//! Traces: every request runs in a server span named for its route template, a child of the
+//! caller's W3C `traceparent` when one came (the propagator is W3C Trace Context), and every
+//! log line of the request carries its trace id. When `OTEL_EXPORTER_OTLP_ENDPOINT` is set
+//! the spans (the request's, and the client spans of its upstream calls and of webhook
+//! deliveries) go out over OTLP (HTTP, protobuf), configured by the standard `OTEL_*`
+//! variables (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`,
+//! `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, `OTEL_BSP_SCHEDULE_DELAY`, ...). Without it no
+//! exporter is built and nothing is recorded (a sampler that keeps nothing of its own), but
+//! the trace context still flows: ids for the logs, and the caller's context (with its
+//! sampling decision) on to the registers and receivers.
 
 use crate::config::{Config, LogFormat};
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::trace::{Sampler, SdkTracerProvider};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer, Registry};
@@ -52,6 +57,9 @@ pub fn init(config: &Config) -> Telemetry {
             .with_writer(std::io::stderr)
             .boxed(),
     };
+    opentelemetry::global::set_text_map_propagator(
+        opentelemetry_sdk::propagation::TraceContextPropagator::new(),
+    );
     let (traces, failed) = match std::env::var_os(OTLP_ENDPOINT).filter(|v| !v.is_empty()) {
         None => (None, None),
         Some(_) => match otlp_provider() {
@@ -59,11 +67,13 @@ pub fn init(config: &Config) -> Telemetry {
             Err(e) => (None, Some(e)),
         },
     };
-    let otel = traces.as_ref().map(|provider| {
-        tracing_opentelemetry::layer()
-            .with_tracer(provider.tracer("idreg"))
-            .boxed()
-    });
+    // Without an exporter: ids and context only, nothing recorded unless a caller's sampled
+    // context asks (then dropped at the end, no exporter taking it).
+    let local = SdkTracerProvider::builder()
+        .with_sampler(Sampler::ParentBased(Box::new(Sampler::AlwaysOff)))
+        .build();
+    let tracer = traces.as_ref().unwrap_or(&local).tracer("idreg");
+    let otel = tracing_opentelemetry::layer().with_tracer(tracer).boxed();
     let _ = tracing_subscriber::registry()
         .with(log)
         .with(otel)

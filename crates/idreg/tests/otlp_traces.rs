@@ -1,7 +1,9 @@
-//! Traces over OTLP: with `OTEL_EXPORTER_OTLP_ENDPOINT` set, the real binary sends each
-//! request's span (named `request`, with its request id, method and route template) to the
-//! collector over HTTP; the receiver here decodes the protobuf the exporter sent. Without the
-//! variable nothing is sent (the other tests of the binary run that way).
+//! Traces: with `OTEL_EXPORTER_OTLP_ENDPOINT` set, the real binary sends each request's span
+//! (named for its method and route template, with OpenTelemetry's HTTP attributes and the
+//! request id, a child of the caller's `traceparent`) to the collector over HTTP; the receiver
+//! here decodes the protobuf the exporter sent. Without the variable nothing is sent, and the
+//! trace context still flows: the caller's trace id is in every log line of the request and
+//! the register the request calls receives the context.
 
 use blackbox::TempDir;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -11,6 +13,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
+
+const OTLP: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
 
 struct Served(Child);
 
@@ -89,9 +93,18 @@ fn attribute(span: &opentelemetry_proto::tonic::trace::v1::Span, key: &str) -> O
     span.attributes.iter().find(|a| a.key == key).and_then(|a| {
         match a.value.as_ref()?.value.as_ref()? {
             AnyValue::StringValue(s) => Some(s.clone()),
+            AnyValue::IntValue(n) => Some(n.to_string()),
             _ => None,
         }
     })
+}
+
+/// A caller's trace context: W3C `traceparent`, version 00, sampled.
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT_SPAN: &str = "00f067aa0ba902b7";
+
+fn traceparent() -> String {
+    format!("00-{TRACE_ID}-{PARENT_SPAN}-01")
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -127,6 +140,14 @@ async fn each_request_span_goes_to_the_collector_with_its_request_id() {
         }
     };
     assert_eq!(answer.status(), 200);
+    // The request under test: a caller's trace context, a child span expected.
+    let answer = http
+        .get(format!("{base}/healthz"))
+        .header("traceparent", traceparent())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
     let request_id = answer.headers()["x-request-id"]
         .to_str()
         .unwrap()
@@ -155,14 +176,194 @@ async fn each_request_span_goes_to_the_collector_with_its_request_id() {
             .flat_map(|r| &r.scope_spans)
             .flat_map(|s| &s.spans)
             .collect();
-        if let Some(span) = spans.iter().find(|s| {
-            s.name == "request" && attribute(s, "request_id").as_deref() == Some(&request_id)
-        }) {
-            assert_eq!(attribute(span, "route").as_deref(), Some("/healthz"));
-            assert_eq!(attribute(span, "method").as_deref(), Some("GET"));
+        if let Some(span) = spans
+            .iter()
+            .find(|s| attribute(s, "request_id").as_deref() == Some(&request_id))
+        {
+            // Named by route template, a server span, with the semantic conventions' names.
+            assert_eq!(span.name, "GET /healthz");
+            assert_eq!(span.kind, 2, "SPAN_KIND_SERVER");
+            assert_eq!(attribute(span, "http.route").as_deref(), Some("/healthz"));
+            assert_eq!(
+                attribute(span, "http.request.method").as_deref(),
+                Some("GET")
+            );
+            assert_eq!(
+                attribute(span, "http.response.status_code").as_deref(),
+                Some("200")
+            );
+            // The caller's trace, the caller's span its parent.
+            assert_eq!(hex(&span.trace_id), TRACE_ID);
+            assert_eq!(hex(&span.parent_span_id), PARENT_SPAN);
+            assert_eq!(attribute(span, "trace_id").as_deref(), Some(TRACE_ID));
             assert_eq!(service.as_deref(), Some("idreg"));
             assert!(span.end_time_unix_nano >= span.start_time_unix_nano);
             return;
         }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `idreg <args>` on the state folder's embedded store: its one JSON line.
+fn admin(state: &TempDir, args: &[&str]) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_idreg"))
+        .arg("admin")
+        .args(args)
+        .env_remove("DATABASE_URL")
+        .env("IDREG_STATE_DIR", &state.path)
+        .env("IDREG_LOG", "warn")
+        .current_dir(&state.path)
+        .output()
+        .expect("running idreg admin");
+    serde_json::from_slice(&output.stdout).expect("one JSON object")
+}
+
+/// No exporter: a caller's `traceparent` still joins the request to the caller's trace. Every
+/// log line of the request (JSON) carries the caller's trace id, a request without one gets a
+/// trace id of its own, and the register the request calls receives the caller's trace with
+/// a span of idreg's as parent.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_callers_trace_context_reaches_the_logs_and_the_registers_without_an_exporter() {
+    use std::io::BufRead;
+    let state = TempDir::new();
+    let log = state.path.join("serve.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_idreg"))
+        .args(["serve", "--sandbox", "--listen", "127.0.0.1:0"])
+        .env_remove("DATABASE_URL")
+        .env_remove(OTLP)
+        .env("IDREG_STATE_DIR", &state.path)
+        .env("IDREG_LOG", "info")
+        .env("IDREG_LOG_FORMAT", "json")
+        .current_dir(&state.path)
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("starting idreg serve");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _served = Served(child);
+    let printed: serde_json::Value = serde_json::from_str(&line).expect("the address line");
+    let base = printed["idreg"].as_str().unwrap().to_owned();
+    let control = printed["sandbox_control"].as_str().unwrap().to_owned();
+
+    let tenant = admin(
+        &state,
+        &[
+            "tenant",
+            "create",
+            "--name",
+            "Trace AB",
+            "--country",
+            "SE",
+            "--activate",
+        ],
+    );
+    let tenant = tenant["tenant_id"].as_str().unwrap();
+    let grant = admin(
+        &state,
+        &[
+            "grant",
+            "create",
+            "--tenant",
+            tenant,
+            "--scopes",
+            "kyb:read",
+            "--countries",
+            "SE",
+        ],
+    );
+    let http = reqwest::Client::new();
+    let token: serde_json::Value = http
+        .post(format!("{base}/oauth/token"))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", grant["client_id"].as_str().unwrap()),
+            ("client_secret", grant["client_secret"].as_str().unwrap()),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = token["access_token"].as_str().unwrap();
+    let read = http
+        .get(format!("{base}/v1/companies/5560021361"))
+        .bearer_auth(token)
+        .header("traceparent", traceparent())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read.status(), 200);
+    let request_id = read.headers()["x-request-id"].to_str().unwrap().to_owned();
+    let untraced = http.get(format!("{base}/healthz")).send().await.unwrap();
+    let untraced_id = untraced.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+
+    // The register got the caller's trace, under a span of idreg's.
+    let calls: serde_json::Value = reqwest::get(format!("{control}/calls"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let parents: Vec<&str> = calls
+        .as_array()
+        .or_else(|| calls["calls"].as_array())
+        .expect("the call log")
+        .iter()
+        .filter_map(|c| c["traceparent"].as_str())
+        .collect();
+    assert!(!parents.is_empty(), "{calls}");
+    for parent in &parents {
+        let parts: Vec<&str> = parent.split('-').collect();
+        assert_eq!(parts.len(), 4, "{parent}");
+        assert_eq!(parts[1], TRACE_ID, "{parent}");
+        assert_ne!(
+            parts[2], PARENT_SPAN,
+            "idreg's own span is the parent: {parent}"
+        );
+        assert_eq!(
+            parts[3], "01",
+            "the caller's sampling decision travels on: {parent}"
+        );
+    }
+
+    // Every log line of each request names its trace.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let of = |id: &str| -> Vec<&serde_json::Value> {
+            lines
+                .iter()
+                .filter(|l| l["span"]["request_id"].as_str() == Some(id))
+                .collect()
+        };
+        let (traced, other) = (of(&request_id), of(&untraced_id));
+        if !traced.is_empty() && !other.is_empty() {
+            for l in &traced {
+                assert_eq!(l["span"]["trace_id"].as_str(), Some(TRACE_ID), "{l}");
+            }
+            let own = other[0]["span"]["trace_id"].as_str().unwrap_or_default();
+            assert!(
+                own.len() == 32 && own != TRACE_ID && own.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{}",
+                other[0]
+            );
+            return;
+        }
+        assert!(Instant::now() < deadline, "{text}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }

@@ -259,6 +259,9 @@ pub struct CallRecord {
     pub time: String,
     /// The `X-Request-Id` header, if sent.
     pub request_id: Option<String>,
+    /// The W3C `traceparent` header, if sent (the caller's trace context).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<String>,
     /// The fault applied, if any.
     pub fault: Option<FaultKind>,
     /// The status answered (absent while the request is still running).
@@ -377,6 +380,11 @@ impl FaultInjector {
             request_id: req
                 .headers()
                 .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            traceparent: req
+                .headers()
+                .get("traceparent")
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned),
             fault,

@@ -3,7 +3,7 @@
 //! configured sender to the user's address, and signs in; with the server gone, asking for a
 //! link answers as for any address, and the failure is counted for the operator.
 
-use blackbox::{test_python, TestApp};
+use blackbox::{free_port, test_python, TestApp};
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -30,14 +30,6 @@ fn quoted_printable(body: &str) -> String {
         i += 1;
     }
     String::from_utf8(out).unwrap()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -432,6 +432,15 @@ impl TempDir {
     }
 }
 
+/// A loopback port free at the moment of asking (for a process the test starts).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("a loopback port")
+        .local_addr()
+        .expect("its address")
+        .port()
+}
+
 /// [`TempDir::key_files`] for any folder.
 pub fn key_files_in(dir: &std::path::Path) -> [(&'static str, String); 2] {
     let signing = dir.join("signing.key");

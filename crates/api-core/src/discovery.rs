@@ -10,8 +10,8 @@
 //! - Authorization Server Metadata (RFC 8414) names this origin as issuer, `/oauth/token`,
 //!   the client-credentials grant and both client-secret methods.
 //!
-//! Every URL is built on [`origin`]: the configured public URL, else the request's own scheme
-//! and host.
+//! Every URL is built on [`origin`]: the configured public URL, else a loopback listener's
+//! address (the `Host` a client sent only when it names that loopback listener).
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -19,11 +19,16 @@ use domain::access::scope::Scope;
 use serde::Serialize;
 
 /// The service's public origin (`scheme://host[:port]`, no path), when the operator set one
-/// (`IDREG_PUBLIC_URL`); app data. Without it, each request's own scheme and host are used.
+/// (`IDREG_PUBLIC_URL`); app data. Without it, a loopback listener's address ([`origin`]).
 #[derive(Clone, Debug, Default)]
 pub struct PublicOrigin(Option<String>);
 
 impl PublicOrigin {
+    /// Whether an operator configured the URL.
+    pub fn is_configured(&self) -> bool {
+        self.0.is_some()
+    }
+
     /// From the request (no configured URL).
     pub fn from_requests() -> PublicOrigin {
         PublicOrigin(None)
@@ -58,26 +63,37 @@ pub fn checked_origin(url: &str) -> Result<String, String> {
     Ok(url.to_owned())
 }
 
-/// This service's origin as a client reaches it, with no trailing slash.
+/// This service's origin as a client reaches it, with no trailing slash: the configured
+/// public URL; else (a listener on loopback only: `serve` refuses any other without
+/// `IDREG_PUBLIC_URL`) the `Host` the client sent when it names a loopback host at this
+/// listener's port (`localhost`, `127.0.0.1`, `[::1]`), else the listener's own address. No
+/// forwarded header (`Forwarded`, `X-Forwarded-*`) is ever read, and no other host is taken.
 pub fn origin(req: &HttpRequest) -> String {
     let configured = req.app_data::<web::Data<PublicOrigin>>();
     if let Some(url) = configured.and_then(|data| data.get_ref().0.as_ref()) {
         return url.clone();
     }
-    let info = req.connection_info();
-    // What the client sent (Host, Forwarded) is only ever echoed to that client, but it goes
-    // into a header parameter: keep it to what an authority can hold.
-    let scheme = if info.scheme() == "https" {
-        "https"
-    } else {
-        "http"
+    let local = req.app_config().local_addr();
+    req.headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|host| loopback_authority(host, local.port()))
+        .map_or_else(|| format!("http://{local}"), |a| format!("http://{a}"))
+}
+
+/// `host` (a `Host` header's value) when it names a loopback host at `port`, normalised.
+fn loopback_authority(host: &str, port: u16) -> Option<String> {
+    let host = host.trim().to_ascii_lowercase();
+    let (name, given) = match host.rsplit_once(':') {
+        Some((name, p))
+            if !name.ends_with(':') && (name.starts_with('[') || !name.contains(':')) =>
+        {
+            (name.to_owned(), p.parse::<u16>().ok()?)
+        }
+        _ => (host.clone(), 80),
     };
-    let host: String = info
-        .host()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
-        .collect();
-    format!("{scheme}://{host}")
+    (matches!(name.as_str(), "localhost" | "127.0.0.1" | "[::1]") && given == port)
+        .then(|| format!("{name}:{port}"))
 }
 
 /// A resource protected by bearer tokens, as its metadata describes it.
@@ -252,11 +268,54 @@ mod tests {
     }
 
     #[test]
-    fn the_origin_is_the_configured_one_else_the_requests() {
-        let req = TestRequest::default()
-            .insert_header((header::HOST, "idreg.test:9000"))
-            .to_http_request();
-        assert_eq!(origin(&req), "http://idreg.test:9000");
+    fn the_origin_is_the_configured_one_else_the_loopback_listeners() {
+        let listener: std::net::SocketAddr = "127.0.0.1:9000".parse().unwrap();
+        let asked = |headers: &[(&str, &str)]| {
+            let mut req = TestRequest::default().peer_addr(listener);
+            for (name, value) in headers {
+                req = req.insert_header((*name, *value));
+            }
+            let req = req.to_http_request();
+            // TestRequest's own listener address.
+            (origin(&req), req.app_config().local_addr())
+        };
+        let (_, local) = asked(&[]);
+        let own = format!("http://{local}");
+        // A loopback name at this listener's port is kept, so a client that used it finds
+        // the resource it asked for.
+        let port = local.port();
+        for (host, expected) in [
+            (
+                format!("localhost:{port}"),
+                format!("http://localhost:{port}"),
+            ),
+            (
+                format!("LOCALHOST:{port}"),
+                format!("http://localhost:{port}"),
+            ),
+            (
+                format!("127.0.0.1:{port}"),
+                format!("http://127.0.0.1:{port}"),
+            ),
+            (format!("[::1]:{port}"), format!("http://[::1]:{port}")),
+        ] {
+            assert_eq!(asked(&[("host", &host)]).0, expected, "{host}");
+        }
+        // Any other host, another port, a forwarded header or a scheme: the listener's own.
+        for headers in [
+            vec![("host", "idreg.test:9000")],
+            vec![("host", "evil.example")],
+            vec![("host", "evil\", error=\"x")],
+            vec![("host", "localhost:1")],
+            vec![("host", "localhost.evil.example")],
+            vec![
+                ("x-forwarded-host", "evil.example"),
+                ("x-forwarded-proto", "https"),
+            ],
+            vec![("forwarded", "host=evil.example;proto=https")],
+        ] {
+            assert_eq!(asked(&headers).0, own, "{headers:?}");
+        }
         let req = TestRequest::default()
             .insert_header((header::HOST, "idreg.test:9000"))
             .app_data(web::Data::new(
@@ -264,12 +323,6 @@ mod tests {
             ))
             .to_http_request();
         assert_eq!(origin(&req), "https://api.example.com");
-        // A host that could break out of a header parameter is kept to an authority's
-        // characters.
-        let req = TestRequest::default()
-            .insert_header((header::HOST, "evil\", error=\"x"))
-            .to_http_request();
-        assert_eq!(origin(&req), "http://evilerrorx");
     }
 
     #[test]
@@ -304,6 +357,9 @@ mod tests {
     fn the_challenge_names_the_metadata_and_the_scopes() {
         let req = TestRequest::default()
             .insert_header((header::HOST, "idreg.test"))
+            .app_data(web::Data::new(
+                PublicOrigin::configured("http://idreg.test").unwrap(),
+            ))
             .to_http_request();
         assert_eq!(
             challenge(&req, Protected::Mcp, &[Scope::KybRead, Scope::KycRead]),

@@ -62,13 +62,13 @@ fn fail(f: &Failure) -> HttpResponse {
     r.json(ErrorBody::of(f))
 }
 
-/// The portal's configured origin. A portal served without one is a wiring error the binary
-/// refuses at start ([`PortalOrigin`] is required app data), so the fallback is never a
-/// request's header: an origin no browser has, which every write's `Origin` fails.
-pub(crate) fn origin(req: &HttpRequest) -> String {
+/// The portal's origin ([`PortalOrigin`], app data the binary always sets). A portal served
+/// without it is a wiring fault: every write and every link fails, never falling back to a
+/// request's header.
+pub(crate) fn origin(req: &HttpRequest) -> Result<String, Failure> {
     req.app_data::<web::Data<PortalOrigin>>()
         .map(|d| d.get_ref().0.clone())
-        .unwrap_or_else(|| "null://unconfigured".to_owned())
+        .ok_or_else(|| Failure::internal("the portal is served without its origin"))
 }
 
 pub(crate) fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
@@ -82,7 +82,7 @@ pub(crate) fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
 }
 
 pub(crate) fn set_cookie(req: &HttpRequest, name: &str, value: &str, max_age: i64) -> String {
-    let secure = if origin(req).starts_with("https://") {
+    let secure = if origin(req).is_ok_and(|o| o.starts_with("https://")) {
         "; Secure"
     } else {
         ""
@@ -97,7 +97,7 @@ pub(crate) fn same_origin(req: &HttpRequest) -> Result<(), Failure> {
         .get(header::ORIGIN)
         .and_then(|o| o.to_str().ok())
     {
-        Some(o) if o.trim_end_matches('/') != origin(req) => Err(Failure::new(
+        Some(o) if o.trim_end_matches('/') != origin(req)? => Err(Failure::new(
             ErrorCode::Forbidden,
             "the request comes from another origin than the portal's",
         )),
@@ -133,7 +133,7 @@ async fn sign_in(req: HttpRequest, payload: web::Payload, services: AppServices)
                 &api_core::request_context(&req),
                 &email,
                 cookie(&req, BINDING_COOKIE).as_deref(),
-                &origin(&req),
+                &origin(&req)?,
             )
             .await
     }

@@ -261,7 +261,7 @@ async fn sign_in(req: HttpRequest, payload: web::Payload, services: AppServices)
                 &request_context(&req),
                 form.get("email"),
                 cookie(&req, BINDING_COOKIE).as_deref(),
-                &origin(&req),
+                &origin(&req)?,
             )
             .await
     }

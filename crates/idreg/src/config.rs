@@ -20,7 +20,7 @@
 //! | `IDREG_PERSON_REVALIDATE_SECONDS` | `person_revalidate_seconds` | `86400` |
 //! | `IDREG_DB_POOL_SIZE`   | `db_pool_size`       | `24`: the most database connections the process opens, in all its pools |
 //! | `IDREG_WORKERS`        | `workers`            | the number of cores |
-//! | `IDREG_PUBLIC_URL`     | `public_url`         | none: each request's own scheme and host |
+//! | `IDREG_PUBLIC_URL`     | `public_url`         | none; required by `serve` off loopback (on loopback: the listener's address, or the loopback name the client used) |
 //! | `IDREG_LOG`            | `log`                | `info` |
 //! | `IDREG_LOG_FORMAT`     | `log_format`         | `text` (or `json`) |
 //! | `IDREG_LISTS_URLS`     | `lists_urls`         | none (no scheduled list import); `official`, or `source=url,...` |
@@ -504,9 +504,18 @@ impl Config {
     }
 
     /// What `serve` needs beyond what every command needs, checked before anything starts: a
-    /// portal that listens has its origin configured (browsers reach it by a name only the
+    /// listener off loopback has its public origin configured; a portal that listens has its
+    /// origin configured (browsers reach it by a name only the
     /// operator knows; a request's `Host` is never taken for it).
-    pub fn check_for_serve(&self) -> anyhow::Result<()> {
+    pub fn check_for_serve(&self, listen: &str) -> anyhow::Result<()> {
+        if !self.public_origin.is_configured() && !is_loopback(listen) {
+            bail!(
+                "the service listens on {listen}, which clients reach by a name only the operator \
+                 knows: set IDREG_PUBLIC_URL (`public_url`) to the origin clients use \
+                 (https://api.example.com); the OAuth discovery documents and challenges name it, \
+                 and no request header is taken for it"
+            );
+        }
         if let (Some(listen), None) = (&self.portal_listen, &self.portal_url) {
             bail!(
                 "the portal listens ({listen}) but IDREG_PORTAL_URL (`portal_url`) is not set: set it \
@@ -558,6 +567,17 @@ impl Config {
             bail!("set both IDREG_SIGNING_KEY and IDREG_MASTER_KEY, or neither (then they are generated and kept in the state dir)");
         }
         Ok(())
+    }
+}
+
+/// Whether a listen address is on loopback only (`127.0.0.1:8080`, `[::1]:0`,
+/// `localhost:8080`).
+fn is_loopback(listen: &str) -> bool {
+    match listen.parse::<std::net::SocketAddr>() {
+        Ok(addr) => addr.ip().is_loopback(),
+        Err(_) => listen
+            .rsplit_once(':')
+            .is_some_and(|(host, _)| host.eq_ignore_ascii_case("localhost")),
     }
 }
 

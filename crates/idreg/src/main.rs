@@ -101,7 +101,7 @@ async fn serve(mut config: Config, args: cli::ServeArgs) -> anyhow::Result<()> {
     config.sandbox |= args.sandbox;
     // A sandbox run serves test-mode grants from the same sandbox.
     config.test_mode |= config.sandbox;
-    config.check_for_serve()?;
+    config.check_for_serve(&listen)?;
     let app = idreg::app::App::prepare(config).await?;
     let server = app.start_http(&listen)?;
     let metrics = metrics_listen.map(|m| app.start_metrics(&m)).transpose()?;

@@ -10,7 +10,7 @@
 //! the same secret, the same subject and the same event log.
 
 use blackbox::db::TestDatabase;
-use blackbox::TempDir;
+use blackbox::{free_port, TempDir};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -24,14 +24,6 @@ impl Drop for Demo {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// The value printed after `label` in the walk-through banner.

@@ -5,7 +5,7 @@
 //! trace context still flows: the caller's trace id is in every log line of the request and
 //! the register the request calls receives the context.
 
-use blackbox::TempDir;
+use blackbox::{free_port, TempDir};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use prost::Message;
@@ -23,14 +23,6 @@ impl Drop for Served {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A collector on loopback: every POST's path and body, as received.

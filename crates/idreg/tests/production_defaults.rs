@@ -5,19 +5,11 @@
 //! rotation adopted by the store takes a replica still on the old key out of readiness.
 
 use blackbox::db::TestDatabase;
-use blackbox::TempDir;
+use blackbox::{free_port, TempDir};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// `idreg <args>` with a production-like environment: nothing inherited that could turn a
 /// demo feature on, a real register configured, the store and state folder given.
@@ -183,7 +175,16 @@ async fn serve_with_real_upstream_settings_runs_no_demo_machinery_and_keeps_one_
     );
     assert!(!state.path.join("keys.toml").exists());
 
-    // 3. A portal that listens with no URL configured: refused, naming IDREG_PORTAL_URL.
+    // 3. A listener off loopback with no public URL: refused, naming IDREG_PUBLIC_URL (the
+    //    discovery documents would otherwise have no origin but a request's header).
+    let mut command = idreg(&db.url, &state, &["serve"]);
+    command
+        .envs(state.key_files())
+        .env("IDREG_LISTEN", format!("0.0.0.0:{}", free_port()));
+    let stderr = refused(command);
+    assert!(stderr.contains("IDREG_PUBLIC_URL"), "{stderr}");
+
+    //    A portal that listens with no URL configured: refused, naming IDREG_PORTAL_URL.
     let mut command = idreg(&db.url, &state, &["serve"]);
     command
         .envs(state.key_files())
@@ -250,6 +251,42 @@ async fn serve_with_real_upstream_settings_runs_no_demo_machinery_and_keeps_one_
         .as_i64()
         .unwrap();
     assert!((1..=12).contains(&sessions), "{sessions} connections");
+    // The OAuth discovery documents name this listener, whatever Host or forwarded header a
+    // request sends; a loopback name the client used at this port is kept.
+    let http = reqwest::Client::new();
+    for (name, value) in [
+        ("host", "evil.example"),
+        ("x-forwarded-host", "evil.example"),
+        ("forwarded", "host=evil.example;proto=https"),
+    ] {
+        let metadata: Value = http
+            .get(format!(
+                "http://127.0.0.1:{api}/.well-known/oauth-authorization-server"
+            ))
+            .header(name, value)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            metadata["issuer"],
+            format!("http://127.0.0.1:{api}"),
+            "{name}"
+        );
+    }
+    let metadata: Value = http
+        .get(format!(
+            "http://localhost:{api}/.well-known/oauth-authorization-server"
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(metadata["issuer"], format!("http://localhost:{api}"));
     let mail = check(&ready, "mail");
     assert!(
         mail["detail"]
@@ -287,7 +324,6 @@ async fn serve_with_real_upstream_settings_runs_no_demo_machinery_and_keeps_one_
             "lead@example.se",
         ],
     );
-    let http = reqwest::Client::new();
     let mut answers = Vec::new();
     for email in ["lead@example.se", "nobody@example.se"] {
         let asked = Instant::now();

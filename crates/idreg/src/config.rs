@@ -508,6 +508,12 @@ impl Config {
     /// origin configured (browsers reach it by a name only the
     /// operator knows; a request's `Host` is never taken for it).
     pub fn check_for_serve(&self, listen: &str) -> anyhow::Result<()> {
+        self.check_public_origin(listen)?;
+        self.check_portal_origin()
+    }
+
+    /// A listener off loopback has its public origin configured (`serve` and the demo).
+    pub fn check_public_origin(&self, listen: &str) -> anyhow::Result<()> {
         if !self.public_origin.is_configured() && !is_loopback(listen) {
             bail!(
                 "the service listens on {listen}, which clients reach by a name only the operator \
@@ -516,6 +522,12 @@ impl Config {
                  and no request header is taken for it"
             );
         }
+        Ok(())
+    }
+
+    /// A portal that listens has its origin configured (`serve`; the demo's loopback portal
+    /// uses its own address).
+    pub fn check_portal_origin(&self) -> anyhow::Result<()> {
         if let (Some(listen), None) = (&self.portal_listen, &self.portal_url) {
             bail!(
                 "the portal listens ({listen}) but IDREG_PORTAL_URL (`portal_url`) is not set: set it \

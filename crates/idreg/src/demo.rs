@@ -328,7 +328,7 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
     if std::env::var_os("IDREG_WEBHOOK_ALLOW_LOOPBACK").is_none() {
         config.webhook_allow_loopback = true;
     }
-    config.check_for_serve(&listen)?;
+    config.check_public_origin(&listen)?;
     let app = App::prepare(config).await?;
     let credentials = ensure_demo_tenant(&app).await?;
     let screening = ensure_screening(&app).await;

@@ -48,6 +48,7 @@ pub fn claims() -> TokenClaims {
         credential_generation: 3,
         issued_at: issued_at(),
         expires_at: issued_at() + Duration::minutes(15),
+        audience: Vec::new(),
     }
 }
 

@@ -42,6 +42,7 @@ fn main() {
         credential_generation: 1,
         issued_at: now,
         expires_at: now + Duration::minutes(15),
+        audience: Vec::new(),
     }
     };
     let parse = |token: &str| Biscuit::from_base64(token, public).expect("a token");

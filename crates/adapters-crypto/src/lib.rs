@@ -2,6 +2,7 @@
 
 mod idempotency_vault;
 mod keys;
+mod oauth_secrets;
 mod person_vault;
 mod portal_secrets;
 mod screening_vault;

@@ -143,6 +143,15 @@ impl TokenAuthority for BiscuitTokens {
                 )
                 .map_err(mint_failed)?;
         }
+        for audience in &claims.audience {
+            builder = builder
+                .code_with_params(
+                    "audience({audience});",
+                    params([("audience", Term::Str(audience.clone()))]),
+                    HashMap::new(),
+                )
+                .map_err(mint_failed)?;
+        }
         for country in claims.countries.iter() {
             builder = builder
                 .code_with_params(
@@ -280,6 +289,7 @@ fn read_claims(authorizer: &mut biscuit_auth::Authorizer) -> Result<TokenClaims,
     let expires_at: SystemTime = exactly_one(authorizer, "data($v) <- expires_at($v)")?;
     let scopes: Vec<String> = all(authorizer, "data($v) <- scope($v)")?;
     let countries: Vec<String> = all(authorizer, "data($v) <- country($v)")?;
+    let audience: Vec<String> = all(authorizer, "data($v) <- audience($v)")?;
 
     let scopes = scopes
         .iter()
@@ -299,6 +309,7 @@ fn read_claims(authorizer: &mut biscuit_auth::Authorizer) -> Result<TokenClaims,
         credential_generation: i32::try_from(generation).map_err(|_| Malformed)?,
         issued_at: to_datetime(issued_at)?,
         expires_at: to_datetime(expires_at)?,
+        audience,
     })
 }
 
@@ -321,7 +332,17 @@ mod tests {
             credential_generation: 3,
             issued_at: t0(),
             expires_at: t0() + CDuration::minutes(15),
+            audience: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_audience_round_trips() {
+        let a = authority();
+        let mut c = claims();
+        c.audience = vec!["https://idreg.example/mcp".into()];
+        let token = a.mint(&c).unwrap();
+        assert_eq!(a.verify(&token, t0()).unwrap(), c);
     }
 
     fn authority() -> BiscuitTokens {

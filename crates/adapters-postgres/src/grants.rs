@@ -90,6 +90,43 @@ async fn lock_tenant_and_check(
     Ok(())
 }
 
+/// Writes a grant and its credential-directory row (the caller's transaction), after
+/// [`lock_tenant_and_check`].
+pub(crate) async fn insert_grant_rows(
+    conn: &mut AsyncPgConnection,
+    grant: &Grant,
+    secret_hash: &SecretHash,
+) -> Result<(), TxError> {
+    let tenant_id = grant.tenant_id.to_string();
+    lock_tenant_and_check(conn, &tenant_id, &grant.id, &grant.countries).await?;
+    diesel::insert_into(grants::table)
+        .values((
+            grants::tenant_id.eq(&tenant_id),
+            grants::grant_id.eq(grant.id.to_string()),
+            grants::client_id.eq(grant.client_id.as_str()),
+            grants::scopes.eq(scopes_to_row(&grant.scopes)),
+            grants::countries.eq(countries_to_row(&grant.countries)),
+            grants::expires_at.eq(grant.expires_at),
+            grants::revoked_at.eq(grant.revoked_at),
+            grants::secret_hash.eq(&secret_hash.0),
+            grants::credential_generation.eq(grant.credential_generation),
+            grants::created_at.eq(grant.created_at),
+            grants::updated_at.eq(grant.created_at),
+            grants::owner.eq(grant.owner.as_str()),
+        ))
+        .execute(conn)
+        .await?;
+    diesel::insert_into(client_credentials::table)
+        .values((
+            client_credentials::client_id.eq(grant.client_id.as_str()),
+            client_credentials::tenant_id.eq(&tenant_id),
+            client_credentials::grant_id.eq(grant.id.to_string()),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 #[async_trait]
 impl GrantStore for Database {
     async fn insert_grant(
@@ -98,38 +135,9 @@ impl GrantStore for Database {
         secret_hash: &SecretHash,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let tenant_id = grant.tenant_id.to_string();
-        conn.transaction(async |conn| -> Result<(), TxError> {
-            lock_tenant_and_check(conn, &tenant_id, &grant.id, &grant.countries).await?;
-            diesel::insert_into(grants::table)
-                .values((
-                    grants::tenant_id.eq(&tenant_id),
-                    grants::grant_id.eq(grant.id.to_string()),
-                    grants::client_id.eq(grant.client_id.as_str()),
-                    grants::scopes.eq(scopes_to_row(&grant.scopes)),
-                    grants::countries.eq(countries_to_row(&grant.countries)),
-                    grants::expires_at.eq(grant.expires_at),
-                    grants::revoked_at.eq(grant.revoked_at),
-                    grants::secret_hash.eq(&secret_hash.0),
-                    grants::credential_generation.eq(grant.credential_generation),
-                    grants::created_at.eq(grant.created_at),
-                    grants::updated_at.eq(grant.created_at),
-                    grants::owner.eq(grant.owner.as_str()),
-                ))
-                .execute(conn)
-                .await?;
-            diesel::insert_into(client_credentials::table)
-                .values((
-                    client_credentials::client_id.eq(grant.client_id.as_str()),
-                    client_credentials::tenant_id.eq(&tenant_id),
-                    client_credentials::grant_id.eq(grant.id.to_string()),
-                ))
-                .execute(conn)
-                .await?;
-            Ok(())
-        })
-        .await
-        .map_err(StoreError::from)
+        conn.transaction(async |conn| insert_grant_rows(conn, grant, secret_hash).await)
+            .await
+            .map_err(StoreError::from)
     }
 
     async fn grant_tenant(&self, id: &GrantId) -> Result<Option<TenantId>, StoreError> {

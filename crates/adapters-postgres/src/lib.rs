@@ -9,6 +9,7 @@ mod grants;
 mod health;
 mod idempotency;
 mod import;
+mod oauth;
 mod paid;
 mod persons;
 mod portal;

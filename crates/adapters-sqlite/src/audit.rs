@@ -94,6 +94,7 @@ impl AuditSink for Database {
                     audit_log::error_code.eq(r.error_code.map(|c| c.as_str())),
                     audit_log::detail.eq(r.detail),
                     audit_log::portal_user_id.eq(r.portal_user_id.to_string()),
+                    audit_log::oauth_client.eq(r.oauth_client.clone()),
                 ))
                 .execute(conn)?;
             Ok(())

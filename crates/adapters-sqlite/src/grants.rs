@@ -112,6 +112,41 @@ fn access(
     )))
 }
 
+/// Writes a grant and its credential-directory row (in the caller's write), after checking
+/// its countries against the tenant's.
+pub(crate) fn insert_grant_rows(
+    conn: &mut diesel::sqlite::SqliteConnection,
+    grant: &Grant,
+    hash: &SecretHash,
+) -> Result<(), TxError> {
+    let tenant_id = grant.tenant_id.to_string();
+    check_countries(conn, &tenant_id, &grant.id, &grant.countries)?;
+    diesel::insert_into(grants::table)
+        .values((
+            grants::tenant_id.eq(&tenant_id),
+            grants::grant_id.eq(grant.id.to_string()),
+            grants::client_id.eq(grant.client_id.as_str()),
+            grants::scopes.eq(scopes_to_row(&grant.scopes)),
+            grants::countries.eq(countries_to_row(&grant.countries)),
+            grants::expires_at.eq(grant.expires_at.map(micros)),
+            grants::revoked_at.eq(grant.revoked_at.map(micros)),
+            grants::secret_hash.eq(&hash.0),
+            grants::credential_generation.eq(grant.credential_generation),
+            grants::created_at.eq(micros(grant.created_at)),
+            grants::updated_at.eq(micros(grant.created_at)),
+            grants::owner.eq(grant.owner.as_str()),
+        ))
+        .execute(conn)?;
+    diesel::insert_into(client_credentials::table)
+        .values((
+            client_credentials::client_id.eq(grant.client_id.as_str()),
+            client_credentials::tenant_id.eq(&tenant_id),
+            client_credentials::grant_id.eq(grant.id.to_string()),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
 #[async_trait]
 impl GrantStore for Database {
     async fn insert_grant(
@@ -119,36 +154,9 @@ impl GrantStore for Database {
         grant: &Grant,
         secret_hash: &SecretHash,
     ) -> Result<(), StoreError> {
-        let (grant, hash) = (grant.clone(), secret_hash.0.clone());
-        self.write(move |conn| {
-            let tenant_id = grant.tenant_id.to_string();
-            check_countries(conn, &tenant_id, &grant.id, &grant.countries)?;
-            diesel::insert_into(grants::table)
-                .values((
-                    grants::tenant_id.eq(&tenant_id),
-                    grants::grant_id.eq(grant.id.to_string()),
-                    grants::client_id.eq(grant.client_id.as_str()),
-                    grants::scopes.eq(scopes_to_row(&grant.scopes)),
-                    grants::countries.eq(countries_to_row(&grant.countries)),
-                    grants::expires_at.eq(grant.expires_at.map(micros)),
-                    grants::revoked_at.eq(grant.revoked_at.map(micros)),
-                    grants::secret_hash.eq(&hash),
-                    grants::credential_generation.eq(grant.credential_generation),
-                    grants::created_at.eq(micros(grant.created_at)),
-                    grants::updated_at.eq(micros(grant.created_at)),
-                    grants::owner.eq(grant.owner.as_str()),
-                ))
-                .execute(conn)?;
-            diesel::insert_into(client_credentials::table)
-                .values((
-                    client_credentials::client_id.eq(grant.client_id.as_str()),
-                    client_credentials::tenant_id.eq(&tenant_id),
-                    client_credentials::grant_id.eq(grant.id.to_string()),
-                ))
-                .execute(conn)?;
-            Ok(())
-        })
-        .await
+        let (grant, hash) = (grant.clone(), secret_hash.clone());
+        self.write(move |conn| insert_grant_rows(conn, &grant, &hash))
+            .await
     }
 
     async fn grant_tenant(&self, id: &GrantId) -> Result<Option<TenantId>, StoreError> {

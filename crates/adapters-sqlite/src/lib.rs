@@ -9,6 +9,7 @@ mod export;
 mod grants;
 mod health;
 mod idempotency;
+mod oauth;
 mod paid;
 mod persons;
 mod portal;

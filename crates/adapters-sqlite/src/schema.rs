@@ -75,6 +75,7 @@ diesel::table! {
         error_code -> Nullable<Text>,
         detail -> Nullable<Text>,
         portal_user_id -> Nullable<Text>,
+        oauth_client -> Nullable<Text>,
     }
 }
 

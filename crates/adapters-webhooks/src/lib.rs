@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 
+pub mod client_documents;
+
 use adapters_crypto::webhook_vault::sign_webhook;
 use api_core::dto::EventDto;
 use async_trait::async_trait;
@@ -44,8 +46,8 @@ impl HttpWebhookSender {
 }
 
 /// The system resolver, keeping only the addresses a delivery may go to.
-struct CheckedResolver {
-    allow_loopback: bool,
+pub(crate) struct CheckedResolver {
+    pub(crate) allow_loopback: bool,
 }
 
 /// Every address the name resolved to is one a delivery may not go to.
@@ -78,7 +80,7 @@ impl Resolve for CheckedResolver {
 }
 
 /// The delivery log's word for a failure without an answer.
-fn failure_kind(e: &reqwest::Error) -> &'static str {
+pub(crate) fn failure_kind(e: &reqwest::Error) -> &'static str {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
         if s.is::<AddressRefused>() {

@@ -46,6 +46,10 @@ pub fn condition(code: ErrorCode) -> &'static str {
         IdempotencyKeyReused => "The `Idempotency-Key` was first used, within its 24 hours, for a different request (another body, path or credential); nothing was done. Use a new key for a new request.",
         IdempotencyKeyInUse => "The `Idempotency-Key`'s first request is still being answered; nothing was done. Retry after a moment to receive its answer.",
         WebhookLimitReached => "The credential holds the most webhook endpoints one may (10); nothing was made. Disable one you no longer use and register again, or use another credential.",
+        InvalidGrant => "`/oauth/token` only: the authorization code or refresh token is invalid, expired, already used, revoked, another client's, or its PKCE verifier or redirect URI does not match. A code or retired refresh token presented again revokes its connection.",
+        InvalidRedirectUri => "`/oauth/register` only: a redirect URI is not one a client may register (https, http on a loopback host, or a private-use scheme; no fragment).",
+        InvalidClientMetadata => "`/oauth/register` only: other client metadata cannot be registered (`message` says which).",
+        RateLimited => "Too many requests of this kind from one address in a short window (client registrations); nothing was done. Retry after a few minutes.",
     }
 }
 
@@ -91,5 +95,9 @@ pub fn title(code: ErrorCode) -> &'static str {
         IdempotencyKeyReused => "The idempotency key was used for another request",
         IdempotencyKeyInUse => "The idempotency key's first request is still running",
         WebhookLimitReached => "The credential holds the most webhook endpoints it may",
+        InvalidGrant => "The code or refresh token is not valid",
+        InvalidRedirectUri => "A redirect URI cannot be registered",
+        InvalidClientMetadata => "The client metadata cannot be registered",
+        RateLimited => "Too many requests of this kind",
     }
 }

@@ -46,7 +46,14 @@ pub async fn request_context_middleware(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let ctx = RequestContext::new(peer(req.peer_addr()), received_at(req.request()));
+    let mut ctx = RequestContext::new(peer(req.peer_addr()), received_at(req.request()));
+    // The resource (RFC 8707) this request is made to: a token minted for another is refused.
+    let resource = if req.path() == "/mcp" {
+        crate::discovery::Protected::Mcp
+    } else {
+        crate::discovery::Protected::Api
+    };
+    ctx.resource = Some(resource.resource(&crate::discovery::origin(req.request())));
     let request_id = ctx.request_id.to_string();
     let route = req
         .match_pattern()

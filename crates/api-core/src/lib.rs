@@ -8,6 +8,7 @@ pub mod dto;
 mod error;
 pub mod json_body;
 pub mod mode;
+pub mod oauth;
 pub mod problem;
 pub mod quota;
 pub mod schema;

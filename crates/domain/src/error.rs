@@ -56,10 +56,20 @@ pub enum ErrorCode {
     IdempotencyKeyInUse,
     /// The credential holds the most webhook endpoints it may (added in 1.8.0).
     WebhookLimitReached,
+    /// `/oauth/token`: an authorization code or refresh token that is invalid, expired,
+    /// used, revoked, or another client's (RFC 6749 §5.2; added in 1.9.0).
+    InvalidGrant,
+    /// `/oauth/register`: a redirect URI that is not one a client may register (RFC 7591
+    /// §3.2.2; added in 1.9.0).
+    InvalidRedirectUri,
+    /// `/oauth/register`: other client metadata that cannot be registered (added in 1.9.0).
+    InvalidClientMetadata,
+    /// Too many requests of a kind from one place in a window (added in 1.9.0).
+    RateLimited,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 37] = [
+    pub const ALL: [ErrorCode; 41] = [
         ErrorCode::BadRequest,
         ErrorCode::InvalidIdentifier,
         ErrorCode::InvalidCursor,
@@ -97,6 +107,10 @@ impl ErrorCode {
         ErrorCode::IdempotencyKeyReused,
         ErrorCode::IdempotencyKeyInUse,
         ErrorCode::WebhookLimitReached,
+        ErrorCode::InvalidGrant,
+        ErrorCode::InvalidRedirectUri,
+        ErrorCode::InvalidClientMetadata,
+        ErrorCode::RateLimited,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -139,6 +153,10 @@ impl ErrorCode {
             IdempotencyKeyReused => "idempotency_key_reused",
             IdempotencyKeyInUse => "idempotency_key_in_use",
             WebhookLimitReached => "webhook_limit_reached",
+            InvalidGrant => "invalid_grant",
+            InvalidRedirectUri => "invalid_redirect_uri",
+            InvalidClientMetadata => "invalid_client_metadata",
+            RateLimited => "rate_limited",
         }
     }
 
@@ -153,7 +171,10 @@ impl ErrorCode {
             | GrantCountriesInvalid
             | ProvisionedCountriesInvalid
             | InvalidTarget
-            | InvalidScope => 400,
+            | InvalidScope
+            | InvalidGrant
+            | InvalidRedirectUri
+            | InvalidClientMetadata => 400,
             Unauthorized | InvalidClient | InvalidLink | LinkExpired | LinkInvalid | LinkUsed => {
                 401
             }
@@ -168,7 +189,7 @@ impl ErrorCode {
             RefConflict | SubscriptionExists | SubscriptionEnded | IdempotencyKeyInUse
             | WebhookLimitReached => 409,
             IdentifierInArgument | IdempotencyKeyReused => 422,
-            BudgetExceeded => 429,
+            BudgetExceeded | RateLimited => 429,
             InternalError => 500,
             CountryNotSupported => 501,
             UpstreamUnavailable | ScreeningUnavailable => 503,

@@ -102,6 +102,7 @@ pub(crate) fn claims(grant: &Grant) -> TokenClaims {
         credential_generation: grant.credential_generation,
         issued_at: now() - Duration::minutes(5),
         expires_at: now() + Duration::minutes(10),
+        audience: Vec::new(),
     }
 }
 
@@ -110,6 +111,7 @@ pub(crate) fn ctx() -> RequestContext {
         request_id: RequestId::generate(),
         received_at: now(),
         peer: Some("192.0.2.7".into()),
+        resource: None,
     }
 }
 

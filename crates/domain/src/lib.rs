@@ -17,6 +17,7 @@ pub mod countries;
 pub mod health;
 pub mod idempotency;
 pub mod monitoring;
+pub mod oauth;
 pub mod persons;
 pub mod portal;
 pub mod screening;

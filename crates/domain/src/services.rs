@@ -75,6 +75,12 @@ pub struct Ports {
     pub webhook_vault: Arc<dyn crate::webhooks::ports::WebhookVault>,
     /// Sends one signed delivery.
     pub webhook_sender: Arc<dyn crate::webhooks::ports::WebhookSender>,
+    /// Agent connections: OAuth clients, requests waiting for a person, connections.
+    pub oauth: Arc<dyn crate::oauth::ports::OAuthStore>,
+    /// Request ids, codes, PKCE and refresh tokens of agent connections.
+    pub oauth_secrets: Arc<dyn crate::oauth::ports::OAuthSecrets>,
+    /// Reads clients' metadata documents.
+    pub client_documents: Arc<dyn crate::oauth::ports::ClientDocuments>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -163,6 +169,8 @@ pub struct Services {
     pub portal_console: crate::portal::console::PortalConsole,
     /// Sign-in to the portal by one-time link, its sessions and sign-out.
     pub portal_sign_in: crate::portal::service::PortalSignIn,
+    /// Agent platforms connecting as people do (authorization code, consent in the portal).
+    pub oauth: crate::oauth::service::OAuthService,
 }
 
 impl Services {
@@ -265,7 +273,22 @@ impl Services {
             audit: ports.audit.clone(),
             clock: ports.clock.clone(),
         };
+        let oauth = crate::oauth::service::OAuthService {
+            store: ports.oauth.clone(),
+            grants: ports.grants.clone(),
+            tenants: ports.tenants.clone(),
+            admin: admin.clone(),
+            documents: ports.client_documents.clone(),
+            secrets: ports.oauth_secrets.clone(),
+            hasher: ports.hasher.clone(),
+            authority: ports.tokens.clone(),
+            audit: ports.audit.clone(),
+            clock: ports.clock.clone(),
+            limiter: Default::default(),
+            access_lifetime: settings.token_lifetime,
+        };
         Services {
+            oauth,
             admin,
             screening_admin,
             portal_admin,

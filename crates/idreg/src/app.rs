@@ -156,6 +156,15 @@ impl App {
                 adapters_webhooks::HttpWebhookSender::new(config.webhook_allow_loopback)
                     .context("building the webhook client")?,
             ),
+            oauth: stored.oauth,
+            oauth_secrets: Arc::new(keys.vault()),
+            client_documents: Arc::new(
+                adapters_webhooks::client_documents::HttpClientDocuments::new(
+                    config.oauth_documents_allow_loopback,
+                    None,
+                )
+                .context("building the client metadata document reader")?,
+            ),
             meter: meter.clone(),
             clock,
         };

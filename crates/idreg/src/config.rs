@@ -32,6 +32,7 @@
 //! | `IDREG_MAIL_FROM`      | `mail_from`          | none (required with `IDREG_SMTP_URL`): the sender, `idreg <no-reply@example.com>` |
 //! | `IDREG_WEBHOOK_INTERVAL_MS` | `webhook_interval_ms` | `1000` (`0`: no webhook delivery in this process) |
 //! | `IDREG_WEBHOOK_ALLOW_LOOPBACK` | `webhook_allow_loopback` | `off` (`on` in `idreg demo`): endpoints may name a loopback host, plain http to it included |
+//! | `IDREG_OAUTH_DOCUMENTS_ALLOW_LOOPBACK` | `oauth_documents_allow_loopback` | `off`: client metadata documents on loopback addresses are refused (tests turn it on) |
 //! | `IDREG_WEBHOOK_RETRY_SECONDS` | `webhook_retry_seconds` | `5,300,1800,7200,18000,36000` (the last repeats) |
 //! | `IDREG_WEBHOOK_DISABLE_AFTER_HOURS` | `webhook_disable_after_hours` | `120` (5 days of failing) |
 
@@ -96,6 +97,9 @@ pub struct Config {
     /// Whether webhook endpoints may name a loopback host (plain http to it included): on in
     /// the demo, off by default.
     pub webhook_allow_loopback: bool,
+    /// Whether client metadata documents (OAuth) may be read from loopback addresses: for
+    /// tests only, off by default.
+    pub oauth_documents_allow_loopback: bool,
     /// When a failed webhook delivery is retried, and when a failing endpoint is disabled.
     pub webhook_schedule: domain::webhooks::endpoint::RetrySchedule,
     pub log: String,
@@ -170,6 +174,7 @@ impl Default for Config {
             mail_from: None,
             webhook_interval_ms: 1_000,
             webhook_allow_loopback: false,
+            oauth_documents_allow_loopback: false,
             webhook_schedule: Default::default(),
             log: "info".to_owned(),
             log_format: LogFormat::Text,
@@ -207,6 +212,7 @@ struct FileConfig {
     mail_from: Option<String>,
     webhook_interval_ms: Option<u64>,
     webhook_allow_loopback: Option<bool>,
+    oauth_documents_allow_loopback: Option<bool>,
     webhook_retry_seconds: Option<String>,
     webhook_disable_after_hours: Option<i64>,
     log: Option<String>,
@@ -328,6 +334,10 @@ impl Config {
         if let Some(v) = var("IDREG_WEBHOOK_ALLOW_LOOPBACK")? {
             config.webhook_allow_loopback = on_off(&v, "IDREG_WEBHOOK_ALLOW_LOOPBACK")?;
         }
+        if let Some(v) = var("IDREG_OAUTH_DOCUMENTS_ALLOW_LOOPBACK")? {
+            config.oauth_documents_allow_loopback =
+                on_off(&v, "IDREG_OAUTH_DOCUMENTS_ALLOW_LOOPBACK")?;
+        }
         if let Some(v) = var("IDREG_WEBHOOK_RETRY_SECONDS")? {
             config.webhook_schedule.delays = retry_delays(&v)?;
         }
@@ -437,6 +447,9 @@ impl Config {
         }
         if let Some(v) = file.webhook_allow_loopback {
             self.webhook_allow_loopback = v;
+        }
+        if let Some(v) = file.oauth_documents_allow_loopback {
+            self.oauth_documents_allow_loopback = v;
         }
         if let Some(v) = file.webhook_retry_seconds {
             self.webhook_schedule.delays = retry_delays(&v)?;

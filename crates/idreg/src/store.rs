@@ -89,6 +89,8 @@ pub struct StorePorts {
     pub webhooks: Arc<dyn domain::webhooks::ports::WebhookStore>,
     /// Portal users, sign-in links and sessions.
     pub portal: Arc<dyn domain::portal::ports::PortalStore>,
+    /// Agent connections: OAuth clients, pending requests, connections.
+    pub oauth: Arc<dyn domain::oauth::ports::OAuthStore>,
 }
 
 /// Every port of one adapter value.
@@ -111,6 +113,7 @@ macro_rules! ports_of {
             idempotency: Arc::new($db.clone()),
             webhooks: Arc::new($db.clone()),
             portal: Arc::new($db.clone()),
+            oauth: Arc::new($db.clone()),
         }
     };
 }
@@ -178,7 +181,7 @@ impl Store {
 }
 
 /// The tables in the order a copy writes them: each before the rows that name it.
-pub const COPY_ORDER: [&str; 37] = [
+pub const COPY_ORDER: [&str; 40] = [
     "key_fingerprints",
     "tenants",
     "permits",
@@ -216,6 +219,9 @@ pub const COPY_ORDER: [&str; 37] = [
     "portal_users",
     "portal_links",
     "portal_sessions",
+    "oauth_clients",
+    "oauth_authorizations",
+    "oauth_connections",
 ];
 
 /// Copies an embedded store into an empty PostgreSQL database, every row of every table in

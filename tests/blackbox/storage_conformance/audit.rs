@@ -9,6 +9,7 @@ fn request_context(peer: Option<&str>) -> RequestContext {
         request_id: RequestId::generate(),
         received_at: t0() + Duration::microseconds(42),
         peer: peer.map(str::to_owned),
+        resource: None,
     }
 }
 

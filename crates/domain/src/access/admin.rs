@@ -127,7 +127,7 @@ impl AdminService {
     /// time: the same countries, status and limits, a permit in force (test mode reads only
     /// the sandbox's synthetic persons; the permit gates a real register). A test tenant
     /// has no twin of its own.
-    async fn test_twin_of(&self, live: &Tenant) -> Result<Tenant, Failure> {
+    pub(crate) async fn test_twin_of(&self, live: &Tenant) -> Result<Tenant, Failure> {
         if live.mode == TenantMode::Test {
             return Err(Failure::bad_request(
                 "tenant",

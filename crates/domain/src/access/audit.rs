@@ -18,6 +18,9 @@ pub struct RequestContext {
     pub received_at: DateTime<Utc>,
     /// The peer address as the server saw it (for the security log).
     pub peer: Option<String>,
+    /// The resource (RFC 8707) the request was made to, when a surface names one: a token
+    /// minted for other resources is refused there.
+    pub resource: Option<String>,
 }
 
 impl RequestContext {
@@ -27,6 +30,7 @@ impl RequestContext {
             request_id: RequestId::generate(),
             received_at,
             peer,
+            resource: None,
         }
     }
 }
@@ -151,6 +155,8 @@ pub struct PortalAuditRecord {
     pub error_code: Option<ErrorCode>,
     /// Why it was refused, when no error code says it (`links_per_window`).
     pub detail: Option<&'static str>,
+    /// The OAuth client an agent connection's step concerns (its `client_id`).
+    pub oauth_client: Option<String>,
 }
 
 impl PortalAuditRecord {
@@ -177,7 +183,14 @@ impl PortalAuditRecord {
             outcome,
             error_code,
             detail: None,
+            oauth_client: None,
         }
+    }
+
+    /// The row names the OAuth client an agent connection's step concerns.
+    pub fn for_client(mut self, client: Option<&str>) -> Self {
+        self.oauth_client = client.map(str::to_owned);
+        self
     }
 
     pub fn on_grant(mut self, grant: Option<GrantId>) -> Self {
@@ -241,6 +254,8 @@ pub enum SecurityReason {
     UnknownPortalAddress,
     /// A portal sign-in link that did not sign in (any of the four link codes).
     PortalLinkRefused,
+    /// An authorization code or refresh token naming no connection of this service.
+    OAuthGrantRefused,
 }
 
 impl SecurityReason {
@@ -253,6 +268,7 @@ impl SecurityReason {
             SecurityReason::UnknownClient => "unknown_client",
             SecurityReason::UnknownPortalAddress => "unknown_portal_address",
             SecurityReason::PortalLinkRefused => "portal_link_refused",
+            SecurityReason::OAuthGrantRefused => "oauth_grant_refused",
         }
     }
 }

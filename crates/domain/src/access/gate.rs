@@ -214,6 +214,14 @@ impl Gate {
             Some((Failure::unauthorized(), lapse.as_str()))
         } else if claims.credential_generation != access.grant.credential_generation {
             Some((Failure::unauthorized(), "credential_rotated"))
+        } else if !claims.audience.is_empty()
+            && !ctx
+                .resource
+                .as_ref()
+                .is_some_and(|r| claims.audience.contains(r))
+        {
+            // Minted for another resource (RFC 8707): not accepted here.
+            Some((Failure::unauthorized(), "token_audience"))
         } else if access.tenant.status != TenantStatus::Active {
             Some((
                 Failure::new(ErrorCode::TenantPending, "the tenant is not yet activated"),

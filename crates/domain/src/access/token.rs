@@ -16,6 +16,9 @@ pub struct TokenClaims {
     pub credential_generation: i32,
     pub issued_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
+    /// The resources (RFC 8707) it was minted for; empty for a client-credentials token,
+    /// which any resource of this service accepts. A resource not named refuses the token.
+    pub audience: Vec<String>,
 }
 
 /// Why a presented token was not accepted.
@@ -75,6 +78,8 @@ pub struct IssuedToken {
     pub countries: CountrySet,
     /// Live, or test mode (the grant is a test twin's).
     pub mode: crate::access::tenant::TenantMode,
+    /// The next refresh token of an agent connection (never for client credentials).
+    pub refresh_token: Option<String>,
 }
 
 #[cfg(test)]

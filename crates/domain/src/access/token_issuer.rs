@@ -92,6 +92,7 @@ impl TokenIssuer {
             credential_generation: grant.credential_generation,
             issued_at: now,
             expires_at,
+            audience: Vec::new(),
         };
         let access_token = self.authority.mint(&claims).map_err(Failure::internal)?;
         if let Some(row) = AuditPolicy::concluded(ctx, op, who, Ok(200), None) {
@@ -103,6 +104,7 @@ impl TokenIssuer {
             scopes,
             countries: grant.countries.clone(),
             mode: access.tenant.mode,
+            refresh_token: None,
         })
     }
 }

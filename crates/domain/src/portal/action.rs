@@ -18,10 +18,14 @@ pub enum PortalAction {
     WhitelistRevoked,
     UserAdded,
     UserDisabled,
+    ConnectionReviewed,
+    ConnectionConsented,
+    ConnectionRefused,
+    ConnectionRevoked,
 }
 
 impl PortalAction {
-    pub const ALL: [PortalAction; 15] = [
+    pub const ALL: [PortalAction; 19] = [
         PortalAction::SignInRequested,
         PortalAction::SignedIn,
         PortalAction::SignedOut,
@@ -37,6 +41,10 @@ impl PortalAction {
         PortalAction::WhitelistRevoked,
         PortalAction::UserAdded,
         PortalAction::UserDisabled,
+        PortalAction::ConnectionReviewed,
+        PortalAction::ConnectionConsented,
+        PortalAction::ConnectionRefused,
+        PortalAction::ConnectionRevoked,
     ];
 
     /// `(action, method, route)`.
@@ -62,6 +70,14 @@ impl PortalAction {
             WhitelistRevoked => ("portal.whitelist.revoke", "POST", "/whitelist/{id}/revoke"),
             UserAdded => ("portal.user.add", "POST", "/users"),
             UserDisabled => ("portal.user.disable", "POST", "/users/{id}/disable"),
+            ConnectionReviewed => ("portal.connection.review", "GET", "/connect/{id}"),
+            ConnectionConsented => ("portal.connection.consent", "POST", "/connect/{id}"),
+            ConnectionRefused => ("portal.connection.refuse", "POST", "/connect/{id}/refuse"),
+            ConnectionRevoked => (
+                "portal.connection.revoke",
+                "POST",
+                "/connections/{id}/revoke",
+            ),
         }
     }
 

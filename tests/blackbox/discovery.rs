@@ -62,18 +62,28 @@ async fn the_metadata_documents_name_this_origin_and_its_token_endpoint() {
         "exactly, no trailing slash"
     );
     assert_eq!(asm.body["token_endpoint"], format!("{origin}/oauth/token"));
+    // A portal runs beside the API here: people connect agents by the authorization code.
     assert_eq!(
         asm.body["grant_types_supported"],
-        json!(["client_credentials"])
+        json!(["client_credentials", "authorization_code", "refresh_token"])
     );
     assert_eq!(
         asm.body["token_endpoint_auth_methods_supported"],
-        json!(["client_secret_basic", "client_secret_post"])
+        json!(["client_secret_basic", "client_secret_post", "none"])
     );
-    assert_eq!(asm.body["response_types_supported"], json!([]));
+    assert_eq!(asm.body["response_types_supported"], json!(["code"]));
+    assert_eq!(
+        asm.body["code_challenge_methods_supported"],
+        json!(["S256"])
+    );
+    assert_eq!(
+        asm.body["authorization_response_iss_parameter_supported"],
+        true
+    );
     assert_eq!(asm.body["scopes_supported"], json!(CONSUMER_SCOPES));
 
-    // The authorization endpoint it names answers, and refuses every flow.
+    // The authorization endpoint it names answers; an unknown client is refused there and
+    // never redirected.
     let endpoint = asm.body["authorization_endpoint"].as_str().unwrap();
     assert_eq!(endpoint, format!("{origin}/oauth/authorize"));
     let refused = answer(
@@ -87,7 +97,7 @@ async fn the_metadata_documents_name_this_origin_and_its_token_endpoint() {
     )
     .await;
     assert_eq!(refused.status, 400, "{}", refused.text);
-    assert_eq!(refused.body["error"], "unsupported_response_type");
+    assert_eq!(refused.body["error"], "invalid_client");
     assert!(refused.headers.get("location").is_none(), "never redirects");
 
     // Served in the contract too.

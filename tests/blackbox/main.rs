@@ -2,6 +2,7 @@
 //! One binary (one link), one module per area of the interface.
 
 mod admin;
+mod agent_connections;
 mod client_text;
 mod companies;
 mod contract;

@@ -16,9 +16,10 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Global tables every node holds a copy of (Citus reference tables).
-const REFERENCE: [&str; 8] = [
+const REFERENCE: [&str; 9] = [
     "client_credentials",
     "key_fingerprints",
+    "oauth_clients",
     "sanctions_active_lists",
     "sanctions_entries",
     "sanctions_import_failures",
@@ -28,7 +29,10 @@ const REFERENCE: [&str; 8] = [
 ];
 
 /// Tables with no tenant, distributed on their own key in a colocation group of their own.
-const OWN_KEY: [(&str, &str); 1] = [("security_log", "event_id")];
+const OWN_KEY: [(&str, &str); 2] = [
+    ("security_log", "event_id"),
+    ("oauth_authorizations", "request_digest"),
+];
 
 /// Tables outside the data model.
 const TOOLING: [&str; 1] = ["__diesel_schema_migrations"];

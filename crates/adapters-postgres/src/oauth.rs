@@ -257,11 +257,7 @@ impl OAuthStore for Database {
             )
             .load(conn)
             .await?;
-            if unused
-                .iter()
-                .next()
-                .is_some_and(|c| c.n >= i64::from(ceiling))
-            {
+            if <[Count]>::first(&unused).is_some_and(|c| c.n >= i64::from(ceiling)) {
                 return Ok(Registered::CeilingReached);
             }
             diesel::sql_query(

@@ -278,11 +278,7 @@ impl OAuthStore for Database {
                 "SELECT count(*) AS n FROM oauth_clients WHERE expires_at IS NOT NULL",
             )
             .load(conn)?;
-            if unused
-                .iter()
-                .next()
-                .is_some_and(|c| c.n >= i64::from(ceiling))
-            {
+            if <[Count]>::first(&unused).is_some_and(|c| c.n >= i64::from(ceiling)) {
                 return Ok(Registered::CeilingReached);
             }
             diesel::sql_query(

@@ -129,6 +129,7 @@ pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource
 pub const AUTHORIZATION_SERVER_PATH: &str = "/.well-known/oauth-authorization-server";
 pub const TOKEN_PATH: &str = "/oauth/token";
 pub const AUTHORIZE_PATH: &str = "/oauth/authorize";
+pub const REGISTER_PATH: &str = "/oauth/register";
 
 fn consumer_scopes() -> Vec<&'static str> {
     Scope::CONSUMER.iter().map(|s| s.as_str()).collect()
@@ -163,38 +164,67 @@ impl ProtectedResourceMetadata {
     }
 }
 
-/// RFC 8414 Authorization Server Metadata. `authorization_endpoint` is there because the MCP
-/// SDKs' metadata models require it; it answers every request `unsupported_response_type`,
-/// and `response_types_supported` is empty: tokens are issued by client credentials only.
+/// RFC 8414 Authorization Server Metadata. Client credentials always; where a portal lets
+/// people consent, the authorization-code flow too (PKCE with S256, public clients, Client ID
+/// Metadata Documents and dynamic registration, `iss` in the answer).
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct AuthorizationServerMetadata {
     /// This origin, exactly (no trailing slash).
     pub issuer: String,
     pub authorization_endpoint: String,
     pub token_endpoint: String,
-    /// Always `["client_credentials"]`.
+    /// `client_credentials`; with a portal, `authorization_code` and `refresh_token` too.
     pub grant_types_supported: Vec<&'static str>,
-    /// `client_secret_basic` and `client_secret_post`.
+    /// `client_secret_basic` and `client_secret_post`; with a portal, `none` too (public
+    /// clients of the authorization-code flow).
     pub token_endpoint_auth_methods_supported: Vec<&'static str>,
-    /// Always empty: no authorization-endpoint flow is served.
+    /// `["code"]` with a portal; empty without one (no person can consent).
     pub response_types_supported: Vec<&'static str>,
     pub scopes_supported: Vec<&'static str>,
+    /// `["S256"]` (added in 1.8.0).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub code_challenge_methods_supported: Vec<&'static str>,
+    /// Dynamic client registration (RFC 7591; added in 1.8.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registration_endpoint: Option<String>,
+    /// A `client_id` may be the https URL of the client's metadata document (added in 1.8.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id_metadata_document_supported: Option<bool>,
+    /// The authorization response carries `iss` (RFC 9207; added in 1.8.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authorization_response_iss_parameter_supported: Option<bool>,
 }
 
 impl AuthorizationServerMetadata {
-    pub fn of(origin: &str) -> AuthorizationServerMetadata {
+    /// The metadata of this origin; `people`: a portal lets people consent.
+    pub fn of(origin: &str, people: bool) -> AuthorizationServerMetadata {
+        let mut grant_types = vec!["client_credentials"];
+        let mut methods = vec!["client_secret_basic", "client_secret_post"];
+        if people {
+            grant_types.extend(["authorization_code", "refresh_token"]);
+            methods.push("none");
+        }
         AuthorizationServerMetadata {
             issuer: origin.to_owned(),
             authorization_endpoint: format!("{origin}{AUTHORIZE_PATH}"),
             token_endpoint: format!("{origin}{TOKEN_PATH}"),
-            grant_types_supported: vec!["client_credentials"],
-            token_endpoint_auth_methods_supported: vec![
-                "client_secret_basic",
-                "client_secret_post",
-            ],
-            response_types_supported: vec![],
+            grant_types_supported: grant_types,
+            token_endpoint_auth_methods_supported: methods,
+            response_types_supported: if people { vec!["code"] } else { vec![] },
             scopes_supported: consumer_scopes(),
+            code_challenge_methods_supported: if people { vec!["S256"] } else { vec![] },
+            registration_endpoint: people.then(|| format!("{origin}{REGISTER_PATH}")),
+            client_id_metadata_document_supported: people.then_some(true),
+            authorization_response_iss_parameter_supported: people.then_some(true),
         }
+    }
+}
+
+/// This service's resources, as the authorization-code flow names them.
+pub fn our_resources(origin: &str) -> domain::oauth::authorization::OurResources {
+    domain::oauth::authorization::OurResources {
+        api: Protected::Api.resource(origin),
+        mcp: Protected::Mcp.resource(origin),
     }
 }
 
@@ -384,7 +414,7 @@ mod tests {
         assert_eq!(prm["authorization_servers"], json!([o]));
         assert_eq!(prm["bearer_methods_supported"], json!(["header"]));
         assert_eq!(prm["scopes_supported"].as_array().unwrap().len(), 10);
-        let asm = serde_json::to_value(AuthorizationServerMetadata::of(o)).unwrap();
+        let asm = serde_json::to_value(AuthorizationServerMetadata::of(o, false)).unwrap();
         assert_eq!(asm["issuer"], o);
         assert_eq!(asm["token_endpoint"], "http://127.0.0.1:8080/oauth/token");
         assert_eq!(
@@ -396,6 +426,27 @@ mod tests {
         assert_eq!(
             asm["token_endpoint_auth_methods_supported"],
             json!(["client_secret_basic", "client_secret_post"])
+        );
+        assert!(asm.get("registration_endpoint").is_none());
+        let people = serde_json::to_value(AuthorizationServerMetadata::of(o, true)).unwrap();
+        assert_eq!(people["response_types_supported"], json!(["code"]));
+        assert_eq!(people["code_challenge_methods_supported"], json!(["S256"]));
+        assert_eq!(
+            people["grant_types_supported"],
+            json!(["client_credentials", "authorization_code", "refresh_token"])
+        );
+        assert_eq!(
+            people["token_endpoint_auth_methods_supported"],
+            json!(["client_secret_basic", "client_secret_post", "none"])
+        );
+        assert_eq!(people["client_id_metadata_document_supported"], true);
+        assert_eq!(
+            people["authorization_response_iss_parameter_supported"],
+            true
+        );
+        assert_eq!(
+            people["registration_endpoint"],
+            "http://127.0.0.1:8080/oauth/register"
         );
     }
 }

@@ -79,3 +79,55 @@ mod tests {
         assert!(client_metadata(br#"{"client_name":"a\u0000b"}"#).is_err());
     }
 }
+
+/// Where a person decides an agent's connection: the portal's consent page (app data of the
+/// API). Set when the portal starts; without a portal in the deployment, no person can
+/// connect an agent and the authorization-code flow is not advertised.
+#[derive(Clone, Debug, Default)]
+pub struct ConsentPage(std::sync::Arc<std::sync::OnceLock<String>>);
+
+impl ConsentPage {
+    /// The portal's origin (`scheme://host[:port]`, checked).
+    pub fn set(&self, portal_origin: &str) {
+        let _ = self.0.set(portal_origin.trim_end_matches('/').to_owned());
+    }
+
+    /// The consent page of a pending request.
+    pub fn url(&self, request_id: &str) -> Option<String> {
+        self.0.get().map(|o| format!("{o}/connect/{request_id}"))
+    }
+
+    pub fn available(&self) -> bool {
+        self.0.get().is_some()
+    }
+}
+
+/// Whether the request's app serves people's connections (a portal is there to consent).
+pub fn people_connect(req: &actix_web::HttpRequest) -> bool {
+    req.app_data::<actix_web::web::Data<ConsentPage>>()
+        .is_some_and(|c| c.available())
+}
+
+/// The request headers a browser-based OAuth client sends to the metadata, token and
+/// registration endpoints (and `/mcp`'s preflight).
+pub const CORS_ALLOW_HEADERS: &str = "Authorization, Content-Type, MCP-Protocol-Version";
+
+/// The headers every answer of a CORS route carries: any origin may read it, no credentials
+/// are involved (tokens travel in `Authorization`, never cookies), and a 401's challenge is
+/// readable.
+pub fn cors_headers() -> actix_web::middleware::DefaultHeaders {
+    actix_web::middleware::DefaultHeaders::new()
+        .add(("Access-Control-Allow-Origin", "*"))
+        .add(("Access-Control-Expose-Headers", "WWW-Authenticate"))
+}
+
+/// The answer to a CORS preflight of a route serving `method`.
+pub fn preflight(method: &actix_web::http::Method) -> actix_web::HttpResponse {
+    actix_web::HttpResponse::NoContent()
+        .insert_header(("Access-Control-Allow-Origin", "*"))
+        .insert_header(("Access-Control-Allow-Methods", format!("{method}, OPTIONS")))
+        .insert_header(("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS))
+        .insert_header(("Access-Control-Max-Age", "600"))
+        .insert_header((actix_web::http::header::ALLOW, format!("{method}, OPTIONS")))
+        .finish()
+}

@@ -106,7 +106,11 @@ pub fn mode() -> Object {
 
 /// `client_credentials` (the only grant type).
 pub fn grant_type() -> Object {
-    string_enum(["client_credentials"], false, "The OAuth 2.0 grant type")
+    string_enum(
+        ["client_credentials", "authorization_code", "refresh_token"],
+        false,
+        "The OAuth 2.0 grant type",
+    )
 }
 
 /// A beneficial owner's share band (closed: the register's bands).

@@ -31,6 +31,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::resource("/mcp")
             .route(web::post().to(transport::post))
+            // A browser-based client's preflight: answered without a credential, opening
+            // nothing (the POST itself keeps every transport rule, `Origin` included).
+            .route(
+                web::method(actix_web::http::Method::OPTIONS)
+                    .to(|| async { api_core::oauth::preflight(&actix_web::http::Method::POST) }),
+            )
             .default_service(web::to(transport::method_not_allowed)),
     );
 }

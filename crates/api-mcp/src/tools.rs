@@ -147,6 +147,11 @@ impl Tool {
         self.spec.name
     }
 
+    /// The operations (REST routes) the tool runs.
+    pub fn operations(&self) -> &'static [Operation] {
+        self.spec.operations
+    }
+
     /// Whether `tools/list` shows the tool to a caller holding `scopes`.
     pub fn listed_for(&self, scopes: &ScopeSet) -> bool {
         self.spec.operations.iter().all(|op| op.listed_for(scopes))

@@ -75,6 +75,7 @@ pub async fn post(
         }
     };
     let exchange = Exchange {
+        req: &req,
         services,
         caller: &caller,
         trail: &AuditTrail::new(),
@@ -94,6 +95,7 @@ pub async fn post(
 /// gate's audit policy decides what is recorded).
 #[derive(Clone, Copy)]
 struct Exchange<'a> {
+    req: &'a HttpRequest,
     services: &'a Services,
     caller: &'a Caller,
     trail: &'a AuditTrail,
@@ -254,6 +256,16 @@ impl Exchange<'_> {
                 return rpc_error(era.status_of(error.code), id, error);
             }
         };
+        // A person's connection lacking the tool's scope is asked to step up (the MCP
+        // authorization's `insufficient_scope` challenge): the person may hand it more.
+        if self.caller.connection && !tool.listed_for(&self.caller.scopes) {
+            self.note(
+                Operation::McpToolCall,
+                Err(ErrorCode::Forbidden),
+                Some(tool.name()),
+            );
+            return step_up(self.req, tool, &self.caller.scopes);
+        }
         let cx = Ctx {
             services: self.services,
             caller: self.caller,
@@ -273,6 +285,39 @@ impl Exchange<'_> {
             }
         }
     }
+}
+
+/// The step-up challenge (MCP authorization, "Scope Challenge Handling"): 403 with
+/// `insufficient_scope`, the scopes the call needs together with those the token holds (a
+/// client asking again asks for all of them), and where the resource's metadata is.
+fn step_up(req: &HttpRequest, tool: &tools::Tool, held: &ScopeSet) -> HttpResponse {
+    let mut scopes = held.clone();
+    for op in tool.operations() {
+        if !op.listed_for(held) {
+            if let Some(first) = op.listing_scopes().next() {
+                scopes = scopes.iter().chain(std::iter::once(first)).collect();
+            }
+        }
+    }
+    let origin = api_core::discovery::origin(req);
+    let message = format!(
+        "the tool `{}` needs a scope this connection does not hold: connect again granting {}",
+        tool.name(),
+        scopes
+    );
+    let challenge = format!(
+        "Bearer realm=\"idreg\", error=\"insufficient_scope\", scope=\"{scopes}\", \
+         resource_metadata=\"{origin}{}\", error_description=\"{}\"",
+        api_core::discovery::Protected::Mcp.metadata_path(),
+        "the tool needs a scope this connection does not hold"
+    );
+    let mut response = ApiError(Failure::new(ErrorCode::Forbidden, message)).error_response();
+    if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(actix_web::http::header::WWW_AUTHENTICATE, value);
+    }
+    response
 }
 
 /// The name of the tool a `tools/call` asks for, if it is one we serve. A row never names

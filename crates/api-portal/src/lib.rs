@@ -8,6 +8,7 @@ use domain::portal::sign_in::{LINK_LIFETIME, SESSION_LIFETIME};
 use domain::{ErrorCode, Failure};
 use serde_json::{json, Value};
 
+mod connect;
 mod pages;
 mod views;
 

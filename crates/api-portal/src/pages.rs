@@ -56,6 +56,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/users", web::get().to(users))
         .route("/users", web::post().to(add_user))
         .route("/users/{id}/disable", web::post().to(disable_user));
+    crate::connect::configure(cfg);
 }
 
 const STYLESHEET: &str = include_str!("../assets/portal.css");
@@ -64,7 +65,7 @@ const STYLESHEET: &str = include_str!("../assets/portal.css");
 /// referrer only to the portal itself (a sign-in link's address must not leak elsewhere; with
 /// `no-referrer` a browser sends `Origin: null` on the portal's own form posts, which the
 /// origin check refuses), no framing, nothing run but the page.
-fn page(status: StatusCode, body: Result<String, askama::Error>) -> HttpResponse {
+pub(crate) fn page(status: StatusCode, body: Result<String, askama::Error>) -> HttpResponse {
     let body = match body {
         Ok(b) => b,
         Err(e) => {
@@ -88,18 +89,18 @@ fn page(status: StatusCode, body: Result<String, askama::Error>) -> HttpResponse
         .body(body)
 }
 
-fn render(t: &impl Template) -> HttpResponse {
+pub(crate) fn render(t: &impl Template) -> HttpResponse {
     page(StatusCode::OK, t.render())
 }
 
-fn see_other(to: &str) -> HttpResponse {
+pub(crate) fn see_other(to: &str) -> HttpResponse {
     HttpResponse::SeeOther()
         .insert_header((header::LOCATION, to))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .finish()
 }
 
-fn nav(c: &PortalCaller) -> Nav {
+pub(crate) fn nav(c: &PortalCaller) -> Nav {
     Nav {
         email: c.session.email.as_str().to_owned(),
         role: c.session.role.as_str(),
@@ -109,7 +110,7 @@ fn nav(c: &PortalCaller) -> Nav {
 }
 
 /// The page of a failure; a missing session sends the browser to sign in.
-fn problem(f: &Failure, caller: Option<&PortalCaller>, back: &str) -> HttpResponse {
+pub(crate) fn problem(f: &Failure, caller: Option<&PortalCaller>, back: &str) -> HttpResponse {
     if f.code == ErrorCode::Unauthorized {
         return see_other("/sign-in");
     }
@@ -129,18 +130,18 @@ fn problem(f: &Failure, caller: Option<&PortalCaller>, back: &str) -> HttpRespon
     )
 }
 
-fn day(t: DateTime<Utc>) -> String {
+pub(crate) fn day(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%d %H:%M").to_string()
 }
 
 /// A form body (`application/x-www-form-urlencoded`), fields in order; a field named twice
 /// (checkboxes) keeps each value.
-struct Form(Vec<(String, String)>);
+pub(crate) struct Form(Vec<(String, String)>);
 
 impl Form {
     /// The form, each field passing the client-text rule (`domain::text`) before anything
     /// reads it.
-    async fn read(payload: web::Payload) -> Result<Form, Failure> {
+    pub(crate) async fn read(payload: web::Payload) -> Result<Form, Failure> {
         let body = read_body(payload).await?;
         let fields: Vec<(String, String)> = serde_urlencoded::from_bytes(&body)
             .map_err(|_| Failure::bad_request("body", "is not a form"))?;
@@ -151,7 +152,7 @@ impl Form {
         Ok(Form(fields))
     }
 
-    fn get(&self, name: &str) -> &str {
+    pub(crate) fn get(&self, name: &str) -> &str {
         self.0
             .iter()
             .find(|(k, _)| k == name)
@@ -159,7 +160,7 @@ impl Form {
     }
 
     /// Every value of `name`, space-separated.
-    fn all(&self, name: &str) -> String {
+    pub(crate) fn all(&self, name: &str) -> String {
         self.0
             .iter()
             .filter(|(k, _)| k == name)
@@ -169,7 +170,10 @@ impl Form {
     }
 }
 
-async fn caller(req: &HttpRequest, services: &AppServices) -> Result<PortalCaller, Failure> {
+pub(crate) async fn caller(
+    req: &HttpRequest,
+    services: &AppServices,
+) -> Result<PortalCaller, Failure> {
     services
         .portal_sign_in
         .caller(cookie(req, SESSION_COOKIE).as_deref())
@@ -178,7 +182,7 @@ async fn caller(req: &HttpRequest, services: &AppServices) -> Result<PortalCalle
 
 /// A write's caller and form: a live session, the portal's origin and the session's CSRF
 /// token, checked before the form's fields are read by anyone.
-async fn write(
+pub(crate) async fn write(
     req: &HttpRequest,
     payload: web::Payload,
     services: &AppServices,
@@ -309,7 +313,7 @@ async fn complete_page(req: HttpRequest) -> HttpResponse {
 }
 
 /// A page's query string, each value passing the client-text rule, or 400 naming it.
-fn query<T: serde::de::DeserializeOwned>(req: &HttpRequest) -> Result<T, Failure> {
+pub(crate) fn query<T: serde::de::DeserializeOwned>(req: &HttpRequest) -> Result<T, Failure> {
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(req.query_string())
         .map_err(|_| Failure::bad_request("query", "is not this page's query"))?;
     for (name, value) in &pairs {
@@ -336,8 +340,22 @@ async fn complete(req: HttpRequest, payload: web::Payload, services: AppServices
     .await;
     match answer {
         Ok(signed) => {
-            let mut r = see_other("/grants");
-            r.headers_mut().insert(
+            // Back to the consent page that sent the browser to sign in, if one did.
+            let next = crate::connect::next_after_sign_in(&req);
+            let mut r = see_other(next.as_deref().unwrap_or("/grants"));
+            if next.is_some() {
+                r.headers_mut().append(
+                    header::SET_COOKIE,
+                    header::HeaderValue::from_str(&set_cookie(
+                        &req,
+                        crate::connect::NEXT_COOKIE,
+                        "",
+                        0,
+                    ))
+                    .expect("an empty cookie"),
+                );
+            }
+            r.headers_mut().append(
                 header::SET_COOKIE,
                 header::HeaderValue::from_str(&set_cookie(
                     &req,
@@ -432,11 +450,15 @@ async fn grants(req: HttpRequest, services: AppServices) -> HttpResponse {
     let answer = async {
         let provisioned = console.provisioned(&caller).await?;
         let grants = console.grants(&caller).await?;
-        Ok::<_, Failure>((provisioned, grants))
+        let connections = crate::connect::connection_views(&services, &caller).await?;
+        Ok::<_, Failure>((provisioned, grants, connections))
     }
     .await;
     match answer {
-        Ok((provisioned, grants)) => {
+        Ok((provisioned, grants, connections)) => {
+            // A connection's grant is listed with its app, not among the credentials.
+            let connected: std::collections::HashSet<&str> =
+                connections.iter().map(|c| c.grant_id.as_str()).collect();
             let now = services.clock.now();
             render(&GrantsPage {
                 title: "Grants",
@@ -447,8 +469,10 @@ async fn grants(req: HttpRequest, services: AppServices) -> HttpResponse {
                 countries: provisioned.codes(),
                 grants: grants
                     .iter()
+                    .filter(|g| !connected.contains(g.id.to_string().as_str()))
                     .map(|g| grant_view(g, &provisioned, now))
                     .collect(),
+                connections,
             })
         }
         Err(f) => problem(&f, Some(&caller), "/grants"),

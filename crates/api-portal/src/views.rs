@@ -81,6 +81,62 @@ pub struct GrantsPage {
     pub scopes: Vec<&'static str>,
     pub countries: Vec<&'static str>,
     pub grants: Vec<GrantView>,
+    /// Agents people connected (each a grant bound to an OAuth client).
+    pub connections: Vec<ConnectionView>,
+}
+
+/// An agent connection as the grants page lists it.
+pub struct ConnectionView {
+    pub grant_id: String,
+    pub client_name: String,
+    /// The host of its metadata document, or how it registered.
+    pub client_host: String,
+    /// Who consented (their address, or their id when they are no longer a user).
+    pub consented_by: String,
+    /// `active`, `expired` or `revoked`.
+    pub state: &'static str,
+    pub mode: &'static str,
+    pub scopes: String,
+    pub countries: String,
+    pub created: String,
+    pub expires: String,
+    /// Whether the viewer may revoke it (an admin, or the person who made it).
+    pub revocable: bool,
+}
+
+/// The consent page: an agent asks to connect.
+#[derive(Template)]
+#[template(path = "consent.html")]
+pub struct ConsentPage {
+    pub title: &'static str,
+    pub nav: Option<Nav>,
+    pub csrf: String,
+    pub request_id: String,
+    pub client_name: String,
+    /// The host of the client's id (its metadata document); empty for a dynamic registration.
+    pub client_host: String,
+    /// Where the answer goes: the redirect URI's host (or scheme for an app's own scheme).
+    pub redirect_host: String,
+    /// The answer goes to a listener on the person's own computer.
+    pub loopback: bool,
+    pub resource: String,
+    /// What the client asked for, as idreg names scopes (empty: nothing idreg knows).
+    pub asked: Vec<&'static str>,
+    /// Each scope the person may hand out, and whether it is ticked at first.
+    pub scope_choices: Vec<(&'static str, bool)>,
+    pub countries: Vec<&'static str>,
+    pub tenant_name: String,
+    pub member: bool,
+}
+
+/// The page between the app's redirect and the portal: a browser that came from another
+/// site sends no session cookie (SameSite=Strict), so the portal's own page moves it on.
+#[derive(Template)]
+#[template(path = "continue.html")]
+pub struct ContinuePage {
+    pub title: &'static str,
+    pub nav: Option<Nav>,
+    pub next: String,
 }
 
 #[derive(Template)]

@@ -18,28 +18,29 @@ use domain::services::Services;
 /// known path asked with a method it does not serve answers 405 naming the one it does.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     use actix_web::http::Method;
-    use api_core::discovery::{Protected, AUTHORIZATION_SERVER_PATH, AUTHORIZE_PATH, TOKEN_PATH};
-    cfg.service(serve(TOKEN_PATH, Method::POST, routes::token::issue))
-        .service(serve(
+    use api_core::discovery::{
+        Protected, AUTHORIZATION_SERVER_PATH, AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH,
+    };
+    // Browser-based clients read the metadata and call the token and registration endpoints
+    // from another origin: these answer CORS (no credentials). Nothing else does.
+    cfg.service(cors(TOKEN_PATH, Method::POST, routes::token::issue))
+        .service(cors(
             &Protected::Api.metadata_path(),
             Method::GET,
             routes::discovery::api_resource,
         ))
-        .service(serve(
+        .service(cors(
             &Protected::Mcp.metadata_path(),
             Method::GET,
             routes::discovery::mcp_resource,
         ))
-        .service(serve(
+        .service(cors(
             AUTHORIZATION_SERVER_PATH,
             Method::GET,
             routes::discovery::authorization_server,
         ))
-        .service(serve(
-            AUTHORIZE_PATH,
-            Method::GET,
-            routes::discovery::authorize,
-        ))
+        .service(serve(AUTHORIZE_PATH, Method::GET, routes::oauth::authorize))
+        .service(cors(REGISTER_PATH, Method::POST, routes::oauth::register))
         .service(serve(
             "/v1/subjects/resolve",
             Method::POST,
@@ -196,6 +197,34 @@ where
     let allow = method.clone();
     web::resource(path)
         .route(web::method(method).to(handler))
+        .default_service(web::to(move || {
+            let allow = allow.clone();
+            async move { method_not_allowed(&[allow]) }
+        }))
+}
+
+/// [`serve`] for a route browser-based OAuth clients call from another origin: its answers
+/// carry `Access-Control-Allow-Origin: *` (never credentials), and a preflight `OPTIONS` is
+/// answered ([`api_core::oauth::preflight`]).
+fn cors<F, Args>(
+    path: &str,
+    method: actix_web::http::Method,
+    handler: F,
+) -> impl actix_web::dev::HttpServiceFactory
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    let allow = method.clone();
+    let preflight_allows = method.clone();
+    web::resource(path)
+        .wrap(api_core::oauth::cors_headers())
+        .route(web::method(method).to(handler))
+        .route(web::method(actix_web::http::Method::OPTIONS).to(move || {
+            let allows = preflight_allows.clone();
+            async move { api_core::oauth::preflight(&allows) }
+        }))
         .default_service(web::to(move || {
             let allow = allow.clone();
             async move { method_not_allowed(&[allow]) }

@@ -76,8 +76,17 @@ pub struct TokenRequestBody {
     /// `scope` says which), and none is 400 `invalid_scope`.
     scope: Option<String>,
     /// RFC 8707 resource indicator: this origin (the REST API) or `<origin>/mcp`; any other is
-    /// 400 `invalid_target`. In a form body it may be repeated. A token is valid for both.
+    /// 400 `invalid_target`. In a form body it may be repeated. A client-credentials token is
+    /// valid for both; an agent connection's only for the resource it was authorized for.
     resource: Option<String>,
+    /// `authorization_code`: the code the authorization response carried (added in 1.8.0).
+    code: Option<String>,
+    /// `authorization_code`: the PKCE verifier of the request's S256 challenge.
+    code_verifier: Option<String>,
+    /// `authorization_code`: the redirect URI the authorization request named.
+    redirect_uri: Option<String>,
+    /// `refresh_token`: the connection's current refresh token (added in 1.8.0).
+    refresh_token: Option<String>,
 }
 
 /// The body of `POST /v1/subscriptions`.

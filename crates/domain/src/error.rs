@@ -57,14 +57,14 @@ pub enum ErrorCode {
     /// The credential holds the most webhook endpoints it may (added in 1.8.0).
     WebhookLimitReached,
     /// `/oauth/token`: an authorization code or refresh token that is invalid, expired,
-    /// used, revoked, or another client's (RFC 6749 §5.2; added in 1.9.0).
+    /// used, revoked, or another client's (RFC 6749 §5.2; added in 1.8.0).
     InvalidGrant,
     /// `/oauth/register`: a redirect URI that is not one a client may register (RFC 7591
-    /// §3.2.2; added in 1.9.0).
+    /// §3.2.2; added in 1.8.0).
     InvalidRedirectUri,
-    /// `/oauth/register`: other client metadata that cannot be registered (added in 1.9.0).
+    /// `/oauth/register`: other client metadata that cannot be registered (added in 1.8.0).
     InvalidClientMetadata,
-    /// Too many requests of a kind from one place in a window (added in 1.9.0).
+    /// Too many requests of a kind from one place in a window (added in 1.8.0).
     RateLimited,
 }
 

@@ -128,5 +128,6 @@ pub(crate) fn caller(provisioned: &str, scope_list: &str, country_list: &str) ->
         data_key: data_key(),
         surface: Surface::Rest,
         context: ctx(),
+        connection: false,
     }
 }

@@ -23,6 +23,9 @@ pub struct App {
     pub meter: Arc<adapters_prometheus::PrometheusMeter>,
     /// The upstream sandbox, when this process runs one.
     pub sandbox: Option<upstream_sandbox::RunningSandbox>,
+    /// Where the API sends a person to consent to an agent's connection: the portal, once
+    /// this process serves one.
+    pub consent: api_core::oauth::ConsentPage,
 }
 
 impl App {
@@ -200,6 +203,7 @@ impl App {
             services,
             meter,
             sandbox: upstreams.sandbox,
+            consent: Default::default(),
         })
     }
 
@@ -211,11 +215,13 @@ impl App {
             &crate::countries::evidence_sources(),
         ));
         let origin = web::Data::new(self.config.public_origin.clone());
+        let consent = web::Data::new(self.consent.clone());
         let mut server = HttpServer::new(move || {
             ActixApp::new()
                 .app_data(services.clone())
                 .app_data(document.clone())
                 .app_data(origin.clone())
+                .app_data(consent.clone())
                 .wrap(middleware::from_fn(
                     api_core::problem::problem_details_middleware,
                 ))
@@ -245,6 +251,7 @@ impl App {
             .with_context(|| format!("binding the portal at {listen}"))?;
         let bound = listener.local_addr()?;
         let origin = portal_origin(self.config.portal_url.as_deref(), bound)?;
+        self.consent.set(origin.as_str());
         let services = web::Data::new(self.services.clone());
         let origin = web::Data::new(origin);
         let server = HttpServer::new(move || {

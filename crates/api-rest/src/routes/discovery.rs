@@ -2,12 +2,10 @@
 //! name. No credential is needed for any of them; none is audited (no tenant is known).
 //! What they say is written once in `api_core::discovery`.
 
-use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 use api_core::discovery::{
     origin, AuthorizationServerMetadata, Protected, ProtectedResourceMetadata,
 };
-use serde::Serialize;
 
 /// Protected Resource Metadata of the REST API (the origin).
 ///
@@ -41,7 +39,9 @@ pub async fn mcp_resource(req: HttpRequest) -> HttpResponse {
 
 /// Authorization Server Metadata.
 ///
-/// The issuer is this origin; tokens come from `/oauth/token` by client credentials.
+/// The issuer is this origin; tokens come from `/oauth/token` by client credentials, and,
+/// where a portal lets people consent, by the authorization-code flow (`/oauth/authorize`,
+/// PKCE with S256, client metadata documents or `/oauth/register`).
 #[utoipa::path(
     get,
     path = "/.well-known/oauth-authorization-server",
@@ -51,41 +51,8 @@ pub async fn mcp_resource(req: HttpRequest) -> HttpResponse {
     responses((status = 200, description = "RFC 8414 metadata", body = AuthorizationServerMetadata))
 )]
 pub async fn authorization_server(req: HttpRequest) -> HttpResponse {
-    HttpResponse::Ok().json(AuthorizationServerMetadata::of(&origin(&req)))
-}
-
-/// An OAuth error answered by the authorization endpoint.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct AuthorizeErrorBody {
-    /// Always `unsupported_response_type`.
-    #[schema(example = "unsupported_response_type")]
-    pub error: &'static str,
-    pub message: &'static str,
-    pub error_description: &'static str,
-}
-
-/// The authorization endpoint: refuses every request.
-///
-/// Named in the authorization server metadata because OAuth client libraries require one;
-/// this service issues tokens by client credentials at `/oauth/token` only, so there is no
-/// response type to serve (RFC 6749 §4.1.2.1: no redirect URI is registered, so the error is
-/// answered directly).
-#[utoipa::path(
-    get,
-    path = "/oauth/authorize",
-    operation_id = "authorize",
-    tag = "discovery",
-    security(()),
-    responses((status = 400, description = "`unsupported_response_type`", body = AuthorizeErrorBody))
-)]
-pub async fn authorize() -> HttpResponse {
-    const WHY: &str =
-        "this server issues tokens by the client-credentials grant at /oauth/token only";
-    HttpResponse::BadRequest()
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(AuthorizeErrorBody {
-            error: "unsupported_response_type",
-            message: WHY,
-            error_description: WHY,
-        })
+    HttpResponse::Ok().json(AuthorizationServerMetadata::of(
+        &origin(&req),
+        api_core::oauth::people_connect(&req),
+    ))
 }

@@ -5,6 +5,7 @@ pub mod discovery;
 pub mod docs;
 pub mod events;
 pub mod health;
+pub mod oauth;
 pub mod paid;
 pub mod persons;
 pub mod screening;

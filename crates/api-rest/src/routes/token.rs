@@ -1,4 +1,5 @@
-//! `POST /oauth/token`: the OAuth 2.0 client-credentials grant.
+//! `POST /oauth/token`: the OAuth 2.0 client-credentials grant, and the authorization-code
+//! and refresh-token grants of agents' connections (`domain::oauth`).
 //!
 //! Accepts a JSON or form-encoded body, and client authentication either in the body
 //! (`client_secret_post`) or as HTTP Basic (`client_secret_basic`). Errors carry RFC 6749's
@@ -9,7 +10,9 @@ use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use api_core::{insert_retry_after, log_cause, read_body, request_context, AppServices};
 use base64::Engine;
+use domain::access::grant::ClientSecret;
 use domain::access::token::{ScopeRequest, TokenRequest};
+use domain::oauth::service::{CodeRequest, RefreshRequest};
 use domain::{ErrorCode, Failure};
 use serde::Serialize;
 
@@ -29,6 +32,11 @@ pub struct TokenResponse {
     /// requests are answered from the sandbox registers, on data apart from live data.
     #[schema(schema_with = api_core::schema::mode)]
     pub mode: &'static str,
+    /// An agent connection's next refresh token (the authorization-code and refresh grants;
+    /// never for client credentials). Each is used once: the answer carries the next (added
+    /// in 1.8.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -64,6 +72,12 @@ struct TokenFields {
     scope: Option<String>,
     /// RFC 8707 resource indicators (the one field that may be repeated).
     resources: Vec<String>,
+    /// The authorization-code grant's.
+    code: Option<String>,
+    code_verifier: Option<String>,
+    redirect_uri: Option<String>,
+    /// The refresh-token grant's.
+    refresh_token: Option<String>,
 }
 
 fn parse_body(req: &HttpRequest, body: &[u8]) -> Result<TokenFields, Failure> {
@@ -86,6 +100,10 @@ fn parse_body(req: &HttpRequest, body: &[u8]) -> Result<TokenFields, Failure> {
                 client_secret: json.optional_str("client_secret")?,
                 scope: json.optional_str("scope")?,
                 resources: json.optional_str("resource")?.into_iter().collect(),
+                code: json.optional_str("code")?,
+                code_verifier: json.optional_str("code_verifier")?,
+                redirect_uri: json.optional_str("redirect_uri")?,
+                refresh_token: json.optional_str("refresh_token")?,
             })
         }
         "application/x-www-form-urlencoded" | "" => {
@@ -103,6 +121,10 @@ fn parse_body(req: &HttpRequest, body: &[u8]) -> Result<TokenFields, Failure> {
                     "client_id" => &mut fields.client_id,
                     "client_secret" => &mut fields.client_secret,
                     "scope" => &mut fields.scope,
+                    "code" => &mut fields.code,
+                    "code_verifier" => &mut fields.code_verifier,
+                    "redirect_uri" => &mut fields.redirect_uri,
+                    "refresh_token" => &mut fields.refresh_token,
                     _ => continue,
                 };
                 if slot.is_some() {
@@ -172,15 +194,48 @@ fn basic_credentials(req: &HttpRequest) -> Result<Option<(String, String)>, Fail
     Ok(Some((id, secret)))
 }
 
-fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool), Failure> {
+/// What a token request asks for, by grant type.
+enum Grant {
+    ClientCredentials(TokenRequest),
+    Code(CodeRequest),
+    Refresh(RefreshRequest),
+}
+
+/// The client a request authenticates as: HTTP Basic or the body's `client_id` (and
+/// `client_secret`, when it holds one), never both.
+fn client_of(
+    basic: Option<(String, String)>,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+) -> Result<(String, Option<String>), Failure> {
+    match (basic, client_id, client_secret) {
+        (Some(_), _, Some(_)) => Err(Failure::bad_request(
+            "client_secret",
+            "use one client authentication method, HTTP Basic or the body, not both",
+        )),
+        (Some((id, secret)), body_id, None) => {
+            if body_id.is_some_and(|b| b != id) {
+                return Err(Failure::bad_request(
+                    "client_id",
+                    "differs from the HTTP Basic client id",
+                ));
+            }
+            Ok((id, Some(secret)))
+        }
+        (None, None, _) => Err(Failure::bad_request("client_id", "is required")),
+        (None, Some(id), secret) => Ok((id, secret)),
+    }
+}
+
+fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(Grant, bool), Failure> {
     let fields = parse_body(req, body)?;
     // RFC 8707: each resource named must be this service (the API or its MCP endpoint).
     let origin = api_core::discovery::origin(req);
-    if fields
-        .resources
-        .iter()
-        .any(|r| !api_core::discovery::is_our_resource(&origin, r))
-    {
+    if fields.resources.iter().any(|r| {
+        api_core::discovery::our_resources(&origin)
+            .canonical(r)
+            .is_none()
+    }) {
         return Err(Failure::new(
             ErrorCode::InvalidTarget,
             format!(
@@ -189,45 +244,53 @@ fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(TokenRequest, bool),
         ));
     }
     let basic = basic_credentials(req)?;
-    match fields.grant_type.as_deref() {
-        None => return Err(Failure::bad_request("grant_type", "is required")),
-        Some("client_credentials") => {}
-        Some(_) => {
+    let basic_used = basic.is_some();
+    let grant_type = fields
+        .grant_type
+        .clone()
+        .ok_or_else(|| Failure::bad_request("grant_type", "is required"))?;
+    let (client_id, client_secret) = client_of(basic, fields.client_id, fields.client_secret)?;
+    let grant = match grant_type.as_str() {
+        "client_credentials" => {
+            let Some(secret) = client_secret else {
+                return Err(Failure::bad_request("client_secret", "is required"));
+            };
+            Grant::ClientCredentials(TokenRequest {
+                client_id,
+                client_secret: ClientSecret::new(secret),
+                scope: ScopeRequest::from_wire(
+                    fields.scope.as_deref(),
+                    !fields.resources.is_empty(),
+                ),
+            })
+        }
+        "authorization_code" => Grant::Code(CodeRequest {
+            client_id,
+            client_secret: client_secret.map(ClientSecret::new),
+            code: fields
+                .code
+                .ok_or_else(|| Failure::bad_request("code", "is required"))?,
+            code_verifier: fields.code_verifier,
+            redirect_uri: fields.redirect_uri,
+            resources: fields.resources,
+        }),
+        "refresh_token" => Grant::Refresh(RefreshRequest {
+            client_id,
+            client_secret: client_secret.map(ClientSecret::new),
+            refresh_token: fields
+                .refresh_token
+                .ok_or_else(|| Failure::bad_request("refresh_token", "is required"))?,
+            scope: fields.scope,
+            resources: fields.resources,
+        }),
+        _ => {
             return Err(Failure::bad_request(
                 "grant_type",
-                "must be client_credentials",
+                "must be client_credentials, authorization_code or refresh_token",
             ))
         }
-    }
-    let basic_used = basic.is_some();
-    let (client_id, client_secret) = match (basic, fields.client_id, fields.client_secret) {
-        (Some(_), _, Some(_)) => {
-            return Err(Failure::bad_request(
-                "client_secret",
-                "use one client authentication method, HTTP Basic or the body, not both",
-            ))
-        }
-        (Some((id, secret)), body_id, None) => {
-            if body_id.is_some_and(|b| b != id) {
-                return Err(Failure::bad_request(
-                    "client_id",
-                    "differs from the HTTP Basic client id",
-                ));
-            }
-            (id, secret)
-        }
-        (None, None, _) => return Err(Failure::bad_request("client_id", "is required")),
-        (None, _, None) => return Err(Failure::bad_request("client_secret", "is required")),
-        (None, Some(id), Some(secret)) => (id, secret),
     };
-    Ok((
-        TokenRequest {
-            client_id,
-            client_secret: domain::access::grant::ClientSecret::new(client_secret),
-            scope: ScopeRequest::from_wire(fields.scope.as_deref(), !fields.resources.is_empty()),
-        },
-        basic_used,
-    ))
+    Ok((grant, basic_used))
 }
 
 #[utoipa::path(
@@ -259,11 +322,17 @@ pub async fn issue(req: HttpRequest, payload: web::Payload, services: AppService
         Ok(body) => body,
         Err(failure) => return token_error(&failure, false),
     };
-    let (request, basic_used) = match token_request(&req, &body) {
+    let (grant, basic_used) = match token_request(&req, &body) {
         Ok(parsed) => parsed,
         Err(failure) => return token_error(&failure, false),
     };
-    match services.tokens.issue(request, &ctx).await {
+    let ours = api_core::discovery::our_resources(&api_core::discovery::origin(&req));
+    let issued = match grant {
+        Grant::ClientCredentials(request) => services.tokens.issue(request, &ctx).await,
+        Grant::Code(request) => services.oauth.exchange_code(&request, &ours, &ctx).await,
+        Grant::Refresh(request) => services.oauth.refresh(&request, &ours, &ctx).await,
+    };
+    match issued {
         Ok(token) => {
             let mut response = HttpResponse::Ok();
             response
@@ -279,6 +348,7 @@ pub async fn issue(req: HttpRequest, payload: web::Payload, services: AppService
                 scope: token.scopes.to_string(),
                 countries: token.countries.codes(),
                 mode: token.mode.as_str(),
+                refresh_token: token.refresh_token,
             })
         }
         Err(failure) => token_error(&failure, basic_used),

@@ -37,6 +37,9 @@ pub struct Caller {
     pub data_key: WrappedDataKey,
     pub surface: Surface,
     pub context: RequestContext,
+    /// Admitted by a token of a person's agent connection (authorization code): a scope it
+    /// lacks can be asked for by the person again (the MCP step-up challenge).
+    pub connection: bool,
 }
 
 impl Caller {
@@ -63,6 +66,7 @@ impl Caller {
             data_key,
             surface: Surface::Scheduler,
             context: RequestContext::new(None, at),
+            connection: false,
         }
     }
 
@@ -80,6 +84,7 @@ impl Caller {
             data_key,
             surface: Surface::Portal,
             context,
+            connection: false,
         }
     }
 
@@ -253,6 +258,7 @@ impl Gate {
             data_key: access.data_key,
             surface,
             context: ctx.clone(),
+            connection: !claims.audience.is_empty(),
         })
     }
 

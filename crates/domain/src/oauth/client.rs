@@ -155,19 +155,15 @@ impl RedirectUri {
             }
         }
         match url.scheme() {
-            "https" => {
-                if url.host_str().is_none_or(str::is_empty) {
-                    return Err("an https redirect URI needs a host".into());
-                }
+            "https" if url.host_str().is_none_or(str::is_empty) => {
+                return Err("an https redirect URI needs a host".into());
             }
-            "http" => {
-                if !url.host_str().is_some_and(is_loopback_host) {
-                    return Err(
-                        "an http redirect URI must name a loopback host (localhost, 127.0.0.1 \
-                         or [::1]); use https otherwise"
-                            .into(),
-                    );
-                }
+            "http" if !url.host_str().is_some_and(is_loopback_host) => {
+                return Err(
+                    "an http redirect URI must name a loopback host (localhost, 127.0.0.1 \
+                     or [::1]); use https otherwise"
+                        .into(),
+                );
             }
             scheme if FORBIDDEN_SCHEMES.contains(&scheme) => {
                 return Err(format!("the scheme {scheme}: is not a redirect URI's"));
@@ -467,8 +463,8 @@ mod tests {
             presented in "(https?|cursor)://(claude\\.ai|127\\.0\\.0\\.1|localhost|\\[::1\\]|evil\\.example|anysphere\\.cursor-mcp)(:[0-9]{0,6})?(/[a-z_/.\\\\@#?=]{0,30})?",
         ) {
             let r = RedirectUri::parse(registered).unwrap();
-            if r.matches(&presented) {
-                if presented != registered {
+            if r.matches(&presented) && presented != registered {
+                {
                     let (a, b) = (Url::parse(&presented).unwrap(), Url::parse(registered).unwrap());
                     prop_assert_eq!(a.scheme(), "http");
                     prop_assert_eq!(a.host_str(), b.host_str());

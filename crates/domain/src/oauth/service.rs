@@ -1029,7 +1029,7 @@ impl OAuthService {
                 all.push((connection, grant));
             }
         }
-        all.sort_by(|a, b| b.0.created_at.cmp(&a.0.created_at));
+        all.sort_by_key(|c| std::cmp::Reverse(c.0.created_at));
         Ok(all)
     }
 

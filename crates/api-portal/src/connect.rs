@@ -127,7 +127,14 @@ async fn connect_page(
                 scope_choices: review
                     .allowed
                     .iter()
-                    .map(|s| (s.as_str(), review.proposed.contains(s)))
+                    .map(|s| {
+                        (
+                            s.as_str(),
+                            domain::oauth::consent::plain_words(s),
+                            review.proposed.contains(s),
+                            review.pending.request.scopes.contains(s),
+                        )
+                    })
                     .collect(),
                 countries: review.tenant.provisioned.codes(),
                 tenant_name: review.tenant.name.clone(),

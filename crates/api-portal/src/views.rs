@@ -122,8 +122,9 @@ pub struct ConsentPage {
     pub resource: String,
     /// What the client asked for, as idreg names scopes (empty: nothing idreg knows).
     pub asked: Vec<&'static str>,
-    /// Each scope the person may hand out, and whether it is ticked at first.
-    pub scope_choices: Vec<(&'static str, bool)>,
+    /// Each scope the person may hand out: its name, what it lets the agent do, whether it is
+    /// ticked at first, and whether the app asked for it.
+    pub scope_choices: Vec<(&'static str, &'static str, bool, bool)>,
     pub countries: Vec<&'static str>,
     pub tenant_name: String,
     pub member: bool,

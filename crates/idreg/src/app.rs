@@ -161,13 +161,21 @@ impl App {
             ),
             oauth: stored.oauth,
             oauth_secrets: Arc::new(keys.vault()),
-            client_documents: Arc::new(
-                adapters_webhooks::client_documents::HttpClientDocuments::new(
-                    config.oauth_documents_allow_loopback,
-                    None,
+            client_documents: {
+                let extra_root = match &config.oauth_documents_ca_file {
+                    Some(path) => Some(std::fs::read(path).with_context(|| {
+                        format!("reading IDREG_OAUTH_DOCUMENTS_CA_FILE {}", path.display())
+                    })?),
+                    None => None,
+                };
+                Arc::new(
+                    adapters_webhooks::client_documents::HttpClientDocuments::new(
+                        config.oauth_documents_allow_loopback,
+                        extra_root.as_deref(),
+                    )
+                    .context("building the client metadata document reader")?,
                 )
-                .context("building the client metadata document reader")?,
-            ),
+            },
             meter: meter.clone(),
             clock,
         };

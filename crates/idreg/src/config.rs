@@ -33,6 +33,7 @@
 //! | `IDREG_WEBHOOK_INTERVAL_MS` | `webhook_interval_ms` | `1000` (`0`: no webhook delivery in this process) |
 //! | `IDREG_WEBHOOK_ALLOW_LOOPBACK` | `webhook_allow_loopback` | `off` (`on` in `idreg demo`): endpoints may name a loopback host, plain http to it included |
 //! | `IDREG_OAUTH_DOCUMENTS_ALLOW_LOOPBACK` | `oauth_documents_allow_loopback` | `off`: client metadata documents on loopback addresses are refused (tests turn it on) |
+//! | `IDREG_OAUTH_DOCUMENTS_CA_FILE` | `oauth_documents_ca_file` | none: a PEM certificate trusted beside the system's when reading client metadata documents (a test's own CA) |
 //! | `IDREG_WEBHOOK_RETRY_SECONDS` | `webhook_retry_seconds` | `5,300,1800,7200,18000,36000` (the last repeats) |
 //! | `IDREG_WEBHOOK_DISABLE_AFTER_HOURS` | `webhook_disable_after_hours` | `120` (5 days of failing) |
 
@@ -100,6 +101,9 @@ pub struct Config {
     /// Whether client metadata documents (OAuth) may be read from loopback addresses: for
     /// tests only, off by default.
     pub oauth_documents_allow_loopback: bool,
+    /// A PEM certificate trusted beside the system's roots when reading client metadata
+    /// documents (a test's own CA).
+    pub oauth_documents_ca_file: Option<PathBuf>,
     /// When a failed webhook delivery is retried, and when a failing endpoint is disabled.
     pub webhook_schedule: domain::webhooks::endpoint::RetrySchedule,
     pub log: String,
@@ -175,6 +179,7 @@ impl Default for Config {
             webhook_interval_ms: 1_000,
             webhook_allow_loopback: false,
             oauth_documents_allow_loopback: false,
+            oauth_documents_ca_file: None,
             webhook_schedule: Default::default(),
             log: "info".to_owned(),
             log_format: LogFormat::Text,
@@ -213,6 +218,7 @@ struct FileConfig {
     webhook_interval_ms: Option<u64>,
     webhook_allow_loopback: Option<bool>,
     oauth_documents_allow_loopback: Option<bool>,
+    oauth_documents_ca_file: Option<PathBuf>,
     webhook_retry_seconds: Option<String>,
     webhook_disable_after_hours: Option<i64>,
     log: Option<String>,
@@ -338,6 +344,9 @@ impl Config {
             config.oauth_documents_allow_loopback =
                 on_off(&v, "IDREG_OAUTH_DOCUMENTS_ALLOW_LOOPBACK")?;
         }
+        if let Some(v) = var("IDREG_OAUTH_DOCUMENTS_CA_FILE")? {
+            config.oauth_documents_ca_file = Some(PathBuf::from(v));
+        }
         if let Some(v) = var("IDREG_WEBHOOK_RETRY_SECONDS")? {
             config.webhook_schedule.delays = retry_delays(&v)?;
         }
@@ -450,6 +459,9 @@ impl Config {
         }
         if let Some(v) = file.oauth_documents_allow_loopback {
             self.oauth_documents_allow_loopback = v;
+        }
+        if let Some(v) = file.oauth_documents_ca_file {
+            self.oauth_documents_ca_file = Some(v);
         }
         if let Some(v) = file.webhook_retry_seconds {
             self.webhook_schedule.delays = retry_delays(&v)?;

@@ -26,6 +26,36 @@ pub fn consentable(role: PortalRole) -> ScopeSet {
     }
 }
 
+/// What a scope lets an agent do, in the words the consent page shows a person.
+pub fn plain_words(scope: Scope) -> &'static str {
+    match scope {
+        Scope::IdentityRead => "identity reads (declared; no route needs it yet)",
+        Scope::KybRead => "read companies: profiles, officers, signatories, owners",
+        Scope::KycRead => "read persons: the population register under your permit (personal data)",
+        Scope::MonitoringRead => "read your monitoring subscriptions",
+        Scope::MonitoringSubscribe => "start and end monitoring of companies and persons",
+        Scope::DecisionsWrite => "record decisions (declared; no route needs it yet)",
+        Scope::EventsRead => "read your event log and manage webhooks",
+        Scope::ScreeningRead => "read screening checks, overrides and the whitelist",
+        Scope::ScreeningRun => "run sanctions screening checks",
+        Scope::KybRefresh => "refresh a company from the paid register (spends your budget)",
+        Scope::ScreeningPolicy => "the operator's screening policy (never handed to an agent)",
+    }
+}
+
+/// What the consent page ticks at first: what the app asked for among the reads a member may
+/// hand out (least privilege: writes, paid refreshes and person data are ticked by the person
+/// alone), or those reads when it asked for none of them.
+pub fn proposed(asked: &ScopeSet, allowed: &ScopeSet) -> ScopeSet {
+    let reads: ScopeSet = MEMBER_SCOPES.into_iter().collect();
+    let asked_reads = asked.intersection(allowed).intersection(&reads);
+    if asked_reads.is_empty() {
+        reads.intersection(allowed)
+    } else {
+        asked_reads
+    }
+}
+
 /// The person's choice on the consent page (the form's fields, unparsed).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConsentChoice {

@@ -24,7 +24,7 @@ use crate::oauth::client::{OAuthClient, Registration};
 use crate::oauth::connection::{
     Connection, RefreshVerdict, CODE_LIFETIME, CONNECTION_LIFETIME, REFRESH_IDLE,
 };
-use crate::oauth::consent::{consentable, ConsentChoice, MEMBER_SCOPES};
+use crate::oauth::consent::{consentable, proposed, ConsentChoice};
 use crate::oauth::ports::{ClientDocuments, OAuthSecrets, OAuthStore, Registered};
 use crate::oauth::registration::{
     check_metadata, fresh_until, metadata_key, names_a_document, ClientMetadata,
@@ -89,8 +89,7 @@ pub struct ConsentReview {
     pub tenant: Tenant,
     /// What the person's role may hand out.
     pub allowed: ScopeSet,
-    /// Checked at first: what the client asked for within `allowed` (or, when it asked for
-    /// nothing idreg knows, the reads a member may hand out).
+    /// Ticked at first ([`crate::oauth::consent::proposed`]).
     pub proposed: ScopeSet,
 }
 
@@ -369,13 +368,7 @@ impl OAuthService {
                 .await
                 .map_err(Failure::internal)?;
             let allowed = consentable(caller.session.role);
-            let mut proposed = pending.request.scopes.intersection(&allowed);
-            if proposed.is_empty() {
-                proposed = MEMBER_SCOPES
-                    .into_iter()
-                    .collect::<ScopeSet>()
-                    .intersection(&allowed);
-            }
+            let proposed = proposed(&pending.request.scopes, &allowed);
             Ok(ConsentReview {
                 request_id: request_id.to_owned(),
                 pending,

@@ -11,7 +11,7 @@
 //!
 //! The checks live in one file per port (`tenants`, `grants`, `audit`, `subjects`,
 //! `companies`, `paid`, `persons`, `events`, `subscriptions`, `sanctions`, `screening`,
-//! `idempotency`); this
+//! `idempotency`, `webhooks`, `portal`, `oauth`); this
 //! file holds what they share: the ports under test, the view beneath them, and the fixtures.
 //!
 //! The storage layer never sees a plaintext identifier: the checks fabricate
@@ -61,6 +61,7 @@ pub struct Stores {
     pub idempotency: Arc<dyn domain::idempotency::ports::IdempotencyStore>,
     pub webhooks: Arc<dyn domain::webhooks::ports::WebhookStore>,
     pub portal: Arc<dyn domain::portal::ports::PortalStore>,
+    pub oauth: Arc<dyn domain::oauth::ports::OAuthStore>,
     pub backing: Backing,
 }
 
@@ -356,6 +357,7 @@ pub(crate) mod events;
 mod grants;
 mod health;
 mod idempotency;
+mod oauth;
 mod paid;
 mod persons;
 mod portal;
@@ -554,6 +556,18 @@ macro_rules! sanctions_checks {
 }
 
 /// The checks of `portal.rs`, one test each, for the adapter `$stores` builds.
+macro_rules! oauth_checks {
+    ($stores:path) => {
+        conformance_tests!($stores;
+            a_registration_is_answered_again_bounded_and_lapses_unused => check_a_registration_is_answered_again_bounded_and_lapses_unused,
+            a_metadata_documents_client_is_replaced_when_read_again => check_a_metadata_documents_client_is_replaced_when_read_again,
+            a_pending_request_is_decided_once => check_a_pending_request_is_decided_once,
+            a_connection_supersedes_the_persons_earlier_one_of_the_client => check_a_connection_supersedes_the_persons_earlier_one_of_the_client,
+            a_code_is_used_once_and_a_refresh_family_advances_by_compare_and_set => check_a_code_is_used_once_and_a_refresh_family_advances_by_compare_and_set,
+        );
+    };
+}
+
 macro_rules! portal_checks {
     ($stores:path) => {
         conformance_tests!($stores;
@@ -600,6 +614,7 @@ mod postgres {
     use super::grants::*;
     use super::health::*;
     use super::idempotency::*;
+    use super::oauth::*;
     use super::paid::*;
     use super::persons::*;
     use super::portal::*;
@@ -637,7 +652,8 @@ mod postgres {
             probe: database.clone(),
             idempotency: database.clone(),
             webhooks: database.clone(),
-            portal: database,
+            portal: database.clone(),
+            oauth: database,
             backing: Backing::Postgres(db),
         }
     }
@@ -657,6 +673,7 @@ mod postgres {
     idempotency_checks!(stores);
     webhooks_checks!(stores);
     portal_checks!(stores);
+    oauth_checks!(stores);
 }
 
 /// The embedded store: every check, the very checks PostgreSQL passes.
@@ -667,6 +684,7 @@ mod sqlite {
     use super::grants::*;
     use super::health::*;
     use super::idempotency::*;
+    use super::oauth::*;
     use super::paid::*;
     use super::persons::*;
     use super::portal::*;
@@ -701,7 +719,8 @@ mod sqlite {
             probe: database.clone(),
             idempotency: database.clone(),
             webhooks: database.clone(),
-            portal: database,
+            portal: database.clone(),
+            oauth: database,
             backing: Backing::Sqlite(file),
         }
     }
@@ -721,4 +740,5 @@ mod sqlite {
     idempotency_checks!(stores);
     webhooks_checks!(stores);
     portal_checks!(stores);
+    oauth_checks!(stores);
 }

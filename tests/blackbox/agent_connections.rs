@@ -650,3 +650,251 @@ async fn a_browser_without_a_session_signs_in_and_comes_back() {
     assert_eq!(page.status, 200);
     assert!(page.body.contains("Fresh agent"));
 }
+
+/// A connection through to its token: the client, its redirect URI, and the token answer.
+async fn connected(app: &TestApp, scopes: &str) -> (String, String, Answer) {
+    let c = app.provision("kyb:read screening:run", "SE", "SE").await;
+    let email = format!(
+        "p{}@example.se",
+        ulid::Ulid::generate().to_string().to_lowercase()
+    );
+    let browser = person(app, &c.tenant_id, &email, "admin").await;
+    let (client_id, redirect) = public_client(app, "Scoped agent").await;
+    let mcp = format!("{}/mcp", origin(app));
+    let ch = challenge(VERIFIER);
+    let url = authorize_url(app, &good_params(&client_id, &redirect, &ch, &mcp));
+    let (page_url, page) = consent_page(app, &browser, &url).await;
+    let mut fields = vec![("countries", "SE")];
+    fields.extend(scopes.split(' ').map(|s| ("scopes", s)));
+    let (status, location, body) = decide(&browser, &page_url, &page, &fields).await;
+    assert_eq!(status, 303, "{body}");
+    let code = query_of(&location)["code"].clone();
+    let issued = token(
+        app,
+        &[
+            ("grant_type", "authorization_code"),
+            ("client_id", &client_id),
+            ("code", &code),
+            ("code_verifier", VERIFIER),
+            ("redirect_uri", &redirect),
+            ("resource", &mcp),
+        ],
+    )
+    .await;
+    (client_id, redirect, issued)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_connection_lacking_a_tools_scope_is_asked_to_step_up() {
+    let app = TestApp::spawn().await;
+    let (_, _, issued) = connected(&app, "kyb:read").await;
+    assert_eq!(issued.status, 200, "{}", issued.text);
+    let access = issued.body["access_token"].as_str().unwrap();
+    let call = app
+        .http
+        .post(app.url("/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .bearer_auth(access)
+        .body(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "screen_subject", "arguments": {"name": "Anna Test"}}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let answered = answer(call).await;
+    assert_eq!(answered.status, 403, "{}", answered.text);
+    let challenge = answered.headers["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.contains("error=\"insufficient_scope\""),
+        "{challenge}"
+    );
+    assert!(
+        challenge.contains("scope=\"kyb:read screening:run\""),
+        "{challenge}"
+    );
+    assert!(challenge.contains("resource_metadata=\""), "{challenge}");
+    // A client-credentials token keeps the isError result: only the operator widens it.
+    let c = app.provision("kyb:read", "SE", "SE").await;
+    let machine = app.token(&c).await;
+    let r = app
+        .http
+        .post(app.url("/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .bearer_auth(&machine)
+        .body(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "screen_subject", "arguments": {"name": "Anna Test"}}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn codes_expire_name_their_resource_and_bind_their_client() {
+    let app = TestApp::spawn().await;
+    let c = app.provision("kyb:read", "SE", "SE").await;
+    let browser = person(&app, &c.tenant_id, "olle@example.se", "admin").await;
+    let (client_id, redirect) = public_client(&app, "Bound agent").await;
+    let (other_client, _) = public_client(&app, "Other agent").await;
+    let mcp = format!("{}/mcp", origin(&app));
+    let ch = challenge(VERIFIER);
+    let code_of = |location: &str| query_of(location)["code"].clone();
+    let mut codes = Vec::new();
+    for _ in 0..2 {
+        let url = authorize_url(&app, &good_params(&client_id, &redirect, &ch, &mcp));
+        let (page_url, page) = consent_page(&app, &browser, &url).await;
+        let (_, location, _) = decide(
+            &browser,
+            &page_url,
+            &page,
+            &[("scopes", "kyb:read"), ("countries", "SE")],
+        )
+        .await;
+        codes.push(code_of(&location));
+    }
+    let redeem = |code: String, client: String, extra: Vec<(&'static str, String)>| {
+        let app = &app;
+        let redirect = redirect.clone();
+        async move {
+            let mut form = vec![
+                ("grant_type", "authorization_code".to_owned()),
+                ("client_id", client),
+                ("code", code),
+                ("code_verifier", VERIFIER.to_owned()),
+                ("redirect_uri", redirect),
+            ];
+            form.extend(extra);
+            let pairs: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            token(app, &pairs).await
+        }
+    };
+    // Another client, another redirect URI, another resource, no verifier: refused, and the
+    // code is not used up by them.
+    let other = redeem(codes[1].clone(), other_client, vec![]).await;
+    assert_eq!(other.error_code(), "invalid_grant", "{}", other.text);
+    let wrong_resource = redeem(
+        codes[1].clone(),
+        client_id.clone(),
+        vec![("resource", origin(&app))],
+    )
+    .await;
+    assert_eq!(
+        wrong_resource.error_code(),
+        "invalid_target",
+        "{}",
+        wrong_resource.text
+    );
+    let mut no_verifier = vec![
+        ("grant_type", "authorization_code"),
+        ("client_id", client_id.as_str()),
+        ("code", codes[1].as_str()),
+        ("redirect_uri", redirect.as_str()),
+    ];
+    assert_eq!(
+        token(&app, &no_verifier).await.error_code(),
+        "invalid_grant"
+    );
+    no_verifier[3] = ("redirect_uri", "http://127.0.0.1:1/callback");
+    no_verifier.push(("code_verifier", VERIFIER));
+    assert_eq!(
+        token(&app, &no_verifier).await.error_code(),
+        "invalid_grant"
+    );
+    let api_token = redeem(codes[1].clone(), client_id.clone(), vec![]).await;
+    assert_eq!(api_token.status, 200, "{}", api_token.text);
+    // A forged code names nothing.
+    let forged = redeem("ac_bm90LWEtY29kZQ".into(), client_id.clone(), vec![]).await;
+    assert_eq!(forged.error_code(), "invalid_grant");
+    // Five minutes on, the first code has lapsed.
+    app.clock.advance(chrono::Duration::minutes(6));
+    let late = redeem(codes[0].clone(), client_id.clone(), vec![]).await;
+    assert_eq!(late.error_code(), "invalid_grant", "{}", late.text);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_metadata_document_on_a_private_address_is_never_read() {
+    // The default: documents on loopback (and private) addresses are refused.
+    let app = TestApp::spawn().await;
+    let mcp = format!("{}/mcp", origin(&app));
+    let ch = challenge(VERIFIER);
+    let port = blackbox::free_port().to_string();
+    for client_id in [
+        format!("https://127.0.0.1:{port}/client.json"),
+        format!("https://localhost:{port}/client.json"),
+        "https://10.1.2.3/client.json".to_owned(),
+    ] {
+        let url = authorize_url(
+            &app,
+            &good_params(&client_id, "http://127.0.0.1/callback", &ch, &mcp),
+        );
+        let r = no_redirects()
+            .get(&url)
+            .header("accept", "application/json")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400, "{client_id}");
+        assert!(r.headers().get("location").is_none());
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"], "invalid_client", "{body}");
+        assert!(
+            body["error_description"]
+                .as_str()
+                .unwrap()
+                .contains("metadata document"),
+            "{body}"
+        );
+    }
+    // A consent posted without the session's CSRF token, or from another origin, changes
+    // nothing.
+    let c = app.provision("kyb:read", "SE", "SE").await;
+    let browser = person(&app, &c.tenant_id, "stina@example.se", "admin").await;
+    let (client_id, redirect) = public_client(&app, "Careful agent").await;
+    let url = authorize_url(&app, &good_params(&client_id, &redirect, &ch, &mcp));
+    let (page_url, page) = consent_page(&app, &browser, &url).await;
+    let no_csrf = browser
+        .post(&page_url)
+        .form(&[("scopes", "kyb:read"), ("countries", "SE")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_csrf.status(), 403);
+    let csrf = hidden(&page, "csrf");
+    let foreign = browser
+        .post(&page_url)
+        .header("origin", "https://evil.example")
+        .form(&[
+            ("csrf", csrf.as_str()),
+            ("scopes", "kyb:read"),
+            ("countries", "SE"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), 403);
+    // The request is still open: the person decides it.
+    let (status, location, _) = decide(
+        &browser,
+        &page_url,
+        &page,
+        &[("scopes", "kyb:read"), ("countries", "SE")],
+    )
+    .await;
+    assert_eq!(status, 303);
+    assert!(location.starts_with(&redirect));
+    // Ten minutes on, a request no one decided has lapsed.
+    let url = authorize_url(&app, &good_params(&client_id, &redirect, &ch, &mcp));
+    let started = get(&no_redirects(), &url).await;
+    app.clock.advance(chrono::Duration::minutes(11));
+    let lapsed = get(&browser, &started.location).await;
+    assert_eq!(lapsed.status, 404, "{}", lapsed.body);
+}

@@ -807,6 +807,10 @@ mod tests {
                 "idempotency_key_reused",
                 "idempotency_key_in_use",
                 "webhook_limit_reached",
+                "invalid_grant",
+                "invalid_redirect_uri",
+                "invalid_client_metadata",
+                "rate_limited",
             ]
         );
         for row in rows {

@@ -177,3 +177,25 @@ pub struct CreateWebhookRequestBody {
     #[schema(minimum = 0)]
     start_after: Option<i64>,
 }
+
+/// The body of `POST /oauth/register` (RFC 7591 client metadata; other members are ignored).
+#[derive(utoipa::ToSchema)]
+#[schema(as = ClientRegistration)]
+#[allow(dead_code)] // a schema only
+pub struct RegisterRequestBody {
+    /// Where the person's browser is sent back: https, http on a loopback host (any port at
+    /// request time), or an app's own scheme; at least one, at most 10.
+    redirect_uris: Vec<String>,
+    /// The name the person is shown (cut at 100 characters).
+    client_name: Option<String>,
+    /// An https URL of the client's home page.
+    client_uri: Option<String>,
+    /// `authorization_code` (required) and `refresh_token`; others are dropped.
+    grant_types: Option<Vec<String>>,
+    /// `["code"]` only.
+    response_types: Option<Vec<String>>,
+    /// `none` (a public client), `client_secret_basic` (the default) or `client_secret_post`.
+    token_endpoint_auth_method: Option<String>,
+    /// The scopes it will ask for: a hint; the person chooses.
+    scope: Option<String>,
+}

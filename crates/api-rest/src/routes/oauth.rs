@@ -246,7 +246,7 @@ fn registration_error(f: &Failure) -> HttpResponse {
     operation_id = "register_client",
     tag = "discovery",
     security(()),
-    request_body(description = "RFC 7591 client metadata", content_type = "application/json"),
+    request_body(description = "RFC 7591 client metadata", content = crate::request::RegisterRequestBody, content_type = "application/json"),
     responses(
         (status = 201, description = "The registered client", body = RegisteredClientBody),
         (status = 400, description = "`invalid_redirect_uri` or `invalid_client_metadata`", body = OAuthErrorBody),

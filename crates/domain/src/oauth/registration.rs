@@ -17,7 +17,7 @@ pub const UNUSED_REGISTRATION_LIFETIME: Duration = Duration::hours(24);
 /// The most unused dynamic registrations held at once.
 pub const UNUSED_REGISTRATION_CEILING: u32 = 10_000;
 /// Registrations one peer address may make per [`REGISTRATION_WINDOW`].
-pub const REGISTRATIONS_PER_WINDOW: u32 = 30;
+pub const REGISTRATIONS_PER_WINDOW: u32 = 120;
 pub const REGISTRATION_WINDOW: Duration = Duration::minutes(10);
 /// A metadata document is read again at most this long after it was read (sooner when its
 /// cache headers say so) and at least this long after.

@@ -7,7 +7,7 @@
 //! from the portal itself (a same-site navigation, which carries the cookie); a browser with
 //! no session is sent to sign in, and back here after (`NEXT_COOKIE`).
 
-use crate::pages::{caller, day, nav, page, problem, render, see_other, write, Form};
+use crate::page::{caller, day, nav, page, problem, render, see_other, write, Form};
 use crate::views::{ConnectionView, ConsentPage, ContinuePage};
 use crate::{cookie, set_cookie};
 use actix_web::http::{header, StatusCode};
@@ -87,7 +87,7 @@ async fn connect_page(
     let caller = match caller(&req, &services).await {
         Ok(c) => c,
         Err(_) => {
-            let moved_on = crate::pages::query::<ContinueQuery>(&req)
+            let moved_on = crate::page::query::<ContinueQuery>(&req)
                 .ok()
                 .and_then(|q| q.moved_on)
                 .is_some();

@@ -9,6 +9,7 @@ use domain::{ErrorCode, Failure};
 use serde_json::{json, Value};
 
 mod connect;
+mod page;
 mod pages;
 mod views;
 

@@ -12,7 +12,7 @@ use api_core::{insert_retry_after, log_cause, read_body, request_context, AppSer
 use base64::Engine;
 use domain::access::grant::ClientSecret;
 use domain::access::token::{ScopeRequest, TokenRequest};
-use domain::oauth::service::{CodeRequest, RefreshRequest};
+use domain::oauth::token_grants::{CodeRequest, RefreshRequest};
 use domain::{ErrorCode, Failure};
 use serde::Serialize;
 

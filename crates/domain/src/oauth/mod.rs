@@ -7,7 +7,8 @@
 //! - `authorization`: the authorization endpoint's checks and the request kept for the person;
 //! - `consent`: what a portal role may hand an agent;
 //! - `connection`: what consent made, its code and refresh family;
-//! - `ports`, `service`: the store, the documents, the secrets; the use cases.
+//! - `ports`, `service`, `token_grants`: the store, the documents, the secrets; the use cases
+//!   (registration, the request, the person's decision; the token endpoint's two grants).
 
 pub mod authorization;
 pub mod client;
@@ -16,3 +17,4 @@ pub mod consent;
 pub mod ports;
 pub mod registration;
 pub mod service;
+pub mod token_grants;

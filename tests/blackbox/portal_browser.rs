@@ -21,7 +21,7 @@ use std::path::PathBuf;
 /// The browser test's folder with playwright-core installed (`IDREG_TEST_BROWSER`, set by
 /// `cargo xtask test` after `npm ci` there) and the system Chromium (`IDREG_TEST_CHROMIUM`,
 /// else `/usr/bin/chromium`).
-fn prerequisites() -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn prerequisites(test: &str) -> Option<(PathBuf, PathBuf)> {
     let folder = std::env::var("IDREG_TEST_BROWSER")
         .ok()
         .filter(|d| !d.is_empty())
@@ -34,15 +34,12 @@ fn prerequisites() -> Option<(PathBuf, PathBuf)> {
     match folder {
         Some(f) if chromium.exists() => Some((f, chromium)),
         Some(_) => {
-            missing_prerequisite(
-                "portal_browser",
-                &format!("no Chromium at {}", chromium.display()),
-            );
+            missing_prerequisite(test, &format!("no Chromium at {}", chromium.display()));
             None
         }
         None => {
             missing_prerequisite(
-                "portal_browser",
+                test,
                 "IDREG_TEST_BROWSER is not set to tests/browser with playwright-core installed",
             );
             None
@@ -52,7 +49,7 @@ fn prerequisites() -> Option<(PathBuf, PathBuf)> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_portal_works_in_a_real_browser() {
-    let Some((folder, chromium)) = prerequisites() else {
+    let Some((folder, chromium)) = prerequisites("portal_browser") else {
         return;
     };
     let (app, _, _) = ready().await;

@@ -16,12 +16,11 @@ use domain::access::scope::ScopeSet;
 use domain::error::StoreError;
 use domain::ids::{GrantId, TenantId};
 use domain::oauth::authorization::{CheckedRequest, PendingAuthorization};
-use domain::oauth::client::{
-    ClientGrantType, OAuthClient, RedirectUri, Registration, TokenAuthMethod,
-};
+use domain::oauth::client::OAuthClient;
 use domain::oauth::connection::Connection;
 use domain::oauth::ports::{OAuthStore, Registered};
 use domain::portal::sign_in::TokenDigest;
+use storage_codec::oauth::{grant_types_to_text, redirect_uris_to_text, ClientColumns};
 
 const CLIENT_COLUMNS: &str = "client_id, registration, client_name, client_uri, redirect_uris, \
      grant_types, auth_method, scope, secret_hash, created_at, expires_at, fresh_until";
@@ -56,49 +55,22 @@ struct ClientRow {
 
 impl ClientRow {
     fn into_domain(self) -> Result<(OAuthClient, Option<SecretHash>), StoreError> {
-        let client = OAuthClient {
-            registration: Registration::parse(&self.registration)
-                .ok_or_else(|| corrupt("client registration"))?,
-            name: self.client_name,
+        ClientColumns {
+            client_id: self.client_id,
+            registration: self.registration,
+            client_name: self.client_name,
             client_uri: self.client_uri,
-            redirect_uris: self
-                .redirect_uris
-                .lines()
-                .map(|u| RedirectUri::parse(u).map_err(|_| corrupt("redirect uri")))
-                .collect::<Result<_, _>>()?,
-            grant_types: self
-                .grant_types
-                .split_whitespace()
-                .map(|g| ClientGrantType::parse(g).ok_or_else(|| corrupt("grant type")))
-                .collect::<Result<_, _>>()?,
-            auth_method: TokenAuthMethod::parse(&self.auth_method)
-                .ok_or_else(|| corrupt("client auth method"))?,
+            redirect_uris: self.redirect_uris,
+            grant_types: self.grant_types,
+            auth_method: self.auth_method,
             scope: self.scope,
+            secret_hash: self.secret_hash,
             created_at: time(self.created_at)?,
             expires_at: self.expires_at.map(time).transpose()?,
             fresh_until: self.fresh_until.map(time).transpose()?,
-            client_id: self.client_id,
-        };
-        Ok((client, self.secret_hash.map(SecretHash)))
+        }
+        .into_client()
     }
-}
-
-fn uris(client: &OAuthClient) -> String {
-    client
-        .redirect_uris
-        .iter()
-        .map(|u| u.as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn grant_types(client: &OAuthClient) -> String {
-    client
-        .grant_types
-        .iter()
-        .map(|g| g.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[derive(QueryableByName)]
@@ -291,8 +263,8 @@ impl OAuthStore for Database {
             .bind::<Text, _>(client.registration.as_str())
             .bind::<Text, _>(&client.name)
             .bind::<Nullable<Text>, _>(client.client_uri.as_deref())
-            .bind::<Text, _>(uris(&client))
-            .bind::<Text, _>(grant_types(&client))
+            .bind::<Text, _>(redirect_uris_to_text(&client))
+            .bind::<Text, _>(grant_types_to_text(&client))
             .bind::<Text, _>(client.auth_method.as_str())
             .bind::<Nullable<Text>, _>(client.scope.as_deref())
             .bind::<Nullable<Text>, _>(secret.as_deref())
@@ -324,8 +296,8 @@ impl OAuthStore for Database {
             .bind::<Text, _>(client.registration.as_str())
             .bind::<Text, _>(&client.name)
             .bind::<Nullable<Text>, _>(client.client_uri.as_deref())
-            .bind::<Text, _>(uris(&client))
-            .bind::<Text, _>(grant_types(&client))
+            .bind::<Text, _>(redirect_uris_to_text(&client))
+            .bind::<Text, _>(grant_types_to_text(&client))
             .bind::<Text, _>(client.auth_method.as_str())
             .bind::<Nullable<Text>, _>(client.scope.as_deref())
             .bind::<BigInt, _>(micros(client.created_at))

@@ -2,6 +2,7 @@
 
 pub mod companies;
 pub mod evidence;
+pub mod oauth;
 pub mod paid;
 pub mod sanctions;
 pub mod screening;

@@ -95,30 +95,6 @@ fn document_tls(dir: &std::path::Path) -> (PathBuf, PathBuf, PathBuf) {
 
 use std::path::PathBuf;
 
-/// The browser test's folder (`IDREG_TEST_BROWSER`) and the system Chromium, for the person
-/// who consents.
-fn person_prerequisites(test: &str) -> Option<(PathBuf, PathBuf)> {
-    let folder = std::env::var("IDREG_TEST_BROWSER")
-        .ok()
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from);
-    let chromium = std::env::var("IDREG_TEST_CHROMIUM")
-        .ok()
-        .filter(|c| !c.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    match folder {
-        Some(f) if chromium.exists() => Some((f, chromium)),
-        _ => {
-            blackbox::missing_prerequisite(
-                test,
-                "IDREG_TEST_BROWSER (tests/browser with playwright-core) and a Chromium are needed",
-            );
-            None
-        }
-    }
-}
-
 /// An app whose client metadata documents may come from loopback over https under the test's
 /// own CA; a tenant with a portal admin. Answers the app, the admin's address, and the
 /// document listener's certificate and key.
@@ -172,7 +148,9 @@ async fn the_official_python_sdk_connects_as_a_person() {
     let Some(python) = blackbox::test_python("the MCP Python SDK") else {
         return;
     };
-    let Some((browser, chromium)) = person_prerequisites("python_sdk_authorization_code") else {
+    let Some((browser, chromium)) =
+        crate::portal_browser::prerequisites("python_sdk_authorization_code")
+    else {
         return;
     };
     let dir = blackbox::TempDir::new();
@@ -204,7 +182,8 @@ async fn the_official_typescript_sdk_connects_as_a_person() {
     let Some(dir_ts) = blackbox::test_node_clients("@modelcontextprotocol/client") else {
         return;
     };
-    let Some((browser, chromium)) = person_prerequisites("typescript_sdk_authorization_code")
+    let Some((browser, chromium)) =
+        crate::portal_browser::prerequisites("typescript_sdk_authorization_code")
     else {
         return;
     };

@@ -21,6 +21,39 @@ pub struct TokenClaims {
     pub audience: Vec<String>,
 }
 
+impl TokenClaims {
+    /// What a token minted at `now` for `grant` carries: `scopes` (the grant's, or fewer),
+    /// the grant's countries and credential generation, `audience`, and an expiry `lifetime`
+    /// on that never outlives the grant's.
+    pub fn for_grant(
+        grant: &crate::access::grant::Grant,
+        scopes: ScopeSet,
+        now: DateTime<Utc>,
+        lifetime: chrono::Duration,
+        audience: Vec<String>,
+    ) -> TokenClaims {
+        let mut expires_at = now + lifetime;
+        if let Some(grant_expiry) = grant.expires_at {
+            expires_at = expires_at.min(grant_expiry);
+        }
+        TokenClaims {
+            tenant_id: grant.tenant_id,
+            grant_id: grant.id,
+            scopes,
+            countries: grant.countries.clone(),
+            credential_generation: grant.credential_generation,
+            issued_at: now,
+            expires_at,
+            audience,
+        }
+    }
+
+    /// Seconds from `now` to the expiry (never below zero): the answer's `expires_in`.
+    pub fn expires_in(&self, now: DateTime<Utc>) -> i64 {
+        (self.expires_at - now).num_seconds().max(0)
+    }
+}
+
 /// Why a presented token was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TokenRejection {

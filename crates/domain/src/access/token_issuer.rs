@@ -80,29 +80,16 @@ impl TokenIssuer {
 
         let scopes = request.scope.against(&grant.scopes)?;
 
-        let mut expires_at = now + self.lifetime;
-        if let Some(grant_expiry) = grant.expires_at {
-            expires_at = expires_at.min(grant_expiry);
-        }
-        let claims = TokenClaims {
-            tenant_id: grant.tenant_id,
-            grant_id: grant.id,
-            scopes: scopes.clone(),
-            countries: grant.countries.clone(),
-            credential_generation: grant.credential_generation,
-            issued_at: now,
-            expires_at,
-            audience: Vec::new(),
-        };
+        let claims = TokenClaims::for_grant(grant, scopes, now, self.lifetime, Vec::new());
         let access_token = self.authority.mint(&claims).map_err(Failure::internal)?;
         if let Some(row) = AuditPolicy::concluded(ctx, op, who, Ok(200), None) {
             self.record(&row).await?;
         }
         Ok(IssuedToken {
             access_token,
-            expires_in: (expires_at - now).num_seconds().max(0),
-            scopes,
-            countries: grant.countries.clone(),
+            expires_in: claims.expires_in(now),
+            countries: claims.countries.clone(),
+            scopes: claims.scopes,
             mode: access.tenant.mode,
             refresh_token: None,
         })

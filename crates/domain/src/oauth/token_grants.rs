@@ -182,26 +182,19 @@ impl OAuthService {
         mode: crate::access::tenant::TenantMode,
     ) -> Result<IssuedToken, Failure> {
         let now = self.clock.now();
-        let mut expires_at = now + self.access_lifetime;
-        if let Some(grant_expiry) = grant.expires_at {
-            expires_at = expires_at.min(grant_expiry);
-        }
-        let claims = TokenClaims {
-            tenant_id: grant.tenant_id,
-            grant_id: grant.id,
-            scopes: scopes.clone(),
-            countries: grant.countries.clone(),
-            credential_generation: grant.credential_generation,
-            issued_at: now,
-            expires_at,
-            audience: vec![connection.resource.clone()],
-        };
+        let claims = TokenClaims::for_grant(
+            grant,
+            scopes,
+            now,
+            self.access_lifetime,
+            vec![connection.resource.clone()],
+        );
         let access_token = self.authority.mint(&claims).map_err(Failure::internal)?;
         Ok(IssuedToken {
             access_token,
-            expires_in: (expires_at - now).num_seconds().max(0),
-            scopes,
-            countries: grant.countries.clone(),
+            expires_in: claims.expires_in(now),
+            countries: claims.countries.clone(),
+            scopes: claims.scopes,
             mode,
             refresh_token,
         })

@@ -229,6 +229,10 @@ async fn serve_with_real_upstream_settings_runs_no_demo_machinery_and_keeps_one_
     // However busy, the replica opens at most IDREG_DB_POOL_SIZE connections in all: 400
     // readiness probes (each reads the store) at once on every listener, then the server's
     // own count of this database's sessions.
+    // One client, as a balancer's: building a client per request (its TLS roots loaded each
+    // time) kept the test's own threads so busy that a connection opened early waited past
+    // the server's five seconds for its request head, and was closed with 408.
+    let client = reqwest::Client::new();
     let probes: Vec<_> = (0..400)
         .map(|i| {
             let url = match i % 3 {
@@ -236,11 +240,17 @@ async fn serve_with_real_upstream_settings_runs_no_demo_machinery_and_keeps_one_
                 1 => format!("http://127.0.0.1:{metrics}/metrics"),
                 _ => format!("http://127.0.0.1:{portal}/sign-in"),
             };
-            tokio::spawn(async move { reqwest::get(url).await.map(|r| r.status().as_u16()) })
+            let client = client.clone();
+            tokio::spawn(async move { client.get(url).send().await.map(|r| r.status().as_u16()) })
         })
         .collect();
     for probe in probes {
-        assert!(probe.await.unwrap().is_ok_and(|s| s < 500));
+        let answered = probe.await.unwrap();
+        assert!(
+            answered.as_ref().is_ok_and(|s| *s < 500),
+            "{answered:?}\n{}",
+            first.log_text()
+        );
     }
     let sessions = db
         .rows(&format!(

@@ -898,3 +898,81 @@ async fn a_metadata_document_on_a_private_address_is_never_read() {
     let lapsed = get(&browser, &started.location).await;
     assert_eq!(lapsed.status, 404, "{}", lapsed.body);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_confidential_client_redeems_and_refreshes_with_its_secret() {
+    let app = TestApp::spawn().await;
+    let c = app.provision("kyb:read", "SE", "SE").await;
+    let browser = person(&app, &c.tenant_id, "conf@example.se", "admin").await;
+    let redirect = "https://agent.example/oauth/callback";
+    let registered = register(
+        &app,
+        json!({"client_name": "Server agent", "redirect_uris": [redirect],
+               "grant_types": ["authorization_code", "refresh_token"]}),
+    )
+    .await;
+    assert_eq!(registered.status, 201, "{}", registered.text);
+    let client_id = registered.body["client_id"].as_str().unwrap().to_owned();
+    let secret = registered.body["client_secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mcp = format!("{}/mcp", origin(&app));
+    let ch = challenge(VERIFIER);
+    let url = authorize_url(&app, &good_params(&client_id, redirect, &ch, &mcp));
+    let (page_url, page) = consent_page(&app, &browser, &url).await;
+    let (status, location, _) = decide(
+        &browser,
+        &page_url,
+        &page,
+        &[("scopes", "kyb:read"), ("countries", "SE")],
+    )
+    .await;
+    assert_eq!(status, 303);
+    assert!(location.starts_with(redirect), "{location}");
+    let code = query_of(&location)["code"].clone();
+    let form = |secret: &str| {
+        vec![
+            ("grant_type", "authorization_code".to_owned()),
+            ("client_id", client_id.clone()),
+            ("client_secret", secret.to_owned()),
+            ("code", code.clone()),
+            ("code_verifier", VERIFIER.to_owned()),
+            ("redirect_uri", redirect.to_owned()),
+        ]
+    };
+    // Without its secret, or with another: invalid_client, and the code is not used up.
+    for wrong in ["", "cs_not_the_secret"] {
+        let f = form(wrong);
+        let p: Vec<(&str, &str)> = f
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (*k, v.as_str()))
+            .collect();
+        let refused = token(&app, &p).await;
+        assert_eq!(refused.status, 401, "{}", refused.text);
+        assert_eq!(refused.error_code(), "invalid_client");
+    }
+    let f = form(&secret);
+    let p: Vec<(&str, &str)> = f.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let issued = token(&app, &p).await;
+    assert_eq!(issued.status, 200, "{}", issued.text);
+    let refresh = issued.body["refresh_token"].as_str().unwrap().to_owned();
+    // HTTP Basic on the refresh, as client_secret_basic says.
+    let basic = base64::engine::general_purpose::STANDARD.encode(format!("{client_id}:{secret}"));
+    let refreshed = answer(
+        app.http
+            .post(app.url("/oauth/token"))
+            .header("authorization", format!("Basic {basic}"))
+            .form(&[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refresh.as_str()),
+            ])
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(refreshed.status, 200, "{}", refreshed.text);
+    assert_ne!(refreshed.body["refresh_token"], refresh.as_str());
+}

@@ -17,9 +17,10 @@ pub(crate) async fn with_permit(app: &TestApp, scopes: &str) -> (Consumer, Strin
     (c, token)
 }
 
-/// Records a new permit valid from `from` to `to` days around today.
+/// Records a new permit valid from `from` to `to` days around today: the service's day
+/// (Stockholm's), which between 23:00 and 01:00 UTC is not UTC's.
 pub(crate) async fn set_permit(app: &TestApp, c: &Consumer, from: i64, to: i64, status: &str) {
-    let today = app.clock_now().date_naive();
+    let today = domain::companies::budget::budget_day(app.clock_now());
     app.admin(&[
         "permit",
         "set",

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod assistant_vault;
 mod idempotency_vault;
 mod keys;
 mod oauth_secrets;

@@ -62,6 +62,8 @@ impl Database {
             rows.detail.push(r.detail);
             rows.portal_user_id
                 .push(r.portal_user_id.map(|u| u.to_string()));
+            rows.conversation_id
+                .push(r.conversation_id.map(|c| c.to_string()));
         }
         let mut conn = self.conn().await?;
         rows.execute(&mut conn).await.map_err(backend)?;
@@ -208,6 +210,7 @@ type EntryRow = (
     Option<String>,
     String,
     Option<String>,
+    Option<String>,
 );
 
 #[async_trait]
@@ -251,6 +254,7 @@ impl AuditLog for Database {
                 audit_log::detail,
                 audit_log::grant_id,
                 audit_log::portal_user_id,
+                audit_log::conversation_id,
             ))
             .load(&mut conn)
             .await
@@ -274,5 +278,6 @@ fn entry_of(r: EntryRow) -> AuditEntry {
         detail: r.10,
         grant_id: Some(r.11).filter(|g| !g.is_empty()),
         portal_user_id: r.12,
+        conversation_id: r.13,
     }
 }

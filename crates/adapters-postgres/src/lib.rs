@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod assistant;
 mod audit;
 mod companies;
 mod convert;

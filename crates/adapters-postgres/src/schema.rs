@@ -150,6 +150,7 @@ diesel::table! {
         detail -> Nullable<Text>,
         portal_user_id -> Nullable<Text>,
         oauth_client -> Nullable<Text>,
+        conversation_id -> Nullable<Text>,
     }
 }
 
@@ -499,6 +500,36 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    assistant_conversations (tenant_id, conversation_id) {
+        tenant_id -> Text,
+        conversation_id -> Text,
+        portal_user_id -> Text,
+        grant_id -> Text,
+        title -> Bytea,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    assistant_turns (tenant_id, conversation_id, seq) {
+        tenant_id -> Text,
+        conversation_id -> Text,
+        seq -> Int4,
+        written_at -> Timestamptz,
+        sealed -> Bytea,
+    }
+}
+
+diesel::table! {
+    assistant_model_calls (tenant_id, day) {
+        tenant_id -> Text,
+        day -> Date,
+        calls -> Int4,
+    }
+}
+
 diesel::joinable!(permits -> tenants (tenant_id));
 diesel::joinable!(grants -> tenants (tenant_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -537,4 +568,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     portal_users,
     portal_links,
     portal_sessions,
+    assistant_conversations,
+    assistant_turns,
+    assistant_model_calls,
 );

@@ -339,6 +339,7 @@ pub(crate) struct AuditInsert {
     pub error_code: Vec<Option<&'static str>>,
     pub detail: Vec<Option<&'static str>>,
     pub portal_user_id: Vec<Option<String>>,
+    pub conversation_id: Vec<Option<String>>,
 }
 
 impl QueryFragment<Pg> for AuditInsert {
@@ -347,7 +348,7 @@ impl QueryFragment<Pg> for AuditInsert {
             "WITH audit AS ( \
                INSERT INTO audit_log (tenant_id, audit_id, grant_id, request_id, occurred_at, \
                  surface, action, method, route, tool, status, outcome, error_code, detail, \
-                 portal_user_id) \
+                 portal_user_id, conversation_id) \
                SELECT * FROM unnest(",
         );
         out.push_bind_param::<Array<Text>, _>(&self.tenant_id)?;
@@ -379,6 +380,8 @@ impl QueryFragment<Pg> for AuditInsert {
         out.push_bind_param::<Array<Nullable<Text>>, _>(&self.detail)?;
         out.push_sql(", ");
         out.push_bind_param::<Array<Nullable<Text>>, _>(&self.portal_user_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Nullable<Text>>, _>(&self.conversation_id)?;
         out.push_sql(
             ") \
                RETURNING tenant_id, grant_id, audit_id, request_id, occurred_at, surface, method, \

@@ -166,6 +166,7 @@ impl AuditLog for Database {
                     audit_log::detail,
                     audit_log::grant_id,
                     audit_log::portal_user_id,
+                    audit_log::conversation_id,
                 ))
                 .load(conn)?;
             rows.into_iter()
@@ -184,6 +185,7 @@ impl AuditLog for Database {
                         detail: r.10,
                         grant_id: Some(r.11).filter(|g| !g.is_empty()),
                         portal_user_id: r.12,
+                        conversation_id: r.13,
                     })
                 })
                 .collect()
@@ -205,6 +207,7 @@ type EntryRow = (
     Option<String>,
     Option<String>,
     String,
+    Option<String>,
     Option<String>,
 );
 
@@ -248,6 +251,7 @@ fn insert_rows(conn: &mut SqliteConnection, records: &[AccessRecord]) -> Result<
                 audit_log::error_code.eq(error_code),
                 audit_log::detail.eq(r.detail),
                 audit_log::portal_user_id.eq(r.portal_user_id.map(|u| u.to_string())),
+                audit_log::conversation_id.eq(r.conversation_id.map(|c| c.to_string())),
             ))
             .execute(conn)?;
         diesel::insert_into(access_log::table)
@@ -302,6 +306,7 @@ mod tests {
                 error_code: None,
                 detail: None,
                 portal_user_id: None,
+                conversation_id: None,
             })
             .collect()
     }

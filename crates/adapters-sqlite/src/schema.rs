@@ -76,6 +76,7 @@ diesel::table! {
         detail -> Nullable<Text>,
         portal_user_id -> Nullable<Text>,
         oauth_client -> Nullable<Text>,
+        conversation_id -> Nullable<Text>,
     }
 }
 
@@ -195,3 +196,33 @@ diesel::allow_tables_to_appear_in_same_query!(
     customer_refs,
     call_records
 );
+
+diesel::table! {
+    assistant_conversations (tenant_id, conversation_id) {
+        tenant_id -> Text,
+        conversation_id -> Text,
+        portal_user_id -> Text,
+        grant_id -> Text,
+        title -> Binary,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    assistant_turns (tenant_id, conversation_id, seq) {
+        tenant_id -> Text,
+        conversation_id -> Text,
+        seq -> BigInt,
+        written_at -> BigInt,
+        sealed -> Binary,
+    }
+}
+
+diesel::table! {
+    assistant_model_calls (tenant_id, day) {
+        tenant_id -> Text,
+        day -> Text,
+        calls -> BigInt,
+    }
+}

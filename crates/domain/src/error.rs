@@ -324,6 +324,10 @@ pub enum StoreError {
     /// The change would leave these live grants carrying countries outside the tenant's set.
     #[error("grants would fall outside the tenant's countries")]
     GrantsOutsideCountries(Vec<crate::ids::GrantId>),
+    /// A concurrent write took the place first (a conversation's next turn); nothing was
+    /// written.
+    #[error("a concurrent write came first")]
+    Conflict,
     /// The storage could not be reached: no connection could be had (refused, lost, the
     /// checkout timed out) or the server is shutting down or starting up. A retry may succeed
     /// once it is back; `Failure::internal` answers it as 503 `upstream_unavailable`. The

@@ -129,5 +129,6 @@ pub(crate) fn caller(provisioned: &str, scope_list: &str, country_list: &str) ->
         surface: Surface::Rest,
         context: ctx(),
         connection: false,
+        on_behalf: None,
     }
 }

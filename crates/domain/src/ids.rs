@@ -266,3 +266,8 @@ prefixed_id!(
     PortalUserId,
     "pu_"
 );
+prefixed_id!(
+    /// One of a portal user's conversations with the assistant.
+    ConversationId,
+    "cv_"
+);

@@ -12,6 +12,7 @@ pub mod text;
 
 // Capabilities: each folder holds its values, its ports and its use cases.
 pub mod access;
+pub mod assistant;
 pub mod companies;
 pub mod countries;
 pub mod health;

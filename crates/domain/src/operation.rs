@@ -16,6 +16,8 @@ pub enum Surface {
     Scheduler,
     /// A person at the tenant, signed in to the portal (the actor is the portal user).
     Portal,
+    /// The portal assistant's tool calls, run under a grant for a signed-in portal user.
+    Assistant,
 }
 
 impl Surface {
@@ -25,6 +27,7 @@ impl Surface {
             Surface::Mcp => "mcp",
             Surface::Scheduler => "scheduler",
             Surface::Portal => "portal",
+            Surface::Assistant => "assistant",
         }
     }
 }

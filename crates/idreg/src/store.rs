@@ -91,6 +91,8 @@ pub struct StorePorts {
     pub portal: Arc<dyn domain::portal::ports::PortalStore>,
     /// Agent connections: OAuth clients, pending requests, connections.
     pub oauth: Arc<dyn domain::oauth::ports::OAuthStore>,
+    /// The assistant's conversations and the tenants' daily model calls.
+    pub conversations: Arc<dyn domain::assistant::ports::ConversationStore>,
 }
 
 /// Every port of one adapter value.
@@ -114,6 +116,7 @@ macro_rules! ports_of {
             webhooks: Arc::new($db.clone()),
             portal: Arc::new($db.clone()),
             oauth: Arc::new($db.clone()),
+            conversations: Arc::new($db.clone()),
         }
     };
 }
@@ -181,7 +184,7 @@ impl Store {
 }
 
 /// The tables in the order a copy writes them: each before the rows that name it.
-pub const COPY_ORDER: [&str; 40] = [
+pub const COPY_ORDER: [&str; 43] = [
     "key_fingerprints",
     "tenants",
     "permits",
@@ -222,6 +225,9 @@ pub const COPY_ORDER: [&str; 40] = [
     "oauth_clients",
     "oauth_authorizations",
     "oauth_connections",
+    "assistant_conversations",
+    "assistant_turns",
+    "assistant_model_calls",
 ];
 
 /// Copies an embedded store into an empty PostgreSQL database, every row of every table in

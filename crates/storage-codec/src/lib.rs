@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod assistant;
 pub mod companies;
 pub mod evidence;
 pub mod oauth;

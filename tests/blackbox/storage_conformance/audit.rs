@@ -72,6 +72,7 @@ pub(super) async fn check_an_access_record_writes_one_audit_row_and_one_access_r
             "error_code": "tenant_pending",
             "detail": "tenant_pending",
             "portal_user_id": null,
+            "conversation_id": null,
         })
     );
     let mut access = stores.backing.access_rows(ctx.request_id).await;
@@ -130,6 +131,7 @@ pub(super) async fn check_an_access_record_writes_one_audit_row_and_one_access_r
             "error_code": null,
             "detail": null,
             "portal_user_id": null,
+            "conversation_id": null,
         })
     );
     assert_eq!(stores.backing.access_rows(ctx.request_id).await.len(), 1);
@@ -226,6 +228,7 @@ pub(super) async fn check_a_portal_record_writes_one_audit_row_naming_the_portal
             "error_code": "forbidden",
             "detail": "links_per_window",
             "portal_user_id": user.to_string(),
+            "conversation_id": null,
         })
     );
     // Not a grant's own request: no access row.

@@ -11,7 +11,7 @@
 //!
 //! The checks live in one file per port (`tenants`, `grants`, `audit`, `subjects`,
 //! `companies`, `paid`, `persons`, `events`, `subscriptions`, `sanctions`, `screening`,
-//! `idempotency`, `webhooks`, `portal`, `oauth`); this
+//! `idempotency`, `webhooks`, `portal`, `oauth`, `assistant`); this
 //! file holds what they share: the ports under test, the view beneath them, and the fixtures.
 //!
 //! The storage layer never sees a plaintext identifier: the checks fabricate
@@ -62,6 +62,7 @@ pub struct Stores {
     pub webhooks: Arc<dyn domain::webhooks::ports::WebhookStore>,
     pub portal: Arc<dyn domain::portal::ports::PortalStore>,
     pub oauth: Arc<dyn domain::oauth::ports::OAuthStore>,
+    pub conversations: Arc<dyn domain::assistant::ports::ConversationStore>,
     pub backing: Backing,
 }
 
@@ -80,8 +81,8 @@ impl Backing {
             Backing::Postgres(db) => {
                 db.rows(&format!(
                     "SELECT tenant_id, audit_id, grant_id, request_id, {}, surface, action, method, \
-                     route, tool, status, outcome, error_code, detail, portal_user_id \
-                     FROM audit_log WHERE request_id = '{request}'",
+                     route, tool, status, outcome, error_code, detail, portal_user_id, \
+                     conversation_id FROM audit_log WHERE request_id = '{request}'",
                     utc_text("occurred_at")
                 ))
                 .await
@@ -91,7 +92,7 @@ impl Backing {
                 &[
                     "tenant_id", "audit_id", "grant_id", "request_id", "occurred_at", "surface",
                     "action", "method", "route", "tool", "status", "outcome", "error_code",
-                    "detail", "portal_user_id",
+                    "detail", "portal_user_id", "conversation_id",
                 ],
                 &["occurred_at"],
                 &format!("request_id = '{request}'"),
@@ -351,6 +352,7 @@ fn sorted(mut ids: Vec<GrantId>) -> Vec<GrantId> {
     ids
 }
 
+mod assistant;
 mod audit;
 mod companies;
 pub(crate) mod events;
@@ -568,6 +570,20 @@ macro_rules! oauth_checks {
     };
 }
 
+/// The checks of `assistant.rs`, one test each, for the adapter `$stores` builds.
+macro_rules! assistant_checks {
+    ($stores:path) => {
+        conformance_tests!($stores;
+            a_conversation_is_its_tenants_and_users_alone => check_a_conversation_is_its_tenants_and_users_alone,
+            turns_append_in_order_and_a_taken_place_is_a_conflict_that_writes_nothing => check_turns_append_in_order_and_a_taken_place_is_a_conflict_that_writes_nothing,
+            a_conversation_is_deleted_by_its_user_with_its_turns => check_a_conversation_is_deleted_by_its_user_with_its_turns,
+            the_purge_removes_only_conversations_last_used_before_the_cutoff => check_the_purge_removes_only_conversations_last_used_before_the_cutoff,
+            concurrent_model_calls_never_pass_the_daily_allowance => check_concurrent_model_calls_never_pass_the_daily_allowance,
+            a_tool_calls_audit_row_names_the_user_and_the_conversation => check_a_tool_calls_audit_row_names_the_user_and_the_conversation,
+        );
+    };
+}
+
 macro_rules! portal_checks {
     ($stores:path) => {
         conformance_tests!($stores;
@@ -608,6 +624,7 @@ macro_rules! screening_checks {
 }
 
 mod postgres {
+    use super::assistant::*;
     use super::audit::*;
     use super::companies::*;
     use super::events::*;
@@ -653,7 +670,8 @@ mod postgres {
             idempotency: database.clone(),
             webhooks: database.clone(),
             portal: database.clone(),
-            oauth: database,
+            oauth: database.clone(),
+            conversations: database,
             backing: Backing::Postgres(db),
         }
     }
@@ -674,10 +692,12 @@ mod postgres {
     webhooks_checks!(stores);
     portal_checks!(stores);
     oauth_checks!(stores);
+    assistant_checks!(stores);
 }
 
 /// The embedded store: every check, the very checks PostgreSQL passes.
 mod sqlite {
+    use super::assistant::*;
     use super::audit::*;
     use super::companies::*;
     use super::events::*;
@@ -720,7 +740,8 @@ mod sqlite {
             idempotency: database.clone(),
             webhooks: database.clone(),
             portal: database.clone(),
-            oauth: database,
+            oauth: database.clone(),
+            conversations: database,
             backing: Backing::Sqlite(file),
         }
     }
@@ -741,4 +762,5 @@ mod sqlite {
     webhooks_checks!(stores);
     portal_checks!(stores);
     oauth_checks!(stores);
+    assistant_checks!(stores);
 }

@@ -5,7 +5,7 @@
 //! Rows name the route template and never the identifiers a request carried.
 
 use crate::error::ErrorCode;
-use crate::ids::{ClientId, GrantId, PortalUserId, RequestId, TenantId};
+use crate::ids::{ClientId, ConversationId, GrantId, PortalUserId, RequestId, TenantId};
 use crate::operation::{Operation, Surface};
 use crate::portal::action::PortalAction;
 use chrono::{DateTime, Utc};
@@ -87,6 +87,8 @@ pub struct AccessRecord {
     /// request. Room for the assistant (`docs/decisions.md`, "The tenant portal"), whose tool
     /// calls run under a grant on a portal user's behalf.
     pub portal_user_id: Option<PortalUserId>,
+    /// The assistant's conversation a tool call was made in (surface `assistant`).
+    pub conversation_id: Option<ConversationId>,
 }
 
 impl AccessRecord {
@@ -114,6 +116,7 @@ impl AccessRecord {
             error_code: None,
             detail: None,
             portal_user_id: None,
+            conversation_id: None,
         }
     }
 
@@ -135,6 +138,15 @@ impl AccessRecord {
 
     pub fn with_tool(mut self, tool: &str) -> Self {
         self.tool = Some(tool.to_owned());
+        self
+    }
+
+    /// The row names the portal user and conversation the assistant acted for, if it did.
+    pub fn on_behalf(mut self, on_behalf: Option<OnBehalf>) -> Self {
+        if let Some(o) = on_behalf {
+            self.portal_user_id = Some(o.portal_user);
+            self.conversation_id = Some(o.conversation);
+        }
         self
     }
 }
@@ -228,8 +240,10 @@ pub struct AuditEntry {
     pub detail: Option<String>,
     /// The grant whose request it was (or the grant a portal action concerned).
     pub grant_id: Option<String>,
-    /// The portal user who acted, for a portal row.
+    /// The portal user who acted, for a portal row (or for whom the assistant acted).
     pub portal_user_id: Option<String>,
+    /// The assistant's conversation a tool call was made in.
+    pub conversation_id: Option<String>,
 }
 
 impl Outcome {
@@ -316,6 +330,16 @@ pub struct Attribution {
     pub tenant_id: TenantId,
     pub grant_id: GrantId,
     pub surface: Surface,
+    /// The portal user (and conversation) a grant's request was made for, by the assistant.
+    pub on_behalf: Option<OnBehalf>,
+}
+
+/// Whom the assistant acts for: a portal user, in one of their conversations. Every audit row
+/// of its tool calls names both, beside the grant.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct OnBehalf {
+    pub portal_user: PortalUserId,
+    pub conversation: ConversationId,
 }
 
 /// The audit policy: the one place that decides whether an outcome is recorded, in which log,
@@ -358,6 +382,7 @@ impl AuditPolicy {
         )
         .with_error(code)
         .with_detail(detail)
+        .on_behalf(who.on_behalf)
     }
 
     /// The row of an admitted request (or route invocation) that ended with `outcome`: the
@@ -387,7 +412,7 @@ impl AuditPolicy {
         if let Some(tool) = tool {
             record = record.with_tool(tool);
         }
-        Some(record)
+        Some(record.on_behalf(who.on_behalf))
     }
 }
 

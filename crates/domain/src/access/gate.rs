@@ -40,6 +40,8 @@ pub struct Caller {
     /// Admitted by a token of a person's agent connection (authorization code): a scope it
     /// lacks can be asked for by the person again (the MCP step-up challenge).
     pub connection: bool,
+    /// The portal user and conversation the assistant runs this caller for.
+    pub on_behalf: Option<crate::access::audit::OnBehalf>,
 }
 
 impl Caller {
@@ -67,6 +69,7 @@ impl Caller {
             surface: Surface::Scheduler,
             context: RequestContext::new(None, at),
             connection: false,
+            on_behalf: None,
         }
     }
 
@@ -85,6 +88,7 @@ impl Caller {
             surface: Surface::Portal,
             context,
             connection: false,
+            on_behalf: None,
         }
     }
 
@@ -152,6 +156,7 @@ impl Caller {
             tenant_id: self.tenant_id,
             grant_id: self.grant_id,
             surface: self.surface,
+            on_behalf: self.on_behalf,
         }
     }
 
@@ -240,6 +245,7 @@ impl Gate {
                 tenant_id: access.grant.tenant_id,
                 grant_id: access.grant.id,
                 surface,
+                on_behalf: None,
             };
             let row = AuditPolicy::refused(ctx, op, who, failure.code, detail);
             self.audit
@@ -259,6 +265,7 @@ impl Gate {
             surface,
             context: ctx.clone(),
             connection: !claims.audience.is_empty(),
+            on_behalf: None,
         })
     }
 

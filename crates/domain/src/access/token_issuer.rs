@@ -66,6 +66,7 @@ impl TokenIssuer {
             tenant_id: grant.tenant_id,
             grant_id: grant.id,
             surface: Surface::Rest,
+            on_behalf: None,
         };
         let refusal = if !secret_ok {
             Some("wrong_secret")

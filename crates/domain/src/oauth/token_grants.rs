@@ -230,6 +230,7 @@ impl OAuthService {
             tenant_id,
             grant_id,
             surface: Surface::Rest,
+            on_behalf: None,
         };
         let refuse = |detail: &'static str, why: &'static str| {
             self.refused(ctx, who, ErrorCode::InvalidGrant, detail, why)
@@ -334,6 +335,7 @@ impl OAuthService {
             tenant_id,
             grant_id,
             surface: Surface::Rest,
+            on_behalf: None,
         };
         if connection.client_id != client.client_id {
             return Err(self

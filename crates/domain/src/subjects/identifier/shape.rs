@@ -48,22 +48,49 @@ pub fn holds_personal_number(text: &str) -> bool {
 
 /// The runs of digit values in `text`, joining groups split by separators.
 fn digit_runs(text: &str) -> Vec<Vec<u8>> {
+    located_runs(text)
+        .into_iter()
+        .map(|run| run.into_iter().map(|d| d.value).collect())
+        .collect()
+}
+
+/// One digit of a run: its value, where it is in the text, and whether a plus sign stood
+/// among the separators before it.
+#[derive(Copy, Clone, Debug)]
+struct Located {
+    value: u8,
+    start: usize,
+    end: usize,
+    after_plus: bool,
+}
+
+/// The runs of `text`'s digits with their places (see [`digit_runs`]).
+fn located_runs(text: &str) -> Vec<Vec<Located>> {
     let mut runs = Vec::new();
-    let mut run: Vec<u8> = Vec::new();
+    let mut run: Vec<Located> = Vec::new();
     let mut separators = 0usize;
-    for c in text.chars() {
-        if let Some(d) = digits::value(c) {
-            run.push(d);
+    let mut plus = false;
+    for (at, c) in text.char_indices() {
+        if let Some(value) = digits::value(c) {
+            run.push(Located {
+                value,
+                start: at,
+                end: at + c.len_utf8(),
+                after_plus: plus,
+            });
             separators = 0;
+            plus = false;
         } else if digits::ignorable(c) {
             continue;
         } else if digits::separator(c) && !run.is_empty() && separators < MAX_SEPARATORS {
             separators += 1;
+            plus |= matches!(c, '+' | '\u{207A}' | '\u{208A}' | '\u{FE62}' | '\u{FF0B}');
         } else {
             if !run.is_empty() {
                 runs.push(std::mem::take(&mut run));
             }
             separators = 0;
+            plus = false;
         }
     }
     if !run.is_empty() {
@@ -72,15 +99,85 @@ fn digit_runs(text: &str) -> Vec<Vec<u8>> {
     runs
 }
 
+/// A place in a text holding a number shaped like a personal identity number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumberSpan {
+    /// The bytes of the text it takes, from its first digit to its last.
+    pub range: std::ops::Range<usize>,
+    /// The number as the parsers read it: ASCII digits, a ten-digit number's separator
+    /// (`-`, or `+` when a plus sign stood before its last four digits) kept. Never logged.
+    pub written: String,
+}
+
+/// Where `text` holds numbers shaped like personal identity numbers (the windows
+/// [`holds_personal_number`] finds, overlapping ones taken together), in text order. Every
+/// text [`holds_personal_number`] answers yes for has at least one.
+pub fn personal_number_spans(text: &str) -> Vec<NumberSpan> {
+    let mut spans: Vec<NumberSpan> = Vec::new();
+    for run in located_runs(text) {
+        let values: Vec<u8> = run.iter().map(|d| d.value).collect();
+        // Each shaped window as the digit positions it covers.
+        let mut windows: Vec<(usize, usize)> = Vec::new();
+        for (len, shaped) in [
+            (12usize, &shaped_twelve as &dyn Fn(&[u8]) -> bool),
+            (10, &shaped_ten),
+            (11, &shaped_eleven),
+        ] {
+            if values.len() < len {
+                continue;
+            }
+            for from in 0..=values.len() - len {
+                if shaped(&values[from..from + len]) {
+                    windows.push((from, from + len));
+                }
+            }
+        }
+        windows.sort_unstable();
+        // Overlapping windows are one place.
+        let mut merged: Vec<(usize, usize)> = Vec::new();
+        for (from, to) in windows {
+            match merged.last_mut() {
+                Some(last) if from < last.1 => last.1 = last.1.max(to),
+                _ => merged.push((from, to)),
+            }
+        }
+        for (from, to) in merged {
+            let digits = &run[from..to];
+            let mut written = String::with_capacity(to - from + 1);
+            for (i, d) in digits.iter().enumerate() {
+                if digits.len() == 10 && i == 6 {
+                    written.push(if d.after_plus { '+' } else { '-' });
+                }
+                written.push(char::from(b'0' + d.value));
+            }
+            spans.push(NumberSpan {
+                range: digits[0].start..digits[digits.len() - 1].end,
+                written,
+            });
+        }
+    }
+    spans
+}
+
+fn shaped_ten(w: &[u8]) -> bool {
+    ten(w).is_some_and(|t| personnummer::written_shape(&t))
+}
+
+fn shaped_twelve(w: &[u8]) -> bool {
+    w.len() == 12
+        && personnummer::WRITTEN_CENTURIES.contains(&(u32::from(w[0]) * 10 + u32::from(w[1])))
+        && ten(&w[2..]).is_some_and(|t| personnummer::written_shape(&t))
+}
+
+fn shaped_eleven(w: &[u8]) -> bool {
+    <[u8; 11]>::try_from(w).is_ok_and(|d| lithuania::written_shape(&d))
+}
+
 fn shaped_like_personal_number(run: &[u8]) -> bool {
     // Any window of the run with a personal number's shape (numbers run together count).
-    let windows = |len: usize| run.windows(len);
-    windows(10).any(|w| ten(w).is_some_and(|t| personnummer::written_shape(&t)))
-        || windows(12).any(|w| {
-            personnummer::WRITTEN_CENTURIES.contains(&(u32::from(w[0]) * 10 + u32::from(w[1])))
-                && ten(&w[2..]).is_some_and(|t| personnummer::written_shape(&t))
-        })
-        || windows(11).any(|w| <[u8; 11]>::try_from(w).is_ok_and(|d| lithuania::written_shape(&d)))
+    run.windows(10).any(shaped_ten)
+        || run.windows(12).any(shaped_twelve)
+        || run.windows(11).any(shaped_eleven)
 }
 
 fn ten(w: &[u8]) -> Option<[u8; 10]> {
@@ -89,7 +186,7 @@ fn ten(w: &[u8]) -> Option<[u8; 10]> {
 
 #[cfg(test)]
 mod tests {
-    use super::holds_personal_number;
+    use super::{holds_personal_number, personal_number_spans};
     use crate::subjects::identifier::{digits, Identifier, IdentifierType};
     use chrono::{Datelike, NaiveDate};
     use proptest::prelude::*;
@@ -325,6 +422,31 @@ mod tests {
             }
             prop_assert_eq!(holds_personal_number(&format!("Q|{text}|Q")), answer);
             prop_assert_eq!(holds_personal_number(&format!("{text}|1957")), answer);
+        }
+
+        /// The places found are exactly what makes a text hold a number: with each one
+        /// replaced, no number is left; a text holding one has a place; and every accepted
+        /// number, however spelled, is read back as the parser's own spelling.
+        #[test]
+        fn replacing_the_places_found_leaves_no_number(
+            text in "[0-9 +\\-.a\u{FF10}-\u{FF19}\u{200B}]{0,48}",
+            (ty, wire) in prop_oneof![swedish(), lithuanian()],
+            picks in proptest::collection::vec(any::<usize>(), 1..4),
+            extras in proptest::collection::vec(any::<u8>(), 1..6),
+        ) {
+            for text in [text.clone(), format!("{text} {} x", respell(&wire, scripts(), &picks, &extras))] {
+                let spans = personal_number_spans(&text);
+                prop_assert_eq!(spans.is_empty(), !holds_personal_number(&text));
+                let mut cleaned = text.clone();
+                for span in spans.iter().rev() {
+                    cleaned.replace_range(span.range.clone(), "X");
+                }
+                prop_assert!(!holds_personal_number(&cleaned), "{cleaned:?}");
+            }
+            let spans = personal_number_spans(&respell(&wire, scripts(), &picks, &extras));
+            prop_assert_eq!(spans.len(), 1);
+            let read = Identifier::parse(ty, &format!("{}:{}", ty.country().prefix(), spans[0].written), today());
+            prop_assert!(read.is_ok(), "{:?}", ty);
         }
     }
 

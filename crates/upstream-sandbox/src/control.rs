@@ -6,11 +6,12 @@ use crate::data::{
     LegalForm, LtCompany, NameEntry, Postadress, ScbRecord, TaxRecord, LT_STATUSES, SCB_INFORT,
 };
 use crate::faults::{ArmedFault, CallRecord, FaultSpec, Source};
+use crate::model::ModelRequestRecord;
 use crate::state::{MailboxMessage, SandboxState};
 use crate::CONTROL_PREFIX;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
@@ -517,7 +518,8 @@ impl SandboxControl {
         self.state.write().insert(company);
     }
 
-    /// Data set and faults back to the start, the call log emptied (tokens stay valid).
+    /// Data set and faults back to the start, the call log, the model's script and its
+    /// recorded requests emptied (tokens stay valid).
     pub fn reset(&self) {
         self.state.reset();
     }
@@ -543,6 +545,42 @@ impl SandboxControl {
     /// Invalidates every issued VDM access token.
     pub fn revoke_tokens(&self) {
         self.state.revoke_tokens();
+    }
+
+    /// Appends turns to the language model's script (the format of
+    /// `POST /control/model/script`). Each turn is checked first: when one is invalid, none
+    /// is added.
+    pub fn model_script(&self, turns: Vec<Value>) -> Result<(), ControlError> {
+        self.state
+            .model
+            .append_script(turns)
+            .map_err(ControlError::Invalid)
+    }
+
+    /// The scripted turns not yet used, next first.
+    pub fn model_script_remaining(&self) -> Vec<Value> {
+        self.state.model.script()
+    }
+
+    /// The bodies of the requests the language model accepted, oldest first.
+    pub fn model_requests(&self) -> Vec<Value> {
+        self.state
+            .model
+            .requests()
+            .into_iter()
+            .map(|r| r.body)
+            .collect()
+    }
+
+    /// The requests the language model accepted, with the time each was received.
+    pub fn model_request_records(&self) -> Vec<ModelRequestRecord> {
+        self.state.model.requests()
+    }
+
+    /// Empties the language model's script and forgets its recorded requests.
+    pub fn clear_model(&self) {
+        self.state.model.clear_script();
+        self.state.model.clear_requests();
     }
 }
 
@@ -614,6 +652,17 @@ pub(crate) fn routes(cfg: &mut web::ServiceConfig) {
                 web::resource("/mailbox")
                     .route(web::post().to(deliver_mail))
                     .route(web::get().to(read_mailbox)),
+            )
+            .service(
+                web::resource("/model/script")
+                    .route(web::post().to(append_model_script))
+                    .route(web::get().to(model_script))
+                    .route(web::delete().to(clear_model_script)),
+            )
+            .service(
+                web::resource("/model/requests")
+                    .route(web::get().to(model_requests))
+                    .route(web::delete().to(clear_model_requests)),
             )
             .default_service(web::to(not_found)),
     );
@@ -709,7 +758,83 @@ async fn index(req: HttpRequest) -> HttpResponse {
         req.connection_info().scheme(),
         req.connection_info().host()
     );
-    HttpResponse::Ok().json(crate::urls_json(&base))
+    let mut index = crate::urls_json(&base);
+    index["model_control"] = json!({
+        "script": format!("{base}{CONTROL_PREFIX}/model/script"),
+        "requests": format!("{base}{CONTROL_PREFIX}/model/requests"),
+        "messages": format!("{base}{}{}", crate::MODEL_PREFIX, crate::model::MESSAGES_PATH),
+        "turns": [
+            {"text": "an answer (stop_reason end_turn)"},
+            {"tool_calls": [{"name": "get_company_profile", "input": {"orgnr": "5560021361"}}],
+             "text": "optional preface (stop_reason tool_use)"},
+            {"truncated_tool": {"name": "get_company_profile", "input_prefix": "{\"orgnr\": \"55"}},
+            {"status": 429, "retry_after": 5},
+            {"stream_error": "overloaded_error"},
+            {"cut_off": true},
+            {"text": "with timing", "stall_ms": 0, "stall_after_start_ms": 0, "delay_ms": 5},
+        ],
+        "default": "with an empty script: tool_result in the last user message -> a summary \
+            citing every call_ref; an organisation number and get_company_profile offered -> \
+            calls it (and get_officers/get_signatories when asked who signs); an idr_ ref and \
+            get_person_profile offered -> calls it; else a help text",
+    });
+    HttpResponse::Ok().json(index)
+}
+
+/// `POST /control/model/script`: appends a JSON array of turns (or one turn); answers the
+/// whole script left.
+async fn append_model_script(
+    state: web::Data<SandboxState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> HttpResponse {
+    if let Err(r) = guard(&req) {
+        return *r;
+    }
+    let turns = match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Array(turns)) => turns,
+        Ok(turn @ Value::Object(_)) => vec![turn],
+        Ok(_) => {
+            return ControlError::Invalid("send a JSON array of turns".into()).response();
+        }
+        Err(e) => return ControlError::Invalid(e.to_string()).response(),
+    };
+    match ctl(&state).model_script(turns) {
+        Ok(()) => HttpResponse::Ok().json(ctl(&state).model_script_remaining()),
+        Err(e) => e.response(),
+    }
+}
+
+/// `GET /control/model/script`: the turns not yet used, next first.
+async fn model_script(state: web::Data<SandboxState>, req: HttpRequest) -> HttpResponse {
+    if let Err(r) = guard(&req) {
+        return *r;
+    }
+    HttpResponse::Ok().json(ctl(&state).model_script_remaining())
+}
+
+async fn clear_model_script(state: web::Data<SandboxState>, req: HttpRequest) -> HttpResponse {
+    if let Err(r) = guard(&req) {
+        return *r;
+    }
+    state.model.clear_script();
+    HttpResponse::NoContent().finish()
+}
+
+/// `GET /control/model/requests`: `[{"received_at", "body"}]`, oldest first.
+async fn model_requests(state: web::Data<SandboxState>, req: HttpRequest) -> HttpResponse {
+    if let Err(r) = guard(&req) {
+        return *r;
+    }
+    HttpResponse::Ok().json(ctl(&state).model_request_records())
+}
+
+async fn clear_model_requests(state: web::Data<SandboxState>, req: HttpRequest) -> HttpResponse {
+    if let Err(r) = guard(&req) {
+        return *r;
+    }
+    state.model.clear_requests();
+    HttpResponse::NoContent().finish()
 }
 
 /// A one-line view of a company for listings.

@@ -53,10 +53,13 @@ pub enum Source {
     /// SPAR's person search (mutual TLS, SOAP).
     #[serde(rename = "personsokning")]
     Personsokning,
+    /// The language model speaking the Anthropic Messages API.
+    #[serde(rename = "model")]
+    Model,
 }
 
 impl Source {
-    pub const ALL: [Source; 8] = [
+    pub const ALL: [Source; 9] = [
         Source::Bolagsverket,
         Source::BolagsverketToken,
         Source::Ssbtgu,
@@ -65,6 +68,7 @@ impl Source {
         Source::Foretagsinformation,
         Source::VerkligaHuvudman,
         Source::Personsokning,
+        Source::Model,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -77,6 +81,7 @@ impl Source {
             Source::Foretagsinformation => "foretagsinformation",
             Source::VerkligaHuvudman => "verkliga-huvudman",
             Source::Personsokning => "personsokning",
+            Source::Model => "model",
         }
     }
 

@@ -6,6 +6,7 @@ pub mod data;
 pub mod faults;
 pub mod foretagsinformation;
 pub mod lt;
+pub mod model;
 pub mod scb;
 pub mod spar;
 pub mod ssbtgu;
@@ -24,6 +25,7 @@ pub use data::{
     testnr, AnnualReport, Company, CompanyStatus, Dataset, IdKind, LegalForm, LtCompany,
 };
 pub use faults::{ArmedFault, CallRecord, FaultKind, FaultSpec, Source};
+pub use model::ModelRequestRecord;
 pub use state::MailboxMessage;
 pub use tls::{SandboxTls, CLIENT_PKCS12_PASSWORD};
 pub use util::{lt_code_valid, luhn_valid};
@@ -46,6 +48,8 @@ pub const VDM_SCOPES: &str = "vardefulla-datamangder:read vardefulla-datamangder
 pub const FI_SCOPES: &str = "foretagsinformation:read";
 /// An `api-id` header value for SCB (any non-empty value is accepted).
 pub const SCB_API_ID: &str = "A00000";
+/// The API key the language model accepts (`x-api-key`, or `Authorization: Bearer`).
+pub const MODEL_API_KEY: &str = "sandbox-model-key";
 
 /// Path prefix of Bolagsverket VDM (the connector's base URL ends here).
 pub const VDM_PREFIX: &str = "/bolagsverket/vdm";
@@ -61,6 +65,9 @@ pub const SPAR_PATH: &str = "/spar/personsok/2021.1/personsok";
 pub const SCB_PREFIX: &str = "/scb";
 /// Path prefix of Lithuania's open-data API.
 pub const LT_PREFIX: &str = "/lt";
+/// Path prefix of the language model (Anthropic Messages API; the client appends
+/// `/v1/messages`).
+pub const MODEL_PREFIX: &str = "/anthropic";
 /// Path prefix of the control API.
 pub const CONTROL_PREFIX: &str = "/control";
 
@@ -228,6 +235,7 @@ fn configure(cfg: &mut web::ServiceConfig) {
     spar::routes(cfg);
     scb::routes(cfg);
     lt::routes(cfg);
+    model::routes(cfg);
     control::routes(cfg);
     cfg.route("/", web::get().to(root));
 }
@@ -243,6 +251,7 @@ pub(crate) fn upstream(source: Source) -> &'static faults::Upstream {
         Source::Foretagsinformation => &foretagsinformation::UPSTREAM,
         Source::VerkligaHuvudman => &verkliga_huvudman::UPSTREAM,
         Source::Personsokning => &spar::UPSTREAM,
+        Source::Model => &model::UPSTREAM,
     }
 }
 
@@ -265,10 +274,12 @@ pub fn urls_json(base: &str) -> serde_json::Value {
         "bolagsverket_foretagsinformation": format!("{base}{FI_PREFIX}"),
         "scb": format!("{base}{SCB_PREFIX}"),
         "lt": format!("{base}{LT_PREFIX}"),
+        "model": format!("{base}{MODEL_PREFIX}"),
         "control": format!("{base}{CONTROL_PREFIX}"),
         "client_id": CLIENT_ID,
         "client_secret": CLIENT_SECRET,
         "scope": VDM_SCOPES,
+        "model_api_key": MODEL_API_KEY,
     })
 }
 
@@ -333,6 +344,12 @@ impl RunningSandbox {
     /// Base URL for the Lithuanian connector (`…/lt`; it appends `/datasets/gov/...`).
     pub fn lt_base_url(&self) -> String {
         format!("{}{LT_PREFIX}", self.base_url)
+    }
+
+    /// Base URL for the language model's Anthropic Messages client (`…/anthropic`; it
+    /// appends `/v1/messages`).
+    pub fn model_base_url(&self) -> String {
+        format!("{}{MODEL_PREFIX}", self.base_url)
     }
 
     /// Control API root (`…/control`).

@@ -2,6 +2,7 @@
 
 use crate::data::Dataset;
 use crate::faults::FaultInjector;
+use crate::model::ModelState;
 use crate::util::lock;
 use crate::SandboxConfig;
 use std::collections::HashMap;
@@ -36,6 +37,8 @@ pub(crate) struct SandboxState {
     /// Mail handed to the sandbox's mailbox (the demo's and the tests' mail server), oldest
     /// first.
     pub mailbox: Mutex<Vec<MailboxMessage>>,
+    /// The language model's script and the requests it received.
+    pub model: ModelState,
 }
 
 impl SandboxState {
@@ -46,9 +49,10 @@ impl SandboxState {
             require_scb_api_id: config.require_scb_api_id,
             initial: config.dataset.clone(),
             data: RwLock::new(config.dataset.clone()),
-            faults: FaultInjector::new(config.timeout_hold, shutdown),
+            faults: FaultInjector::new(config.timeout_hold, shutdown.clone()),
             tokens: Mutex::new(HashMap::new()),
             mailbox: Mutex::new(Vec::new()),
+            model: ModelState::new(shutdown),
         }
     }
 
@@ -60,11 +64,13 @@ impl SandboxState {
         self.data.write().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Data set and faults back to the start; the call log emptied. Tokens stay valid.
+    /// Data set and faults back to the start; the call log, the model's script and its
+    /// recorded requests emptied. Tokens stay valid.
     pub fn reset(&self) {
         *self.write() = self.initial.clone();
         self.faults.disarm_all();
         self.faults.clear_calls();
+        self.model.reset();
     }
 
     /// Forgets every issued token.

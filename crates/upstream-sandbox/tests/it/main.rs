@@ -4,6 +4,7 @@ mod common;
 mod control;
 mod faults;
 mod lt;
+mod model;
 mod samples;
 mod scb;
 mod ssbtgu;

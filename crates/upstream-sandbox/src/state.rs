@@ -2,7 +2,7 @@
 
 use crate::data::Dataset;
 use crate::faults::FaultInjector;
-use crate::model::ModelState;
+use crate::model::script::ModelState;
 use crate::util::lock;
 use crate::SandboxConfig;
 use std::collections::HashMap;

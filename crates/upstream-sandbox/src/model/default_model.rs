@@ -18,7 +18,7 @@
 //!
 //! The argument names are those of idreg's MCP tools (`OrgnrArgs`, `PersonRefArgs`).
 
-use super::Part;
+use super::script::Part;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 

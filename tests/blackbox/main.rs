@@ -3,6 +3,7 @@
 
 mod admin;
 mod agent_connections;
+mod assistant;
 mod client_text;
 mod companies;
 mod contract;

@@ -4,7 +4,9 @@
 //! admin in through the sandbox's mailbox (and finds the used link refused), makes a grant and
 //! uses its credentials against the REST API, rotates the secret and sees the old one fail,
 //! reads the screening check, proposes a whitelist entry that its maker cannot approve and a
-//! second user approves on a phone-sized screen, and reads usage, the audit log and users;
+//! second user approves on a phone-sized screen, asks the assistant about a company and reads
+//! the streamed answer (the page's own content security policy enforced: its one script runs),
+//! and reads usage, the audit log and users;
 //! a screenshot of each page goes to `target/portal-screenshots/<store>/`, and each page shown
 //! is checked by axe-core against WCAG 2.1 A and AA (labels, names, contrast, landmarks).
 //!
@@ -53,7 +55,14 @@ async fn the_portal_works_in_a_real_browser() {
         return;
     };
     let (app, _, _) = ready().await;
-    let tenant = app.provision("kyb:read", "SE", "SE").await.tenant_id;
+    // The operator's grant (kyb:read): the one the assistant's conversation runs under.
+    let consumer = app.provision("kyb:read", "SE", "SE").await;
+    let tenant = consumer.tenant_id.clone();
+    let orgnr = upstream_sandbox::Dataset::standard()
+        .active_ab_with_reports(1)
+        .expect("an active company")
+        .orgnr10()
+        .to_owned();
     let (admin, member) = ("lead@example.se", "reviewer@example.se");
     for (email, role) in [(admin, "admin"), (member, "member")] {
         app.app
@@ -85,6 +94,8 @@ async fn the_portal_works_in_a_real_browser() {
         .env("ADMIN_EMAIL", admin)
         .env("MEMBER_EMAIL", member)
         .env("LISTED_NAME", LISTED_NAME)
+        .env("ASSISTANT_GRANT", &consumer.grant_id)
+        .env("ORGNR", &orgnr)
         .output();
     let out = tokio::time::timeout(std::time::Duration::from_secs(240), run)
         .await
@@ -151,9 +162,18 @@ async fn the_portal_works_in_a_real_browser() {
         vec![(m.clone(), "allowed".into()), (a.clone(), "allowed".into())]
     );
     assert_eq!(portal_rows("portal.sign_out"), vec![(a, "allowed".into())]);
-    assert!(rows
+    // A portal action and the assistant's calls name the portal user; a grant's own
+    // requests do not. The assistant's name the conversation too.
+    assert!(rows.iter().all(|r| {
+        (r.surface == "portal" || r.surface == "assistant") == r.portal_user_id.is_some()
+    }));
+    let assistant_rows: Vec<_> = rows.iter().filter(|r| r.surface == "assistant").collect();
+    assert!(assistant_rows
         .iter()
-        .all(|r| (r.surface == "portal") == r.portal_user_id.is_some()));
+        .any(|r| r.tool.as_deref() == Some("get_company_profile")));
+    assert!(assistant_rows
+        .iter()
+        .all(|r| r.conversation_id.is_some() && r.portal_user_id == Some(id_of(admin))));
     let grant_rows: Vec<&str> = rows
         .iter()
         .filter(|r| r.grant_id.as_deref() == done["grant_id"].as_str() && r.surface == "rest")

@@ -6,7 +6,8 @@
 // Environment: PORTAL_URL, API_URL, MAILBOX_URL (the sandbox's mailbox: JSON, or a page for a
 // browser, whose link the script follows), CHROMIUM (the
 // browser's path), SHOTS (where the screenshots go), ADMIN_EMAIL, MEMBER_EMAIL, LISTED_NAME
-// (a name on the imported list).
+// (a name on the imported list), ASSISTANT_GRANT (a grant reading companies) and ORGNR (an
+// active company the sandbox serves).
 //
 // Each step asserts what a person would see; any failure exits non-zero with the reason. Every
 // page screenshotted is also checked by axe-core against WCAG 2.1 A and AA (labels, names,
@@ -31,6 +32,8 @@ const SHOTS = env("SHOTS");
 const ADMIN = env("ADMIN_EMAIL");
 const MEMBER = env("MEMBER_EMAIL");
 const LISTED = env("LISTED_NAME");
+const ASSISTANT_GRANT = env("ASSISTANT_GRANT");
+const ORGNR = env("ORGNR");
 mkdirSync(SHOTS, { recursive: true });
 
 const browser = await chromium.launch({
@@ -244,6 +247,38 @@ await screenshot(page, "audit");
 await page.getByRole("link", { name: "Users" }).click();
 assert.equal(await page.locator("#users tbody tr").count(), 2);
 await screenshot(page, "users");
+
+// 6b. The assistant: a question whose answer streams in, with the tool it called and the
+//     evidence it cites. Asked in a context that enforces the page's own content security
+//     policy (the other pages are checked with it bypassed, to inject axe-core), so the
+//     page's one script is proven to run under it; then the kept conversation is
+//     axe-checked.
+const strict = await browser.newContext();
+await strict.addCookies(await page.context().cookies());
+const ask = await strict.newPage();
+const blocked = [];
+ask.on("console", (m) => { if (/Content Security Policy/i.test(m.text())) blocked.push(m.text()); });
+await ask.goto(`${PORTAL}/assistant`);
+await ask.getByLabel("Under the grant").selectOption(ASSISTANT_GRANT);
+await ask.getByRole("button", { name: "New conversation" }).click();
+await ask.waitForURL(/\/assistant\?c=cv_/);
+const conversationUrl = ask.url();
+await ask.getByLabel("Your question").fill(`Is ${ORGNR} still active?`);
+await ask.getByRole("button", { name: "Ask" }).click();
+await ask.locator("#status", { hasText: "Answered." }).waitFor({ timeout: 30000 });
+assert.equal(ask.url(), conversationUrl, "the answer streamed in: the page did not reload");
+assert.equal(await ask.locator("#transcript").getAttribute("aria-busy"), "false");
+const said = await ask.locator("#transcript").innerText();
+assert.match(said, /Asked get_company_profile/);
+assert.match(said, /Evidence: call_/);
+assert.deepEqual(blocked, [], "the page's policy blocks nothing it serves");
+await strict.close();
+await page.goto(conversationUrl);
+assert.match(await page.locator("#transcript").innerText(), /get_company_profile/);
+await screenshot(page, "assistant");
+await member.page.getByRole("link", { name: "Assistant" }).click();
+assert.equal(await member.page.getByLabel("Under the grant").count(), 1);
+await screenshot(member.page, "assistant-member-phone");
 
 // 7. Keyboard: the skip link is the first stop and leads to the content.
 await page.keyboard.press("Tab");

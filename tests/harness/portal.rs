@@ -20,6 +20,56 @@ pub fn link_in(mail_text: &str) -> &str {
         .expect("a sign-in link in the mail")
 }
 
+/// A person signed in to the portal: their browser (cookies kept) and the session's CSRF
+/// token.
+pub struct SignedIn {
+    pub http: reqwest::Client,
+    pub csrf: String,
+    pub portal: String,
+}
+
+/// Makes a portal user of `tenant` with `role` and signs them in as a browser does: the
+/// link asked for, read from the sandbox's mailbox, redeemed.
+pub async fn sign_in(app: &crate::TestApp, tenant: &str, email: &str, role: &str) -> SignedIn {
+    app.app
+        .services
+        .portal_admin
+        .create_user(tenant, email, role, None)
+        .await
+        .expect("a portal user");
+    let http = browser();
+    let portal = app.portal_url.clone();
+    let asked = http
+        .post(format!("{portal}/sign-in"))
+        .form(&[("email", email)])
+        .send()
+        .await
+        .expect("sign-in asked");
+    assert_eq!(asked.status(), 200);
+    let mail = app.sandbox().mailbox(email);
+    let link = link_in(&mail.last().expect("a mail").text).to_owned();
+    let done = http
+        .post(format!("{portal}/sign-in/complete"))
+        .form(&[("link", link)])
+        .send()
+        .await
+        .expect("sign-in completed");
+    assert_eq!(done.status(), 303);
+    let me: serde_json::Value = http
+        .get(format!("{portal}/v1/portal/session"))
+        .send()
+        .await
+        .expect("the session")
+        .json()
+        .await
+        .expect("the session's JSON");
+    SignedIn {
+        http,
+        csrf: me["csrf_token"].as_str().expect("a CSRF token").to_owned(),
+        portal,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

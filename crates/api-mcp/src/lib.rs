@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod args;
+pub mod assistant;
 mod era;
 mod jsonrpc;
 mod schema;

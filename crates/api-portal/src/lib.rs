@@ -8,6 +8,8 @@ use domain::portal::sign_in::{LINK_LIFETIME, SESSION_LIFETIME};
 use domain::{ErrorCode, Failure};
 use serde_json::{json, Value};
 
+pub mod assistant;
+mod assistant_page;
 mod connect;
 mod page;
 mod pages;
@@ -44,6 +46,8 @@ impl PortalOrigin {
 /// 404.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     pages::configure(cfg);
+    assistant::configure(cfg);
+    assistant_page::configure(cfg);
     cfg.route("/v1/portal/sign-in", web::post().to(sign_in))
         .route("/v1/portal/sign-in/complete", web::post().to(complete))
         .route("/v1/portal/session", web::get().to(session))

@@ -18,6 +18,33 @@ use domain::{ErrorCode, Failure};
 /// `no-referrer` a browser sends `Origin: null` on the portal's own form posts, which the
 /// origin check refuses), no framing, nothing run but the page.
 pub(crate) fn page(status: StatusCode, body: Result<String, askama::Error>) -> HttpResponse {
+    with_policy(
+        status,
+        body,
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; \
+         frame-ancestors 'none'; base-uri 'none'",
+    )
+}
+
+/// The one page that runs a script (the Assistant's): as [`page`], and its own script from
+/// the portal's origin, which may fetch from that origin alone.
+pub(crate) fn page_with_script(
+    status: StatusCode,
+    body: Result<String, askama::Error>,
+) -> HttpResponse {
+    with_policy(
+        status,
+        body,
+        "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; \
+         connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    )
+}
+
+fn with_policy(
+    status: StatusCode,
+    body: Result<String, askama::Error>,
+    policy: &'static str,
+) -> HttpResponse {
     let body = match body {
         Ok(b) => b,
         Err(e) => {
@@ -33,11 +60,7 @@ pub(crate) fn page(status: StatusCode, body: Result<String, askama::Error>) -> H
         .insert_header((header::REFERRER_POLICY, "same-origin"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((header::X_FRAME_OPTIONS, "DENY"))
-        .insert_header((
-            header::CONTENT_SECURITY_POLICY,
-            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; \
-             frame-ancestors 'none'; base-uri 'none'",
-        ))
+        .insert_header((header::CONTENT_SECURITY_POLICY, policy))
         .body(body)
 }
 

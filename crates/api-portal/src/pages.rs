@@ -453,11 +453,21 @@ async fn usage(req: HttpRequest, services: AppServices) -> HttpResponse {
         Ok(test) => test,
         Err(f) => return problem(&f, Some(&caller), "/usage"),
     };
+    // The assistant's model calls are the tenant's (whichever grant a conversation runs
+    // under): shown with the live figures.
+    let assistant_calls = match crate::assistant::assistant(&req) {
+        Ok(a) if !test => match a.calls_today(&caller).await {
+            Ok(calls) => calls,
+            Err(f) => return problem(&f, Some(&caller), "/usage"),
+        },
+        _ => None,
+    };
     match services.portal_console.usage(&caller, test).await {
         Ok(None) => render(&UsagePage {
             title: "Usage",
             nav: Some(nav(&caller)),
             test,
+            assistant_calls,
             report: None,
         }),
         Ok(Some(report)) => {
@@ -467,6 +477,7 @@ async fn usage(req: HttpRequest, services: AppServices) -> HttpResponse {
                 title: "Usage",
                 nav: Some(nav(&caller)),
                 test,
+                assistant_calls,
                 report: Some(UsageFigures {
                     day: t.day.to_string(),
                     time_zone: t.time_zone,
@@ -632,8 +643,15 @@ async fn audit(req: HttpRequest, services: AppServices) -> HttpResponse {
                     Some(id) => shown_by_address(&users, id),
                     None => e.grant_id.clone().unwrap_or_default(),
                 },
-                surface: e.surface.clone(),
-                route: format!("{} {}", e.method, e.route),
+                // The assistant's rows name their conversation; a tool call its tool.
+                surface: match &e.conversation_id {
+                    Some(c) => format!("{} ({c})", e.surface),
+                    None => e.surface.clone(),
+                },
+                route: match &e.tool {
+                    Some(tool) => format!("{} {} tool {tool}", e.method, e.route),
+                    None => format!("{} {}", e.method, e.route),
+                },
                 status: e.status,
                 outcome: e.outcome.clone(),
                 code: e.error_code.clone().unwrap_or_default(),

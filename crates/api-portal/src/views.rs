@@ -147,6 +147,8 @@ pub struct UsagePage {
     pub nav: Option<Nav>,
     /// The test twin's figures rather than the live tenant's.
     pub test: bool,
+    /// The tenant's assistant model calls today and its allowance (live mode, assistant on).
+    pub assistant_calls: Option<(u32, u32)>,
     /// `None`: test mode was asked and no test-mode grant was ever made.
     pub report: Option<UsageFigures>,
 }
@@ -404,4 +406,54 @@ mod chart_tests {
             .all(|b| b.on_demand_h + b.monitoring_h == 0));
         assert_eq!(idle.summary, "No paid calls in the last 30 days");
     }
+}
+
+/// A grant a conversation may run under, as the Assistant page offers it.
+pub struct AssistantGrant {
+    pub id: String,
+    pub label: String,
+}
+
+/// One of the person's conversations in the page's list.
+pub struct ConversationItem {
+    pub id: String,
+    pub title: String,
+    pub updated: String,
+    pub current: bool,
+}
+
+/// One piece of a turn as the page shows it: `text`, `tool_call` (the tool's name) or
+/// `tool_result` (its summary or refusal; `state` is `ok` or `failed`).
+pub struct BlockView {
+    pub kind: &'static str,
+    pub text: String,
+    pub state: &'static str,
+}
+
+pub struct TurnView {
+    /// `user`, `assistant`, or `tools` (the results of the tools the assistant called).
+    pub role: &'static str,
+    /// Who spoke, as the page says it.
+    pub label: &'static str,
+    pub blocks: Vec<BlockView>,
+}
+
+pub struct OpenConversation {
+    pub id: String,
+    pub title: String,
+    pub grant_id: String,
+    pub turns: Vec<TurnView>,
+}
+
+#[derive(Template)]
+#[template(path = "assistant.html")]
+pub struct AssistantPage {
+    pub title: &'static str,
+    pub nav: Option<Nav>,
+    pub csrf: String,
+    pub enabled: bool,
+    pub model: String,
+    pub grants: Vec<AssistantGrant>,
+    pub conversations: Vec<ConversationItem>,
+    pub open: Option<OpenConversation>,
 }

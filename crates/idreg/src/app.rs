@@ -26,6 +26,8 @@ pub struct App {
     /// Where the API sends a person to consent to an agent's connection: the portal, once
     /// this process serves one.
     pub consent: api_core::oauth::ConsentPage,
+    /// The portal assistant (off without a model).
+    pub assistant: Arc<domain::assistant::service::AssistantService>,
 }
 
 impl App {
@@ -204,7 +206,35 @@ impl App {
                 detail: mail_note,
             }],
         };
+        let gate = Arc::new(domain::access::gate::Gate {
+            authority: ports.tokens.clone(),
+            grants: ports.grants.clone(),
+            audit: ports.audit.clone(),
+            clock: ports.clock.clone(),
+        });
+        let (tenants, grants, clock) = (
+            ports.tenants.clone(),
+            ports.grants.clone(),
+            ports.clock.clone(),
+        );
         let services = Arc::new(Services::new(ports, settings));
+        let assistant = Arc::new(domain::assistant::service::AssistantService {
+            model: assistant_model(&config, upstreams.sandbox.as_ref())?,
+            tools: Arc::new(api_mcp::assistant::AssistantToolLayer::new(
+                services.clone(),
+            )),
+            store: stored.conversations,
+            vault: Arc::new(keys.vault()),
+            tenants,
+            grants,
+            gate,
+            clock,
+            settings: domain::assistant::bounds::AssistantSettings {
+                daily_calls: config.assistant.daily_calls,
+                retention: chrono::Duration::days(i64::from(config.assistant.retention_days)),
+                ..Default::default()
+            },
+        });
         Ok(App {
             config,
             store,
@@ -212,6 +242,7 @@ impl App {
             meter,
             sandbox: upstreams.sandbox,
             consent: Default::default(),
+            assistant,
         })
     }
 
@@ -262,10 +293,12 @@ impl App {
         self.consent.set(origin.as_str());
         let services = web::Data::new(self.services.clone());
         let origin = web::Data::new(origin);
+        let assistant = web::Data::new(self.assistant.clone());
         let server = HttpServer::new(move || {
             ActixApp::new()
                 .app_data(services.clone())
                 .app_data(origin.clone())
+                .app_data(assistant.clone())
                 .wrap(middleware::from_fn(api_core::request_context_middleware))
                 .configure(api_portal::configure)
                 .default_service(web::to(api_portal::not_found))
@@ -309,6 +342,7 @@ impl App {
             return None;
         }
         let services = self.services.clone();
+        let assistant = self.assistant.clone();
         let batch = self.config.scheduler_batch;
         Some(tokio::spawn(async move {
             loop {
@@ -366,6 +400,12 @@ impl App {
                     Ok(purged) => tracing::info!(purged, "webhook delivery log trimmed"),
                     Err(e) => tracing::warn!(error = %e.message, "webhook delivery purge failed"),
                 }
+                // Assistant conversations past their retention are deleted.
+                match assistant.purge().await {
+                    Ok(0) => {}
+                    Ok(purged) => tracing::info!(purged, "assistant conversations purged"),
+                    Err(e) => tracing::warn!(error = %e.message, "assistant purge failed"),
+                }
                 // Idempotency keys past their 24 hours are forgotten.
                 match services.idempotency.purge_expired(batch).await {
                     Ok(0) => {}
@@ -412,6 +452,38 @@ impl App {
             }
         }))
     }
+}
+
+/// The portal assistant's model: the configured endpoint; else, in a process running on the
+/// upstream sandbox (the demo, `serve --sandbox`, tests), the sandbox's model; else none
+/// (the assistant is off and says so).
+fn assistant_model(
+    config: &Config,
+    sandbox: Option<&upstream_sandbox::RunningSandbox>,
+) -> anyhow::Result<Option<Arc<dyn domain::assistant::ports::LanguageModel>>> {
+    let a = &config.assistant;
+    let llm = match (&a.url, sandbox.filter(|_| config.sandbox)) {
+        (Some(url), _) => {
+            let protocol: adapters_llm::Protocol = a
+                .protocol
+                .parse()
+                .map_err(|e: String| anyhow::anyhow!("IDREG_ASSISTANT_PROTOCOL: {e}"))?;
+            let model = a.model.clone().context(
+                "IDREG_ASSISTANT_MODEL (the model's name) is required with IDREG_ASSISTANT_URL",
+            )?;
+            adapters_llm::LlmConfig::new(protocol, url.clone(), model, a.key.clone())
+        }
+        (None, Some(sandbox)) => adapters_llm::LlmConfig::new(
+            adapters_llm::Protocol::Anthropic,
+            sandbox.model_base_url(),
+            "sandbox-model",
+            Some(upstream_sandbox::MODEL_API_KEY.to_owned()),
+        ),
+        (None, None) => return Ok(None),
+    };
+    adapters_llm::model(llm)
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("the assistant's model: {e}"))
 }
 
 /// The portal's origin: the configured URL, else a loopback listener's own address.

@@ -34,6 +34,12 @@
 //! | `IDREG_WEBHOOK_ALLOW_LOOPBACK` | `webhook_allow_loopback` | `off` (`on` in `idreg demo`): endpoints may name a loopback host, plain http to it included |
 //! | `IDREG_OAUTH_DOCUMENTS_ALLOW_LOOPBACK` | `oauth_documents_allow_loopback` | `off`: client metadata documents on loopback addresses are refused (tests turn it on) |
 //! | `IDREG_OAUTH_DOCUMENTS_CA_FILE` | `oauth_documents_ca_file` | none: a PEM certificate trusted beside the system's when reading client metadata documents (a test's own CA) |
+//! | `IDREG_ASSISTANT_PROTOCOL` | `assistant_protocol` | `anthropic` (the Messages API), or `openai` (chat completions): how the portal assistant's model is spoken to |
+//! | `IDREG_ASSISTANT_URL`  | `assistant_url`      | none: no portal assistant (the demo and `serve --sandbox`: the sandbox's model). The model endpoint's base, `https://api.anthropic.com`, `http://127.0.0.1:11434` (Ollama) |
+//! | `IDREG_ASSISTANT_MODEL` | `assistant_model`   | none (required with `IDREG_ASSISTANT_URL`): the model's name |
+//! | `IDREG_ASSISTANT_KEY`  | `assistant_key`      | none: the model endpoint's API key (give it as `IDREG_ASSISTANT_KEY_FILE`) |
+//! | `IDREG_ASSISTANT_DAILY_CALLS` | `assistant_daily_calls` | `200`: model calls a tenant's assistant may make a day |
+//! | `IDREG_ASSISTANT_RETENTION_DAYS` | `assistant_retention_days` | `30`: days a conversation is kept after it was last used |
 //! | `IDREG_WEBHOOK_RETRY_SECONDS` | `webhook_retry_seconds` | `5,300,1800,7200,18000,36000` (the last repeats) |
 //! | `IDREG_WEBHOOK_DISABLE_AFTER_HOURS` | `webhook_disable_after_hours` | `120` (5 days of failing) |
 
@@ -120,6 +126,46 @@ pub struct Config {
     pub lists_interval_hours: u64,
     /// Serve test-mode grants from the upstream sandbox started in this process.
     pub test_mode: bool,
+    /// The portal assistant's model and bounds.
+    pub assistant: AssistantConfig,
+}
+
+/// The portal assistant's model (none: the assistant is off, unless the process runs on
+/// the sandbox, whose model it then uses) and its bounds.
+#[derive(Clone)]
+pub struct AssistantConfig {
+    pub protocol: String,
+    pub url: Option<String>,
+    pub model: Option<String>,
+    pub key: Option<String>,
+    pub daily_calls: u32,
+    pub retention_days: u32,
+}
+
+impl Default for AssistantConfig {
+    fn default() -> Self {
+        AssistantConfig {
+            protocol: "anthropic".to_owned(),
+            url: None,
+            model: None,
+            key: None,
+            daily_calls: domain::assistant::bounds::DEFAULT_DAILY_CALLS,
+            retention_days: domain::assistant::bounds::default_retention().num_days() as u32,
+        }
+    }
+}
+
+impl std::fmt::Debug for AssistantConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AssistantConfig")
+            .field("protocol", &self.protocol)
+            .field("url", &self.url)
+            .field("model", &self.model)
+            .field("key", &self.key.as_ref().map(|_| "<redacted>"))
+            .field("daily_calls", &self.daily_calls)
+            .field("retention_days", &self.retention_days)
+            .finish()
+    }
 }
 
 impl std::fmt::Debug for Config {
@@ -188,6 +234,7 @@ impl Default for Config {
             lists: Vec::new(),
             lists_interval_hours: crate::list_schedule::DEFAULT_INTERVAL_HOURS,
             test_mode: false,
+            assistant: AssistantConfig::default(),
         }
     }
 }
@@ -226,6 +273,12 @@ struct FileConfig {
     lists_urls: Option<String>,
     lists_interval_hours: Option<u64>,
     test_mode: Option<bool>,
+    assistant_protocol: Option<String>,
+    assistant_url: Option<String>,
+    assistant_model: Option<String>,
+    assistant_key: Option<String>,
+    assistant_daily_calls: Option<u32>,
+    assistant_retention_days: Option<u32>,
     /// The countries' tables (`[se]`, `[lt]`, ...): every other top-level key; checked
     /// against the compiled-in countries and their settings.
     #[serde(flatten)]
@@ -347,6 +400,28 @@ impl Config {
         if let Some(v) = var("IDREG_OAUTH_DOCUMENTS_CA_FILE")? {
             config.oauth_documents_ca_file = Some(PathBuf::from(v));
         }
+        if let Some(v) = var("IDREG_ASSISTANT_PROTOCOL")? {
+            config.assistant.protocol = v;
+        }
+        if let Some(v) = var("IDREG_ASSISTANT_URL")? {
+            config.assistant.url = Some(v).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = var("IDREG_ASSISTANT_MODEL")? {
+            config.assistant.model = Some(v).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = var("IDREG_ASSISTANT_KEY")? {
+            config.assistant.key = Some(v).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = var("IDREG_ASSISTANT_DAILY_CALLS")? {
+            config.assistant.daily_calls = v
+                .parse()
+                .context("IDREG_ASSISTANT_DAILY_CALLS must be a whole number")?;
+        }
+        if let Some(v) = var("IDREG_ASSISTANT_RETENTION_DAYS")? {
+            config.assistant.retention_days = v
+                .parse()
+                .context("IDREG_ASSISTANT_RETENTION_DAYS must be a whole number")?;
+        }
         if let Some(v) = var("IDREG_WEBHOOK_RETRY_SECONDS")? {
             config.webhook_schedule.delays = retry_delays(&v)?;
         }
@@ -459,6 +534,24 @@ impl Config {
         }
         if let Some(v) = file.oauth_documents_allow_loopback {
             self.oauth_documents_allow_loopback = v;
+        }
+        if let Some(v) = file.assistant_protocol {
+            self.assistant.protocol = v;
+        }
+        if let Some(v) = file.assistant_url {
+            self.assistant.url = Some(v).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = file.assistant_model {
+            self.assistant.model = Some(v).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = file.assistant_key {
+            self.assistant.key = Some(v).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = file.assistant_daily_calls {
+            self.assistant.daily_calls = v;
+        }
+        if let Some(v) = file.assistant_retention_days {
+            self.assistant.retention_days = v;
         }
         if let Some(v) = file.oauth_documents_ca_file {
             self.oauth_documents_ca_file = Some(v);

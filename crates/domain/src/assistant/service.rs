@@ -358,6 +358,24 @@ impl AssistantService {
         }
     }
 
+    /// The model calls the person's tenant made today and its daily allowance, or `None`
+    /// when the assistant is off.
+    pub async fn calls_today(&self, caller: &PortalCaller) -> Result<Option<(u32, u32)>, Failure> {
+        if self.model.is_none() {
+            return Ok(None);
+        }
+        let day = budget_day(self.clock.now());
+        let used = self
+            .store
+            .model_calls(&caller.session.tenant_id, day, day)
+            .await
+            .map_err(Failure::internal)?
+            .into_iter()
+            .map(|(_, n)| n)
+            .sum();
+        Ok(Some((used, self.settings.daily_calls)))
+    }
+
     /// Deletes the conversations last used longer ago than the retention; how many.
     pub async fn purge(&self) -> Result<u64, Failure> {
         let before = self.clock.now() - self.settings.retention;
@@ -510,7 +528,7 @@ impl AssistantService {
             let day = budget_day(self.clock.now());
             match self
                 .store
-                .spend_model_call(&caller.tenant_id, day, self.settings.daily_calls)
+                .spend_model_call(&tenant, day, self.settings.daily_calls)
                 .await
             {
                 Ok(Allowance::Spent { left }) => calls_left = Some(left),

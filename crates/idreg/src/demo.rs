@@ -357,6 +357,12 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
         DEMO_PORTAL_USERS[1].0,
         control.as_deref().unwrap_or("<sandbox control>"),
     );
+    if let Some(model) = app.assistant.model_name() {
+        println!(
+            "portal assistant: {}/assistant (model {model}): pick the demo grant and ask, e.g. \"Is 5560021361 still active?\"",
+            portal.base_url(),
+        );
+    }
     let screening = screening_demonstration(&server.base_url(), &credentials, &screening).await;
     println!(
         "{}",

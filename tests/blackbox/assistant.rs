@@ -270,11 +270,22 @@ async fn a_model_tool_call_holding_a_raw_number_is_refused_and_nothing_is_looked
         spar_before,
         "nothing looked up"
     );
-    // The model was told, in the tool's result, to use a reference.
+    // The model was told, in the tool's result, to use a reference; the number it wrote is
+    // withheld from what it is sent back, from the stream and from the store.
     let requests = app.sandbox().model_requests();
     let told = requests.last().unwrap().to_string();
     assert!(told.contains("identifier_in_argument"), "{told}");
     assert!(told.contains("identifier_ref"), "{told}");
+    for r in &requests {
+        assert!(!holds_personal_number(&r.to_string()), "{r}");
+    }
+    let call = named(&events, "tool_call");
+    assert!(!holds_personal_number(&call[0].data.to_string()));
+    let dump = app.db.dump_text().await;
+    let n = persons::ORDINARY;
+    for written in [n.to_owned(), n[2..].to_owned()] {
+        assert!(!dump.contains(&written), "the store holds the number");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -98,6 +98,24 @@ pub fn replace(
     Ok(out)
 }
 
+/// What stands, in a kept or shown text, for a number the model wrote itself.
+pub const WITHHELD: &str = "[a personal identity number, withheld]";
+
+/// `text` with every number shaped like a personal identity number replaced by
+/// [`WITHHELD`]: a model is never sent one, but what it writes is kept, shown and sent back
+/// to it only so.
+pub fn withhold(text: &str) -> String {
+    let spans = personal_number_spans(text);
+    if spans.is_empty() {
+        return text.to_owned();
+    }
+    let mut out = text.to_owned();
+    for span in spans.iter().rev() {
+        out.replace_range(span.range.clone(), WITHHELD);
+    }
+    out
+}
+
 /// The words the model gets in a resolved number's place.
 pub fn reference(identifier_ref: &str, subject_id: &str) -> String {
     format!("[person: identifier_ref {identifier_ref}, subject_id {subject_id}]")
@@ -139,6 +157,14 @@ mod tests {
         let err = personal_numbers("check 19570413-3107 please", today()).unwrap_err();
         assert_eq!(err.code, ErrorCode::IdentifierInArgument);
         assert!(!err.message.contains("3107"));
+    }
+
+    #[test]
+    fn a_number_the_model_wrote_is_withheld() {
+        let t = withhold("the person 19570413-3106 and 5560021361");
+        assert_eq!(t, format!("the person {WITHHELD} and 5560021361"));
+        assert!(!holds_personal_number(&t));
+        assert_eq!(withhold("nothing here"), "nothing here");
     }
 
     #[test]

@@ -566,10 +566,12 @@ impl AssistantService {
                     _ => None,
                 })
                 .collect();
+            // What the model wrote is kept, and sent back to it, with any number shaped like
+            // a personal identity number withheld (it was never sent one).
             if !blocks.is_empty() {
                 said.push(Turn {
                     role: Role::Assistant,
-                    blocks,
+                    blocks: blocks.into_iter().map(withheld).collect(),
                 });
             }
             if uses.is_empty() {
@@ -587,7 +589,7 @@ impl AssistantService {
                 sink.event(AssistantEvent::ToolCall {
                     id: id.clone(),
                     name: name.clone(),
-                    input: input.clone(),
+                    input: scan::withhold(&input),
                 });
                 let outcome = if cut_off {
                     Err(Failure::bad_request(
@@ -780,6 +782,20 @@ impl ModelSink for Relay {
         if let ModelEvent::Text(t) = event {
             self.sink.event(AssistantEvent::Text(t));
         }
+    }
+}
+
+/// A block the model wrote, with any personal number in it withheld
+/// ([`scan::withhold`]).
+fn withheld(block: Block) -> Block {
+    match block {
+        Block::Text(t) => Block::Text(scan::withhold(&t)),
+        Block::ToolUse { id, name, input } => Block::ToolUse {
+            id,
+            name,
+            input: scan::withhold(&input),
+        },
+        other => other,
     }
 }
 

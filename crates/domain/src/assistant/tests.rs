@@ -563,6 +563,13 @@ async fn a_tool_call_with_a_raw_number_is_refused_and_the_model_is_told() {
         &last.blocks[0],
         Block::ToolResult { is_error: true, content, .. } if content.contains("identifier_in_argument")
     ));
+    // The number the model wrote is withheld from what is sent back to it, kept and shown.
+    assert!(!holds_personal_number(&format!("{:?}", second.turns)));
+    assert!(!holds_personal_number(&w.stored_text()));
+    assert!(events.iter().all(|e| match e {
+        AssistantEvent::ToolCall { input, .. } => !holds_personal_number(input),
+        _ => true,
+    }));
     // Audited as a refused tool call of the person, in the conversation.
     let rows = w.audit.lock().unwrap();
     let row = rows

@@ -11,6 +11,8 @@
 //!   playwright-core (`tests/browser`, `npm ci` too), its screenshots kept under
 //!   `target/portal-screenshots/`. The run is strict (`IDREG_TEST_STRICT=1`): a test whose
 //!   prerequisite is missing fails instead of skipping. Ends with one summary line.
+//! - `docs`: every path and code name `ARCHITECTURE.md` and the READMEs write in backticks
+//!   exists in the repository (see [`docs`]); `test` runs it first.
 //! - `contract check|bless`: the interface snapshot under `contract/` and its version gate
 //!   (see [`contract`]).
 //! - `bench`: the request path under load (cached company read, an MCP tool call, the token
@@ -26,6 +28,7 @@
 
 mod bench;
 mod contract;
+mod docs;
 mod fuzz;
 
 use anyhow::{bail, Context, Result};
@@ -42,9 +45,10 @@ fn main() -> Result<()> {
         Some("bench") => bench::main(&root(), &args[1..]),
         Some("fuzz") => fuzz::main(&root(), &args[1..]),
         Some("eval") => eval(),
+        Some("docs") => docs::main(&root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask test [-- <cargo test args>] | contract check|bless | bench [options] | fuzz [--seconds N] [--target NAME]... | eval"
+                "usage: cargo xtask test [-- <cargo test args>] | contract check|bless | docs | bench [options] | fuzz [--seconds N] [--target NAME]... | eval"
             );
             std::process::exit(2);
         }
@@ -85,6 +89,25 @@ fn test(extra: &[String]) -> Result<()> {
     ensure_postgres()?;
     let mut tally = Tally::default();
     let mut failures: Vec<String> = Vec::new();
+
+    // The map first (quick): every path and code name it and the READMEs mention exists.
+    match docs::check(&root()) {
+        Ok(problems) if problems.is_empty() => tally.passed += 1,
+        Ok(problems) => {
+            for p in &problems {
+                eprintln!("docs: {p}");
+            }
+            tally.failed += 1;
+            failures.push(format!(
+                "the map: {} name(s) in ARCHITECTURE.md or a README do not exist",
+                problems.len()
+            ));
+        }
+        Err(e) => {
+            tally.failed += 1;
+            failures.push(format!("the map's check: {e:#}"));
+        }
+    }
 
     // The Python clients first: the black-box suite runs the MCP SDK client through them.
     let python = match python_venv(PYTHON_CLIENTS) {

@@ -33,36 +33,11 @@ impl Browser {
     }
 
     async fn sign_in_as(app: &TestApp, email: &str) -> Browser {
-        let http = blackbox::portal::browser();
-        let portal = app.portal_url.clone();
-        let asked = http
-            .post(format!("{portal}/sign-in"))
-            .form(&[("email", email)])
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(asked.status(), 200);
-        let mail = app.sandbox().mailbox(email);
-        let link = blackbox::portal::link_in(&mail.last().expect("a mail").text);
-        let done = http
-            .post(format!("{portal}/sign-in/complete"))
-            .form(&[("link", link)])
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(done.status(), 303);
-        let me: serde_json::Value = http
-            .get(format!("{portal}/v1/portal/session"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let s = blackbox::portal::sign_in_as(app, email).await;
         Browser {
-            http,
-            csrf: me["csrf_token"].as_str().unwrap().to_owned(),
-            portal,
+            http: s.http,
+            csrf: s.csrf,
+            portal: s.portal,
         }
     }
 

@@ -29,7 +29,7 @@ pub struct SignedIn {
 }
 
 /// Makes a portal user of `tenant` with `role` and signs them in as a browser does: the
-/// link asked for, read from the sandbox's mailbox, redeemed.
+/// link asked for, read from the sandbox's mailbox, redeemed ([`sign_in_as`]).
 pub async fn sign_in(app: &crate::TestApp, tenant: &str, email: &str, role: &str) -> SignedIn {
     app.app
         .services
@@ -37,6 +37,11 @@ pub async fn sign_in(app: &crate::TestApp, tenant: &str, email: &str, role: &str
         .create_user(tenant, email, role, None)
         .await
         .expect("a portal user");
+    sign_in_as(app, email).await
+}
+
+/// Signs an existing portal user in as a browser does.
+pub async fn sign_in_as(app: &crate::TestApp, email: &str) -> SignedIn {
     let http = browser();
     let portal = app.portal_url.clone();
     let asked = http

@@ -99,8 +99,13 @@ async fn show(req: HttpRequest, services: AppServices) -> HttpResponse {
                 AssistantGrant {
                     id: g.id.to_string(),
                     label: format!(
-                        "{} · {} · {}",
-                        g.client_id,
+                        "{} ({}) · {} · {}",
+                        g.id,
+                        if g.client_id.is_test() {
+                            "test mode"
+                        } else {
+                            "live"
+                        },
                         scopes
                             .iter()
                             .map(|s| s.as_str())

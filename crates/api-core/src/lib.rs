@@ -6,6 +6,7 @@ mod context;
 pub mod discovery;
 pub mod dto;
 mod error;
+pub mod evidence;
 pub mod json_body;
 pub mod mode;
 pub mod oauth;

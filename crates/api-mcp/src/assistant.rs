@@ -10,7 +10,7 @@ use domain::access::gate::Caller;
 use domain::access::scope::ScopeSet;
 use domain::assistant::bounds;
 use domain::assistant::model::ToolSpec;
-use domain::assistant::ports::{AssistantTools, Citation, Resolved, ToolAnswer};
+use domain::assistant::ports::{AssistantTools, Resolved, ToolAnswer};
 use domain::operation::Operation;
 use domain::services::Services;
 use domain::subjects::identifier::shape::holds_personal_number;
@@ -35,6 +35,15 @@ impl AssistantToolLayer {
     }
 }
 
+/// Whether a tool input (JSON text) holds a personal number in any leaf; unparsable input
+/// is judged on its text.
+fn input_holds_number(input: &str) -> bool {
+    match serde_json::from_str::<Value>(input) {
+        Ok(value) => leaf_holds_number(&value),
+        Err(_) => holds_personal_number(input),
+    }
+}
+
 /// Whether any leaf of `value` (a string, a number, a key) holds a personal number.
 fn leaf_holds_number(value: &Value) -> bool {
     match value {
@@ -45,34 +54,6 @@ fn leaf_holds_number(value: &Value) -> bool {
             .iter()
             .any(|(k, v)| holds_personal_number(k) || leaf_holds_number(v)),
         Value::Bool(_) | Value::Null => false,
-    }
-}
-
-/// The evidence a body names: every `call_ref`, and the list versions a check was made
-/// against (`source_version_ids`).
-fn citations(body: &Value, out: &mut Vec<Citation>) {
-    match body {
-        Value::Object(map) => {
-            for (k, v) in map {
-                match (k.as_str(), v) {
-                    ("call_ref", Value::String(r)) => push(out, Citation::Call(r.clone())),
-                    ("source_version_ids", Value::Array(ids)) => {
-                        for id in ids.iter().filter_map(Value::as_str) {
-                            push(out, Citation::ListVersion(id.to_owned()));
-                        }
-                    }
-                    _ => citations(v, out),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| citations(v, out)),
-        _ => {}
-    }
-}
-
-fn push(out: &mut Vec<Citation>, c: Citation) {
-    if !out.contains(&c) {
-        out.push(c);
     }
 }
 
@@ -98,10 +79,7 @@ impl AssistantTools for AssistantToolLayer {
     }
 
     fn input_holds_personal_number(&self, input: &str) -> bool {
-        match serde_json::from_str::<Value>(input) {
-            Ok(value) => leaf_holds_number(&value),
-            Err(_) => holds_personal_number(input),
-        }
+        input_holds_number(input)
     }
 
     fn failure_content(&self, failure: &Failure) -> String {
@@ -139,10 +117,9 @@ impl AssistantTools for AssistantToolLayer {
             .as_str()
             .unwrap_or("{}")
             .to_owned();
-        let mut cited = Vec::new();
-        if let Ok(body) = serde_json::from_str::<Value>(&content) {
-            citations(&body, &mut cited);
-        }
+        let cited = serde_json::from_str::<Value>(&content)
+            .map(|body| api_core::evidence::citations(&body))
+            .unwrap_or_default();
         Ok(ToolAnswer {
             content,
             summary,
@@ -185,10 +162,6 @@ mod tests {
 
     #[test]
     fn a_number_in_any_leaf_is_found() {
-        let layer_free = |s: &str| match serde_json::from_str::<Value>(s) {
-            Ok(v) => leaf_holds_number(&v),
-            Err(_) => holds_personal_number(s),
-        };
         // Skatteverket's test number in a string, as a JSON number, escaped, and as a key.
         for input in [
             r#"{"ref":"195704133106"}"#,
@@ -198,29 +171,8 @@ mod tests {
             r#"{"a":[{"b":"570413-3106"}]}"#,
             r#"{"cut": "19570413-3106"#,
         ] {
-            assert!(layer_free(input), "{input}");
+            assert!(input_holds_number(input), "{input}");
         }
-        assert!(!layer_free(r#"{"orgnr":"5560021361"}"#));
-    }
-
-    #[test]
-    fn call_refs_and_list_versions_are_cited_once() {
-        let body = json!({
-            "data": {"name": {"value": "X", "evidence": {"call_ref": "call_A"}},
-                     "status": {"evidence": {"call_ref": "call_A"}}},
-            "check": {"source_version_ids": ["lv_1", "lv_2"]},
-            "more": [{"call_ref": "call_B"}]
-        });
-        let mut out = Vec::new();
-        citations(&body, &mut out);
-        for c in [
-            Citation::Call("call_A".into()),
-            Citation::Call("call_B".into()),
-            Citation::ListVersion("lv_1".into()),
-            Citation::ListVersion("lv_2".into()),
-        ] {
-            assert!(out.contains(&c), "{c:?}");
-        }
-        assert_eq!(out.len(), 4);
+        assert!(!input_holds_number(r#"{"orgnr":"5560021361"}"#));
     }
 }

@@ -130,18 +130,16 @@ async fn status(req: HttpRequest, services: AppServices) -> HttpResponse {
     let answer = async {
         let caller = person(&req, &services, false).await?;
         let assistant = assistant(&req)?;
-        let grants = services.portal_console.grants(&caller).await?;
-        let now = services.clock.now();
-        let live: Vec<Value> = grants
+        let live: Vec<Value> = assistant
+            .grants(&caller)
+            .await?
             .iter()
-            .filter(|g| g.lapse(now).is_none())
-            .map(|g| {
+            .map(|e| {
                 json!({
-                    "grant_id": g.id.to_string(),
-                    "client_id": g.client_id.to_string(),
-                    "scopes": domain::assistant::bounds::scopes(caller.session.role, &g.scopes)
-                        .iter().map(|s| s.as_str()).collect::<Vec<_>>(),
-                    "countries": g.countries.iter().map(|c| c.prefix()).collect::<Vec<_>>(),
+                    "grant_id": e.grant.id.to_string(),
+                    "client_id": e.grant.client_id.to_string(),
+                    "scopes": e.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+                    "countries": e.grant.countries.iter().map(|c| c.prefix()).collect::<Vec<_>>(),
                 })
             })
             .collect();

@@ -13,7 +13,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use api_core::AppServices;
 use askama::Template;
 use domain::assistant::conversation::{Block, Role};
-use domain::assistant::service::{AssistantEvent, AssistantSink};
+use domain::assistant::ports::Citation;
+use domain::assistant::service::{AssistantEvent, AssistantSink, EligibleGrant};
 use domain::Failure;
 use serde::Deserialize;
 use serde_json::Value;
@@ -51,27 +52,16 @@ fn result_line(content: &str, is_error: bool) -> String {
         let message = v["error"]["message"].as_str().unwrap_or_default();
         return format!("Refused ({code}): {message}");
     }
-    let mut cited = Vec::new();
-    collect_refs(&v, &mut cited);
+    let cited: Vec<String> = api_core::evidence::citations(&v)
+        .into_iter()
+        .map(|c| match c {
+            Citation::Call(r) | Citation::ListVersion(r) => r,
+        })
+        .collect();
     if cited.is_empty() {
         "Answered.".to_owned()
     } else {
         format!("Answered (evidence: {}).", cited.join(", "))
-    }
-}
-
-fn collect_refs(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(map) => {
-            for (k, x) in map {
-                match (k.as_str(), x) {
-                    ("call_ref", Value::String(r)) if !out.contains(r) => out.push(r.clone()),
-                    _ => collect_refs(x, out),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|x| collect_refs(x, out)),
-        _ => {}
     }
 }
 
@@ -87,37 +77,31 @@ async fn show(req: HttpRequest, services: AppServices) -> HttpResponse {
         let Some(model) = assistant.model_name() else {
             return Ok::<_, Failure>((None, Vec::new(), Vec::new(), None));
         };
-        let now = services.clock.now();
-        let grants: Vec<AssistantGrant> = services
-            .portal_console
+        let grants: Vec<AssistantGrant> = assistant
             .grants(&caller)
             .await?
             .into_iter()
-            .filter(|g| g.lapse(now).is_none())
-            .map(|g| {
-                let scopes = domain::assistant::bounds::scopes(caller.session.role, &g.scopes);
-                AssistantGrant {
-                    id: g.id.to_string(),
-                    label: format!(
-                        "{} ({}) · {} · {}",
-                        g.id,
-                        if g.client_id.is_test() {
-                            "test mode"
-                        } else {
-                            "live"
-                        },
-                        scopes
-                            .iter()
-                            .map(|s| s.as_str())
-                            .collect::<Vec<_>>()
-                            .join(" "),
-                        g.countries
-                            .iter()
-                            .map(|c| c.prefix())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                }
+            .map(|EligibleGrant { grant: g, scopes }| AssistantGrant {
+                id: g.id.to_string(),
+                label: format!(
+                    "{} ({}) · {} · {}",
+                    g.id,
+                    if g.client_id.is_test() {
+                        "test mode"
+                    } else {
+                        "live"
+                    },
+                    scopes
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    g.countries
+                        .iter()
+                        .map(|c| c.prefix())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             })
             .collect();
         let list = assistant.list(&caller).await?;

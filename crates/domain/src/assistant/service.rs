@@ -89,6 +89,13 @@ pub trait AssistantSink: Send + Sync {
     fn event(&self, event: AssistantEvent);
 }
 
+/// A grant a conversation may run under, with the scopes the person would hold there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EligibleGrant {
+    pub grant: crate::access::grant::Grant,
+    pub scopes: crate::access::scope::ScopeSet,
+}
+
 /// A conversation as its person sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConversationView {
@@ -273,6 +280,35 @@ impl AssistantService {
                     .map_err(Failure::internal)
             })
             .collect()
+    }
+
+    /// The grants a conversation of the person may run under: the live ones of their tenant
+    /// and its test twin, newest first, each with the scopes the person's role leaves.
+    pub async fn grants(&self, caller: &PortalCaller) -> Result<Vec<EligibleGrant>, Failure> {
+        let live = self
+            .tenants
+            .tenant(&caller.session.tenant_id)
+            .await
+            .map_err(Failure::internal)?;
+        let now = self.clock.now();
+        let mut out = Vec::new();
+        for tenant in std::iter::once(live.id).chain(live.test_tenant) {
+            for grant in self
+                .grants
+                .grants(&tenant)
+                .await
+                .map_err(Failure::internal)?
+            {
+                if grant.lapse(now).is_none() {
+                    out.push(EligibleGrant {
+                        scopes: bounds::scopes(caller.session.role, &grant.scopes),
+                        grant,
+                    });
+                }
+            }
+        }
+        out.sort_by_key(|e| std::cmp::Reverse((e.grant.created_at, e.grant.id)));
+        Ok(out)
     }
 
     /// Starts a conversation under the grant `grant` of the person's tenant (or its test

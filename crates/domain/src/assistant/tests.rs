@@ -380,6 +380,13 @@ fn world(role: PortalRole, scopes: &str, settings: AssistantSettings) -> World {
     grants
         .expect_grant_access()
         .returning(move |_, id| Ok((*id == ga.id).then(|| access(&ga, &ta))));
+    // The tenant's grants: this one, and a revoked one no conversation may run under.
+    let mut revoked = grant(&t, scopes, "SE");
+    revoked.revoked_at = Some(now());
+    let listed = vec![g.clone(), revoked];
+    grants
+        .expect_grants()
+        .returning(move |_| Ok(listed.clone()));
     let audit_rows = Arc::new(Mutex::new(Vec::new()));
     let mut audit = MockAuditSink::new();
     let rows = audit_rows.clone();
@@ -747,4 +754,18 @@ async fn without_a_model_the_assistant_is_off() {
     w.service.model = None;
     let err = w.service.start(&w.person, &w.grant()).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::UpstreamUnavailable);
+}
+
+#[tokio::test]
+async fn a_conversation_runs_under_a_live_grant_with_the_roles_scopes() {
+    let w = world(
+        PortalRole::Member,
+        &all_scopes(),
+        AssistantSettings::default(),
+    );
+    let eligible = w.service.grants(&w.person).await.unwrap();
+    assert_eq!(eligible.len(), 1, "the revoked grant is not offered");
+    assert_eq!(eligible[0].grant.id.to_string(), w.grant());
+    assert!(eligible[0].scopes.contains(Scope::KybRead));
+    assert!(!eligible[0].scopes.contains(Scope::KycRead));
 }

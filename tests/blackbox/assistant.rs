@@ -106,6 +106,63 @@ impl Person {
     }
 }
 
+/// Whether what a model was sent holds a number shaped like a personal identity number, read
+/// leaf by leaf (a tool result's content, itself JSON, read the same way). Opaque tokens are
+/// not read for numbers: a SHA-256 digest's hex and a UUID are random, so their digit runs
+/// take any shape now and then (`...5648099035463...` holds a coordination number's shape),
+/// and they are evidence the body carries, not anything a person wrote.
+fn sent_holds_personal_number(sent: &Value) -> bool {
+    match sent {
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(inner @ (Value::Object(_) | Value::Array(_))) => sent_holds_personal_number(&inner),
+            _ => !opaque_token(s) && holds_personal_number(s),
+        },
+        Value::Number(n) => holds_personal_number(&n.to_string()),
+        Value::Array(items) => items.iter().any(sent_holds_personal_number),
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| holds_personal_number(k) || sent_holds_personal_number(v)),
+        Value::Bool(_) | Value::Null => false,
+    }
+}
+
+/// A SHA-256 digest as the evidence writes it, or a UUID.
+fn opaque_token(s: &str) -> bool {
+    let hex = |t: &str, len: usize| t.len() == len && t.bytes().all(|b| b.is_ascii_hexdigit());
+    if let Some(digest) = s.strip_prefix("sha256:") {
+        return hex(digest, 64);
+    }
+    let groups: Vec<&str> = s.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, len)| hex(g, len))
+}
+
+#[test]
+fn only_digests_and_uuids_are_passed_over() {
+    // The digest that once read as a coordination number, inside a tool result's JSON.
+    let digest = "sha256:72b70fd7b50dbcafecd24735f00fce8364ef98f6f5648099035463b2fc01ed88";
+    assert!(holds_personal_number(digest));
+    let content = json!({ "evidence": [{ "digest": digest }] }).to_string();
+    assert!(!sent_holds_personal_number(
+        &json!([{ "content": content }])
+    ));
+    assert!(!sent_holds_personal_number(&json!(
+        "4c3b99f1-743c-46d1-886a-216433660023"
+    )));
+    // A number anywhere else is found, however deep, in a key or in a JSON number.
+    let n = persons::ORDINARY;
+    let nested = json!({ "owners": [{ "note": format!("born {n}") }] }).to_string();
+    assert!(sent_holds_personal_number(&json!([{ "content": nested }])));
+    assert!(sent_holds_personal_number(&json!({ n: 1 })));
+    assert!(sent_holds_personal_number(&json!(n
+        .parse::<u64>()
+        .unwrap())));
+    assert!(sent_holds_personal_number(&json!(format!("sha256:{n}"))));
+}
+
 fn last(events: &[Event]) -> &Event {
     events.last().expect("events")
 }
@@ -232,7 +289,7 @@ async fn a_personal_number_never_reaches_the_model_or_the_store() {
     let requests = app.sandbox().model_requests();
     assert!(!requests.is_empty());
     for r in &requests {
-        assert!(!holds_personal_number(&r.to_string()), "{r}");
+        assert!(!sent_holds_personal_number(r), "{r}");
     }
     // Nor does the store: the turns are sealed, the audit rows name routes (the whole
     // database dumped as text).
@@ -277,7 +334,7 @@ async fn a_model_tool_call_holding_a_raw_number_is_refused_and_nothing_is_looked
     assert!(told.contains("identifier_in_argument"), "{told}");
     assert!(told.contains("identifier_ref"), "{told}");
     for r in &requests {
-        assert!(!holds_personal_number(&r.to_string()), "{r}");
+        assert!(!sent_holds_personal_number(r), "{r}");
     }
     let call = named(&events, "tool_call");
     assert!(!holds_personal_number(&call[0].data.to_string()));
@@ -524,7 +581,7 @@ async fn no_tool_result_sent_to_the_model_holds_a_personal_number() {
     let sent = requests.last().unwrap().to_string();
     assert!(sent.contains("personal_number_ref") || sent.contains("identifier_ref"));
     for r in &requests {
-        assert!(!holds_personal_number(&r.to_string()), "{r}");
+        assert!(!sent_holds_personal_number(r), "{r}");
     }
 }
 

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod jar;
+pub mod plug;
 pub mod sources;
 
 use async_trait::async_trait;

@@ -5,6 +5,7 @@ mod foretagsinformation;
 mod gateway;
 mod paid_registry;
 mod person_registry;
+pub mod plug;
 mod registry;
 mod scb;
 pub mod sources;

@@ -5,6 +5,7 @@ mod call;
 mod client;
 mod config;
 mod json;
+pub mod plug;
 pub mod trace;
 mod transport;
 pub mod xml;

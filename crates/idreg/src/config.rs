@@ -445,11 +445,7 @@ impl Config {
         for wiring in crate::countries::COUNTRIES {
             let cc = wiring.country.prefix();
             for key in wiring.settings {
-                let name = format!(
-                    "IDREG_{}_{}",
-                    cc.to_ascii_uppercase(),
-                    key.to_ascii_uppercase()
-                );
+                let name = connector_kit::plug::variable(wiring.country, key);
                 if let Some(v) = var(&name)? {
                     config
                         .countries

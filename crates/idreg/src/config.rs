@@ -28,7 +28,7 @@
 //! | `IDREG_TEST_MODE`      | `test_mode`          | `off`: test-mode grants' register reads are 501 (`on`: served by an upstream sandbox started in this process; on in `idreg demo` and `serve --sandbox`) |
 //! | `IDREG_PORTAL_LISTEN`  | `portal_listen`      | none: no tenant portal in this process (`idreg demo`: `127.0.0.1:8081`) |
 //! | `IDREG_PORTAL_URL`     | `portal_url`         | none; required by `serve` when the portal listens (the demo and tests: the loopback listener's own address). The mailed links' origin, the cookies' `Secure` flag and the origin a write must come from: never taken from a request |
-//! | `IDREG_SMTP_URL`       | `smtp_url`           | none: the portal's mail goes to the sandbox's mailbox where one runs, else nowhere (sign-in answers 503); `smtps://user:pass@host:465`, `smtp://host:587?tls=required` (STARTTLS), `smtp://host:25` (a local relay, no TLS) |
+//! | `IDREG_SMTP_URL`       | `smtp_url`           | none: the portal's mail goes to the sandbox's mailbox where one runs, else nowhere (a sign-in answers as for any address and the operator is warned); `smtps://user:pass@host:465`, `smtp://host:587?tls=required` (STARTTLS), `smtp://host:25` (a local relay, no TLS) |
 //! | `IDREG_MAIL_FROM`      | `mail_from`          | none (required with `IDREG_SMTP_URL`): the sender, `idreg <no-reply@example.com>` |
 //! | `IDREG_WEBHOOK_INTERVAL_MS` | `webhook_interval_ms` | `1000` (`0`: no webhook delivery in this process) |
 //! | `IDREG_WEBHOOK_ALLOW_LOOPBACK` | `webhook_allow_loopback` | `off` (`on` in `idreg demo`): endpoints may name a loopback host, plain http to it included |

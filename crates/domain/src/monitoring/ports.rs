@@ -76,9 +76,10 @@ pub trait SubscriptionStore: Send + Sync {
         id: &SubscriptionId,
     ) -> Result<Option<Subscription>, StoreError>;
 
-    /// The scheduler's queue, shared by every replica (the one query across tenants): claims
-    /// up to `limit` active subscriptions due at `now` whose lease, if any, has passed, and
-    /// leases each until `lease_until`. MUST skip rows another replica holds (row locks with
+    /// The scheduler's queue, shared by every replica (one of the few queries across
+    /// tenants; each claimed row is then acted on under its own tenant): claims up to `limit`
+    /// active subscriptions due at `now` whose lease, if any, has passed, and leases each
+    /// until `lease_until`. MUST skip rows another replica holds (row locks with
     /// `SKIP LOCKED`), so concurrent claims are disjoint and none waits on another.
     async fn claim_due(
         &self,

@@ -8,17 +8,19 @@
 //! | `IDREG_LT_TIMEOUT_SECS` | time limit per upstream call (default 10) |
 
 use crate::LtConfig;
-use connector_kit::plug::{switch, timeouts, CountryPlug, PlugError, Settings};
+use connector_kit::plug::{no_upstreams, switch, timeouts, CountryPlug, PlugError, Settings};
 use domain::countries::country::Country;
 use domain::countries::registry::CountryConnectors;
-use upstream_sandbox::RunningSandbox;
+use upstream_sandbox::{RunningSandbox, SandboxPlugin};
 
 /// Lithuania, for the binary's list of countries.
-pub const PLUG: CountryPlug<RunningSandbox> = CountryPlug {
+pub const PLUG: CountryPlug<RunningSandbox, dyn SandboxPlugin> = CountryPlug {
     country: Country::Lt,
     settings: &["enabled", "open_data_base_url", "timeout_secs"],
     sources: &crate::EVIDENCE_SOURCES,
     connect: lithuania,
+    // The sandbox serves these registers itself.
+    sandbox_upstreams: no_upstreams,
 };
 
 /// Lithuania: the open-data API (no credentials), when enabled or against the sandbox.

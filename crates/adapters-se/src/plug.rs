@@ -24,19 +24,21 @@ use crate::{
     SeConfig, SeEndpoints, SePaidConfig, SparConfig, SsbtParty, SwedishCompanyRegistry,
     SwedishPaidRegistry, SwedishPersonRegistry, TlsConfig,
 };
-use connector_kit::plug::{switch, timeouts, CountryPlug, PlugError, Settings};
+use connector_kit::plug::{no_upstreams, switch, timeouts, CountryPlug, PlugError, Settings};
 use domain::countries::country::Country;
 use domain::countries::registry::CountryConnectors;
 use std::path::PathBuf;
 use std::sync::Arc;
-use upstream_sandbox::RunningSandbox;
+use upstream_sandbox::{RunningSandbox, SandboxPlugin};
 
 /// Sweden, for the binary's list of countries.
-pub const PLUG: CountryPlug<RunningSandbox> = CountryPlug {
+pub const PLUG: CountryPlug<RunningSandbox, dyn SandboxPlugin> = CountryPlug {
     country: Country::Se,
     settings: SETTINGS,
     sources: &crate::sources::EVIDENCE_SOURCES,
     connect: sweden,
+    // The sandbox serves these registers itself.
+    sandbox_upstreams: no_upstreams,
 };
 
 /// The Swedish settings (the table above).

@@ -9,6 +9,7 @@ use domain::countries::country::Country;
 use domain::countries::registry::CountryConnectors;
 use domain::evidence::EvidenceSource;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A country's settings: `IDREG_<CC>_<KEY>` from the environment or the configuration
@@ -34,8 +35,9 @@ impl PlugError {
 pub type Connect<S> = fn(&Settings, Option<&S>) -> Result<Option<CountryConnectors>, PlugError>;
 
 /// One country compiled into the binary, as its crate describes it. `S` is the sandbox the
-/// binary runs (the crate's connectors point at it in sandbox runs and test mode).
-pub struct CountryPlug<S: 'static> {
+/// binary runs (the crate's connectors point at it in sandbox runs and test mode), `U` the
+/// kind of upstream a crate plugs into that sandbox.
+pub struct CountryPlug<S: 'static, U: ?Sized + 'static> {
     /// The country.
     pub country: Country,
     /// Setting names after `IDREG_<CC>_`, lower case. Any other is refused at start-up.
@@ -44,6 +46,14 @@ pub struct CountryPlug<S: 'static> {
     pub sources: &'static [EvidenceSource],
     /// Builds its connectors.
     pub connect: Connect<S>,
+    /// The upstreams it adds to the sandbox (its registers imitated in their real formats),
+    /// served beside the sandbox's own; [`no_upstreams`] when the sandbox has them already.
+    pub sandbox_upstreams: fn() -> Vec<Arc<U>>,
+}
+
+/// For a crate whose upstreams the sandbox serves itself.
+pub fn no_upstreams<U: ?Sized>() -> Vec<Arc<U>> {
+    Vec::new()
 }
 
 /// The environment variable a setting is read from: `IDREG_SE_TIMEOUT_SECS`.

@@ -15,12 +15,12 @@ use anyhow::{bail, Context};
 use connector_kit::plug::CountryPlug;
 use domain::countries::registry::{Countries, CountryConnectors};
 use domain::evidence::EvidenceSource;
-use upstream_sandbox::{RunningSandbox, Sandbox, SandboxConfig};
+use upstream_sandbox::{RunningSandbox, Sandbox, SandboxConfig, SandboxPlugin};
 
 pub use connector_kit::plug::Settings;
 
 /// One country compiled in, as its crate plugs it in.
-pub type CountryWiring = CountryPlug<RunningSandbox>;
+pub type CountryWiring = CountryPlug<RunningSandbox, dyn SandboxPlugin>;
 
 /// Every country compiled in, in the order the contract lists their sources.
 pub const COUNTRIES: &[CountryWiring] = &[adapters_se::plug::PLUG, adapters_lt::plug::PLUG];
@@ -93,10 +93,7 @@ impl Planned {
         settings: &std::collections::BTreeMap<&'static str, Settings>,
     ) -> anyhow::Result<Upstreams> {
         let running = if self.sandbox || self.test_mode {
-            Some(
-                Sandbox::start(SandboxConfig::default())
-                    .context("starting the upstream sandbox")?,
-            )
+            Some(Sandbox::start(sandbox_config()).context("starting the upstream sandbox")?)
         } else {
             None
         };
@@ -115,6 +112,14 @@ impl Planned {
             sandbox: running,
         })
     }
+}
+
+/// The sandbox with every compiled-in country's plugged-in upstreams.
+fn sandbox_config() -> SandboxConfig {
+    COUNTRIES
+        .iter()
+        .flat_map(|c| (c.sandbox_upstreams)())
+        .fold(SandboxConfig::default(), SandboxConfig::with_plugin)
 }
 
 /// [`plan`] then [`Planned::start`].

@@ -450,9 +450,13 @@ pub struct SandboxControl {
 impl SandboxControl {
     /// Arms a fault for a source (replacing any armed one).
     pub fn inject_fault(&self, source: Source, spec: FaultSpec) -> Result<(), ControlError> {
+        let upstream = self
+            .state
+            .upstream(source)
+            .ok_or_else(|| ControlError::Invalid(format!("no source {source} is served here")))?;
         self.state
             .faults
-            .arm(crate::upstream(source), spec)
+            .arm(upstream, spec)
             .map_err(ControlError::Invalid)
     }
 
@@ -642,6 +646,7 @@ pub(crate) fn routes(cfg: &mut web::ServiceConfig) {
                     .route(web::delete().to(clear_fault)),
             )
             .service(web::resource("/reset").route(web::post().to(reset)))
+            .service(web::resource("/plugins/{name}/{rest:.*}").to(plugin_control))
             .service(
                 web::resource("/calls")
                     .route(web::get().to(calls))
@@ -994,13 +999,32 @@ async fn clear_faults(state: web::Data<SandboxState>, req: HttpRequest) -> HttpR
     HttpResponse::NoContent().finish()
 }
 
-fn parse_source(s: &str) -> Result<Source, Box<HttpResponse>> {
-    Source::parse(s).ok_or_else(|| {
+fn parse_source(state: &SandboxState, s: &str) -> Result<Source, Box<HttpResponse>> {
+    state.source(s).ok_or_else(|| {
+        let mut sources: Vec<&str> = Source::ALL.iter().map(|s| s.as_str()).collect();
+        sources.extend(state.plugins.iter().map(|m| m.plugin.name()));
         Box::new(HttpResponse::NotFound().json(json!({
             "error": format!("unknown source {s}"),
-            "sources": Source::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+            "sources": sources,
         })))
     })
+}
+
+/// `/control/plugins/{name}/...`: a plug-in's own control routes.
+async fn plugin_control(
+    state: web::Data<SandboxState>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    body: web::Bytes,
+) -> HttpResponse {
+    if let Err(r) = guard(&req) {
+        return *r;
+    }
+    let (name, rest) = path.into_inner();
+    match state.plugin(&name) {
+        Some(plugin) => plugin.control(&req, &format!("/{rest}"), &body),
+        None => HttpResponse::NotFound().json(json!({ "error": format!("no plug-in {name}") })),
+    }
 }
 
 async fn arm_fault(
@@ -1012,7 +1036,7 @@ async fn arm_fault(
     if let Err(r) = guard(&req) {
         return *r;
     }
-    let source = match parse_source(&path) {
+    let source = match parse_source(&state, &path) {
         Ok(s) => s,
         Err(r) => return *r,
     };
@@ -1034,7 +1058,7 @@ async fn clear_fault(
     if let Err(r) = guard(&req) {
         return *r;
     }
-    match parse_source(&path) {
+    match parse_source(&state, &path) {
         Ok(s) => {
             ctl(&state).clear_fault(s);
             HttpResponse::NoContent().finish()
@@ -1060,7 +1084,7 @@ async fn calls(
         return *r;
     }
     let list = match q.get("source") {
-        Some(s) => match parse_source(s) {
+        Some(s) => match parse_source(&state, s) {
             Ok(src) => ctl(&state).calls_for(src),
             Err(r) => return *r,
         },

@@ -26,36 +26,30 @@ use std::sync::Mutex;
 use std::time::Duration;
 use tokio::sync::watch;
 
-/// An upstream the sandbox imitates (fault and call-log key).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// An upstream the sandbox imitates (fault and call-log key). Its wire spelling is
+/// [`Source::as_str`]: `bolagsverket`, ..., or a plug-in's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Source {
     /// Bolagsverket VDM data routes (`/organisationer`, `/dokumentlista`, `/dokument`, `/isalive`).
-    #[serde(rename = "bolagsverket")]
     Bolagsverket,
     /// Bolagsverket VDM token endpoint (`/oauth2/token`).
-    #[serde(rename = "bolagsverket-token")]
     BolagsverketToken,
     /// Bolagsverket SSBTGU SOAP service.
-    #[serde(rename = "ssbtgu")]
     Ssbtgu,
     /// SCB företagsregister (`hamtaforetag`).
-    #[serde(rename = "scb")]
     Scb,
     /// Lithuania's RC JAR open data.
-    #[serde(rename = "lt")]
     Lt,
     /// Bolagsverket's company information API (paid; officers, signatory rule, engagements).
-    #[serde(rename = "foretagsinformation")]
     Foretagsinformation,
     /// Bolagsverket's beneficial-owners API (mutual TLS).
-    #[serde(rename = "verkliga-huvudman")]
     VerkligaHuvudman,
     /// SPAR's person search (mutual TLS, SOAP).
-    #[serde(rename = "personsokning")]
     Personsokning,
     /// The language model speaking the Anthropic Messages API.
-    #[serde(rename = "model")]
     Model,
+    /// An upstream a country crate plugs in ([`crate::plugin::SandboxPlugin`]), by its name.
+    Plugin(&'static str),
 }
 
 impl Source {
@@ -82,11 +76,33 @@ impl Source {
             Source::VerkligaHuvudman => "verkliga-huvudman",
             Source::Personsokning => "personsokning",
             Source::Model => "model",
+            Source::Plugin(name) => name,
         }
     }
 
+    /// One of the sandbox's own sources by its spelling (a plug-in's name is not one: the
+    /// running sandbox knows its plug-ins).
     pub fn parse(s: &str) -> Option<Source> {
         Source::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+}
+
+impl Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Source {
+    /// The sandbox's own sources by their spelling; any other well-formed name is a plug-in's
+    /// (kept once per name for the life of the process, as the names are few).
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Source, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        if let Some(source) = Source::parse(&name) {
+            return Ok(source);
+        }
+        crate::plugin::check_name(&name).map_err(serde::de::Error::custom)?;
+        Ok(Source::Plugin(crate::plugin::intern(&name)))
     }
 }
 

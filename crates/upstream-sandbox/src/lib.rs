@@ -7,6 +7,7 @@ pub mod faults;
 pub mod foretagsinformation;
 pub mod lt;
 pub mod model;
+pub mod plugin;
 pub mod scb;
 pub mod spar;
 pub mod ssbtgu;
@@ -26,6 +27,7 @@ pub use data::{
 };
 pub use faults::{ArmedFault, CallRecord, FaultKind, FaultSpec, Source};
 pub use model::ModelRequestRecord;
+pub use plugin::SandboxPlugin;
 pub use state::MailboxMessage;
 pub use tls::{SandboxTls, CLIENT_PKCS12_PASSWORD};
 pub use util::{lt_code_valid, luhn_valid};
@@ -35,6 +37,7 @@ use actix_web::{web, App, HttpResponse, HttpServer};
 use state::SandboxState;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -72,7 +75,7 @@ pub const MODEL_PREFIX: &str = "/anthropic";
 pub const CONTROL_PREFIX: &str = "/control";
 
 /// How to run a sandbox.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SandboxConfig {
     /// Where to listen (default `127.0.0.1:0`: a free loopback port).
     pub listen: SocketAddr,
@@ -91,6 +94,22 @@ pub struct SandboxConfig {
     /// Also listen with mutual TLS (a throwaway CA; default true), for the sources that
     /// demand a client certificate.
     pub tls: bool,
+    /// Upstreams country crates plug in ([`SandboxPlugin`]; none by default).
+    pub plugins: Vec<Arc<dyn SandboxPlugin>>,
+}
+
+impl std::fmt::Debug for SandboxConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SandboxConfig")
+            .field("listen", &self.listen)
+            .field("workers", &self.workers)
+            .field("tls", &self.tls)
+            .field(
+                "plugins",
+                &self.plugins.iter().map(|p| p.name()).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for SandboxConfig {
@@ -104,6 +123,7 @@ impl Default for SandboxConfig {
             require_scb_api_id: true,
             dataset: Dataset::standard(),
             tls: true,
+            plugins: Vec::new(),
         }
     }
 }
@@ -126,6 +146,12 @@ impl SandboxConfig {
 
     pub fn with_dataset(mut self, dataset: Dataset) -> Self {
         self.dataset = dataset;
+        self
+    }
+
+    /// Serves a plug-in's upstream too (see [`plugin`]).
+    pub fn with_plugin(mut self, plugin: Arc<dyn SandboxPlugin>) -> Self {
+        self.plugins.push(plugin);
         self
     }
 }
@@ -182,15 +208,30 @@ impl Sandbox {
 }
 
 fn build(config: SandboxConfig) -> io::Result<(actix_web::dev::Server, RunningSandbox)> {
+    let mut names = std::collections::BTreeSet::new();
+    for p in &config.plugins {
+        plugin::check_name(p.name()).map_err(io::Error::other)?;
+        if !names.insert(p.name()) {
+            return Err(io::Error::other(format!(
+                "two sandbox plug-ins are named `{}`",
+                p.name()
+            )));
+        }
+    }
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let state = web::Data::new(SandboxState::new(&config, shutdown_rx));
     let app_state = state.clone();
-    let mut server =
-        HttpServer::new(move || App::new().app_data(app_state.clone()).configure(configure))
-            .workers(config.workers.max(1))
-            .disable_signals()
-            .shutdown_timeout(1)
-            .bind(config.listen)?;
+    let mut server = HttpServer::new(move || {
+        let names: Vec<&'static str> = app_state.plugins.iter().map(|m| m.plugin.name()).collect();
+        App::new()
+            .app_data(app_state.clone())
+            .configure(|cfg| plugins_routes(cfg, &names))
+            .configure(configure)
+    })
+    .workers(config.workers.max(1))
+    .disable_signals()
+    .shutdown_timeout(1)
+    .bind(config.listen)?;
     let addr = *server
         .addrs()
         .first()
@@ -240,9 +281,42 @@ fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(root));
 }
 
-/// What the fault injector knows of each source (its error shape and `field_fel` rules).
-pub(crate) fn upstream(source: Source) -> &'static faults::Upstream {
-    match source {
+/// Each plug-in's requests, under `/<name>` (its control routes are in `/control`).
+fn plugins_routes(cfg: &mut web::ServiceConfig, names: &[&'static str]) {
+    for (at, name) in names.iter().enumerate() {
+        cfg.service(
+            web::scope(&format!("/{name}"))
+                .app_data(web::Data::new(at))
+                .default_service(web::to(plugin_request)),
+        );
+    }
+}
+
+/// A plug-in's request, under fault injection and the call log.
+async fn plugin_request(
+    state: web::Data<SandboxState>,
+    at: web::Data<usize>,
+    req: actix_web::HttpRequest,
+    body: web::Bytes,
+) -> HttpResponse {
+    let Some(mounted) = state.plugins.get(**at) else {
+        return HttpResponse::NotFound().finish();
+    };
+    let plugin = mounted.plugin.clone();
+    let r = req.clone();
+    state
+        .faults
+        .guarded(&mounted.upstream, &req, move |_| async move {
+            let path = &r.path()[plugin.name().len() + 1..];
+            plugin.answer(&r, path, &body)
+        })
+        .await
+}
+
+/// What the fault injector knows of each of the sandbox's own sources (its error shape and
+/// `field_fel` rules); a plug-in's is kept with it in the running sandbox's state.
+pub(crate) fn upstream(source: Source) -> Option<&'static faults::Upstream> {
+    Some(match source {
         Source::Bolagsverket => &vdm::DATA,
         Source::BolagsverketToken => &vdm::TOKEN,
         Source::Ssbtgu => &ssbtgu::UPSTREAM,
@@ -252,16 +326,27 @@ pub(crate) fn upstream(source: Source) -> &'static faults::Upstream {
         Source::VerkligaHuvudman => &verkliga_huvudman::UPSTREAM,
         Source::Personsokning => &spar::UPSTREAM,
         Source::Model => &model::UPSTREAM,
-    }
+        Source::Plugin(_) => return None,
+    })
 }
 
-async fn root(req: actix_web::HttpRequest) -> HttpResponse {
+async fn root(state: web::Data<SandboxState>, req: actix_web::HttpRequest) -> HttpResponse {
     let base = format!(
         "{}://{}",
         req.connection_info().scheme(),
         req.connection_info().host()
     );
-    HttpResponse::Ok().json(urls_json(&base))
+    let mut urls = urls_json(&base);
+    let plugins: serde_json::Map<String, serde_json::Value> = state
+        .plugins
+        .iter()
+        .map(|m| {
+            let name = m.plugin.name();
+            (name.to_owned(), format!("{base}/{name}").into())
+        })
+        .collect();
+    urls["plugins"] = plugins.into();
+    HttpResponse::Ok().json(urls)
 }
 
 /// The base URLs of every source under `base`, as JSON.
@@ -350,6 +435,11 @@ impl RunningSandbox {
     /// appends `/v1/messages`).
     pub fn model_base_url(&self) -> String {
         format!("{}{MODEL_PREFIX}", self.base_url)
+    }
+
+    /// Base URL of a plug-in's upstream (`…/<name>`), served over plain HTTP.
+    pub fn plugin_base_url(&self, name: &str) -> String {
+        format!("{}/{name}", self.base_url)
     }
 
     /// Control API root (`…/control`).

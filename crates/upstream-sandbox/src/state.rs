@@ -1,12 +1,13 @@
 //! The state shared by all workers of one running sandbox.
 
 use crate::data::Dataset;
-use crate::faults::FaultInjector;
+use crate::faults::{FaultInjector, Source, Upstream};
 use crate::model::script::ModelState;
+use crate::plugin::SandboxPlugin;
 use crate::util::lock;
 use crate::SandboxConfig;
 use std::collections::HashMap;
-use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
@@ -25,6 +26,12 @@ pub struct MailboxMessage {
     pub text: String,
 }
 
+/// A plug-in with what the fault injector knows of it.
+pub(crate) struct Mounted {
+    pub plugin: Arc<dyn SandboxPlugin>,
+    pub upstream: Upstream,
+}
+
 pub(crate) struct SandboxState {
     pub token_ttl: Duration,
     pub enforce_scopes: bool,
@@ -39,6 +46,8 @@ pub(crate) struct SandboxState {
     pub mailbox: Mutex<Vec<MailboxMessage>>,
     /// The language model's script and the requests it received.
     pub model: ModelState,
+    /// The upstreams country crates plugged in, in configuration order.
+    pub plugins: Vec<Mounted>,
 }
 
 impl SandboxState {
@@ -53,6 +62,18 @@ impl SandboxState {
             tokens: Mutex::new(HashMap::new()),
             mailbox: Mutex::new(Vec::new()),
             model: ModelState::new(shutdown),
+            plugins: config
+                .plugins
+                .iter()
+                .map(|plugin| Mounted {
+                    upstream: Upstream {
+                        source: Source::Plugin(plugin.name()),
+                        error: plugin.error(),
+                        field_fel: None,
+                    },
+                    plugin: plugin.clone(),
+                })
+                .collect(),
         }
     }
 
@@ -71,6 +92,37 @@ impl SandboxState {
         self.faults.disarm_all();
         self.faults.clear_calls();
         self.model.reset();
+        for mounted in &self.plugins {
+            mounted.plugin.reset();
+        }
+    }
+
+    /// What the fault injector knows of a source: the sandbox's own, or a plug-in's.
+    pub fn upstream(&self, source: Source) -> Option<&Upstream> {
+        crate::upstream(source).or_else(|| {
+            self.plugins
+                .iter()
+                .find(|m| m.upstream.source == source)
+                .map(|m| &m.upstream)
+        })
+    }
+
+    /// A source by its spelling: the sandbox's own or a plug-in's.
+    pub fn source(&self, name: &str) -> Option<Source> {
+        Source::parse(name).or_else(|| {
+            self.plugins
+                .iter()
+                .map(|m| m.upstream.source)
+                .find(|s| s.as_str() == name)
+        })
+    }
+
+    /// The plug-in named `name`.
+    pub fn plugin(&self, name: &str) -> Option<&Arc<dyn SandboxPlugin>> {
+        self.plugins
+            .iter()
+            .find(|m| m.plugin.name() == name)
+            .map(|m| &m.plugin)
     }
 
     /// Forgets every issued token.

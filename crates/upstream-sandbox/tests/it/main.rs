@@ -5,6 +5,7 @@ mod control;
 mod faults;
 mod lt;
 mod model;
+mod plugin;
 mod samples;
 mod scb;
 mod ssbtgu;

@@ -13,8 +13,9 @@ use domain::error::CryptoError;
 use domain::ids::TenantId;
 use domain::persons::ports::PersonVault;
 use domain::persons::profile::{
-    Deregistration, Folkbokforing, ForeignAddress, PartialDate, PersonProfile, PostalAddress,
-    RegisterAddresses, RegisterMarker, RegisterName, RegisterPerson, SealedPerson, SwedishAddress,
+    Deregistration, DeregistrationReason, DomesticAddress, ForeignAddress, PartialDate,
+    PersonProfile, PopulationRegistration, PostalAddress, RegisterAddresses, RegisterMarker,
+    RegisterName, RegisterPerson, SealedPerson,
 };
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroizing;
@@ -83,7 +84,7 @@ enum StoredPostal {
 }
 
 impl StoredSwedish {
-    fn from_domain(a: &SwedishAddress) -> Self {
+    fn from_domain(a: &DomesticAddress) -> Self {
         StoredSwedish {
             care_of: a.care_of.clone(),
             line_1: a.line_1.clone(),
@@ -92,8 +93,8 @@ impl StoredSwedish {
             city: a.city.clone(),
         }
     }
-    fn into_domain(self) -> SwedishAddress {
-        SwedishAddress {
+    fn into_domain(self) -> DomesticAddress {
+        DomesticAddress {
             care_of: self.care_of,
             line_1: self.line_1,
             line_2: self.line_2,
@@ -127,13 +128,13 @@ impl StoredForeign {
 impl StoredPostal {
     fn from_domain(a: &PostalAddress) -> Self {
         match a {
-            PostalAddress::Swedish(s) => StoredPostal::Swedish(StoredSwedish::from_domain(s)),
+            PostalAddress::Domestic(s) => StoredPostal::Swedish(StoredSwedish::from_domain(s)),
             PostalAddress::Foreign(f) => StoredPostal::Foreign(StoredForeign::from_domain(f)),
         }
     }
     fn into_domain(self) -> PostalAddress {
         match self {
-            StoredPostal::Swedish(s) => PostalAddress::Swedish(s.into_domain()),
+            StoredPostal::Swedish(s) => PostalAddress::Domestic(s.into_domain()),
             StoredPostal::Foreign(f) => PostalAddress::Foreign(f.into_domain()),
         }
     }
@@ -144,8 +145,8 @@ impl StoredPersonV1 {
         let r = p.to_register();
         let names = p.names();
         StoredPersonV1 {
-            sekretess: r.sekretess.set,
-            skyddad: r.skyddad.set,
+            sekretess: r.confidential.set,
+            skyddad: r.protected_residence.set,
             protected_since: p.markers().protected_since,
             latest_change: r.latest_change,
             given_name: names.given_name.clone(),
@@ -161,7 +162,7 @@ impl StoredPersonV1 {
                 .as_ref()
                 .map(|d| d.as_str().to_owned()),
             deceased_date: r.deceased_date.as_ref().map(|d| d.as_str().to_owned()),
-            folkbokforing: r.folkbokforing.map(|f| StoredFolkbokforing {
+            folkbokforing: r.registration.map(|f| StoredFolkbokforing {
                 registered_at: f.registered_at,
                 residence: f.residence,
                 county_code: f.county_code,
@@ -188,8 +189,8 @@ impl StoredPersonV1 {
         };
         let facts = RegisterPerson {
             id_number: Default::default(),
-            sekretess: marker(self.sekretess),
-            skyddad: marker(self.skyddad),
+            confidential: marker(self.sekretess),
+            protected_residence: marker(self.skyddad),
             latest_change: self.latest_change,
             name: Some(RegisterName {
                 given_names: self.given_name,
@@ -200,11 +201,11 @@ impl StoredPersonV1 {
             }),
             birth_date: self.birth_date,
             deregistration: self.emigrated.then(|| Deregistration {
-                code: Deregistration::EMIGRATED.to_owned(),
+                reason: DeregistrationReason::Emigrated,
                 date: self.emigrated_date.as_deref().and_then(PartialDate::parse),
             }),
             deceased_date: self.deceased_date.as_deref().and_then(PartialDate::parse),
-            folkbokforing: self.folkbokforing.map(|f| Folkbokforing {
+            registration: self.folkbokforing.map(|f| PopulationRegistration {
                 registered_at: f.registered_at,
                 residence: f.residence,
                 county_code: f.county_code,
@@ -264,7 +265,7 @@ mod tests {
     fn register(protected: bool) -> RegisterPerson {
         RegisterPerson {
             id_number: domain::subjects::identifier::EchoedNumber::new("195309112489"),
-            sekretess: RegisterMarker {
+            confidential: RegisterMarker {
                 set: protected,
                 since: Some(d("2012-03-04")),
             },
@@ -278,25 +279,25 @@ mod tests {
             }),
             birth_date: Some(d("1953-09-11")),
             deregistration: Some(Deregistration {
-                code: "UV".into(),
+                reason: DeregistrationReason::Emigrated,
                 date: PartialDate::parse("2019-11-25"),
             }),
-            folkbokforing: Some(Folkbokforing {
+            registration: Some(PopulationRegistration {
                 registered_at: Some(d("2001-01-01")),
                 residence: Some("Skriven på adressen".into()),
                 county_code: Some("01".into()),
                 municipality_code: Some("0180".into()),
             }),
             addresses: RegisterAddresses {
-                registered: Some(SwedishAddress {
+                registered: Some(DomesticAddress {
                     line_2: Some("Gatan142 8".into()),
                     postal_code: Some("11146".into()),
                     city: Some("STOCKHOLM".into()),
-                    ..SwedishAddress::default()
+                    ..DomesticAddress::default()
                 }),
-                special_postal: Some(PostalAddress::Swedish(SwedishAddress {
+                special_postal: Some(PostalAddress::Domestic(DomesticAddress {
                     line_2: Some("Box 12".into()),
-                    ..SwedishAddress::default()
+                    ..DomesticAddress::default()
                 })),
                 foreign: Some(ForeignAddress {
                     line_1: Some("UTLANDSGATAN 111".into()),

@@ -21,8 +21,9 @@ use connector_kit::{
 };
 use domain::companies::profile::RegistryFailure;
 use domain::persons::profile::{
-    Deregistration, Folkbokforing, ForeignAddress, PartialDate, PostalAddress, RegisterAddresses,
-    RegisterMarker, RegisterName, RegisterPerson, SwedishAddress,
+    Deregistration, DeregistrationReason, DomesticAddress, ForeignAddress, PartialDate,
+    PopulationRegistration, PostalAddress, RegisterAddresses, RegisterMarker, RegisterName,
+    RegisterPerson,
 };
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
@@ -348,8 +349,8 @@ fn address_of(e: &Element) -> Option<&Element> {
         .or_else(|| e.child(NS_ADR, "InternationellAdress"))
 }
 
-fn swedish(a: &Element) -> SwedishAddress {
-    SwedishAddress {
+fn swedish(a: &Element) -> DomesticAddress {
+    DomesticAddress {
         care_of: owned(a, NS_ADR, "CareOf"),
         line_1: owned(a, NS_ADR, "Utdelningsadress1"),
         line_2: owned(a, NS_ADR, "Utdelningsadress2"),
@@ -372,7 +373,7 @@ fn postal(a: &Element) -> PostalAddress {
     if a.name == "InternationellAdress" {
         PostalAddress::Foreign(foreign(a))
     } else {
-        PostalAddress::Swedish(swedish(a))
+        PostalAddress::Domestic(swedish(a))
     }
 }
 
@@ -400,12 +401,19 @@ fn read_post(post: &Element, id_number: &str) -> Result<RegisterPerson, Registry
     });
 
     let details = current(all(post, NS_DETALJER, "Persondetaljer"), itself);
+    // SPAR's `AvregistreringsorsakKod`: `AV` deceased, `UV` emigrated, others (`GN`, `GS`:
+    // an old number replaced, ...) kept as the code.
+    let deregistration_reason = |code: String| match code.as_str() {
+        "AV" => DeregistrationReason::Deceased,
+        "UV" => DeregistrationReason::Emigrated,
+        _ => DeregistrationReason::Other(code),
+    };
     let (birth_date, deregistration, deceased_date) = match details {
         None => (None, None, None),
         Some(d) => (
             date(d, NS_DETALJER, "Fodelsedatum")?,
             owned(d, NS_AVREG, "AvregistreringsorsakKod").map(|code| Deregistration {
-                code,
+                reason: deregistration_reason(code),
                 date: partial_date(d, NS_AVREG, "Avregistreringsdatum"),
             }),
             partial_date(d, NS_AVREG, "Avlidendatum")
@@ -414,10 +422,10 @@ fn read_post(post: &Element, id_number: &str) -> Result<RegisterPerson, Registry
     };
 
     let folkbokforing = current(all(post, NS_FOLKBOK, "Folkbokforing"), itself)
-        .map(|f| -> Result<Folkbokforing, RegistryFailure> {
+        .map(|f| -> Result<PopulationRegistration, RegistryFailure> {
             let county = owned(f, NS_FOLKBOK, "FolkbokfordLanKod");
             let municipality = text(f, NS_FOLKBOK, "FolkbokfordKommunKod");
-            Ok(Folkbokforing {
+            Ok(PopulationRegistration {
                 registered_at: date(f, NS_FOLKBOK, "Folkbokforingsdatum")?,
                 residence: owned(f, NS_FOLKBOK, "Hemvist"),
                 // The four-digit municipality code is the county's two digits and the
@@ -433,11 +441,11 @@ fn read_post(post: &Element, id_number: &str) -> Result<RegisterPerson, Registry
 
     Ok(RegisterPerson {
         id_number: domain::subjects::identifier::EchoedNumber::new(echoed),
-        sekretess: RegisterMarker {
+        confidential: RegisterMarker {
             set: ja_nej(post, NS_SKYDD, "Sekretessmarkering")?,
             since: date(post, NS_SKYDD, "SekretessDatum")?,
         },
-        skyddad: RegisterMarker {
+        protected_residence: RegisterMarker {
             set: ja_nej(post, NS_SKYDD, "SkyddadFolkbokforing")?,
             since: date(post, NS_SKYDD, "SkyddadFolkbokforingDatum")?,
         },
@@ -446,7 +454,7 @@ fn read_post(post: &Element, id_number: &str) -> Result<RegisterPerson, Registry
         birth_date,
         deregistration,
         deceased_date,
-        folkbokforing,
+        registration: folkbokforing,
         addresses: RegisterAddresses {
             registered: current_address(post, NS_FB_ADR, "Folkbokforingsadress")
                 .filter(|a| a.name == "SvenskAdress")
@@ -543,7 +551,7 @@ mod tests {
             p.id_number,
             domain::subjects::identifier::EchoedNumber::new("195704133106")
         );
-        assert!(!p.sekretess.set && !p.skyddad.set);
+        assert!(!p.confidential.set && !p.protected_residence.set);
         assert_eq!(p.latest_change, d("2019-12-02"));
         let n = p.name.clone().unwrap();
         assert_eq!(n.given_names.as_deref(), Some("Christina Birgitta Ulrika"));
@@ -557,7 +565,7 @@ mod tests {
         assert_eq!(p.birth_date, d("1957-04-13"));
         assert_eq!(p.deregistration, None);
         // Of the two registrations, the current one (DatumTill 9999-12-31).
-        let f = p.folkbokforing.clone().unwrap();
+        let f = p.registration.clone().unwrap();
         assert_eq!(f.registered_at, d("2003-01-01"));
         assert_eq!(f.residence.as_deref(), Some("Skriven på adressen"));
         assert_eq!(f.county_code.as_deref(), Some("01"));
@@ -576,14 +584,14 @@ mod tests {
     #[test]
     fn a_protected_person_has_only_the_markers() {
         let p = recorded("198106039228").unwrap();
-        assert!(p.sekretess.set);
-        assert!(p.skyddad.set);
-        assert_eq!(p.skyddad.since, d("2010-02-02"));
+        assert!(p.confidential.set);
+        assert!(p.protected_residence.set);
+        assert_eq!(p.protected_residence.since, d("2010-02-02"));
         assert_eq!(p.name, None);
         assert_eq!(p.birth_date, None);
         assert_eq!(p.addresses, RegisterAddresses::default());
         let profile = PersonProfile::from_register(p);
-        assert_eq!(profile.markers().protected, Protection::Skyddad);
+        assert_eq!(profile.markers().protected, Protection::ProtectedResidence);
         assert_eq!(profile.markers().protected_since, d("2010-02-02"));
         assert!(profile.address().is_none());
     }
@@ -592,14 +600,14 @@ mod tests {
     fn an_emigrated_person_has_a_foreign_address() {
         let p = recorded("195309112489").unwrap();
         let dereg = p.deregistration.clone().unwrap();
-        assert_eq!(dereg.code, "UV");
+        assert_eq!(dereg.reason, DeregistrationReason::Emigrated);
         assert_eq!(dereg.date, pd("2019-11-25"));
         let f = p.addresses.foreign.clone().unwrap();
         assert_eq!(f.line_1.as_deref(), Some("UTLANDSGATAN 111"));
         assert_eq!(f.line_2.as_deref(), Some("UTLANDOMRÅDE"));
         assert_eq!(f.line_3.as_deref(), Some("STADEN"));
         assert_eq!(f.country_name.as_deref(), Some("STORBRITTANIEN"));
-        assert!(p.folkbokforing.is_none() && p.addresses.registered.is_none());
+        assert!(p.registration.is_none() && p.addresses.registered.is_none());
         let profile = PersonProfile::from_register(p);
         assert_eq!(profile.markers().emigrated_date, pd("2019-11-25"));
         assert!(profile.foreign_address().is_some());
@@ -608,7 +616,10 @@ mod tests {
     #[test]
     fn a_deceased_person_keeps_the_current_details_and_co_address() {
         let p = recorded("198604069883").unwrap();
-        assert_eq!(p.deregistration.as_ref().unwrap().code, "AV");
+        assert_eq!(
+            p.deregistration.as_ref().unwrap().reason,
+            DeregistrationReason::Deceased
+        );
         assert_eq!(p.deceased_date, pd("2019-11-25"));
         assert_eq!(p.birth_date, d("1986-04-06"));
         let a = p.addresses.registered.clone().unwrap();
@@ -627,7 +638,10 @@ mod tests {
             domain::subjects::identifier::EchoedNumber::new("199012652385")
         );
         assert_eq!(p.birth_date, d("1990-12-05"));
-        assert_eq!(p.deregistration.as_ref().unwrap().code, "GS");
+        assert_eq!(
+            p.deregistration.as_ref().unwrap().reason,
+            DeregistrationReason::Other("GS".into())
+        );
         let n = p.name.unwrap();
         assert_eq!(n.given_names.as_deref(), Some("Samantha"));
         let p = recorded("197110021834").unwrap();
@@ -643,7 +657,7 @@ mod tests {
                 assert_eq!(f.line_2.as_deref(), Some("UTLANDOMRÅDE"));
                 assert_eq!(f.country_name.as_deref(), Some("MONACO"));
             }
-            PostalAddress::Swedish(_) => panic!("expected an address abroad"),
+            PostalAddress::Domestic(_) => panic!("expected an address abroad"),
         }
         assert!(p.addresses.registered.is_some());
         let profile = PersonProfile::from_register(p);

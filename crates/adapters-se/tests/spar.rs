@@ -63,10 +63,10 @@ async fn every_marker_state_is_read_over_mutual_tls() {
     assert_eq!(ordinary.names().surname.as_deref(), Some("Efternamn3542"));
 
     for (n, protection) in [
-        (persons::PROTECTED_RECORDED, Protection::Skyddad),
-        (persons::SEKRETESS, Protection::Sekretess),
-        (persons::SKYDDAD, Protection::Skyddad),
-        (persons::EMIGRATED_PROTECTED, Protection::Sekretess),
+        (persons::PROTECTED_RECORDED, Protection::ProtectedResidence),
+        (persons::SEKRETESS, Protection::Confidential),
+        (persons::SKYDDAD, Protection::ProtectedResidence),
+        (persons::EMIGRATED_PROTECTED, Protection::Confidential),
     ] {
         let r = reg
             .fetch_person(&person(n), END_USER)

@@ -592,7 +592,7 @@ impl PersonProfileDto {
         let date = |d: Option<chrono::NaiveDate>| d.map(|d| d.to_string());
         let partial =
             |d: Option<&domain::persons::profile::PartialDate>| d.map(|d| d.as_str().to_owned());
-        let f = p.folkbokforing();
+        let f = p.registration();
         let m = p.markers();
         PersonProfileDto {
             person_ref: Some(served.person_ref.to_string()),
@@ -626,7 +626,7 @@ impl PersonProfileDto {
                 care_of: a.care_of.clone(),
             }),
             special_postal_address: p.special_postal_address().map(|a| match a {
-                PostalAddress::Swedish(a) => SpecialPostalAddressDto {
+                PostalAddress::Domestic(a) => SpecialPostalAddressDto {
                     care_of: a.care_of.clone(),
                     line_1: a.line_1.clone(),
                     line_2: a.line_2.clone(),

@@ -128,8 +128,8 @@ pub fn protection() -> Object {
     string_enum(
         [
             domain::persons::profile::Protection::None,
-            domain::persons::profile::Protection::Sekretess,
-            domain::persons::profile::Protection::Skyddad,
+            domain::persons::profile::Protection::Confidential,
+            domain::persons::profile::Protection::ProtectedResidence,
         ]
         .map(domain::persons::profile::Protection::as_str),
         false,

@@ -4,21 +4,17 @@
 //!
 //! The canonical object is built in exactly one place, [`PersonProfile::from_register`], and
 //! its fields are private: nothing else can make one. Under a protection marker
-//! (`sekretess` or `skyddad`) that constructor drops every address of every kind (registered,
-//! special postal, foreign, contact) and the registered location, before any other code sees
-//! the object, so no surface, cache row, log line or MCP result can carry one. A cached
-//! profile is restored through the same constructor, so even a stored row cannot bring an
-//! address back under a marker.
+//! ([`Protection::Confidential`] or [`Protection::ProtectedResidence`]) that constructor drops
+//! every address of every kind (registered, special postal, foreign, contact) and the
+//! registered location, before any other code sees the object, so no surface, cache row, log
+//! line or MCP result can carry one. A cached profile is restored through the same
+//! constructor, so even a stored row cannot bring an address back under a marker.
 //!
-//! How SPAR's fields map (decisions recorded in `docs/decisions.md`, "Person data"):
-//! - names come from the current `Namn` entry: `given_name` is `Fornamn` (every given
-//!   name, as registered), `calling_name` the given name(s) the `Tilltalsnamn` index points
-//!   at, `notification_name` SPAR's `Aviseringsnamn` verbatim (the register's own short form
-//!   for post, present only when SPAR supplies one; never composed by the service);
-//! - `markers.protected` is `skyddad` when `SkyddadFolkbokforing` is set (the stronger
-//!   protection), else `sekretess` when `Sekretessmarkering` is set, else `none`;
-//! - `deceased_date` is `Avlidendatum` (or `AntraffadDodDatum`); `emigrated_date` is the
-//!   deregistration date of a person deregistered as emigrated (`UV`).
+//! These types hold what a population register says in its own terms' place: a country's
+//! connector maps its register's words into them (Sweden's SPAR in `adapters-se`, whose
+//! mapping `docs/decisions.md` records under "Person data"). The wire names the
+//! specification gives them (`folkbokforing`, `sekretess`, `skyddad`) are produced at the
+//! surface.
 
 use crate::countries::country::Country;
 use crate::evidence::{Evidence, SCHEMA_VERSION};
@@ -94,35 +90,39 @@ pub struct RegisterName {
     pub notification_name: Option<String>,
 }
 
-/// Why and when a person left the register (`AvregistreringsorsakKod`, `Avregistreringsdatum`).
+/// Why and when a person left the register.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deregistration {
-    /// The register's code: `AV` deceased, `UV` emigrated, `GN`/`GS` an old number, ...
-    pub code: String,
+    pub reason: DeregistrationReason,
     pub date: Option<PartialDate>,
 }
 
-impl Deregistration {
-    /// SPAR's code for a person deregistered as emigrated.
-    pub const EMIGRATED: &'static str = "UV";
+/// Why a person left the register.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeregistrationReason {
+    Deceased,
+    Emigrated,
+    /// Any other reason, as the register's own code (an old number replaced, ...).
+    Other(String),
 }
 
-/// Where a person is registered (folkbokförd).
+/// Where a person is registered as living (Sweden: folkbokföring).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Folkbokforing {
-    /// `Folkbokforingsdatum`.
+pub struct PopulationRegistration {
+    /// Since when.
     pub registered_at: Option<NaiveDate>,
-    /// `Hemvist` as the register words it ("Skriven på adressen", ...).
+    /// How the register words the registration ("Skriven på adressen", ...).
     pub residence: Option<String>,
-    /// Two-digit county code (`FolkbokfordLanKod`).
+    /// The register's code of the region (Sweden: the two-digit county code).
     pub county_code: Option<String>,
-    /// Four-digit municipality code: county and municipality digits together.
+    /// The register's code of the municipality (Sweden: county and municipality digits
+    /// together, four).
     pub municipality_code: Option<String>,
 }
 
 /// An address in Sweden as the register writes it.
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct SwedishAddress {
+pub struct DomesticAddress {
     pub care_of: Option<String>,
     /// `Utdelningsadress1` (an extra line such as a box or flat number).
     pub line_1: Option<String>,
@@ -146,7 +146,7 @@ pub struct ForeignAddress {
 /// A postal address that may be in Sweden or abroad (special postal and contact addresses).
 #[derive(Clone, PartialEq, Eq)]
 pub enum PostalAddress {
-    Swedish(SwedishAddress),
+    Domestic(DomesticAddress),
     Foreign(ForeignAddress),
 }
 
@@ -161,13 +161,13 @@ macro_rules! redacted_debug {
         }
     )*};
 }
-redacted_debug!(SwedishAddress, ForeignAddress, PostalAddress);
+redacted_debug!(DomesticAddress, ForeignAddress, PostalAddress);
 
 /// Every address the register gave for a person.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RegisterAddresses {
     /// `Folkbokforingsadress`.
-    pub registered: Option<SwedishAddress>,
+    pub registered: Option<DomesticAddress>,
     /// `SarskildPostadress`.
     pub special_postal: Option<PostalAddress>,
     /// `Utlandsadress` (of an emigrated person).
@@ -184,8 +184,8 @@ pub struct RegisterPerson {
     /// The register's number of the person the answer is about, as echoed (compared with
     /// the number asked for, never shown: its `Debug` is redacted).
     pub id_number: EchoedNumber,
-    pub sekretess: RegisterMarker,
-    pub skyddad: RegisterMarker,
+    pub confidential: RegisterMarker,
+    pub protected_residence: RegisterMarker,
     /// `SenasteAndringSPAR`.
     pub latest_change: Option<NaiveDate>,
     /// `None` when the register gives no name (a protected person).
@@ -194,7 +194,7 @@ pub struct RegisterPerson {
     pub deregistration: Option<Deregistration>,
     /// `Avlidendatum`, else `AntraffadDodDatum`.
     pub deceased_date: Option<PartialDate>,
-    pub folkbokforing: Option<Folkbokforing>,
+    pub registration: Option<PopulationRegistration>,
     pub addresses: RegisterAddresses,
 }
 
@@ -202,25 +202,30 @@ pub struct RegisterPerson {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Protection {
     None,
-    /// Sekretessmarkering.
-    Sekretess,
-    /// Skyddad folkbokföring.
-    Skyddad,
+    /// The register keeps the person's details confidential (Sweden: sekretessmarkering).
+    Confidential,
+    /// The person is registered at a protected residence, away from their real one
+    /// (Sweden: skyddad folkbokföring).
+    ProtectedResidence,
 }
 
 impl Protection {
     pub fn as_str(self) -> &'static str {
         match self {
             Protection::None => "none",
-            Protection::Sekretess => "sekretess",
-            Protection::Skyddad => "skyddad",
+            Protection::Confidential => "sekretess",
+            Protection::ProtectedResidence => "skyddad",
         }
     }
 
     pub fn parse(s: &str) -> Option<Protection> {
-        [Protection::None, Protection::Sekretess, Protection::Skyddad]
-            .into_iter()
-            .find(|p| p.as_str() == s)
+        [
+            Protection::None,
+            Protection::Confidential,
+            Protection::ProtectedResidence,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
     }
 
     pub fn is_protected(self) -> bool {
@@ -254,8 +259,8 @@ pub struct PersonMarkers {
 pub struct PersonProfile {
     names: PersonNames,
     birth_date: Option<NaiveDate>,
-    folkbokforing: Option<Folkbokforing>,
-    address: Option<SwedishAddress>,
+    registration: Option<PopulationRegistration>,
+    address: Option<DomesticAddress>,
     special_postal_address: Option<PostalAddress>,
     foreign_address: Option<ForeignAddress>,
     markers: PersonMarkers,
@@ -272,27 +277,27 @@ impl PersonProfile {
     /// only for a person deregistered as emigrated without a marker; a contact address
     /// never does (the object has no place for one).
     pub fn from_register(r: RegisterPerson) -> PersonProfile {
-        let protected = if r.skyddad.set {
-            Protection::Skyddad
-        } else if r.sekretess.set {
-            Protection::Sekretess
+        let protected = if r.protected_residence.set {
+            Protection::ProtectedResidence
+        } else if r.confidential.set {
+            Protection::Confidential
         } else {
             Protection::None
         };
         let protected_since = match protected {
-            Protection::Skyddad => r.skyddad.since,
-            Protection::Sekretess => r.sekretess.since,
+            Protection::ProtectedResidence => r.protected_residence.since,
+            Protection::Confidential => r.confidential.since,
             Protection::None => None,
         };
         let emigrated_date = r
             .deregistration
             .as_ref()
-            .filter(|d| d.code == Deregistration::EMIGRATED)
+            .filter(|d| d.reason == DeregistrationReason::Emigrated)
             .and_then(|d| d.date.clone());
         let emigrated = r
             .deregistration
             .as_ref()
-            .is_some_and(|d| d.code == Deregistration::EMIGRATED);
+            .is_some_and(|d| d.reason == DeregistrationReason::Emigrated);
         let names = r
             .name
             .map(|n| PersonNames {
@@ -317,7 +322,7 @@ impl PersonProfile {
             return PersonProfile {
                 names,
                 birth_date: r.birth_date,
-                folkbokforing: r.folkbokforing.map(|f| Folkbokforing {
+                registration: r.registration.map(|f| PopulationRegistration {
                     registered_at: f.registered_at,
                     residence: None,
                     county_code: None,
@@ -334,7 +339,7 @@ impl PersonProfile {
         PersonProfile {
             names,
             birth_date: r.birth_date,
-            folkbokforing: r.folkbokforing,
+            registration: r.registration,
             address: r.addresses.registered,
             special_postal_address: r.addresses.special_postal,
             foreign_address: r.addresses.foreign.filter(|_| emigrated),
@@ -350,10 +355,10 @@ impl PersonProfile {
     pub fn birth_date(&self) -> Option<NaiveDate> {
         self.birth_date
     }
-    pub fn folkbokforing(&self) -> Option<&Folkbokforing> {
-        self.folkbokforing.as_ref()
+    pub fn registration(&self) -> Option<&PopulationRegistration> {
+        self.registration.as_ref()
     }
-    pub fn address(&self) -> Option<&SwedishAddress> {
+    pub fn address(&self) -> Option<&DomesticAddress> {
         self.address.as_ref()
     }
     pub fn special_postal_address(&self) -> Option<&PostalAddress> {
@@ -374,19 +379,19 @@ impl PersonProfile {
     pub fn to_register(&self) -> RegisterPerson {
         RegisterPerson {
             id_number: EchoedNumber::default(),
-            sekretess: RegisterMarker {
-                set: self.markers.protected == Protection::Sekretess,
+            confidential: RegisterMarker {
+                set: self.markers.protected == Protection::Confidential,
                 since: self
                     .markers
                     .protected_since
-                    .filter(|_| self.markers.protected == Protection::Sekretess),
+                    .filter(|_| self.markers.protected == Protection::Confidential),
             },
-            skyddad: RegisterMarker {
-                set: self.markers.protected == Protection::Skyddad,
+            protected_residence: RegisterMarker {
+                set: self.markers.protected == Protection::ProtectedResidence,
                 since: self
                     .markers
                     .protected_since
-                    .filter(|_| self.markers.protected == Protection::Skyddad),
+                    .filter(|_| self.markers.protected == Protection::ProtectedResidence),
             },
             latest_change: self.latest_change_at,
             name: Some(RegisterName {
@@ -398,11 +403,11 @@ impl PersonProfile {
             }),
             birth_date: self.birth_date,
             deregistration: self.emigrated.then(|| Deregistration {
-                code: Deregistration::EMIGRATED.to_owned(),
+                reason: DeregistrationReason::Emigrated,
                 date: self.markers.emigrated_date.clone(),
             }),
             deceased_date: self.markers.deceased_date.clone(),
-            folkbokforing: self.folkbokforing.clone(),
+            registration: self.registration.clone(),
             addresses: RegisterAddresses {
                 registered: self.address.clone(),
                 special_postal: self.special_postal_address.clone(),
@@ -525,8 +530,8 @@ mod tests {
         s.parse().unwrap()
     }
 
-    fn swedish() -> SwedishAddress {
-        SwedishAddress {
+    fn swedish() -> DomesticAddress {
+        DomesticAddress {
             care_of: Some("CO".into()),
             line_1: None,
             line_2: Some("Gatan 1".into()),
@@ -554,7 +559,7 @@ mod tests {
                 ..RegisterName::default()
             }),
             birth_date: Some(d("1970-01-01")),
-            folkbokforing: Some(Folkbokforing {
+            registration: Some(PopulationRegistration {
                 registered_at: Some(d("1999-01-01")),
                 residence: Some("Skriven på adressen".into()),
                 county_code: Some("01".into()),
@@ -564,7 +569,7 @@ mod tests {
                 registered: Some(swedish()),
                 special_postal: Some(PostalAddress::Foreign(foreign())),
                 foreign: Some(foreign()),
-                contact: Some(PostalAddress::Swedish(swedish())),
+                contact: Some(PostalAddress::Domestic(swedish())),
             },
             ..RegisterPerson::default()
         }
@@ -574,7 +579,7 @@ mod tests {
         p.address().is_none()
             && p.special_postal_address().is_none()
             && p.foreign_address().is_none()
-            && p.folkbokforing().is_none_or(|f| {
+            && p.registration().is_none_or(|f| {
                 f.county_code.is_none() && f.municipality_code.is_none() && f.residence.is_none()
             })
     }
@@ -582,21 +587,21 @@ mod tests {
     #[test]
     fn a_marker_removes_every_address() {
         for (sekretess, skyddad, expected) in [
-            (true, false, Protection::Sekretess),
-            (false, true, Protection::Skyddad),
-            (true, true, Protection::Skyddad),
+            (true, false, Protection::Confidential),
+            (false, true, Protection::ProtectedResidence),
+            (true, true, Protection::ProtectedResidence),
         ] {
             let mut r = everything();
-            r.sekretess = RegisterMarker {
+            r.confidential = RegisterMarker {
                 set: sekretess,
                 since: Some(d("2010-01-01")),
             };
-            r.skyddad = RegisterMarker {
+            r.protected_residence = RegisterMarker {
                 set: skyddad,
                 since: Some(d("2011-01-01")),
             };
             r.deregistration = Some(Deregistration {
-                code: "UV".into(),
+                reason: DeregistrationReason::Emigrated,
                 date: PartialDate::parse("2019-01-01"),
             });
             let p = PersonProfile::from_register(r);
@@ -620,7 +625,7 @@ mod tests {
         assert!(p.special_postal_address().is_some());
         let mut r = everything();
         r.deregistration = Some(Deregistration {
-            code: "UV".into(),
+            reason: DeregistrationReason::Emigrated,
             date: PartialDate::parse("2019-11-25"),
         });
         let p = PersonProfile::from_register(r);

@@ -20,7 +20,7 @@ pub(crate) async fn with_permit(app: &TestApp, scopes: &str) -> (Consumer, Strin
 /// Records a new permit valid from `from` to `to` days around today: the service's day
 /// (Stockholm's), which between 23:00 and 01:00 UTC is not UTC's.
 pub(crate) async fn set_permit(app: &TestApp, c: &Consumer, from: i64, to: i64, status: &str) {
-    let today = domain::companies::budget::budget_day(app.clock_now());
+    let today = domain::companies::budget::BudgetCalendar::default().day(app.clock_now());
     app.admin(&[
         "permit",
         "set",

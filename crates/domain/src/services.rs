@@ -107,6 +107,8 @@ pub struct Settings {
     pub keys: Option<crate::health::keys::KeyFingerprints>,
     /// What readiness reports from the configuration alone (the portal's mail transport).
     pub readiness_notes: Vec<crate::health::readiness::Check>,
+    /// The calendar the budget's and the permit's day are kept in.
+    pub calendar: crate::companies::budget::BudgetCalendar,
 }
 
 impl Default for Settings {
@@ -121,6 +123,7 @@ impl Default for Settings {
             webhooks: Default::default(),
             keys: None,
             readiness_notes: Vec::new(),
+            calendar: Default::default(),
         }
     }
 }
@@ -187,6 +190,7 @@ impl Services {
             calls: ports.companies.clone(),
             subjects: subjects.clone(),
             clock: ports.clock.clone(),
+            calendar: settings.calendar,
             revalidate_after: settings.paid_revalidate_after,
         });
         let companies = Arc::new(CompanyService {
@@ -205,6 +209,7 @@ impl Services {
             vault: ports.person_vault.clone(),
             subjects: subjects.clone(),
             clock: ports.clock.clone(),
+            calendar: settings.calendar,
             revalidate_after: settings.person_revalidate_after,
         });
         let screening = Arc::new(crate::screening::service::ScreeningService {
@@ -236,6 +241,7 @@ impl Services {
             paid_store: ports.paid.clone(),
             subscriptions: ports.subscriptions.clone(),
             clock: ports.clock.clone(),
+            calendar: settings.calendar,
             parties: Some(ongoing.clone()),
         });
         let admin = Arc::new(AdminService {
@@ -249,6 +255,7 @@ impl Services {
             subjects: ports.subjects.clone(),
             meter: ports.meter.clone(),
             clock: ports.clock.clone(),
+            calendar: settings.calendar,
         });
         let screening_admin = Arc::new(crate::screening::admin::ScreeningAdmin {
             store: ports.screening.clone(),
@@ -272,6 +279,7 @@ impl Services {
             audit_log: ports.audit_log.clone(),
             audit: ports.audit.clone(),
             clock: ports.clock.clone(),
+            calendar: settings.calendar,
         };
         let oauth = crate::oauth::service::OAuthService {
             store: ports.oauth.clone(),
@@ -320,11 +328,13 @@ impl Services {
                 store: ports.idempotency.clone(),
                 vault: ports.idempotency_vault.clone(),
                 clock: ports.clock.clone(),
+                calendar: settings.calendar,
             },
             usage: crate::usage::service::UsageService {
                 paid: ports.paid.clone(),
                 persons: ports.persons.clone(),
                 clock: ports.clock.clone(),
+                calendar: settings.calendar,
             },
             readiness: crate::health::readiness::ReadinessService {
                 store: ports.probe.clone(),
@@ -354,6 +364,7 @@ impl Services {
                 subject_store: ports.subjects.clone(),
                 budget: ports.paid.clone(),
                 clock: ports.clock.clone(),
+                calendar: settings.calendar,
                 settings: settings.scheduler.clone(),
             },
             refresh,
@@ -381,6 +392,7 @@ impl Services {
                 store: ports.subscriptions.clone(),
                 subjects: ports.subjects.clone(),
                 clock: ports.clock.clone(),
+                calendar: settings.calendar,
                 countries: ports.countries.clone(),
             },
             persons,

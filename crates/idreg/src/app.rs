@@ -182,6 +182,7 @@ impl App {
             clock,
         };
         let settings = Settings {
+            calendar: config.calendar,
             token_lifetime: chrono::Duration::seconds(config.token_ttl_seconds),
             company_revalidate_after: chrono::Duration::seconds(config.company_revalidate_seconds),
             paid_revalidate_after: chrono::Duration::seconds(config.paid_revalidate_seconds),
@@ -229,6 +230,7 @@ impl App {
             grants,
             gate,
             clock,
+            calendar: config.calendar,
             settings: domain::assistant::bounds::AssistantSettings {
                 daily_calls: config.assistant.daily_calls,
                 retention: chrono::Duration::days(i64::from(config.assistant.retention_days)),

@@ -25,6 +25,7 @@
 //! | `IDREG_LOG_FORMAT`     | `log_format`         | `text` (or `json`) |
 //! | `IDREG_LISTS_URLS`     | `lists_urls`         | none (no scheduled list import); `official`, or `source=url,...` |
 //! | `IDREG_LISTS_INTERVAL_HOURS` | `lists_interval_hours` | `24` (`0` off) |
+//! | `IDREG_BUDGET_TIME_ZONE` | `budget_time_zone` | `Europe/Stockholm`: the IANA time zone whose midnight renews the paid budgets and dates the permits (one for the deployment) |
 //! | `IDREG_TEST_MODE`      | `test_mode`          | `off`: test-mode grants' register reads are 501 (`on`: served by an upstream sandbox started in this process; on in `idreg demo` and `serve --sandbox`) |
 //! | `IDREG_PORTAL_LISTEN`  | `portal_listen`      | none: no tenant portal in this process (`idreg demo`: `127.0.0.1:8081`) |
 //! | `IDREG_PORTAL_URL`     | `portal_url`         | none; required by `serve` when the portal listens (the demo and tests: the loopback listener's own address). The mailed links' origin, the cookies' `Secure` flag and the origin a write must come from: never taken from a request |
@@ -124,6 +125,8 @@ pub struct Config {
     pub lists: Vec<crate::list_schedule::ScheduledList>,
     /// Hours between scheduled list imports; 0 turns them off.
     pub lists_interval_hours: u64,
+    /// The calendar of the budget's and the permit's day (`IDREG_BUDGET_TIME_ZONE`).
+    pub calendar: domain::companies::budget::BudgetCalendar,
     /// Serve test-mode grants from the upstream sandbox started in this process.
     pub test_mode: bool,
     /// The portal assistant's model and bounds.
@@ -233,6 +236,7 @@ impl Default for Config {
             countries: Default::default(),
             lists: Vec::new(),
             lists_interval_hours: crate::list_schedule::DEFAULT_INTERVAL_HOURS,
+            calendar: Default::default(),
             test_mode: false,
             assistant: AssistantConfig::default(),
         }
@@ -272,6 +276,7 @@ struct FileConfig {
     log_format: Option<String>,
     lists_urls: Option<String>,
     lists_interval_hours: Option<u64>,
+    budget_time_zone: Option<String>,
     test_mode: Option<bool>,
     assistant_protocol: Option<String>,
     assistant_url: Option<String>,
@@ -442,6 +447,10 @@ impl Config {
                 .parse()
                 .context("IDREG_LISTS_INTERVAL_HOURS must be a whole number")?;
         }
+        if let Some(v) = var("IDREG_BUDGET_TIME_ZONE")? {
+            config.calendar = domain::companies::budget::BudgetCalendar::parse(&v)
+                .map_err(|e| anyhow::anyhow!("IDREG_BUDGET_TIME_ZONE is {e}"))?;
+        }
         for wiring in crate::countries::COUNTRIES {
             let cc = wiring.country.prefix();
             for key in wiring.settings {
@@ -569,6 +578,10 @@ impl Config {
         }
         if let Some(v) = file.lists_interval_hours {
             self.lists_interval_hours = v;
+        }
+        if let Some(v) = file.budget_time_zone {
+            self.calendar = domain::companies::budget::BudgetCalendar::parse(&v)
+                .map_err(|e| anyhow::anyhow!("budget_time_zone is {e}"))?;
         }
         for (table, value) in file.tables {
             let Some(wiring) = crate::countries::COUNTRIES
@@ -828,6 +841,18 @@ mod tests {
                 "{k}={v}"
             );
         }
+    }
+
+    #[test]
+    fn the_budget_day_is_stockholms_unless_another_zone_is_set() {
+        let c = Config::load_from(|_| None).unwrap();
+        assert_eq!(c.calendar.zone(), "Europe/Stockholm");
+        let env: HashMap<&str, &str> = [("IDREG_BUDGET_TIME_ZONE", "Europe/Oslo")].into();
+        let c = Config::load_from(|k| env.get(k).map(|v| v.to_string())).unwrap();
+        assert_eq!(c.calendar.zone(), "Europe/Oslo");
+        let env: HashMap<&str, &str> = [("IDREG_BUDGET_TIME_ZONE", "Oslo time")].into();
+        let e = Config::load_from(|k| env.get(k).map(|v| v.to_string())).unwrap_err();
+        assert!(e.to_string().contains("IDREG_BUDGET_TIME_ZONE"), "{e}");
     }
 
     #[test]

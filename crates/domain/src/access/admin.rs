@@ -8,7 +8,7 @@ use crate::access::ports::{CredentialHasher, GrantStore, TenantStore};
 use crate::access::scope::ScopeSet;
 use crate::access::tenant::{Budget, Permit, PermitStatus, Tenant, TenantMode, TenantStatus};
 use crate::clock::Clock;
-use crate::companies::budget::{budget_day, renews_at, BudgetStatement, BUDGET_TIME_ZONE};
+use crate::companies::budget::{BudgetCalendar, BudgetStatement};
 use crate::companies::ports::PaidStore;
 use crate::countries::country::{Country, CountrySet};
 use crate::error::StoreError;
@@ -62,6 +62,8 @@ pub struct AdminService {
     /// Where the events its changes log are counted.
     pub meter: Arc<dyn crate::meter::Meter>,
     pub clock: Arc<dyn Clock>,
+    /// The deployment's calendar (the budget's day).
+    pub calendar: BudgetCalendar,
 }
 
 fn store_failure(what: &str) -> impl Fn(StoreError) -> Failure + '_ {
@@ -301,6 +303,7 @@ impl AdminService {
             self.subscriptions.as_ref(),
             self.meter.as_ref(),
             &updated,
+            self.calendar.day(self.clock.now()),
             self.clock.now(),
         )
         .await?;
@@ -350,7 +353,7 @@ impl AdminService {
             .tenant(&id)
             .await
             .map_err(store_failure("tenant"))?;
-        let day = day.unwrap_or_else(|| budget_day(self.clock.now()));
+        let day = day.unwrap_or_else(|| self.calendar.day(self.clock.now()));
         let usage = self
             .paid
             .budget_usage(&id, day)
@@ -364,8 +367,8 @@ impl AdminService {
         Ok(BudgetStatement {
             day,
             person_lookups,
-            time_zone: BUDGET_TIME_ZONE.name(),
-            renews_at: renews_at(day),
+            time_zone: self.calendar.zone(),
+            renews_at: self.calendar.renews_at(day),
             budget: tenant.budget,
             usage,
         })

@@ -24,7 +24,7 @@ use crate::assistant::ports::{
 };
 use crate::assistant::scan;
 use crate::clock::Clock;
-use crate::companies::budget::budget_day;
+use crate::companies::budget::BudgetCalendar;
 use crate::error::{ErrorCode, StoreError};
 use crate::ids::{ConversationId, GrantId, TenantId};
 use crate::operation::{Operation, Surface};
@@ -132,6 +132,8 @@ pub struct AssistantService {
     pub grants: Arc<dyn GrantStore>,
     pub gate: Arc<Gate>,
     pub clock: Arc<dyn Clock>,
+    /// The deployment's calendar (the budget's day).
+    pub calendar: BudgetCalendar,
     pub settings: AssistantSettings,
 }
 
@@ -400,7 +402,7 @@ impl AssistantService {
         if self.model.is_none() {
             return Ok(None);
         }
-        let day = budget_day(self.clock.now());
+        let day = self.calendar.day(self.clock.now());
         let used = self
             .store
             .model_calls(&caller.session.tenant_id, day, day)
@@ -455,7 +457,7 @@ impl AssistantService {
         let next_seq = stored.last().map_or(0, |t| t.seq + 1);
 
         // Personal numbers: resolved here, or the message is refused.
-        let found = scan::personal_numbers(text, budget_day(now))?;
+        let found = scan::personal_numbers(text, self.calendar.day(now))?;
         let trail = AuditTrail::new();
         let mut references = Vec::with_capacity(found.len());
         let mut failure = None;
@@ -561,7 +563,7 @@ impl AssistantService {
         let mut round = 0u32;
         let mut ending: Result<Ending, Failure> = loop {
             // The allowance first: a call not allowed is not made.
-            let day = budget_day(self.clock.now());
+            let day = self.calendar.day(self.clock.now());
             match self
                 .store
                 .spend_model_call(&tenant, day, self.settings.daily_calls)

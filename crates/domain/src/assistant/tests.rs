@@ -404,6 +404,7 @@ fn world(role: PortalRole, scopes: &str, settings: AssistantSettings) -> World {
     let tools = Arc::new(FakeTools::default());
     let store = Arc::new(MemoryStore::default());
     let service = AssistantService {
+        calendar: Default::default(),
         model: Some(model.clone()),
         tools: tools.clone(),
         store: store.clone(),

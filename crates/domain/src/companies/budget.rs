@@ -4,8 +4,8 @@
 //! against a per-tenant, per-day counter, so concurrent requests can never overspend. A call
 //! that then fails upstream still counts, because the upstream bills the transaction.
 //!
-//! The day is a calendar day in Sweden's time zone ([`BUDGET_TIME_ZONE`]): the budget
-//! renews at midnight Stockholm time, the day the tenants and the registry keep.
+//! The day is a calendar day in the deployment's time zone ([`BudgetCalendar`]; Stockholm's
+//! unless the operator sets another): the budget renews at midnight there.
 //!
 //! The budget is split in two parts that share one counter row: scheduled monitoring may
 //! take only the tenant's monitoring share (`floor(daily × share)`), and that share is
@@ -16,23 +16,55 @@ use crate::access::tenant::Budget;
 use chrono::{DateTime, Days, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
 
-/// The time zone of the budget's calendar day.
-pub const BUDGET_TIME_ZONE: Tz = chrono_tz::Europe::Stockholm;
+/// The calendar the budget's day is kept in: a time zone the operator sets
+/// (`IDREG_BUDGET_TIME_ZONE`, an IANA name), Europe/Stockholm unless set. Every tenant of a
+/// deployment shares it, so a day's counter row means the same day to every replica.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BudgetCalendar(Tz);
 
-/// The budget day `now` falls in.
-pub fn budget_day(now: DateTime<Utc>) -> NaiveDate {
-    now.with_timezone(&BUDGET_TIME_ZONE).date_naive()
+impl Default for BudgetCalendar {
+    fn default() -> Self {
+        BudgetCalendar(chrono_tz::Europe::Stockholm)
+    }
 }
 
-/// When the budget of `day` renews (the next midnight in [`BUDGET_TIME_ZONE`]).
-pub fn renews_at(day: NaiveDate) -> DateTime<Utc> {
-    let next = day.checked_add_days(Days::new(1)).unwrap_or(day);
-    let midnight = next.and_hms_opt(0, 0, 0).unwrap_or_default();
-    BUDGET_TIME_ZONE
-        .from_local_datetime(&midnight)
-        .earliest()
-        .map(|t| t.with_timezone(&Utc))
-        .unwrap_or_else(|| midnight.and_utc())
+impl BudgetCalendar {
+    pub fn new(zone: Tz) -> BudgetCalendar {
+        BudgetCalendar(zone)
+    }
+
+    /// A calendar from an IANA time-zone name (`Europe/Oslo`, `UTC`).
+    pub fn parse(name: &str) -> Result<BudgetCalendar, String> {
+        name.trim()
+            .parse::<Tz>()
+            .map(BudgetCalendar)
+            .map_err(|_| "not an IANA time-zone name such as Europe/Stockholm".to_owned())
+    }
+
+    /// The zone's IANA name.
+    pub fn zone(self) -> &'static str {
+        self.0.name()
+    }
+
+    /// The budget day `now` falls in.
+    pub fn day(self, now: DateTime<Utc>) -> NaiveDate {
+        now.with_timezone(&self.0).date_naive()
+    }
+
+    /// When the budget of `day` renews (the next midnight in the calendar's zone; where a
+    /// clock change skips midnight, the first instant of the next day).
+    pub fn renews_at(self, day: NaiveDate) -> DateTime<Utc> {
+        let next = day.checked_add_days(Days::new(1)).unwrap_or(day);
+        let midnight = next.and_hms_opt(0, 0, 0).unwrap_or_default();
+        (0..=2)
+            .find_map(|hours| {
+                self.0
+                    .from_local_datetime(&(midnight + chrono::Duration::hours(hours)))
+                    .earliest()
+            })
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_else(|| midnight.and_utc())
+    }
 }
 
 /// Who spends: a consumer's read, or scheduled monitoring work.
@@ -81,10 +113,10 @@ pub struct Spend {
 }
 
 impl Spend {
-    /// One paid call of `spender` now, against the tenant's budget.
-    pub fn one_call(budget: &Budget, spender: Spender, now: DateTime<Utc>) -> Spend {
+    /// One paid call of `spender` on the budget day `day`, against the tenant's budget.
+    pub fn one_call(budget: &Budget, spender: Spender, day: NaiveDate) -> Spend {
         Spend {
-            day: budget_day(now),
+            day,
             spender,
             units: 1,
             cap: budget.cap(spender),
@@ -158,21 +190,61 @@ mod tests {
     }
 
     #[test]
-    fn the_day_is_stockholm_calendar_day() {
+    fn the_day_is_stockholm_calendar_day_unless_set() {
+        let stockholm = BudgetCalendar::default();
+        assert_eq!(stockholm.zone(), "Europe/Stockholm");
         // 23:30 UTC on 2026-11-22 is 00:30 on 2026-11-23 in Stockholm (UTC+1 in winter).
         let t = Utc.with_ymd_and_hms(2026, 11, 22, 23, 30, 0).unwrap();
-        assert_eq!(
-            budget_day(t),
-            NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()
-        );
+        let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap();
+        assert_eq!(stockholm.day(t), day(2026, 11, 23));
         // Summer time: UTC+2.
         let t = Utc.with_ymd_and_hms(2026, 6, 30, 21, 59, 0).unwrap();
-        assert_eq!(budget_day(t), NaiveDate::from_ymd_opt(2026, 6, 30).unwrap());
+        assert_eq!(stockholm.day(t), day(2026, 6, 30));
         let t = Utc.with_ymd_and_hms(2026, 6, 30, 22, 0, 0).unwrap();
-        assert_eq!(budget_day(t), NaiveDate::from_ymd_opt(2026, 7, 1).unwrap());
+        assert_eq!(stockholm.day(t), day(2026, 7, 1));
         assert_eq!(
-            renews_at(NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()),
+            stockholm.renews_at(day(2026, 11, 23)),
             Utc.with_ymd_and_hms(2026, 11, 23, 23, 0, 0).unwrap()
         );
+        // Another zone keeps its own day.
+        let utc = BudgetCalendar::parse("UTC").unwrap();
+        let t = Utc.with_ymd_and_hms(2026, 11, 22, 23, 30, 0).unwrap();
+        assert_eq!(utc.day(t), day(2026, 11, 22));
+        assert_eq!(
+            utc.renews_at(day(2026, 11, 22)),
+            Utc.with_ymd_and_hms(2026, 11, 23, 0, 0, 0).unwrap()
+        );
+        assert!(BudgetCalendar::parse("Mars/Olympus").is_err());
+        assert!(BudgetCalendar::parse("").is_err());
+    }
+
+    #[test]
+    fn a_midnight_a_clock_change_skips_renews_at_the_days_first_instant() {
+        // Santiago moved its clocks from 00:00 to 01:00 on 2026-09-06: that midnight never was.
+        let santiago = BudgetCalendar::parse("America/Santiago").unwrap();
+        let renews = santiago.renews_at(NaiveDate::from_ymd_opt(2026, 9, 5).unwrap());
+        assert_eq!(
+            santiago.day(renews),
+            NaiveDate::from_ymd_opt(2026, 9, 6).unwrap()
+        );
+        assert_eq!(
+            santiago.day(renews - chrono::Duration::seconds(1)),
+            NaiveDate::from_ymd_opt(2026, 9, 5).unwrap()
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_instant_falls_in_the_day_before_its_renewal(secs in 0i64..4_000_000_000, zone in 0usize..5) {
+            let cal = BudgetCalendar::parse(
+                ["Europe/Stockholm", "UTC", "America/Santiago", "Asia/Kolkata", "Pacific/Apia"][zone],
+            )
+            .unwrap();
+            let t = chrono::DateTime::from_timestamp(secs, 0).unwrap();
+            let day = cal.day(t);
+            let renews = cal.renews_at(day);
+            proptest::prop_assert!(t < renews);
+            proptest::prop_assert!(cal.day(renews) > day);
+        }
     }
 }

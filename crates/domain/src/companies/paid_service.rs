@@ -13,7 +13,7 @@
 
 use crate::access::gate::Caller;
 use crate::clock::Clock;
-use crate::companies::budget::{renews_at, Spend, Spender};
+use crate::companies::budget::{BudgetCalendar, Spend, Spender};
 use crate::companies::profile::RegistryFailure;
 use crate::meter::Budget;
 
@@ -56,6 +56,8 @@ pub struct PaidCompanyService {
     pub calls: Arc<dyn CompanyStore>,
     pub subjects: Arc<SubjectService>,
     pub clock: Arc<dyn Clock>,
+    /// The deployment's calendar (the budget's day).
+    pub calendar: BudgetCalendar,
     /// How long a cached paid object is served without asking the registry again.
     pub revalidate_after: Duration,
 }
@@ -273,7 +275,11 @@ impl PaidCompanyService {
 
     /// Spends one paid call of the caller's on-demand budget; false when it is spent.
     async fn spend(&self, caller: &Caller) -> Result<bool, Failure> {
-        let spend = Spend::one_call(&caller.tenant.budget, Spender::OnDemand, self.clock.now());
+        let spend = Spend::one_call(
+            &caller.tenant.budget,
+            Spender::OnDemand,
+            self.calendar.day(self.clock.now()),
+        );
         let spent = self
             .store
             .spend_budget(&caller.tenant_id, &spend)
@@ -319,7 +325,11 @@ impl PaidCompanyService {
         };
 
         // Metered before the call is made, atomically with the check.
-        let spend = Spend::one_call(&caller.tenant.budget, Spender::OnDemand, now);
+        let spend = Spend::one_call(
+            &caller.tenant.budget,
+            Spender::OnDemand,
+            self.calendar.day(now),
+        );
         let budget_spent = || {
             Failure::new(
                 ErrorCode::BudgetExceeded,
@@ -327,7 +337,7 @@ impl PaidCompanyService {
                     "the tenant's daily paid-call budget for reads ({} calls) is spent; it renews \
                  at {} (midnight Europe/Stockholm)",
                     spend.cap,
-                    renews_at(spend.day).to_rfc3339()
+                    self.calendar.renews_at(spend.day).to_rfc3339()
                 ),
             )
         };

@@ -40,6 +40,7 @@ impl Ports {
 
     fn service(self) -> PaidCompanyService {
         PaidCompanyService {
+            calendar: Default::default(),
             meter: std::sync::Arc::new(crate::meter::NoMeter),
             countries: Arc::new(
                 Countries::new(

@@ -19,6 +19,8 @@ pub struct IdempotencyService {
     pub store: Arc<dyn IdempotencyStore>,
     pub vault: Arc<dyn IdempotencyVault>,
     pub clock: Arc<dyn Clock>,
+    /// The deployment's calendar (the budget's day).
+    pub calendar: crate::companies::budget::BudgetCalendar,
 }
 
 /// What to do with a request under a key.
@@ -122,7 +124,7 @@ impl IdempotencyService {
             countries: caller.countries.clone(),
             permit_in_force: crate::access::tenant::Permit::standing(
                 caller.tenant.permit.as_ref(),
-                crate::companies::budget::budget_day(self.clock.now()),
+                self.calendar.day(self.clock.now()),
             ) == crate::access::tenant::PermitStanding::InForce,
         }
     }

@@ -160,6 +160,7 @@ async fn a_replay_is_refused_once_the_credential_lost_a_right_its_answer_was_mad
             .expect_claim()
             .return_once(|_, _| Ok(ClaimOutcome::Answered(b"sealed".to_vec())));
         let s = IdempotencyService {
+            calendar: Default::default(),
             store: Arc::new(store),
             vault: Arc::new(vault_holding(then)),
             clock: clock(),
@@ -180,6 +181,7 @@ fn service(store: MockIdempotencyStore) -> (IdempotencyService, Arc<Mutex<Vec<Ve
     let materials = Arc::new(Mutex::new(Vec::new()));
     (
         IdempotencyService {
+            calendar: Default::default(),
             store: Arc::new(store),
             vault: Arc::new(vault(materials.clone())),
             clock: clock(),

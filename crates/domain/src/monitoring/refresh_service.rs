@@ -18,7 +18,7 @@
 
 use crate::access::gate::Caller;
 use crate::clock::Clock;
-use crate::companies::budget::{renews_at, Spend, Spender};
+use crate::companies::budget::{BudgetCalendar, Spend, Spender};
 use crate::companies::paid::{newcomers as new_parties, OfficerList, OwnerList, PaidData, Party};
 use crate::companies::paid_service::{PaidCompanyService, PaidRead};
 use crate::companies::ports::PaidStore;
@@ -48,6 +48,8 @@ pub struct RefreshService {
     /// Subscriptions, their baselines, and the log their readings' events go to.
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub clock: Arc<dyn Clock>,
+    /// The deployment's calendar (the budget's day).
+    pub calendar: BudgetCalendar,
     /// Screens the officers and owners a reading finds new (none wired: not screened).
     pub parties: Option<Arc<dyn crate::monitoring::party_screening::PartyScreening>>,
 }
@@ -67,7 +69,11 @@ impl RefreshService {
         let (orgnr, _) = self.companies.admit(caller, wire)?;
 
         let now = self.clock.now();
-        let spend = Spend::one_call(&caller.tenant.budget, Spender::OnDemand, now);
+        let spend = Spend::one_call(
+            &caller.tenant.budget,
+            Spender::OnDemand,
+            self.calendar.day(now),
+        );
         let spent = self
             .paid_store
             .spend_budget(&caller.tenant_id, &spend)
@@ -83,7 +89,7 @@ impl RefreshService {
                      is never answered from the cache. It renews at {} (midnight \
                      Europe/Stockholm)",
                     spend.cap,
-                    renews_at(spend.day).to_rfc3339()
+                    self.calendar.renews_at(spend.day).to_rfc3339()
                 ),
             ));
         }

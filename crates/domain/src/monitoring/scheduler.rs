@@ -29,7 +29,7 @@ use crate::access::gate::Caller;
 use crate::access::ports::TenantStore;
 use crate::access::tenant::{Permit, PermitStanding, TenantStatus};
 use crate::clock::Clock;
-use crate::companies::budget::{budget_day, renews_at, Spend, Spender};
+use crate::companies::budget::{BudgetCalendar, Spend, Spender};
 use crate::companies::paid_service::PaidRead;
 use crate::companies::ports::PaidStore;
 use crate::error::Failure;
@@ -83,6 +83,8 @@ pub struct Scheduler {
     /// The daily paid-call budget (the monitoring share).
     pub budget: Arc<dyn PaidStore>,
     pub clock: Arc<dyn Clock>,
+    /// The deployment's calendar (the budget's day).
+    pub calendar: BudgetCalendar,
     pub settings: SchedulerSettings,
 }
 
@@ -197,7 +199,7 @@ impl Scheduler {
         }
         match sub.kind {
             SubscriptionKind::Person => {
-                if Permit::standing(tenant.permit.as_ref(), budget_day(now))
+                if Permit::standing(tenant.permit.as_ref(), self.calendar.day(now))
                     != PermitStanding::InForce
                 {
                     return self.suspend(run, SuspensionReason::PermitLapsed, now).await;
@@ -257,7 +259,7 @@ impl Scheduler {
                     .read_paid(caller, op, &orgnr, PaidRead::Prepaid)
                     .await?;
             } else {
-                deferred_until = Some(renews_at(budget_day(now)));
+                deferred_until = Some(self.calendar.renews_at(self.calendar.day(now)));
             }
         }
 
@@ -308,7 +310,11 @@ impl Scheduler {
         caller: &Caller,
         now: DateTime<Utc>,
     ) -> Result<bool, Failure> {
-        let mut spend = Spend::one_call(&caller.tenant.budget, Spender::Scheduled, now);
+        let mut spend = Spend::one_call(
+            &caller.tenant.budget,
+            Spender::Scheduled,
+            self.calendar.day(now),
+        );
         spend.units = PAID_CALLS_PER_FULL_REFRESH;
         let spent = self
             .budget

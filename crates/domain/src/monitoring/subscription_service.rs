@@ -41,6 +41,8 @@ pub struct SubscriptionService {
     pub store: Arc<dyn SubscriptionStore>,
     pub subjects: Arc<dyn SubjectStore>,
     pub clock: Arc<dyn Clock>,
+    /// The deployment's calendar (the budget's day).
+    pub calendar: crate::companies::budget::BudgetCalendar,
     /// The served countries' connectors: which declare a scheduled source for each kind.
     pub countries: Arc<Countries>,
 }
@@ -167,7 +169,7 @@ impl SubscriptionService {
             .ok_or_else(|| Countries::not_monitored(subject_kind, countries[0]))?;
         let now = self.clock.now();
         if kind == SubscriptionKind::Person {
-            permit_gate(caller, now)?;
+            permit_gate(caller, self.calendar.day(now))?;
         }
 
         let subscription = Subscription {
@@ -422,14 +424,12 @@ pub(crate) async fn follow_permit(
     store: &dyn SubscriptionStore,
     meter: &dyn crate::meter::Meter,
     tenant: &crate::access::tenant::Tenant,
+    today: chrono::NaiveDate,
     now: DateTime<Utc>,
 ) -> Result<(), Failure> {
     use crate::access::tenant::{Permit, PermitStanding};
     use crate::monitoring::subscription::SuspensionReason;
-    let in_force = Permit::standing(
-        tenant.permit.as_ref(),
-        crate::companies::budget::budget_day(now),
-    ) == PermitStanding::InForce;
+    let in_force = Permit::standing(tenant.permit.as_ref(), today) == PermitStanding::InForce;
     let person = SubscriptionFilter {
         kinds: vec![SubscriptionKind::Person],
         status: Some(if in_force {

@@ -19,7 +19,7 @@
 
 use crate::access::gate::Caller;
 use crate::clock::Clock;
-use crate::companies::budget::{budget_day, renews_at};
+use crate::companies::budget::BudgetCalendar;
 use crate::companies::profile::RegistryFailure;
 
 use crate::access::tenant::{Permit, PermitStanding};
@@ -48,15 +48,17 @@ pub struct PersonService {
     pub vault: Arc<dyn PersonVault>,
     pub subjects: Arc<SubjectService>,
     pub clock: Arc<dyn Clock>,
+    /// The deployment's calendar (the permit's day, the budget's day).
+    pub calendar: BudgetCalendar,
     /// How long a cached profile is served without asking the register again.
     pub revalidate_after: Duration,
 }
 
 impl PersonService {
     /// The permit gate: the tenant's person-register permit must be in force today (the
-    /// calendar day in Sweden, as the permit's validity dates are Swedish dates).
+    /// deployment's calendar day).
     pub fn require_permit(&self, caller: &Caller) -> Result<(), Failure> {
-        permit_gate(caller, self.clock.now())
+        permit_gate(caller, self.calendar.day(self.clock.now()))
     }
 
     /// `GET /v1/persons/{ref}`: `{ref}` is an `identifier_ref` of a person subject of this
@@ -197,7 +199,7 @@ impl PersonService {
         }
 
         // Metered before the register is asked, atomically with the check.
-        let day = budget_day(now);
+        let day = self.calendar.day(now);
         let ceiling = caller.tenant.budget.person_lookup_ceiling;
         let counted = self
             .store
@@ -212,7 +214,7 @@ impl PersonService {
                 format!(
                     "the tenant's daily person-lookup ceiling ({ceiling} lookups) is reached; it \
                      renews at {} (midnight Europe/Stockholm)",
-                    renews_at(day).to_rfc3339()
+                    self.calendar.renews_at(day).to_rfc3339()
                 ),
             ));
         }
@@ -291,11 +293,11 @@ fn end_user(caller: &Caller) -> String {
     format!("idreg-grant:{}", caller.grant_id)
 }
 
-/// The permit gate at `now`: the tenant's person-register permit must be in force on the
-/// calendar day in Sweden (its validity dates are Swedish dates). Every use case that touches
-/// person data (reads, lookups, person subscriptions, screening) passes it first.
-pub fn permit_gate(caller: &Caller, now: chrono::DateTime<chrono::Utc>) -> Result<(), Failure> {
-    match Permit::standing(caller.tenant.permit.as_ref(), budget_day(now)) {
+/// The permit gate on `today` (the deployment's calendar day, [`BudgetCalendar`]): the
+/// tenant's person-register permit must be in force. Every use case that touches person data
+/// (reads, lookups, person subscriptions, screening) passes it first.
+pub fn permit_gate(caller: &Caller, today: chrono::NaiveDate) -> Result<(), Failure> {
+    match Permit::standing(caller.tenant.permit.as_ref(), today) {
         PermitStanding::InForce => Ok(()),
         PermitStanding::Suspended => Err(Failure::new(
             ErrorCode::PersonregPermitSuspended,

@@ -86,6 +86,7 @@ impl Ports {
 
     fn service(self) -> PersonService {
         PersonService {
+            calendar: Default::default(),
             meter: std::sync::Arc::new(crate::meter::NoMeter),
             countries: Arc::new(
                 Countries::new(vec![CountryConnectors::new(Country::Se, &[])

@@ -14,7 +14,7 @@ use crate::access::grant::{Grant, GrantOwner};
 use crate::access::ports::{AuditLog, AuditSink, GrantStore, TenantStore};
 use crate::access::scope::ScopeSet;
 use crate::clock::Clock;
-use crate::companies::budget::{budget_day, BudgetStatement, BudgetUsage};
+use crate::companies::budget::{BudgetCalendar, BudgetStatement, BudgetUsage};
 use crate::companies::ports::PaidStore;
 use crate::countries::country::CountrySet;
 use crate::error::{ErrorCode, Failure, StoreError};
@@ -47,6 +47,8 @@ pub struct PortalConsole {
     pub audit_log: Arc<dyn AuditLog>,
     pub audit: Arc<dyn AuditSink>,
     pub clock: Arc<dyn Clock>,
+    /// The deployment's calendar (the budget's day).
+    pub calendar: BudgetCalendar,
 }
 
 /// A grant as a portal admin asks for it (the form's fields, unparsed).
@@ -336,7 +338,7 @@ impl PortalConsole {
             .admin
             .budget_statement(&tenant.to_string(), None)
             .await?;
-        let last = budget_day(self.clock.now());
+        let last = self.calendar.day(self.clock.now());
         let first = last - Duration::days(USAGE_DAYS - 1);
         let spent: std::collections::HashMap<NaiveDate, BudgetUsage> = self
             .paid

@@ -70,6 +70,7 @@ fn console(
     });
     let (grants, tenants) = (Arc::new(grants), Arc::new(tenants));
     let admin = Arc::new(AdminService {
+        calendar: Default::default(),
         tenants: tenants.clone(),
         grants: grants.clone(),
         hasher: Arc::new(crate::access::ports::MockCredentialHasher::new()),
@@ -82,6 +83,7 @@ fn console(
         clock: clock(),
     });
     let console = PortalConsole {
+        calendar: Default::default(),
         admin,
         screening_admin: Arc::new(ScreeningAdmin {
             store: Arc::new(crate::screening::ports::MockScreeningStore::new()),

@@ -141,6 +141,7 @@ impl World {
                 revalidate_after: Duration::hours(1),
             }),
             persons: Arc::new(PersonService {
+                calendar: Default::default(),
                 meter: std::sync::Arc::new(crate::meter::NoMeter),
                 countries: Arc::new(Countries::none()),
                 store: Arc::new(MockPersonStore::new()),

@@ -2,7 +2,7 @@
 
 use crate::access::gate::Caller;
 use crate::clock::Clock;
-use crate::companies::budget::{budget_day, renews_at, BudgetStatement, BUDGET_TIME_ZONE};
+use crate::companies::budget::{BudgetCalendar, BudgetStatement};
 use crate::companies::ports::PaidStore;
 use crate::error::Failure;
 use crate::persons::ports::PersonStore;
@@ -13,6 +13,8 @@ pub struct UsageService {
     pub paid: Arc<dyn PaidStore>,
     pub persons: Arc<dyn PersonStore>,
     pub clock: Arc<dyn Clock>,
+    /// The deployment's calendar (the budget's day).
+    pub calendar: BudgetCalendar,
 }
 
 impl UsageService {
@@ -22,7 +24,7 @@ impl UsageService {
     /// name no subject.
     pub async fn today(&self, caller: &Caller) -> Result<Usage, Failure> {
         let at = self.clock.now();
-        let day = budget_day(at);
+        let day = self.calendar.day(at);
         let usage = self
             .paid
             .budget_usage(&caller.tenant_id, day)
@@ -36,8 +38,8 @@ impl UsageService {
         Ok(Usage {
             statement: BudgetStatement {
                 day,
-                time_zone: BUDGET_TIME_ZONE.name(),
-                renews_at: renews_at(day),
+                time_zone: self.calendar.zone(),
+                renews_at: self.calendar.renews_at(day),
                 budget: caller.tenant.budget.clone(),
                 usage,
                 person_lookups,

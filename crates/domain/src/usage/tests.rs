@@ -3,7 +3,7 @@
 use super::quota::{Limit, Usage};
 use super::service::UsageService;
 use crate::access::tenant::Budget;
-use crate::companies::budget::{renews_at, BudgetStatement, BudgetUsage};
+use crate::companies::budget::{BudgetCalendar, BudgetStatement, BudgetUsage};
 use crate::companies::ports::MockPaidStore;
 use crate::error::{ErrorCode, StoreError};
 use crate::fixtures::{caller, clock, now};
@@ -16,7 +16,7 @@ fn statement(budget: Budget, on_demand: i64, scheduled: i64, lookups: i64) -> Bu
     BudgetStatement {
         day,
         time_zone: "Europe/Stockholm",
-        renews_at: renews_at(day),
+        renews_at: BudgetCalendar::default().renews_at(day),
         budget,
         usage: BudgetUsage {
             on_demand,
@@ -58,6 +58,7 @@ async fn today_reads_the_counters_of_the_stockholm_day_under_the_guards_limits()
         .times(1)
         .return_once(|_, _| Ok(3));
     let service = UsageService {
+        calendar: Default::default(),
         paid: Arc::new(paid),
         persons: Arc::new(persons),
         clock: clock(),
@@ -80,6 +81,7 @@ async fn a_store_that_cannot_answer_is_a_failure_not_a_guess() {
     paid.expect_budget_usage()
         .return_once(|_, _| Err(StoreError::Unavailable("down".into())));
     let service = UsageService {
+        calendar: Default::default(),
         paid: Arc::new(paid),
         persons: Arc::new(MockPersonStore::new()),
         clock: clock(),
@@ -116,7 +118,7 @@ fn the_day_of_a_clock_change_resets_at_its_own_midnight() {
     let day = NaiveDate::from_ymd_opt(2026, 10, 25).unwrap();
     let mut s = statement(budget(10, 0.5, 3), 0, 0, 0);
     s.day = day;
-    s.renews_at = renews_at(day);
+    s.renews_at = BudgetCalendar::default().renews_at(day);
     let usage = Usage {
         statement: s,
         at: Utc.with_ymd_and_hms(2026, 10, 24, 22, 30, 0).unwrap(),

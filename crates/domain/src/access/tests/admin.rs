@@ -32,6 +32,7 @@ struct Ports {
 impl Ports {
     fn service(self) -> AdminService {
         AdminService {
+            calendar: Default::default(),
             tenants: Arc::new(self.tenants),
             grants: Arc::new(self.grants),
             hasher: Arc::new(self.hasher),

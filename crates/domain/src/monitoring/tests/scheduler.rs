@@ -237,6 +237,7 @@ impl Mocks {
             revalidate_after: Duration::hours(24),
         });
         let paid = Arc::new(PaidCompanyService {
+            calendar: Default::default(),
             meter: std::sync::Arc::new(crate::meter::NoMeter),
             countries,
             store: budget.clone(),
@@ -246,8 +247,10 @@ impl Mocks {
             revalidate_after: Duration::hours(24),
         });
         Scheduler {
+            calendar: Default::default(),
             meter: std::sync::Arc::new(crate::meter::NoMeter),
             refresh: Arc::new(RefreshService {
+                calendar: Default::default(),
                 meter: std::sync::Arc::new(crate::meter::NoMeter),
                 companies,
                 paid,

@@ -5,7 +5,7 @@
 //! - its requests are everything under `/<name>` ([`crate::RunningSandbox::plugin_base_url`]),
 //!   answered by [`SandboxPlugin::answer`] with the path after the prefix;
 //! - each runs under fault injection and the call log with the source
-//!   [`Source::Plugin`]`(name)`: `POST /control/faults/<name>` arms `http_5xx`, `timeout`,
+//!   `Source::Plugin(name)`: `POST /control/faults/<name>` arms `http_5xx`, `timeout`,
 //!   `slow` and `malformed` faults on it, answered in its own error shape
 //!   ([`SandboxPlugin::error`]), and `GET /control/calls?source=<name>` lists its calls;
 //! - its own control routes (scripted changes to its data) are everything under
@@ -14,7 +14,6 @@
 //!
 //! A plug-in keeps its own data (interior mutability: it is shared by every worker).
 
-use crate::faults::Source;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse};
 use std::collections::BTreeSet;
@@ -42,18 +41,23 @@ pub trait SandboxPlugin: Send + Sync + 'static {
     fn reset(&self) {}
 }
 
-/// Names the sandbox uses itself: its sources and its path prefixes.
-const TAKEN: [&str; 10] = [
+/// Names the sandbox uses itself: its sources' spellings (`Source::as_str`) and its path
+/// prefixes.
+const TAKEN: [&str; 14] = [
     "bolagsverket",
-    "spar",
+    "bolagsverket-token",
+    "ssbtgu",
     "scb",
     "lt",
+    "foretagsinformation",
+    "verkliga-huvudman",
+    "personsokning",
+    "model",
+    "spar",
     "anthropic",
     "control",
     "mailbox",
-    "model",
     "plugins",
-    "ssbtgu",
 ];
 
 /// Whether `name` may name a plug-in (see [`SandboxPlugin::name`]); why not otherwise.
@@ -70,7 +74,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
             "a plug-in's name is 1 to 32 lower-case letters, digits and inner hyphens".to_owned(),
         );
     }
-    if TAKEN.contains(&name) || Source::parse(name).is_some() {
+    if TAKEN.contains(&name) {
         return Err(format!("`{name}` is one of the sandbox's own names"));
     }
     Ok(())
@@ -104,6 +108,13 @@ mod tests {
             assert!(check_name(bad).is_err(), "{bad}");
         }
         assert!(check_name(&"a".repeat(33)).is_err());
+    }
+
+    #[test]
+    fn every_source_of_the_sandboxs_own_is_taken() {
+        for source in crate::faults::Source::ALL {
+            assert!(check_name(source.as_str()).is_err(), "{source}");
+        }
     }
 
     #[test]

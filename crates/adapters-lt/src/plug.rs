@@ -50,13 +50,7 @@ fn lithuania(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn settings(pairs: &[(&str, &str)]) -> Settings {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use connector_kit::plug::settings;
 
     #[test]
     fn lithuania_is_served_in_production_only_when_enabled() {

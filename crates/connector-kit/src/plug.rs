@@ -56,6 +56,14 @@ pub fn no_upstreams<U: ?Sized>() -> Vec<Arc<U>> {
     Vec::new()
 }
 
+/// Settings from `(key, value)` pairs (tests, and tools that configure a country in code).
+pub fn settings(pairs: &[(&str, &str)]) -> Settings {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
 /// The environment variable a setting is read from: `IDREG_SE_TIMEOUT_SECS`.
 pub fn variable(country: Country, key: &str) -> String {
     format!("IDREG_{}_{}", country.code(), key.to_ascii_uppercase())
@@ -102,13 +110,6 @@ pub fn timeouts(settings: &Settings, country: Country) -> Result<Option<Timeouts
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn settings(pairs: &[(&str, &str)]) -> Settings {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
 
     #[test]
     fn switches_read_on_and_off_and_name_their_variable_otherwise() {

@@ -153,14 +153,8 @@ fn connect_all(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use connector_kit::plug::settings;
     use domain::countries::country::Country;
-
-    fn settings(pairs: &[(&str, &str)]) -> Settings {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
 
     #[test]
     fn without_any_configured_country_the_service_does_not_start() {

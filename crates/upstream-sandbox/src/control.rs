@@ -754,15 +754,11 @@ async fn not_found(req: HttpRequest) -> HttpResponse {
     HttpResponse::NotFound().json(json!({ "error": "no such control endpoint" }))
 }
 
-async fn index(req: HttpRequest) -> HttpResponse {
+async fn index(state: web::Data<SandboxState>, req: HttpRequest) -> HttpResponse {
     if let Err(r) = guard(&req) {
         return *r;
     }
-    let base = format!(
-        "{}://{}",
-        req.connection_info().scheme(),
-        req.connection_info().host()
-    );
+    let base = state.base().to_owned();
     let mut index = crate::urls_json(&base);
     index["model_control"] = json!({
         "script": format!("{base}{CONTROL_PREFIX}/model/script"),

@@ -255,6 +255,7 @@ fn build(config: SandboxConfig) -> io::Result<(actix_web::dev::Server, RunningSa
     };
     let server = server.run();
     let connect_addr = connect(addr);
+    let _ = state.base_url.set(format!("http://{connect_addr}"));
     let running = RunningSandbox {
         base_url: format!("http://{connect_addr}"),
         tls_base_url,
@@ -330,12 +331,8 @@ pub(crate) fn upstream(source: Source) -> Option<&'static faults::Upstream> {
     })
 }
 
-async fn root(state: web::Data<SandboxState>, req: actix_web::HttpRequest) -> HttpResponse {
-    let base = format!(
-        "{}://{}",
-        req.connection_info().scheme(),
-        req.connection_info().host()
-    );
+async fn root(state: web::Data<SandboxState>) -> HttpResponse {
+    let base = state.base().to_owned();
     let mut urls = urls_json(&base);
     let plugins: serde_json::Map<String, serde_json::Value> = state
         .plugins

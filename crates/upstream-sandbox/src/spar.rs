@@ -750,8 +750,10 @@ fn injected(ff: &FieldFel, id: &str) -> HttpResponse {
 
 /// Only the TLS listener serves SPAR, and it admits only clients with a certificate issued by
 /// the sandbox's CA.
+/// Judged by the listener the request came in on, never by a header a client sends
+/// (`X-Forwarded-Proto`, `Forwarded`).
 fn over_mutual_tls(req: &HttpRequest) -> bool {
-    req.connection_info().scheme() == "https"
+    req.app_config().secure()
 }
 
 async fn handle(

@@ -48,6 +48,10 @@ pub(crate) struct SandboxState {
     pub model: ModelState,
     /// The upstreams country crates plugged in, in configuration order.
     pub plugins: Vec<Mounted>,
+    /// The sandbox's own plain-HTTP address (`http://127.0.0.1:<port>`), set once it is
+    /// bound: the links its index pages give are built from it, never from a request's
+    /// `Host` header.
+    pub base_url: std::sync::OnceLock<String>,
 }
 
 impl SandboxState {
@@ -74,7 +78,13 @@ impl SandboxState {
                     plugin: plugin.clone(),
                 })
                 .collect(),
+            base_url: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The sandbox's own base URL (empty before it is bound: links are then relative).
+    pub fn base(&self) -> &str {
+        self.base_url.get().map_or("", String::as_str)
     }
 
     pub fn read(&self) -> RwLockReadGuard<'_, Dataset> {

@@ -70,7 +70,8 @@ pub fn organisationer_svar(ds: &Dataset, id: &str) -> Option<Value> {
 /// Only the TLS listener serves this API, and it admits only clients with a certificate
 /// issued by the sandbox's CA.
 fn client_certificate(_: &SandboxState, req: &HttpRequest) -> Result<(), Box<HttpResponse>> {
-    if req.connection_info().scheme() == "https" {
+    // The listener the request came in on, never a header a client sends.
+    if req.app_config().secure() {
         return Ok(());
     }
     Err(Box::new(problem(

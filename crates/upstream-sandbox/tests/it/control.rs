@@ -307,3 +307,30 @@ async fn control_refuses_non_loopback_peers() {
     assert_eq!(resp.status(), 200);
     sb.stop().await;
 }
+
+#[tokio::test]
+async fn the_mutual_tls_sources_judge_the_listener_not_a_forwarded_header() {
+    // SPAR and the beneficial-owners API answer on the TLS listener only; a plain-HTTP
+    // request claiming `https` in forwarding headers is refused as any plain request is.
+    let sb = start();
+    let c = client();
+    for (path, forbidden) in [
+        (upstream_sandbox::SPAR_PATH.to_owned(), 403),
+        (
+            format!("{}/organisationer", upstream_sandbox::BO_PREFIX),
+            403,
+        ),
+    ] {
+        let resp = c
+            .post(format!("{}{path}", sb.base_url))
+            .header("x-forwarded-proto", "https")
+            .header("forwarded", "proto=https")
+            .header("content-type", "application/json")
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), forbidden, "{path}");
+    }
+    sb.stop().await;
+}

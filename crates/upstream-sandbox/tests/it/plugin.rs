@@ -157,6 +157,24 @@ async fn a_plugged_in_upstream_is_served_faulted_logged_controlled_and_reset() {
         .await
         .unwrap();
     assert_eq!(root["plugins"]["xx-count"], base);
+    // Its links are the sandbox's own address whatever Host a request names.
+    for page in [sb.base_url.clone(), sb.control_url()] {
+        let spoofed: Value = c
+            .get(&page)
+            .header("host", "attacker.example")
+            .header("x-forwarded-host", "attacker.example")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(spoofed["base_url"], sb.base_url, "{page}");
+        assert!(
+            !spoofed.to_string().contains("attacker"),
+            "{page}: {spoofed}"
+        );
+    }
     let unknown = c
         .post(format!("{}/faults/xx-none", sb.control_url()))
         .json(&FaultSpec::timeout())

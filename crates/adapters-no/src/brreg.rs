@@ -800,6 +800,8 @@ mod tests {
         let two = r#", "person": {"fodselsdato": "1970-01-01", "navn": {"fornavn": "Kari", "etternavn": "Prøvestad"}, "erDoed": false},
             "bostyrer": {"navn": "Advokat Per Datadal"}"#;
         assert!(read_json::<Roller>("t", role(two).as_bytes()).is_err());
+        // A synthetic number whose check digits are wrong (no one's): the authorised API's
+        // field, never read into a value.
         let with_fnr = r#", "person": {"fodselsnummer": "01017000000", "fodselsdato": "1970-01-01",
             "navn": {"fornavn": "Kari", "etternavn": "Prøvestad"}, "erDoed": false}"#;
         let r = read_json::<Roller>("t", role(with_fnr).as_bytes()).unwrap();

@@ -65,10 +65,12 @@ impl PaidCompanyRegistry for SwedishPaidRegistry {
     }
 
     async fn fetch_engagements(&self, person: &Identifier, page: u32) -> Fetch<EngagementPage> {
-        if !matches!(
-            person.id_type(),
-            IdentifierType::Personnummer | IdentifierType::Samordningsnummer
-        ) {
+        if ![
+            IdentifierType::Personnummer,
+            IdentifierType::Samordningsnummer,
+        ]
+        .contains(&person.id_type())
+        {
             return refused("personnummer and samordningsnummer");
         }
         self.fi

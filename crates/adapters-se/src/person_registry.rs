@@ -32,10 +32,12 @@ impl SwedishPersonRegistry {
 #[async_trait]
 impl PersonRegistry for SwedishPersonRegistry {
     async fn fetch_person(&self, person: &Identifier, end_user: &str) -> Fetch<RegisterPerson> {
-        if !matches!(
-            person.id_type(),
-            IdentifierType::Personnummer | IdentifierType::Samordningsnummer
-        ) {
+        if ![
+            IdentifierType::Personnummer,
+            IdentifierType::Samordningsnummer,
+        ]
+        .contains(&person.id_type())
+        {
             tracing::warn!("SPAR is asked by personnummer and samordningsnummer only");
             return Fetch {
                 calls: Vec::new(),

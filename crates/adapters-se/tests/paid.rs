@@ -117,10 +117,11 @@ async fn officers_owners_and_engagements_are_read_and_billed() {
         .iter()
         .find_map(|o| o.party.person.clone())
         .unwrap();
-    assert!(matches!(
-        person.id_type(),
-        IdentifierType::Personnummer | IdentifierType::Samordningsnummer
-    ));
+    assert!([
+        IdentifierType::Personnummer,
+        IdentifierType::Samordningsnummer
+    ]
+    .contains(&person.id_type()));
     let mut seen = Vec::new();
     for page in 1..=20 {
         let fetch = reg.fetch_engagements(&person, page).await;

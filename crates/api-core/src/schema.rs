@@ -6,7 +6,6 @@
 
 use domain::countries::country::Country;
 use domain::evidence::EvidenceSource;
-use domain::subjects::identifier::IdentifierType;
 use domain::subjects::identifier::SubjectKind;
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::schema::{ArrayBuilder, Object, ObjectBuilder, Type};
@@ -64,7 +63,9 @@ pub fn unchecked_groups() -> utoipa::openapi::schema::Array {
 /// An identifier type; open: a new country brings its schemes.
 pub fn identifier_type() -> Object {
     string_enum(
-        IdentifierType::ALL.map(IdentifierType::as_str),
+        domain::subjects::identifier::scheme::known()
+            .iter()
+            .map(|ty| ty.as_str()),
         true,
         "The identifier scheme",
     )

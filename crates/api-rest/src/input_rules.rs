@@ -21,7 +21,6 @@
 //! matches.
 
 use domain::monitoring::subscription::{LegalBasis, SubscriptionStatus};
-use domain::subjects::identifier::IdentifierType;
 use serde_json::{json, Map, Value};
 
 // The patterns live beside the parsers they stand for, in the domain (REST's document and
@@ -30,29 +29,45 @@ pub use domain::access::scope::scope_list_pattern;
 pub use domain::idempotency::key::IDEMPOTENCY_KEY_PATTERN as IDEMPOTENCY_KEY;
 pub use domain::ids::ULID_PATTERN as ULID;
 pub use domain::monitoring::event::{cursor_pattern, decimal_at_most, event_types_pattern};
-pub use domain::subjects::identifier::{identifier_pattern, COMPANY_CODE_PATTERN as COMPANY_CODE};
+use domain::subjects::identifier::scheme;
+pub use domain::subjects::identifier::{company_code_pattern, identifier_pattern};
 pub use domain::text::{NOT_BLANK_PATTERN as NOT_BLANK, TEXT_PATTERN as TEXT};
 
-/// The custom formats of this interface: name and meaning.
-pub const FORMATS: [(&str, &str); 10] = [
-    ("company-code", "A company code in wire form whose check digit is right: a Swedish organisation number passes the Luhn check (mod 10); a Lithuanian company code (`lt:`, 9 digits) has none."),
-    ("orgnr", "A Swedish organisation number in wire form whose check digit passes the Luhn check (mod 10)."),
-    ("personnummer", "A Swedish personal identity number in wire form: a real calendar date not in the future (a ten-digit number's century read from today and its separator, `+` for 100 years or more) and a check digit that passes the Luhn check."),
-    ("samordningsnummer", "A Swedish coordination number in wire form: as `personnummer`, with 60 added to the day (day 60 for an unknown day; month 00 for an unknown month)."),
-    ("imones-kodas", "A Lithuanian company code in wire form (`lt:` and 9 digits); there is no check digit."),
-    ("asmens-kodas", "A Lithuanian personal code in wire form (`lt:` and 11 digits): the first digit names the century (1 to 6) with a real birth date not in the future after it, or is the exceptional 9; the last digit is the mod-11 check digit."),
+/// The custom formats of this interface that are not an identifier scheme's: name and meaning.
+const OTHER_FORMATS: [(&str, &str); 4] = [
     ("partial-date", "A birth date as people know it: `YYYY-MM-DD` (a real date not in the future), `YYYY-MM` or `YYYY`, the year from 1850 to this year."),
     ("screening-name", "A name to screen: at least one letter or digit (in any script), and no number shaped like a personal identity number (400 `name_is_identifier`)."),
     ("webhook-url", "A webhook endpoint's address: an absolute `https` URL without credentials or fragment whose host is a name or a publicly routable address (not private, loopback, link-local, shared, reserved, documentation or multicast); a deployment that allows loopback receivers also takes `http` to a loopback host."),
     ("reference", "Free text kept as sent: it must not hold a number shaped like a personal identity number (any script of digits, up to three separators between groups)."),
 ];
 
+/// The custom formats of this interface: name and meaning. Each known identifier scheme is a
+/// format (its country's crate says what it means), and `company-code` is every company
+/// scheme's.
+pub fn formats() -> Vec<(String, String)> {
+    let mut formats = vec![(
+        "company-code".to_owned(),
+        scheme::company_code_description(),
+    )];
+    formats.extend(
+        scheme::known()
+            .iter()
+            .map(|ty| (ty.as_str().to_owned(), ty.format_description().to_owned())),
+    );
+    formats.extend(
+        OTHER_FORMATS
+            .iter()
+            .map(|(name, meaning)| (name.to_string(), meaning.to_string())),
+    );
+    formats
+}
+
 /// The rule of each parameter, by route template (`None`: every route) and name.
 fn parameter_rule(template: &str, name: &str) -> Option<Value> {
     let ulid = |prefix: &str| json!({"type": "string", "pattern": format!("^{prefix}{ULID}$")});
     Some(match (template, name) {
         (_, "orgnr") => {
-            json!({"type": "string", "pattern": COMPANY_CODE, "format": "company-code"})
+            json!({"type": "string", "pattern": company_code_pattern(), "format": "company-code"})
         }
         ("/v1/persons/{ref}" | "/v1/persons/{ref}/engagements", "ref") => ulid("idr_"),
         ("/v1/subjects/{id}", "id") => ulid(""),
@@ -88,9 +103,9 @@ fn parameter_rule(template: &str, name: &str) -> Option<Value> {
 
 /// Applies every rule to `doc` (before the schemas are renamed).
 pub fn apply(doc: &mut Value) {
-    doc["x-formats"] = FORMATS
-        .iter()
-        .map(|(name, meaning)| (name.to_string(), json!(meaning)))
+    doc["x-formats"] = formats()
+        .into_iter()
+        .map(|(name, meaning)| (name, json!(meaning)))
         .collect::<Map<_, _>>()
         .into();
     doc["components"]["parameters"]["IdempotencyKey"]["schema"] =
@@ -155,7 +170,7 @@ fn resolve_request(schema: &mut Value) {
     set(schema, "value", json!({"minLength": 1}));
     // The value's shape and check rules follow its type: one `if`/`then` per type (a
     // generated client keeps one flat model).
-    schema["allOf"] = IdentifierType::ALL
+    schema["allOf"] = scheme::known()
         .iter()
         .map(|ty| {
             json!({
@@ -228,7 +243,7 @@ fn screening_check_request(schema: &mut Value) {
     set(
         schema,
         "orgnr",
-        json!({"pattern": format!("^$|{COMPANY_CODE}"), "format": "company-code"}),
+        json!({"pattern": format!("^$|{}", company_code_pattern()), "format": "company-code"}),
     );
     set(schema, "country", json!({"pattern": "^[A-Za-z]{2}$"}));
     let nationalities = property(schema, "nationalities");
@@ -256,7 +271,7 @@ fn screening_check_request(schema: &mut Value) {
         {"if": {"required": ["subject_id"]}, "then": {"properties": subject}},
         {"if": {"not": {"required": ["subject_id"]}}, "then": {"anyOf": [
             {"required": ["name"], "properties": {"name": {"type": "string", "pattern": NOT_BLANK}}},
-            {"required": ["orgnr"], "properties": {"orgnr": {"type": "string", "pattern": COMPANY_CODE}}},
+            {"required": ["orgnr"], "properties": {"orgnr": {"type": "string", "pattern": company_code_pattern()}}},
         ]}},
     ]);
 }

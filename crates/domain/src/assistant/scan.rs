@@ -13,7 +13,7 @@
 
 use crate::error::ErrorCode;
 use crate::subjects::identifier::shape::{holds_personal_number, personal_number_spans};
-use crate::subjects::identifier::{Identifier, IdentifierType};
+use crate::subjects::identifier::{scheme, Identifier, IdentifierType};
 use crate::Failure;
 use chrono::NaiveDate;
 use std::ops::Range;
@@ -67,14 +67,16 @@ fn read(written: &str, today: NaiveDate) -> Option<Identifier> {
         .filter(u8::is_ascii_digit)
         .map(|b| b - b'0')
         .collect();
-    let candidates: &[IdentifierType] = match digits.len() {
-        11 => &[IdentifierType::AsmensKodas],
-        10 | 12 => &[
-            IdentifierType::Personnummer,
-            IdentifierType::Samordningsnummer,
-        ],
-        _ => &[],
-    };
+    // The person schemes that write a number with this many digits.
+    let candidates: Vec<IdentifierType> = scheme::known()
+        .iter()
+        .copied()
+        .filter(|ty| {
+            ty.written_shapes()
+                .iter()
+                .any(|shape| shape.digits == digits.len())
+        })
+        .collect();
     candidates.iter().find_map(|&ty| {
         let wire = format!("{}:{written}", ty.country().prefix());
         Identifier::parse(ty, &wire, today).ok()

@@ -17,6 +17,10 @@ pub enum Country {
 impl Country {
     pub const ALL: [Country; 2] = [Country::Se, Country::Lt];
 
+    /// The country of an identifier written without a prefix (the specification's rule:
+    /// no prefix means `se:`).
+    pub const DEFAULT: Country = Country::Se;
+
     /// Upper-case code as it appears in responses and grants: `SE`.
     pub fn code(self) -> &'static str {
         match self {

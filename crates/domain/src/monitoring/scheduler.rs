@@ -43,7 +43,7 @@ use crate::monitoring::subscription::{
 };
 use crate::monitoring::subscription_service::lifecycle_event;
 use crate::operation::Operation;
-use crate::subjects::identifier::{Identifier, IdentifierType};
+use crate::subjects::identifier::{Identifier, SubjectKind};
 use crate::subjects::ports::SubjectStore;
 use crate::subjects::service::SubjectService;
 use chrono::{DateTime, Duration, Utc};
@@ -342,12 +342,12 @@ impl Scheduler {
             Err(StoreError::NotFound) => return Ok(None),
             Err(e) => return Err(Failure::internal(e)),
         };
-        let scheme = IdentifierType::company_scheme(sub.country);
-        let Some(stored) = record
-            .identifiers
-            .iter()
-            .find(|i| i.valid_to.is_none() && i.country == sub.country && i.id_type == scheme)
-        else {
+        // The country's company code (a company subject's other identifiers are aliases).
+        let Some(stored) = record.identifiers.iter().find(|i| {
+            i.valid_to.is_none()
+                && i.country == sub.country
+                && i.id_type.subject_kind() == SubjectKind::Company
+        }) else {
             return Ok(None);
         };
         let Some(holder) = self.subjects.holder(caller, &stored.identifier_ref).await? else {

@@ -311,7 +311,7 @@ async fn a_store_failure_on_resolve_is_an_internal_error() {
 fn identifier(country: Country) -> SubjectIdentifier {
     SubjectIdentifier {
         identifier_ref: IdentifierRef::generate(),
-        id_type: IdentifierType::company_scheme(country),
+        id_type: IdentifierType::company_scheme(country).expect("a company scheme"),
         country,
         valid_from: now() - Duration::days(3),
         valid_to: None,

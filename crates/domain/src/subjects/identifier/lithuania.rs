@@ -17,14 +17,89 @@
 //!
 //! Canonical form: the 11 digits.
 
-use super::{IdentifierError, IdentifierType};
+use super::scheme::{IdentifierScheme, WrittenShape};
+use super::{IdentifierError, IdentifierType, SubjectKind};
+use crate::countries::country::Country;
 use chrono::NaiveDate;
+
+/// Lithuania's company codes: `imones-kodas`.
+pub struct ImonesKodas;
+
+/// Lithuania's personal codes: `asmens-kodas`.
+pub struct AsmensKodas;
+
+impl IdentifierScheme for ImonesKodas {
+    fn name(&self) -> &'static str {
+        "imones-kodas"
+    }
+
+    fn country(&self) -> Country {
+        Country::Lt
+    }
+
+    fn kind(&self) -> SubjectKind {
+        SubjectKind::Company
+    }
+
+    fn canonical(&self, value: &str, _today: NaiveDate) -> Result<String, IdentifierError> {
+        imones_kodas(value)
+    }
+
+    fn format_description(&self) -> &'static str {
+        "A Lithuanian company code in wire form (`lt:` and 9 digits); there is no check digit."
+    }
+
+    fn check_summary(&self) -> &'static str {
+        "a Lithuanian company code (`lt:`, 9 digits) has none"
+    }
+
+    fn value_pattern(&self) -> &'static str {
+        "[0-9]{9}"
+    }
+}
+
+impl IdentifierScheme for AsmensKodas {
+    fn name(&self) -> &'static str {
+        "asmens-kodas"
+    }
+
+    fn country(&self) -> Country {
+        Country::Lt
+    }
+
+    fn kind(&self) -> SubjectKind {
+        SubjectKind::Person
+    }
+
+    fn canonical(&self, value: &str, today: NaiveDate) -> Result<String, IdentifierError> {
+        asmens_kodas(value, today)
+    }
+
+    fn format_description(&self) -> &'static str {
+        "A Lithuanian personal code in wire form (`lt:` and 11 digits): the first digit names the century (1 to 6) with a real birth date not in the future after it, or is the exceptional 9; the last digit is the mod-11 check digit."
+    }
+
+    fn value_pattern(&self) -> &'static str {
+        // The first digit names the century (1 to 6) or is the exceptional 9.
+        "[1-69][0-9]{10}"
+    }
+
+    fn written_shapes(&self) -> &'static [WrittenShape] {
+        &ASMENS_KODAS_SHAPES
+    }
+}
+
+const ASMENS_KODAS_SHAPES: [WrittenShape; 1] = [WrittenShape {
+    digits: 11,
+    shaped: |w| <[u8; 11]>::try_from(w).is_ok_and(|d| written_shape(&d)),
+    separator_after: None,
+}];
 
 const FIRST_WEIGHTS: [u32; 10] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 1];
 const SECOND_WEIGHTS: [u32; 10] = [3, 4, 5, 6, 7, 8, 9, 1, 2, 3];
 
 /// Validates a company code and returns its canonical form.
-pub(super) fn imones_kodas(value: &str) -> Result<String, IdentifierError> {
+fn imones_kodas(value: &str) -> Result<String, IdentifierError> {
     if value.len() == 9 && value.bytes().all(|b| b.is_ascii_digit()) {
         Ok(value.to_owned())
     } else {
@@ -33,7 +108,7 @@ pub(super) fn imones_kodas(value: &str) -> Result<String, IdentifierError> {
 }
 
 /// Validates a personal code and returns its canonical form.
-pub(super) fn asmens_kodas(value: &str, today: NaiveDate) -> Result<String, IdentifierError> {
+fn asmens_kodas(value: &str, today: NaiveDate) -> Result<String, IdentifierError> {
     const TY: IdentifierType = IdentifierType::AsmensKodas;
     if value.len() != 11 || !value.bytes().all(|b| b.is_ascii_digit()) {
         return Err(IdentifierError::Malformed(TY));
@@ -73,7 +148,7 @@ fn century_of(g: u8) -> Option<Option<i32>> {
 /// month 1 to 12 and a day 1 to 31; the exceptional `9`, which has no date to judge, by its
 /// check digit. The wider net the shape rule casts (`shape`); every code [`asmens_kodas`]
 /// accepts passes.
-pub(super) fn written_shape(digits: &[u8; 11]) -> bool {
+fn written_shape(digits: &[u8; 11]) -> bool {
     let two = |i: usize| u32::from(digits[i] * 10 + digits[i + 1]);
     match century_of(digits[0]) {
         Some(Some(_)) => (1..=12).contains(&two(3)) && (1..=31).contains(&two(5)),

@@ -32,11 +32,14 @@ pub mod lithuania;
 mod luhn;
 pub mod orgnr;
 pub mod personnummer;
+pub mod scheme;
 pub mod shape;
 
 use crate::countries::country::Country;
 use chrono::NaiveDate;
 use std::fmt;
+
+pub use scheme::{company_code_pattern, IdentifierScheme, IdentifierType, WrittenShape};
 
 /// What an identifier designates: a natural person or a company.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -62,73 +65,24 @@ impl SubjectKind {
 }
 
 /// The identifier types of the spec.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum IdentifierType {
-    Personnummer,
-    Samordningsnummer,
-    Orgnr,
-    ImonesKodas,
-    AsmensKodas,
-}
-
+#[allow(non_upper_case_globals)]
 impl IdentifierType {
-    pub const ALL: [IdentifierType; 5] = [
-        IdentifierType::Personnummer,
-        IdentifierType::Samordningsnummer,
-        IdentifierType::Orgnr,
-        IdentifierType::ImonesKodas,
-        IdentifierType::AsmensKodas,
-    ];
-
-    /// Wire spelling: `personnummer`, `imones-kodas`, ...
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IdentifierType::Personnummer => "personnummer",
-            IdentifierType::Samordningsnummer => "samordningsnummer",
-            IdentifierType::Orgnr => "orgnr",
-            IdentifierType::ImonesKodas => "imones-kodas",
-            IdentifierType::AsmensKodas => "asmens-kodas",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<IdentifierType> {
-        IdentifierType::ALL.into_iter().find(|t| t.as_str() == s)
-    }
-
-    /// The country whose scheme this is.
-    pub fn country(self) -> Country {
-        match self {
-            IdentifierType::Personnummer
-            | IdentifierType::Samordningsnummer
-            | IdentifierType::Orgnr => Country::Se,
-            IdentifierType::ImonesKodas | IdentifierType::AsmensKodas => Country::Lt,
-        }
-    }
-
-    /// Whether the identifier names a person or a company.
-    pub fn subject_kind(self) -> SubjectKind {
-        match self {
-            IdentifierType::Personnummer
-            | IdentifierType::Samordningsnummer
-            | IdentifierType::AsmensKodas => SubjectKind::Person,
-            IdentifierType::Orgnr | IdentifierType::ImonesKodas => SubjectKind::Company,
-        }
-    }
-
-    /// The company-code scheme of a country (what a company route reads).
-    pub fn company_scheme(country: Country) -> IdentifierType {
-        match country {
-            Country::Se => IdentifierType::Orgnr,
-            Country::Lt => IdentifierType::ImonesKodas,
-        }
-    }
+    pub const Personnummer: IdentifierType = IdentifierType::of(&personnummer::PERSONNUMMER);
+    pub const Samordningsnummer: IdentifierType =
+        IdentifierType::of(&personnummer::SAMORDNINGSNUMMER);
+    pub const Orgnr: IdentifierType = IdentifierType::of(&orgnr::Orgnr);
+    pub const ImonesKodas: IdentifierType = IdentifierType::of(&lithuania::ImonesKodas);
+    pub const AsmensKodas: IdentifierType = IdentifierType::of(&lithuania::AsmensKodas);
 }
 
-impl fmt::Display for IdentifierType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The schemes known when none were installed.
+pub(crate) const BUILTIN: [IdentifierType; 5] = [
+    IdentifierType::Personnummer,
+    IdentifierType::Samordningsnummer,
+    IdentifierType::Orgnr,
+    IdentifierType::ImonesKodas,
+    IdentifierType::AsmensKodas,
+];
 
 /// Why an identifier was refused. Messages never repeat the value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -155,14 +109,19 @@ pub enum IdentifierError {
         ty: IdentifierType,
         shape: IdentifierType,
     },
-    /// An orgnr whose group number (first digit) is 0 or 4, which are not in use.
-    #[error("the first digit of an orgnr is its group number, and 0 and 4 are not in use")]
-    OrgnrGroup,
+    /// A rule of the scheme's own that the value breaks (an orgnr's group number 0 or 4, not
+    /// in use): `reason` is its stable machine-readable name, `rule` the sentence saying it.
+    #[error("{rule}")]
+    Rule {
+        reason: &'static str,
+        rule: &'static str,
+    },
 }
 
 impl IdentifierError {
     /// A stable machine-readable reason: `unknown-prefix`, `type-country-mismatch`,
-    /// `malformed`, `check-digit`, `date`, `wrong-kind` or `orgnr-group`.
+    /// `malformed`, `check-digit`, `date`, `wrong-kind`, or a scheme's own rule's (an orgnr's
+    /// `orgnr-group`).
     pub fn reason(&self) -> &'static str {
         match self {
             IdentifierError::UnknownPrefix => "unknown-prefix",
@@ -171,7 +130,7 @@ impl IdentifierError {
             IdentifierError::CheckDigit(_) => "check-digit",
             IdentifierError::Date(_) => "date",
             IdentifierError::WrongKind { .. } => "wrong-kind",
-            IdentifierError::OrgnrGroup => "orgnr-group",
+            IdentifierError::Rule { reason, .. } => reason,
         }
     }
 }
@@ -211,14 +170,11 @@ impl Identifier {
     /// codes carry no date, so no `today` is needed.
     pub fn parse_company(wire: &str) -> Result<Identifier, IdentifierError> {
         let (country, value) = split_prefix(wire)?;
-        let ty = IdentifierType::company_scheme(country);
+        let ty = IdentifierType::company_scheme(country).ok_or(IdentifierError::UnknownPrefix)?;
         if value.is_empty() {
             return Err(IdentifierError::Malformed(ty));
         }
-        let canonical = match ty {
-            IdentifierType::ImonesKodas => lithuania::imones_kodas(value)?,
-            _ => orgnr::canonical(value)?,
-        };
+        let canonical = ty.canonical(value, NaiveDate::MAX)?;
         Ok(Identifier { ty, canonical })
     }
 
@@ -279,14 +235,7 @@ fn canonical_value(
     if value.is_empty() {
         return Err(IdentifierError::Malformed(ty));
     }
-    match ty {
-        IdentifierType::Personnummer | IdentifierType::Samordningsnummer => {
-            personnummer::canonical(ty, value, today)
-        }
-        IdentifierType::Orgnr => orgnr::canonical(value),
-        IdentifierType::ImonesKodas => lithuania::imones_kodas(value),
-        IdentifierType::AsmensKodas => lithuania::asmens_kodas(value, today),
-    }
+    ty.canonical(value, today)
 }
 
 /// Splits the optional country prefix after trimming whitespace around the whole wire
@@ -295,37 +244,18 @@ fn canonical_value(
 pub fn split_prefix(wire: &str) -> Result<(Country, &str), IdentifierError> {
     let wire = wire.trim();
     match wire.split_once(':') {
-        None => Ok((Country::Se, wire)),
+        None => Ok((Country::DEFAULT, wire)),
         Some((prefix, value)) => Country::from_prefix(prefix)
             .map(|c| (c, value))
             .ok_or(IdentifierError::UnknownPrefix),
     }
 }
 
-/// The personal and company numbers of every identifier type, in wire form: the shape (the
-/// format adds the check digit and the calendar).
-pub fn identifier_pattern(ty: IdentifierType) -> &'static str {
-    match ty {
-        // A month 01 to 12 and a day 01 to 31; the birth number (the three digits before
-        // the check digit) is not 000.
-        IdentifierType::Personnummer => {
-            "^(?:se:)?(?:[0-9]{2})?[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[-+]?(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})[0-9]$"
-        }
-        // The day plus 60 (60 for an unknown day), a month 00 (unknown) to 12.
-        IdentifierType::Samordningsnummer => {
-            "^(?:se:)?(?:[0-9]{2})?[0-9]{2}(?:0[0-9]|1[0-2])(?:6[0-9]|[78][0-9]|9[01])[-+]?(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})[0-9]$"
-        }
-        IdentifierType::Orgnr => "^(?:se:)?(?:16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}$",
-        IdentifierType::ImonesKodas => "^lt:[0-9]{9}$",
-        // The first digit names the century (1 to 6) or is the exceptional 9.
-        IdentifierType::AsmensKodas => "^lt:[1-69][0-9]{10}$",
-    }
+/// The pattern of an identifier type's wire form: the shape (the format adds the check digit
+/// and the calendar).
+pub fn identifier_pattern(ty: IdentifierType) -> String {
+    ty.pattern()
 }
-
-/// A company code of a route (`/v1/companies/{orgnr}`) or a check: an organisation number
-/// with or without `se:`, or a Lithuanian company code.
-pub const COMPANY_CODE_PATTERN: &str =
-    "^(?:(?:se:)?(?:16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}|lt:[0-9]{9})$";
 
 #[cfg(test)]
 mod tests {
@@ -344,7 +274,7 @@ mod tests {
 
     #[test]
     fn type_names_round_trip() {
-        for ty in IdentifierType::ALL {
+        for &ty in scheme::known() {
             assert_eq!(IdentifierType::parse(ty.as_str()), Some(ty));
             assert_eq!(ty.to_string(), ty.as_str());
         }
@@ -415,7 +345,7 @@ mod tests {
 
     #[test]
     fn empty_or_blank_values_are_malformed() {
-        for ty in IdentifierType::ALL {
+        for &ty in scheme::known() {
             let prefix = ty.country().prefix();
             for wire in [
                 format!("{prefix}:"),
@@ -588,7 +518,7 @@ mod tests {
         #[test]
         fn any_input_is_refused_or_canonical(wire in wire_inputs(), which in 0usize..5) {
             // Whatever comes in, parsing does not panic, and what parses is stable.
-            let ty = IdentifierType::ALL[which];
+            let ty = BUILTIN[which];
             match parse(ty, &wire) {
                 Ok(canonical) => {
                     prop_assert!(written_in_ascii(&wire), "accepted {:?}", wire);
@@ -616,9 +546,7 @@ mod tests {
         let (mut accepted, mut refused) = (0, 0);
         for _ in 0..4000 {
             let wire = strategy.new_tree(&mut runner).unwrap().current();
-            let parses = IdentifierType::ALL
-                .iter()
-                .any(|ty| parse(*ty, &wire).is_ok());
+            let parses = scheme::known().iter().any(|ty| parse(*ty, &wire).is_ok());
             if parses {
                 accepted += 1;
             } else {

@@ -15,12 +15,54 @@
 //! Sole traders have no organisation number of this kind: they use their personnummer (type
 //! `personnummer`). Canonical form: 10 digits.
 
-use super::{luhn, IdentifierError, IdentifierType};
+use super::scheme::IdentifierScheme;
+use super::{luhn, IdentifierError, IdentifierType, SubjectKind};
+use crate::countries::country::Country;
+use chrono::NaiveDate;
 
 const TY: IdentifierType = IdentifierType::Orgnr;
 
+/// Sweden's organisation numbers: `orgnr`.
+pub struct Orgnr;
+
+/// The refusal of a group number not in use.
+pub(super) const GROUP_NOT_IN_USE: IdentifierError = IdentifierError::Rule {
+    reason: "orgnr-group",
+    rule: "the first digit of an orgnr is its group number, and 0 and 4 are not in use",
+};
+
+impl IdentifierScheme for Orgnr {
+    fn name(&self) -> &'static str {
+        "orgnr"
+    }
+
+    fn country(&self) -> Country {
+        Country::Se
+    }
+
+    fn kind(&self) -> SubjectKind {
+        SubjectKind::Company
+    }
+
+    fn canonical(&self, value: &str, _today: NaiveDate) -> Result<String, IdentifierError> {
+        canonical(value)
+    }
+
+    fn format_description(&self) -> &'static str {
+        "A Swedish organisation number in wire form whose check digit passes the Luhn check (mod 10)."
+    }
+
+    fn check_summary(&self) -> &'static str {
+        "a Swedish organisation number passes the Luhn check (mod 10)"
+    }
+
+    fn value_pattern(&self) -> &'static str {
+        "(?:16)?[1-35-9][0-9][2-9][0-9]{3}-?[0-9]{4}"
+    }
+}
+
 /// Validates an organisation number and returns its canonical 10-digit form.
-pub(super) fn canonical(value: &str) -> Result<String, IdentifierError> {
+fn canonical(value: &str) -> Result<String, IdentifierError> {
     let malformed = IdentifierError::Malformed(TY);
     let mut body = value.as_bytes().to_vec();
     // An optional hyphen before the last four digits.
@@ -35,7 +77,7 @@ pub(super) fn canonical(value: &str) -> Result<String, IdentifierError> {
     }
     let digits: Vec<u8> = body.iter().map(|b| b - b'0').collect();
     if matches!(digits[0], 0 | 4) {
-        return Err(IdentifierError::OrgnrGroup);
+        return Err(GROUP_NOT_IN_USE);
     }
     if digits[2] < 2 {
         return Err(IdentifierError::WrongKind {
@@ -129,13 +171,13 @@ mod tests {
     #[test]
     fn orgnr_group_digit_zero_is_refused() {
         let n = with_check("056002136");
-        assert_eq!(parse(&n), Err(IdentifierError::OrgnrGroup));
+        assert_eq!(parse(&n), Err(GROUP_NOT_IN_USE));
     }
 
     #[test]
     fn orgnr_group_digit_four_is_refused() {
         let n = with_check("456002136");
-        assert_eq!(parse(&n), Err(IdentifierError::OrgnrGroup));
+        assert_eq!(parse(&n), Err(GROUP_NOT_IN_USE));
     }
 
     #[test]

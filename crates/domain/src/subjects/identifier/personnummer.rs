@@ -31,11 +31,112 @@
 //! Canonical form: 12 digits, `YYYYMMDDNNNC` (the day as written, i.e. +60 for
 //! samordningsnummer).
 
-use super::{luhn, IdentifierError, IdentifierType};
+use super::scheme::{IdentifierScheme, WrittenShape};
+use super::{luhn, IdentifierError, IdentifierType, SubjectKind};
+use crate::countries::country::Country;
 use chrono::{Datelike, NaiveDate};
 
 /// The earliest birth year accepted (Skatteverket's century digits are 18, 19 and 20).
 const EARLIEST_YEAR: i32 = 1800;
+
+/// Sweden's personal identity numbers (`coordination: false`) or coordination numbers.
+pub struct SwedishPersonalNumber {
+    coordination: bool,
+}
+
+/// `personnummer`.
+pub(super) const PERSONNUMMER: SwedishPersonalNumber = SwedishPersonalNumber {
+    coordination: false,
+};
+
+/// `samordningsnummer`.
+pub(super) const SAMORDNINGSNUMMER: SwedishPersonalNumber =
+    SwedishPersonalNumber { coordination: true };
+
+impl SwedishPersonalNumber {
+    fn ty(&self) -> IdentifierType {
+        if self.coordination {
+            IdentifierType::Samordningsnummer
+        } else {
+            IdentifierType::Personnummer
+        }
+    }
+}
+
+impl IdentifierScheme for SwedishPersonalNumber {
+    fn name(&self) -> &'static str {
+        if self.coordination {
+            "samordningsnummer"
+        } else {
+            "personnummer"
+        }
+    }
+
+    fn country(&self) -> Country {
+        Country::Se
+    }
+
+    fn kind(&self) -> SubjectKind {
+        SubjectKind::Person
+    }
+
+    fn canonical(&self, value: &str, today: NaiveDate) -> Result<String, IdentifierError> {
+        canonical(self.coordination, value, today)
+    }
+
+    fn format_description(&self) -> &'static str {
+        if self.coordination {
+            "A Swedish coordination number in wire form: as `personnummer`, with 60 added to the day (day 60 for an unknown day; month 00 for an unknown month)."
+        } else {
+            "A Swedish personal identity number in wire form: a real calendar date not in the future (a ten-digit number's century read from today and its separator, `+` for 100 years or more) and a check digit that passes the Luhn check."
+        }
+    }
+
+    fn value_pattern(&self) -> &'static str {
+        if self.coordination {
+            // The day plus 60 (60 for an unknown day), a month 00 (unknown) to 12.
+            "(?:[0-9]{2})?[0-9]{2}(?:0[0-9]|1[0-2])(?:6[0-9]|[78][0-9]|9[01])[-+]?(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})[0-9]"
+        } else {
+            // A month 01 to 12 and a day 01 to 31; the birth number (the three digits before
+            // the check digit) is not 000.
+            "(?:[0-9]{2})?[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[-+]?(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})[0-9]"
+        }
+    }
+
+    fn written_shapes(&self) -> &'static [WrittenShape] {
+        if self.coordination {
+            &SAMORDNINGSNUMMER_SHAPES
+        } else {
+            &PERSONNUMMER_SHAPES
+        }
+    }
+}
+
+const PERSONNUMMER_SHAPES: [WrittenShape; 2] = [
+    WrittenShape {
+        digits: 12,
+        shaped: |w| twelve_written_as(false, w),
+        separator_after: None,
+    },
+    WrittenShape {
+        digits: 10,
+        shaped: |w| ten_written_as(false, w),
+        separator_after: Some(6),
+    },
+];
+
+const SAMORDNINGSNUMMER_SHAPES: [WrittenShape; 2] = [
+    WrittenShape {
+        digits: 12,
+        shaped: |w| twelve_written_as(true, w),
+        separator_after: None,
+    },
+    WrittenShape {
+        digits: 10,
+        shaped: |w| ten_written_as(true, w),
+        separator_after: Some(6),
+    },
+];
 
 /// The separator written before the last four digits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -45,17 +146,14 @@ enum Separator {
     Plus,
 }
 
-/// Validates a personnummer or samordningsnummer (`ty` says which) and returns its canonical
-/// 12-digit form.
-pub(super) fn canonical(
-    ty: IdentifierType,
-    value: &str,
-    today: NaiveDate,
-) -> Result<String, IdentifierError> {
-    debug_assert!(matches!(
-        ty,
-        IdentifierType::Personnummer | IdentifierType::Samordningsnummer
-    ));
+/// Validates a personnummer or samordningsnummer (`coordination` says which) and returns its
+/// canonical 12-digit form.
+fn canonical(coordination: bool, value: &str, today: NaiveDate) -> Result<String, IdentifierError> {
+    let ty = if coordination {
+        SAMORDNINGSNUMMER.ty()
+    } else {
+        PERSONNUMMER.ty()
+    };
     let malformed = IdentifierError::Malformed(ty);
     let bad_date = IdentifierError::Date(ty);
 
@@ -65,16 +163,22 @@ pub(super) fn canonical(
 
     // The day tells a personnummer (1..=31) from a samordningsnummer (61..=91, or 60 when
     // the day is unknown).
-    let other = match ty {
-        IdentifierType::Samordningsnummer => IdentifierType::Personnummer,
-        _ => IdentifierType::Samordningsnummer,
-    };
-    let day = match (written_day(ty, dd), written_day(other, dd)) {
+    let day = match (
+        written_day(coordination, dd),
+        written_day(!coordination, dd),
+    ) {
         (Some(day), _) => day,
-        (None, Some(_)) => return Err(IdentifierError::WrongKind { ty, shape: other }),
+        (None, Some(_)) => {
+            let shape = if coordination {
+                PERSONNUMMER.ty()
+            } else {
+                SAMORDNINGSNUMMER.ty()
+            };
+            return Err(IdentifierError::WrongKind { ty, shape });
+        }
         (None, None) => return Err(bad_date),
     };
-    let month = written_month(ty, mm).ok_or(bad_date.clone())?;
+    let month = written_month(coordination, mm).ok_or(bad_date.clone())?;
     if ten[6..9] == [0, 0, 0] {
         return Err(malformed);
     }
@@ -112,52 +216,57 @@ pub(super) fn canonical(
 }
 
 /// The month and the day as written (`MM` and `DD` of `YYMMDDNNNC`).
-fn month_and_day(ten: &[u8; 10]) -> (u32, u32) {
+fn month_and_day(ten: &[u8]) -> (u32, u32) {
     (
         u32::from(ten[2] * 10 + ten[3]),
         u32::from(ten[4] * 10 + ten[5]),
     )
 }
 
-/// The day a number of type `ty` may be written with: `Some(Some(day))` for a known day,
-/// `Some(None)` for a coordination number's unknown day (`60`), `None` if no number of that
-/// type is written so. The one rule the parser (above) and the shape rule ([`written_shape`])
-/// both read.
-fn written_day(ty: IdentifierType, dd: u32) -> Option<Option<u32>> {
-    match (ty, dd) {
-        (IdentifierType::Personnummer, 1..=31) => Some(Some(dd)),
-        (IdentifierType::Samordningsnummer, 61..=91) => Some(Some(dd - 60)),
-        (IdentifierType::Samordningsnummer, 60) => Some(None),
+/// The day a number may be written with (a coordination number if `coordination`):
+/// `Some(Some(day))` for a known day, `Some(None)` for a coordination number's unknown day
+/// (`60`), `None` if no number of that kind is written so. The one rule the parser (above) and
+/// the shape rule ([`ten_written_as`]) both read.
+fn written_day(coordination: bool, dd: u32) -> Option<Option<u32>> {
+    match (coordination, dd) {
+        (false, 1..=31) => Some(Some(dd)),
+        (true, 61..=91) => Some(Some(dd - 60)),
+        (true, 60) => Some(None),
         _ => None,
     }
 }
 
-/// The month a number of type `ty` may be written with (`Some(None)`: a coordination
-/// number's unknown month `00`).
-fn written_month(ty: IdentifierType, mm: u32) -> Option<Option<u32>> {
-    match (ty, mm) {
+/// The month a number may be written with (`Some(None)`: a coordination number's unknown
+/// month `00`).
+fn written_month(coordination: bool, mm: u32) -> Option<Option<u32>> {
+    match (coordination, mm) {
         (_, 1..=12) => Some(Some(mm)),
-        (IdentifierType::Samordningsnummer, 0) => Some(None),
+        (true, 0) => Some(None),
         _ => None,
     }
 }
 
 /// The centuries a twelve-digit form may name: from the earliest accepted birth year to the
 /// next century (a number is never born after today, so the parser's range is narrower).
-pub(super) const WRITTEN_CENTURIES: std::ops::RangeInclusive<u32> = 18..=21;
+const WRITTEN_CENTURIES: std::ops::RangeInclusive<u32> = 18..=21;
 
-/// Whether the ten digits `YYMMDDNNNC` are written as a personnummer or a samordningsnummer
-/// could be, by the parser's own month and day rules, before the check digit, the calendar and
-/// today are asked: the wider net the shape rule casts (`shape`). Every number [`canonical`]
-/// accepts passes.
-pub(super) fn written_shape(ten: &[u8; 10]) -> bool {
+/// Whether the ten digit values `YYMMDDNNNC` are written as a personnummer (or, if
+/// `coordination`, a samordningsnummer) could be, by the parser's own month and day rules,
+/// before the check digit, the calendar and today are asked: the wider net the shape rule
+/// casts. Every number [`canonical`] accepts passes.
+fn ten_written_as(coordination: bool, ten: &[u8]) -> bool {
+    if ten.len() != 10 {
+        return false;
+    }
     let (mm, dd) = month_and_day(ten);
-    [
-        IdentifierType::Personnummer,
-        IdentifierType::Samordningsnummer,
-    ]
-    .into_iter()
-    .any(|ty| written_day(ty, dd).is_some() && written_month(ty, mm).is_some())
+    written_day(coordination, dd).is_some() && written_month(coordination, mm).is_some()
+}
+
+/// As [`ten_written_as`], for the twelve-digit form whose first two digits are a century.
+fn twelve_written_as(coordination: bool, twelve: &[u8]) -> bool {
+    twelve.len() == 12
+        && WRITTEN_CENTURIES.contains(&(u32::from(twelve[0]) * 10 + u32::from(twelve[1])))
+        && ten_written_as(coordination, &twelve[2..])
 }
 
 /// Splits the accepted shapes into the century (12-digit forms), the ten digits

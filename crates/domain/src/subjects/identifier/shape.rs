@@ -12,8 +12,9 @@
 //!   variation selectors, combining marks such as a keycap) are skipped.
 //!
 //! A run of digits holds a personal number when any window of it is written as one of the
-//! parsers could accept, by **the parsers' own rules** (`personnummer::written_shape`,
-//! `lithuania::written_shape`), before the check digit, the calendar and today are asked:
+//! known person schemes could write it, by **the scheme's own rules** (its
+//! [`super::WrittenShape`]s), before the check digit, the calendar and today are asked. For
+//! example:
 //! - 10 digits `YYMMDDNNNC`, or 12 with a century 18 to 21, whose month and day a
 //!   personnummer or a samordningsnummer may carry (a coordination number's unknown month
 //!   `00` and unknown day `60` included);
@@ -26,7 +27,7 @@
 //! side of never storing a personal number. Nothing here ever returns or formats the number:
 //! the answer is yes or no.
 
-use super::{digits, lithuania, personnummer};
+use super::{digits, scheme, WrittenShape};
 
 /// The refusal of a free-text field (a customer reference, a legal-basis reference) that
 /// holds a number shaped like a personal identity number: such text is stored and logged as
@@ -38,8 +39,8 @@ pub const IN_FREE_TEXT: &str = "holds a number shaped like a personal identity n
 /// Separators read between two groups of one number (`811130 - 9285` has three).
 pub const MAX_SEPARATORS: usize = 3;
 
-/// Whether `text` holds a number shaped like a Swedish personal or coordination number or a
-/// Lithuanian personal code.
+/// Whether `text` holds a number shaped like a personal number of a known scheme (a Swedish
+/// personal or coordination number, a Lithuanian personal code, ...).
 pub fn holds_personal_number(text: &str) -> bool {
     digit_runs(text)
         .iter()
@@ -116,26 +117,23 @@ pub fn personal_number_spans(text: &str) -> Vec<NumberSpan> {
     let mut spans: Vec<NumberSpan> = Vec::new();
     for run in located_runs(text) {
         let values: Vec<u8> = run.iter().map(|d| d.value).collect();
-        // Each shaped window as the digit positions it covers.
-        let mut windows: Vec<(usize, usize)> = Vec::new();
-        for (len, shaped) in [
-            (12usize, &shaped_twelve as &dyn Fn(&[u8]) -> bool),
-            (10, &shaped_ten),
-            (11, &shaped_eleven),
-        ] {
-            if values.len() < len {
+        // Each shaped window as the digit positions it covers, with its separator's place.
+        let mut windows: Vec<(usize, usize, Option<usize>)> = Vec::new();
+        for shape in shapes() {
+            let len = shape.digits;
+            if len == 0 || values.len() < len {
                 continue;
             }
             for from in 0..=values.len() - len {
-                if shaped(&values[from..from + len]) {
-                    windows.push((from, from + len));
+                if (shape.shaped)(&values[from..from + len]) {
+                    windows.push((from, from + len, shape.separator_after));
                 }
             }
         }
         windows.sort_unstable();
         // Overlapping windows are one place.
         let mut merged: Vec<(usize, usize)> = Vec::new();
-        for (from, to) in windows {
+        for &(from, to, _) in &windows {
             match merged.last_mut() {
                 Some(last) if from < last.1 => last.1 = last.1.max(to),
                 _ => merged.push((from, to)),
@@ -143,9 +141,14 @@ pub fn personal_number_spans(text: &str) -> Vec<NumberSpan> {
         }
         for (from, to) in merged {
             let digits = &run[from..to];
+            // A place that is one window is written as its form is, separator included.
+            let separator = windows
+                .iter()
+                .find(|w| w.0 == from && w.1 == to && w.2.is_some())
+                .and_then(|w| w.2);
             let mut written = String::with_capacity(to - from + 1);
             for (i, d) in digits.iter().enumerate() {
-                if digits.len() == 10 && i == 6 {
+                if separator == Some(i) {
                     written.push(if d.after_plus { '+' } else { '-' });
                 }
                 written.push(char::from(b'0' + d.value));
@@ -159,29 +162,16 @@ pub fn personal_number_spans(text: &str) -> Vec<NumberSpan> {
     spans
 }
 
-fn shaped_ten(w: &[u8]) -> bool {
-    ten(w).is_some_and(|t| personnummer::written_shape(&t))
-}
-
-fn shaped_twelve(w: &[u8]) -> bool {
-    w.len() == 12
-        && personnummer::WRITTEN_CENTURIES.contains(&(u32::from(w[0]) * 10 + u32::from(w[1])))
-        && ten(&w[2..]).is_some_and(|t| personnummer::written_shape(&t))
-}
-
-fn shaped_eleven(w: &[u8]) -> bool {
-    <[u8; 11]>::try_from(w).is_ok_and(|d| lithuania::written_shape(&d))
+/// The written shapes of every known person scheme.
+fn shapes() -> impl Iterator<Item = &'static WrittenShape> {
+    scheme::known()
+        .iter()
+        .flat_map(|scheme| scheme.written_shapes().iter())
 }
 
 fn shaped_like_personal_number(run: &[u8]) -> bool {
     // Any window of the run with a personal number's shape (numbers run together count).
-    run.windows(10).any(shaped_ten)
-        || run.windows(12).any(shaped_twelve)
-        || run.windows(11).any(shaped_eleven)
-}
-
-fn ten(w: &[u8]) -> Option<[u8; 10]> {
-    w.try_into().ok()
+    shapes().any(|shape| shape.digits > 0 && run.windows(shape.digits).any(shape.shaped))
 }
 
 #[cfg(test)]

@@ -298,7 +298,7 @@ fn read_claims(authorizer: &mut biscuit_auth::Authorizer) -> Result<TokenClaims,
         .ok_or(Malformed)?;
     let countries = countries
         .iter()
-        .map(|c| Country::ALL.into_iter().find(|k| k.code() == c))
+        .map(|c| Country::known().iter().copied().find(|k| k.code() == c))
         .collect::<Option<CountrySet>>()
         .ok_or(Malformed)?;
     Ok(TokenClaims {

@@ -1,52 +1,118 @@
-//! Countries the service knows, and sets of them.
+//! Countries, and sets of them.
 //!
-//! A country is data plus connectors: adding one adds a variant here and an adapter crate,
-//! never a schema change (storage keeps the two-letter code as text).
+//! A country is a checked two-letter code that a country's crate declares
+//! ([`Country::declare`]); the countries the service knows are those whose identifier schemes
+//! are installed ([`crate::subjects::identifier::scheme::known_countries`]). Storage keeps the
+//! code as text, so a new country is never a schema change.
 
+use crate::subjects::identifier::scheme::known_countries;
+use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::fmt;
 
-/// A country the service knows. Its wire spelling is the upper-case ISO code (`SE`), its
+/// A country: its wire spelling is the upper-case ISO 3166-1 alpha-2 code (`SE`), its
 /// identifier prefix the lower-case one (`se:`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Country {
-    Se,
-    Lt,
+///
+/// Countries order as the known ones were installed (Sweden first), then unknown ones by
+/// code, so every rendering of a set is stable.
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+pub struct Country {
+    code: &'static str,
+    prefix: &'static str,
 }
 
+#[allow(non_upper_case_globals)]
 impl Country {
-    pub const ALL: [Country; 2] = [Country::Se, Country::Lt];
+    /// Sweden, the country of an unprefixed identifier.
+    pub const Se: Country = Country::declare("SE", "se");
+    /// Lithuania.
+    pub const Lt: Country = Country::declare("LT", "lt");
 
     /// The country of an identifier written without a prefix (the specification's rule:
     /// no prefix means `se:`).
     pub const DEFAULT: Country = Country::Se;
 
+    /// A country by its upper-case code and its lower-case prefix, for the crate that
+    /// serves it. Anything but two ASCII letters, upper case and the same in lower case, does
+    /// not compile (in a `const`) or panics.
+    pub const fn declare(code: &'static str, prefix: &'static str) -> Country {
+        let (c, p) = (code.as_bytes(), prefix.as_bytes());
+        assert!(
+            c.len() == 2 && p.len() == 2,
+            "a country code has two letters"
+        );
+        assert!(
+            c[0].is_ascii_uppercase() && c[1].is_ascii_uppercase(),
+            "a country code is upper case"
+        );
+        assert!(
+            p[0] == c[0].to_ascii_lowercase() && p[1] == c[1].to_ascii_lowercase(),
+            "a country prefix is its code in lower case"
+        );
+        Country { code, prefix }
+    }
+
     /// Upper-case code as it appears in responses and grants: `SE`.
     pub fn code(self) -> &'static str {
-        match self {
-            Country::Se => "SE",
-            Country::Lt => "LT",
-        }
+        self.code
     }
 
     /// Lower-case identifier prefix: `se`.
     pub fn prefix(self) -> &'static str {
-        match self {
-            Country::Se => "se",
-            Country::Lt => "lt",
-        }
+        self.prefix
     }
 
-    /// Parses an upper-case code (`SE`). Operators may type lower case; both are accepted.
+    /// A known country by its upper-case code (`SE`). Operators may type lower case; both
+    /// are accepted.
     pub fn from_code(code: &str) -> Option<Country> {
-        Country::ALL
-            .into_iter()
+        known_countries()
+            .iter()
+            .copied()
             .find(|c| c.code().eq_ignore_ascii_case(code.trim()))
     }
 
-    /// Parses an identifier prefix, which must be lower case exactly.
+    /// A known country by its identifier prefix, which must be lower case exactly.
     pub fn from_prefix(prefix: &str) -> Option<Country> {
-        Country::ALL.into_iter().find(|c| c.prefix() == prefix)
+        known_countries()
+            .iter()
+            .copied()
+            .find(|c| c.prefix() == prefix)
+    }
+
+    /// Every known country, Sweden first.
+    pub fn known() -> &'static [Country] {
+        known_countries()
+    }
+
+    /// Where the country stands among the known ones (unknown ones after them).
+    fn rank(self) -> usize {
+        known_countries()
+            .iter()
+            .position(|c| *c == self)
+            .unwrap_or(usize::MAX)
+    }
+}
+
+impl Ord for Country {
+    fn cmp(&self, other: &Self) -> Ordering {
+        if self == other {
+            return Ordering::Equal;
+        }
+        self.rank()
+            .cmp(&other.rank())
+            .then_with(|| self.code.cmp(other.code))
+    }
+}
+
+impl PartialOrd for Country {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Debug for Country {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code)
     }
 }
 

@@ -176,16 +176,30 @@ impl std::fmt::Display for IdentifierType {
     }
 }
 
-/// The schemes this process knows, in the order they were installed. A new list replaces the
-/// old one whole (installing happens a few times at start, reading on every request).
-static KNOWN: RwLock<&'static [IdentifierType]> = RwLock::new(&[]);
+/// The schemes this process knows, in the order they were installed, and their countries. A
+/// new list replaces the old one whole (installing happens a few times at start, reading on
+/// every request).
+static KNOWN: RwLock<Known> = RwLock::new(Known {
+    schemes: &[],
+    countries: &[],
+});
+
+#[derive(Copy, Clone)]
+struct Known {
+    schemes: &'static [IdentifierType],
+    countries: &'static [Country],
+}
+
+fn read() -> Known {
+    *KNOWN.read().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Adds schemes to the known ones (a scheme already known is skipped, so installing one list
 /// twice is harmless). Two schemes sharing a wire name, or a country's second company scheme,
 /// are a programming error and panic at start.
 pub fn install(schemes: &[IdentifierType]) {
     let mut known = KNOWN.write().unwrap_or_else(|e| e.into_inner());
-    let mut list: Vec<IdentifierType> = known.to_vec();
+    let mut list: Vec<IdentifierType> = known.schemes.to_vec();
     for &scheme in schemes {
         if let Some(same) = list.iter().find(|k| k.as_str() == scheme.as_str()) {
             assert!(
@@ -207,31 +221,38 @@ pub fn install(schemes: &[IdentifierType]) {
         );
         list.push(scheme);
     }
-    if list.len() != known.len() {
-        *known = Vec::leak(list);
+    if list.len() != known.schemes.len() {
+        let mut countries: Vec<Country> = Vec::new();
+        for scheme in &list {
+            if !countries.contains(&scheme.country()) {
+                countries.push(scheme.country());
+            }
+        }
+        *known = Known {
+            schemes: Vec::leak(list),
+            countries: Vec::leak(countries),
+        };
     }
 }
 
-/// Every known scheme, in installation order.
-pub fn known() -> &'static [IdentifierType] {
-    let known = *KNOWN.read().unwrap_or_else(|e| e.into_inner());
-    if known.is_empty() {
+fn known_list() -> Known {
+    let known = read();
+    if known.schemes.is_empty() {
         install(&super::BUILTIN);
-        return *KNOWN.read().unwrap_or_else(|e| e.into_inner());
+        return read();
     }
     known
 }
 
+/// Every known scheme, in installation order.
+pub fn known() -> &'static [IdentifierType] {
+    known_list().schemes
+}
+
 /// The countries of the known schemes, in installation order: the countries an identifier
 /// prefix may name.
-pub fn known_countries() -> Vec<Country> {
-    let mut countries: Vec<Country> = Vec::new();
-    for scheme in known() {
-        if !countries.contains(&scheme.country()) {
-            countries.push(scheme.country());
-        }
-    }
-    countries
+pub fn known_countries() -> &'static [Country] {
+    known_list().countries
 }
 
 /// What the `company-code` format means: every known company scheme's check, in turn.

@@ -10,6 +10,7 @@ use domain::monitoring::event::parse_cursor;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    idreg_fuzz::install_schemes();
     let text = String::from_utf8_lossy(data);
     match parse_cursor(&text) {
         Ok(seq) => {

@@ -11,6 +11,7 @@ use idreg_fuzz::{date_from, digit_runs};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    idreg_fuzz::install_schemes();
     let (today, wire) = match data {
         [a, b, rest @ ..] => (date_from([*a, *b]), String::from_utf8_lossy(rest)),
         _ => return,

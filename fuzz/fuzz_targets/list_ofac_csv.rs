@@ -12,6 +12,7 @@ use domain::screening::sanctions::ListSource;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    idreg_fuzz::install_schemes();
     let mut parts = data.split(|&b| b == 0);
     let primary = parts.next().unwrap_or_default();
     let (aliases, addresses, comments) = (parts.next(), parts.next(), parts.next());

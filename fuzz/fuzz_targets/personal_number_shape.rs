@@ -12,12 +12,13 @@ use idreg_fuzz::{digit_runs, today};
 use libfuzzer_sys::fuzz_target;
 
 const PERSONAL: [(IdentifierType, &[usize]); 3] = [
-    (IdentifierType::Personnummer, &[10, 12]),
-    (IdentifierType::Samordningsnummer, &[10, 12]),
-    (IdentifierType::AsmensKodas, &[11]),
+    (adapters_se::identifiers::PERSONNUMMER, &[10, 12]),
+    (adapters_se::identifiers::SAMORDNINGSNUMMER, &[10, 12]),
+    (adapters_lt::identifiers::ASMENS_KODAS, &[11]),
 ];
 
 fuzz_target!(|data: &[u8]| {
+    idreg_fuzz::install_schemes();
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };

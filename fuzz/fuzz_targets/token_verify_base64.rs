@@ -14,6 +14,7 @@ use libfuzzer_sys::fuzz_target;
 use std::time::{Duration, Instant};
 
 fuzz_target!(|data: &[u8]| {
+    idreg_fuzz::install_schemes();
     let token = base64::engine::general_purpose::URL_SAFE.encode(data);
     let started = Instant::now();
     let verdict = authority().verify(&token, issued_at());

@@ -82,6 +82,7 @@ fn mutate(u: &mut Unstructured) -> Result<String> {
 }
 
 fuzz_target!(|data: &[u8]| {
+    idreg_fuzz::install_schemes();
     let mut u = Unstructured::new(data);
     let Ok(token) = mutate(&mut u) else {
         return;

@@ -11,6 +11,7 @@ use libfuzzer_sys::fuzz_target;
 use std::time::{Duration, Instant};
 
 fuzz_target!(|data: &[u8]| {
+    idreg_fuzz::install_schemes();
     let text = String::from_utf8_lossy(data);
     let started = Instant::now();
     let verdict = authority().verify(&text, issued_at());

@@ -75,3 +75,10 @@ pub fn check_list(list: &domain::screening::sanctions::ParsedList) {
         }
     }
 }
+
+/// Sweden's and Lithuania's identifier schemes, installed as the binary installs them (every
+/// target that reads an identifier or a country code calls it first; it is harmless twice).
+pub fn install_schemes() {
+    adapters_se::identifiers::install();
+    adapters_lt::identifiers::install();
+}

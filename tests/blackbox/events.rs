@@ -55,7 +55,7 @@ async fn cursors_pages_and_filters() {
         &c,
         &[
             ("k1", "company.changed", Country::Se),
-            ("k2", "company.status.changed", Country::Lt),
+            ("k2", "company.status.changed", adapters_lt::identifiers::LT),
             ("k3", "refresh.completed", Country::Se),
             ("k4", "subscription.suspended", Country::Se),
             ("k5", "ubo.changed", Country::Se),

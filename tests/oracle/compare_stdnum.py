@@ -2,7 +2,7 @@
 """Compare idreg's identifier validation with python-stdnum 2.2 (the oracle).
 
 The script generates a deterministic (seeded) mix of valid and corrupted numbers, runs them
-through `crates/domain/examples/identify.rs` and through stdnum, and compares the verdicts
+through `crates/idreg/examples/identify.rs` and through stdnum, and compares the verdicts
 (and, where both accept, the canonical form). Every disagreement must fall into one of the
 known differences below; anything else is reported and the script exits with status 1.
 
@@ -51,7 +51,7 @@ Usage:
 
 IDENTIFY_BIN (argument or environment variable) is the built example binary, e.g.
 `target/debug/examples/identify`. Without it the script runs
-`cargo run -q -p domain --example identify` from the workspace root. Needs
+`cargo run -q -p idreg --example identify` from the workspace root. Needs
 `pip install python-stdnum==2.2`. Options: --count N (cases per type, default 4000),
 --seed S.
 """
@@ -221,7 +221,7 @@ def run_ours(binary: str | None, today: D, lines: list[tuple[str, str]]) -> list
     if binary:
         command = [binary, "--today", today.isoformat()]
     else:
-        command = ["cargo", "run", "-q", "-p", "domain", "--example", "identify", "--"]
+        command = ["cargo", "run", "-q", "-p", "idreg", "--example", "identify", "--"]
         command += ["--today", today.isoformat()]
     stdin = "".join(f"{ty}\t{value}\n" for ty, value in lines)
     done = subprocess.run(

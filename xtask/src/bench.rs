@@ -958,7 +958,7 @@ fn request_token(url: &str, client_id: &str, secret: &str) -> Result<String> {
 /// the profiles are in the tenant's cache; their refs.
 fn prime_persons(root: &Path, server: &Server, token: &str, n: usize) -> Result<Vec<String>> {
     let list = std::fs::read_to_string(
-        root.join("crates/domain/testdata/skatteverket/testpersonnummer.csv"),
+        root.join("crates/adapters-se/testdata/skatteverket/testpersonnummer.csv"),
     )?;
     let mut refs = Vec::new();
     for number in list.lines().skip(1).step_by(97).take(n) {

@@ -191,7 +191,7 @@ fn test(extra: &[String]) -> Result<()> {
 
     if let Some(python) = python {
         let status = Command::new("cargo")
-            .args(["build", "-q", "-p", "domain", "--example", "identify"])
+            .args(["build", "-q", "-p", "idreg", "--example", "identify"])
             .current_dir(root())
             .status()?;
         let bin = target_dir().join("debug/examples/identify");

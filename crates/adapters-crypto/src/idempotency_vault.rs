@@ -192,6 +192,7 @@ mod tests {
 
     #[test]
     fn an_answer_opens_only_for_its_tenant_and_hides_its_text() {
+        crate::install_schemes();
         let v = vault();
         let (a, b) = (TenantId::generate(), TenantId::generate());
         let (ka, kb) = (v.new_data_key(&a).unwrap(), v.new_data_key(&b).unwrap());
@@ -222,6 +223,7 @@ mod tests {
 
     #[test]
     fn an_answer_kept_before_the_rights_were_recorded_still_opens() {
+        crate::install_schemes();
         let v = vault();
         let a = TenantId::generate();
         let ka = v.new_data_key(&a).unwrap();
@@ -243,6 +245,7 @@ mod tests {
 
     #[test]
     fn hashes_are_stable_per_tenant_distinct_per_purpose_and_per_tenant() {
+        crate::install_schemes();
         let v = vault();
         let (a, b) = (TenantId::generate(), TenantId::generate());
         let (ka, kb) = (v.new_data_key(&a).unwrap(), v.new_data_key(&b).unwrap());

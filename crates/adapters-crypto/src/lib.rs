@@ -36,3 +36,11 @@ impl KeyMaterial {
 /// Re-exported so that callers can tune [`BiscuitTokens::with_limits`] without depending on
 /// biscuit-auth themselves.
 pub use biscuit_auth::AuthorizerLimits;
+
+/// Sweden's and Lithuania's identifier schemes, installed as the binary installs them, for
+/// the tests that read identifiers or country codes.
+#[cfg(test)]
+fn install_schemes() {
+    adapters_se::identifiers::install();
+    adapters_lt::identifiers::install();
+}

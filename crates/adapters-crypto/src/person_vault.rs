@@ -316,6 +316,7 @@ mod tests {
 
     #[test]
     fn a_profile_round_trips_sealed_and_bound_to_its_tenant() {
+        crate::install_schemes();
         let v = AesVault::from_master_key(&MasterKey::generate());
         let (a, b) = (TenantId::generate(), TenantId::generate());
         let (ka, kb) = (v.new_data_key(&a).unwrap(), v.new_data_key(&b).unwrap());
@@ -330,18 +331,14 @@ mod tests {
             assert!(v.open_person(&b, &ka, &sealed).is_err());
             // Never opens as an identifier.
             assert!(v
-                .reveal(
-                    &a,
-                    &ka,
-                    domain::subjects::identifier::IdentifierType::Personnummer,
-                    &sealed.0
-                )
+                .reveal(&a, &ka, adapters_se::identifiers::PERSONNUMMER, &sealed.0)
                 .is_err());
         }
     }
 
     #[test]
     fn a_stored_address_under_a_marker_is_dropped_on_open() {
+        crate::install_schemes();
         // A record written by a faulty earlier version: a marker *and* an address.
         let v = AesVault::from_master_key(&MasterKey::generate());
         let t = TenantId::generate();

@@ -338,6 +338,7 @@ mod tests {
 
     #[test]
     fn the_audience_round_trips() {
+        crate::install_schemes();
         let a = authority();
         let mut c = claims();
         c.audience = vec!["https://idreg.example/mcp".into()];
@@ -351,6 +352,7 @@ mod tests {
 
     #[test]
     fn round_trip() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let token = a.mint(&c).unwrap();
@@ -362,6 +364,7 @@ mod tests {
 
     #[test]
     fn sub_second_times_truncate_to_seconds() {
+        crate::install_schemes();
         let a = authority();
         let mut c = claims();
         c.issued_at += CDuration::milliseconds(700);
@@ -373,6 +376,7 @@ mod tests {
 
     #[test]
     fn empty_scope_and_country_sets_round_trip() {
+        crate::install_schemes();
         let a = authority();
         let mut c = claims();
         c.scopes = ScopeSet::new();
@@ -382,6 +386,7 @@ mod tests {
 
     #[test]
     fn expired_tokens_carry_their_claims() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let token = a.mint(&c).unwrap();
@@ -398,6 +403,7 @@ mod tests {
 
     #[test]
     fn the_authority_block_holds_the_claims_and_the_expiry_check() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let source = biscuit_of(&a, &a.mint(&c).unwrap())
@@ -422,6 +428,7 @@ mod tests {
     /// The Datalog check itself refuses an expired token (not only the restatement after it).
     #[test]
     fn the_datalog_check_enforces_expiry() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let token = biscuit_of(&a, &a.mint(&c).unwrap());
@@ -447,6 +454,7 @@ mod tests {
 
     #[test]
     fn another_key_is_a_bad_signature() {
+        crate::install_schemes();
         let token = authority().mint(&claims()).unwrap();
         assert_eq!(
             authority().verify(&token, t0()),
@@ -456,6 +464,7 @@ mod tests {
 
     #[test]
     fn garbage_is_malformed() {
+        crate::install_schemes();
         let a = authority();
         let token = a.mint(&claims()).unwrap();
         let too_long = "A".repeat(MAX_TOKEN_LEN + 1);
@@ -473,6 +482,7 @@ mod tests {
 
     #[test]
     fn tampered_tokens_are_refused() {
+        crate::install_schemes();
         let a = authority();
         let token = a.mint(&claims()).unwrap();
         let mut raw = Biscuit::from_base64(&token, a.public)
@@ -499,6 +509,7 @@ mod tests {
 
     #[test]
     fn appended_facts_are_refused_before_any_datalog_runs() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let token = a.mint(&c).unwrap();
@@ -525,6 +536,7 @@ mod tests {
 
     #[test]
     fn appended_time_facts_do_not_defeat_expiry() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let token = a.mint(&c).unwrap();
@@ -543,6 +555,7 @@ mod tests {
 
     #[test]
     fn a_verified_token_is_remembered_and_still_expires() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let token = a.mint(&c).unwrap();
@@ -568,6 +581,7 @@ mod tests {
 
     #[test]
     fn attenuated_and_forged_shapes_are_never_remembered() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let token = a.mint(&c).unwrap();
@@ -604,6 +618,7 @@ mod tests {
 
     #[test]
     fn appended_checks_restrict() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let token = a.mint(&c).unwrap();
@@ -626,6 +641,7 @@ mod tests {
     /// three ways. Refused by shape, before the engine runs.
     #[test]
     fn a_join_bomb_is_refused_before_the_engine_runs() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let token = a.mint(&c).unwrap();
@@ -648,6 +664,7 @@ mod tests {
     /// The largest token admitted verifies (its checks all hold) and is never remembered.
     #[test]
     fn the_largest_admitted_token_verifies() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let token = crate::token_admission::largest_admitted(biscuit_of(&a, &a.mint(&c).unwrap()));
@@ -673,6 +690,7 @@ mod tests {
 
     #[test]
     fn structure_is_enforced() {
+        crate::install_schemes();
         let a = authority();
         let c = claims();
         let base = format!(
@@ -705,6 +723,7 @@ mod tests {
 
     #[test]
     fn minting_refuses_pre_epoch_times() {
+        crate::install_schemes();
         let mut c = claims();
         c.issued_at = Utc.with_ymd_and_hms(1960, 1, 1, 0, 0, 0).unwrap();
         assert!(authority().mint(&c).is_err());
@@ -716,6 +735,7 @@ mod tests {
 
     #[test]
     fn debug_shows_no_private_key() {
+        crate::install_schemes();
         let key = SigningKey::generate();
         let hex = key.to_hex();
         let shown = format!("{:?}", BiscuitTokens::new(key));

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod identifiers;
 mod jar;
 pub mod plug;
 pub mod sources;
@@ -10,9 +11,8 @@ use domain::companies::ports::CompanyRegistry;
 use domain::companies::profile::{
     CompanyRegisterData, FetchedProfile, OptionalGroup, ProfileFetch,
 };
-use domain::countries::country::Country;
 use domain::countries::registry::CountryConnectors;
-use domain::subjects::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::Identifier;
 use jar::JarClient;
 use std::sync::Arc;
 
@@ -80,7 +80,7 @@ impl LithuanianCompanyRegistry {
 #[async_trait]
 impl CompanyRegistry for LithuanianCompanyRegistry {
     async fn fetch_profile(&self, code: &Identifier) -> ProfileFetch {
-        if code.id_type() != IdentifierType::ImonesKodas {
+        if code.id_type() != crate::identifiers::IMONES_KODAS {
             tracing::warn!(id_type = %code.id_type(), "the Lithuanian register takes company codes only");
             return ProfileFetch {
                 calls: Vec::new(),
@@ -117,8 +117,18 @@ impl CompanyRegistry for LithuanianCompanyRegistry {
 /// so those stay `country_not_supported`.
 pub fn connectors(config: &LtConfig) -> Result<CountryConnectors, ClientConfigError> {
     let registry = Arc::new(LithuanianCompanyRegistry::new(config)?);
-    Ok(CountryConnectors::new(Country::Lt, &EVIDENCE_SOURCES)
-        .company(registry)
-        .monitors_companies()
-        .screens_companies())
+    Ok(
+        CountryConnectors::new(crate::identifiers::LT, &EVIDENCE_SOURCES)
+            .company(registry)
+            .monitors_companies()
+            .screens_companies(),
+    )
+}
+
+/// Sweden's and Lithuania's identifier schemes, installed as the binary installs them, for
+/// the tests that read identifiers or country codes (a Swedish prefix is known, too).
+#[cfg(test)]
+fn install_schemes() {
+    adapters_se::identifiers::install();
+    crate::identifiers::install();
 }

@@ -9,13 +9,13 @@
 
 use crate::LtConfig;
 use connector_kit::plug::{no_upstreams, switch, timeouts, CountryPlug, PlugError, Settings};
-use domain::countries::country::Country;
 use domain::countries::registry::CountryConnectors;
 use upstream_sandbox::{RunningSandbox, SandboxPlugin};
 
 /// Lithuania, for the binary's list of countries.
 pub const PLUG: CountryPlug<RunningSandbox, dyn SandboxPlugin> = CountryPlug {
-    country: Country::Lt,
+    country: crate::identifiers::LT,
+    schemes: &crate::identifiers::SCHEMES,
     settings: &["enabled", "open_data_base_url", "timeout_secs"],
     sources: &crate::EVIDENCE_SOURCES,
     connect: lithuania,
@@ -31,7 +31,7 @@ fn lithuania(
     let mut lt = LtConfig::production();
     if let Some(sb) = sandbox {
         lt.open_data_base_url = sb.lt_base_url();
-    } else if !switch(settings, Country::Lt, "enabled", false)? {
+    } else if !switch(settings, crate::identifiers::LT, "enabled", false)? {
         return Ok(None);
     }
     // The sandbox's own address wins: a sandbox run (and test mode) never reaches a
@@ -39,7 +39,7 @@ fn lithuania(
     if let (None, Some(url)) = (sandbox, settings.get("open_data_base_url")) {
         lt.open_data_base_url = url.clone();
     }
-    if let Some(t) = timeouts(settings, Country::Lt)? {
+    if let Some(t) = timeouts(settings, crate::identifiers::LT)? {
         lt.timeouts = t;
     }
     let connectors = crate::connectors(&lt)
@@ -56,7 +56,7 @@ mod tests {
     fn lithuania_is_served_in_production_only_when_enabled() {
         assert!(lithuania(&Settings::new(), None).unwrap().is_none());
         let on = lithuania(&settings(&[("enabled", "on")]), None).unwrap();
-        assert_eq!(on.map(|c| c.country()), Some(Country::Lt));
+        assert_eq!(on.map(|c| c.country()), Some(crate::identifiers::LT));
         let e = lithuania(&settings(&[("enabled", "maybe")]), None)
             .err()
             .expect("refused");

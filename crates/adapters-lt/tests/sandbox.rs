@@ -6,7 +6,7 @@ use adapters_lt::{LithuanianCompanyRegistry, LtConfig, NOT_IN_THE_OPEN_REGISTER}
 use connector_kit::Timeouts;
 use domain::companies::ports::CompanyRegistry;
 use domain::companies::profile::{CompanyStatus, ProfileFetch, RegistryFailure};
-use domain::subjects::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::Identifier;
 use std::time::Duration;
 use upstream_sandbox::{FaultSpec, RunningSandbox, Sandbox, SandboxConfig, Source};
 
@@ -31,6 +31,7 @@ fn failure(f: &ProfileFetch) -> &RegistryFailure {
 
 #[tokio::test]
 async fn a_company_reads_whole_from_one_recorded_call() {
+    adapters_lt::identifiers::install();
     let (sb, reg) = start();
     let f = reg.fetch_profile(&code("110443493")).await;
     let p = f.outcome.as_ref().expect("a profile");
@@ -62,6 +63,7 @@ async fn a_company_reads_whole_from_one_recorded_call() {
 
 #[tokio::test]
 async fn the_registers_statuses_map_to_the_canonical_ones() {
+    adapters_lt::identifiers::install();
     let (sb, reg) = start();
     let expected = [
         (6, CompanyStatus::Bankruptcy),
@@ -91,6 +93,7 @@ async fn the_registers_statuses_map_to_the_canonical_ones() {
 
 #[tokio::test]
 async fn an_unknown_code_is_not_found_and_usable() {
+    adapters_lt::identifiers::install();
     let (_sb, reg) = start();
     let f = reg.fetch_profile(&code("999999999")).await;
     assert_eq!(failure(&f), &RegistryFailure::NotFound);
@@ -100,6 +103,7 @@ async fn an_unknown_code_is_not_found_and_usable() {
 
 #[tokio::test]
 async fn faults_become_unavailable_or_garbled_and_are_recorded() {
+    adapters_lt::identifiers::install();
     let (sb, reg) = start();
     for (spec, unavailable) in [
         (FaultSpec::http_5xx(503), true),
@@ -127,9 +131,11 @@ async fn faults_become_unavailable_or_garbled_and_are_recorded() {
 
 #[tokio::test]
 async fn a_personal_code_is_refused_without_a_call() {
+    adapters_lt::identifiers::install();
     let (sb, reg) = start();
     // A synthetic exceptional personal code (`9`, no date part): nobody's.
-    let person = Identifier::restore(IdentifierType::AsmensKodas, "90000000009").unwrap();
+    let person =
+        Identifier::restore(adapters_lt::identifiers::ASMENS_KODAS, "90000000009").unwrap();
     let f = reg.fetch_profile(&person).await;
     assert_eq!(failure(&f), &RegistryFailure::NotFound);
     assert!(f.calls.is_empty());

@@ -21,7 +21,7 @@ use domain::companies::paid::{
     Engagement, EngagementPage, FetchedOfficer, FetchedOfficers, NamedParty,
 };
 use domain::companies::profile::RegistryFailure;
-use domain::subjects::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::Identifier;
 use reqwest::header::ACCEPT;
 use serde_json::Value;
 
@@ -180,9 +180,9 @@ pub(crate) fn party(v: &Value, op: &Operation) -> Result<NamedParty, RegistryFai
     let person = match (kind, number) {
         (Some(k @ ("PERSONNUMMER" | "SAMORDNINGSNUMMER")), Some(nr)) => {
             let ty = if k == "PERSONNUMMER" {
-                IdentifierType::Personnummer
+                crate::identifiers::PERSONNUMMER
             } else {
-                IdentifierType::Samordningsnummer
+                crate::identifiers::SAMORDNINGSNUMMER
             };
             Some(
                 Identifier::restore(ty, nr)

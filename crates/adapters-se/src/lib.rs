@@ -3,6 +3,7 @@
 mod config;
 mod foretagsinformation;
 mod gateway;
+pub mod identifiers;
 mod paid_registry;
 mod person_registry;
 pub mod plug;

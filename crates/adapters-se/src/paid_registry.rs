@@ -10,7 +10,7 @@ use domain::companies::paid::{EngagementPage, FetchedOfficers, FetchedOwners};
 use domain::companies::ports::PaidCompanyRegistry;
 use domain::companies::profile::Fetch;
 use domain::companies::profile::RegistryFailure;
-use domain::subjects::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::Identifier;
 
 /// The Swedish paid tier. Building it reads the client certificate, so a deployment with a
 /// missing or unusable certificate fails at start-up, naming the setting.
@@ -48,7 +48,7 @@ fn refused<T>(what: &str) -> Fetch<T> {
 #[async_trait]
 impl PaidCompanyRegistry for SwedishPaidRegistry {
     async fn fetch_officers(&self, orgnr: &Identifier) -> Fetch<FetchedOfficers> {
-        if orgnr.id_type() != IdentifierType::Orgnr {
+        if orgnr.id_type() != crate::identifiers::ORGNR {
             return refused("organisationsnummer");
         }
         self.fi
@@ -58,7 +58,7 @@ impl PaidCompanyRegistry for SwedishPaidRegistry {
     }
 
     async fn fetch_beneficial_owners(&self, orgnr: &Identifier) -> Fetch<FetchedOwners> {
-        if orgnr.id_type() != IdentifierType::Orgnr {
+        if orgnr.id_type() != crate::identifiers::ORGNR {
             return refused("organisationsnummer");
         }
         self.bo.owners(orgnr.expose_canonical()).await.into_fetch()
@@ -66,8 +66,8 @@ impl PaidCompanyRegistry for SwedishPaidRegistry {
 
     async fn fetch_engagements(&self, person: &Identifier, page: u32) -> Fetch<EngagementPage> {
         if ![
-            IdentifierType::Personnummer,
-            IdentifierType::Samordningsnummer,
+            crate::identifiers::PERSONNUMMER,
+            crate::identifiers::SAMORDNINGSNUMMER,
         ]
         .contains(&person.id_type())
         {

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use domain::companies::profile::{Fetch, RegistryFailure};
 use domain::persons::ports::PersonRegistry;
 use domain::persons::profile::RegisterPerson;
-use domain::subjects::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::Identifier;
 
 /// Sweden's population register. Building it reads the organisation certificate, so a
 /// missing, unreadable or wrongly locked keystore fails at start-up, naming the setting.
@@ -33,8 +33,8 @@ impl SwedishPersonRegistry {
 impl PersonRegistry for SwedishPersonRegistry {
     async fn fetch_person(&self, person: &Identifier, end_user: &str) -> Fetch<RegisterPerson> {
         if ![
-            IdentifierType::Personnummer,
-            IdentifierType::Samordningsnummer,
+            crate::identifiers::PERSONNUMMER,
+            crate::identifiers::SAMORDNINGSNUMMER,
         ]
         .contains(&person.id_type())
         {

@@ -34,6 +34,7 @@ use upstream_sandbox::{RunningSandbox, SandboxPlugin};
 /// Sweden, for the binary's list of countries.
 pub const PLUG: CountryPlug<RunningSandbox, dyn SandboxPlugin> = CountryPlug {
     country: Country::Se,
+    schemes: &crate::identifiers::SCHEMES,
     settings: SETTINGS,
     sources: &crate::sources::EVIDENCE_SOURCES,
     connect: sweden,

@@ -12,7 +12,7 @@ use domain::companies::profile::{
     CompanyRegisterData, DocumentFetch, FetchedDocument, FetchedProfile, OptionalGroup,
     ProfileFetch, RegistryFailure, UpstreamCall,
 };
-use domain::subjects::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::Identifier;
 
 /// The Swedish company registry (free tiers only: every call costs 0).
 ///
@@ -71,7 +71,7 @@ fn no_call() -> RegistryFailure {
 #[async_trait]
 impl CompanyRegistry for SwedishCompanyRegistry {
     async fn fetch_profile(&self, orgnr: &Identifier) -> ProfileFetch {
-        if orgnr.id_type() != IdentifierType::Orgnr {
+        if orgnr.id_type() != crate::identifiers::ORGNR {
             tracing::warn!(
                 id_type = %orgnr.id_type(),
                 "the Swedish registry takes organisationsnummer only"

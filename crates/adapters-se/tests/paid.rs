@@ -6,7 +6,7 @@ use adapters_se::{SeConfigError, SePaidConfig, SwedishPaidRegistry, Timeouts, Tl
 use base64::Engine;
 use domain::companies::paid::ShareBand;
 use domain::companies::ports::PaidCompanyRegistry;
-use domain::subjects::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::Identifier;
 use std::path::PathBuf;
 use std::time::Duration;
 use upstream_sandbox::{RunningSandbox, Sandbox, SandboxConfig, CLIENT_ID, CLIENT_SECRET};
@@ -85,6 +85,7 @@ fn pkcs12_file(sb: &RunningSandbox, password: &str) -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn officers_owners_and_engagements_are_read_and_billed() {
+    adapters_se::identifiers::install();
     let sb = start();
     let reg = SwedishPaidRegistry::new(&config(&sb, pem_identity(&sb))).unwrap();
 
@@ -118,8 +119,8 @@ async fn officers_owners_and_engagements_are_read_and_billed() {
         .find_map(|o| o.party.person.clone())
         .unwrap();
     assert!([
-        IdentifierType::Personnummer,
-        IdentifierType::Samordningsnummer
+        adapters_se::identifiers::PERSONNUMMER,
+        adapters_se::identifiers::SAMORDNINGSNUMMER
     ]
     .contains(&person.id_type()));
     let mut seen = Vec::new();
@@ -144,6 +145,7 @@ async fn officers_owners_and_engagements_are_read_and_billed() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pkcs12_identity_works_and_a_wrong_password_fails_at_start_up() {
+    adapters_se::identifiers::install();
     let sb = start();
     let path = pkcs12_file(&sb, "hemligt");
     let ca = sb.tls.as_ref().unwrap().ca_pem_path.clone();
@@ -173,6 +175,7 @@ async fn a_pkcs12_identity_works_and_a_wrong_password_fails_at_start_up() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_missing_or_unreadable_certificate_is_a_start_up_error_naming_the_setting() {
+    adapters_se::identifiers::install();
     let sb = start();
     let none = SwedishPaidRegistry::new(&config(
         &sb,

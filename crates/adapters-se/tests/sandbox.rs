@@ -11,7 +11,7 @@ use domain::companies::profile::{
     UpstreamCall,
 };
 use domain::evidence::EvidenceSource;
-use domain::subjects::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::Identifier;
 use sha2::{Digest, Sha256};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -156,6 +156,7 @@ fn start_proxy(upstream: &str) -> (String, Arc<Mutex<Vec<Captured>>>) {
 
 #[tokio::test]
 async fn happy_path_maps_every_field_and_records_every_call() {
+    adapters_se::identifiers::install();
     let sb = Sandbox::start(SandboxConfig::default()).unwrap();
     let (proxy, captured) = start_proxy(&sb.base_url);
     let reg = SwedishCompanyRegistry::new(&config(&proxy)).unwrap();
@@ -283,6 +284,7 @@ async fn happy_path_maps_every_field_and_records_every_call() {
 
 #[tokio::test]
 async fn other_recorded_companies() {
+    adapters_se::identifiers::install();
     let (sb, reg) = start(SandboxConfig::default());
     for (id, form) in [
         (testnr::HB, "HB"),
@@ -299,6 +301,7 @@ async fn other_recorded_companies() {
 
 #[tokio::test]
 async fn missing_at_scb_is_a_profile_without_a_band() {
+    adapters_se::identifiers::install();
     let (sb, reg) = start(SandboxConfig::default());
     let f = reg.fetch_profile(&orgnr(testnr::AB_MISSING_AT_SCB)).await;
     let p = f.outcome.as_ref().expect("profile");
@@ -324,6 +327,7 @@ async fn missing_at_scb_is_a_profile_without_a_band() {
 
 #[tokio::test]
 async fn unknown_company_is_not_found_after_one_call() {
+    adapters_se::identifiers::install();
     let (sb, reg) = start(SandboxConfig::default());
     let unknown = sb.control().dataset().unknown_orgnr();
     let f = reg.fetch_profile(&orgnr(&unknown)).await;
@@ -338,8 +342,13 @@ async fn unknown_company_is_not_found_after_one_call() {
 
 #[tokio::test]
 async fn a_personal_number_is_refused_without_a_call() {
+    adapters_se::identifiers::install();
     let (sb, reg) = start(SandboxConfig::default());
-    let pnr = Identifier::restore(IdentifierType::Personnummer, testnr::SOLE_TRADER_THREE).unwrap();
+    let pnr = Identifier::restore(
+        adapters_se::identifiers::PERSONNUMMER,
+        testnr::SOLE_TRADER_THREE,
+    )
+    .unwrap();
     let f = reg.fetch_profile(&pnr).await;
     assert_eq!(f.outcome.err(), Some(RegistryFailure::NotFound));
     assert!(f.calls.is_empty());
@@ -368,6 +377,7 @@ impl domain::clock::Clock for TestClock {
 
 #[tokio::test]
 async fn the_token_is_cached_and_renewed_before_it_expires() {
+    adapters_se::identifiers::install();
     // A 600 s token with the 60 s margin is used for 540 s, on the connector's clock: the
     // test moves that clock, so however slow the fetches are, none of them renews early.
     let clock = Arc::new(TestClock(Mutex::new(chrono::Utc::now())));
@@ -396,6 +406,7 @@ async fn the_token_is_cached_and_renewed_before_it_expires() {
 
 #[tokio::test]
 async fn a_refused_token_is_renewed_once() {
+    adapters_se::identifiers::install();
     let (sb, reg) = start(SandboxConfig::default());
     assert!(reg.fetch_profile(&orgnr(testnr::EK)).await.outcome.is_ok());
     sb.control().revoke_tokens();
@@ -414,6 +425,7 @@ async fn a_refused_token_is_renewed_once() {
 
 #[tokio::test]
 async fn a_failing_token_endpoint_is_unavailable_without_data_calls() {
+    adapters_se::identifiers::install();
     let (sb, reg) = start(SandboxConfig::default());
     sb.control()
         .inject_fault(Source::BolagsverketToken, FaultSpec::http_5xx(503).times(1))
@@ -428,6 +440,7 @@ async fn a_failing_token_endpoint_is_unavailable_without_data_calls() {
 
 #[tokio::test]
 async fn wrong_credentials_are_unavailable() {
+    adapters_se::identifiers::install();
     let sb = Sandbox::start(SandboxConfig::default()).unwrap();
     let mut c = config(&sb.base_url);
     c.vdm.client_secret = "wrong".into();
@@ -467,6 +480,7 @@ fn garbled(f: &ProfileFetch) -> bool {
 
 #[tokio::test]
 async fn server_errors_are_unavailable() {
+    adapters_se::identifiers::install();
     let (f, _) = with_fault(Source::Bolagsverket, FaultSpec::http_5xx(503).times(1)).await;
     assert!(unavailable(&f), "{:?}", f.outcome);
     assert_eq!(ops(&f.calls), [ORG]);
@@ -504,6 +518,7 @@ fn assert_unchecked(f: &ProfileFetch, groups: &[OptionalGroup]) {
 
 #[tokio::test]
 async fn a_failed_document_list_leaves_the_annual_report_unchecked() {
+    adapters_se::identifiers::install();
     let fault = FaultSpec::http_5xx(503).on_path("/dokumentlista");
     let (f, _) = with_fault(Source::Bolagsverket, fault).await;
     assert_unchecked(&f, &[OptionalGroup::LatestAnnualReport]);
@@ -517,6 +532,7 @@ async fn a_failed_document_list_leaves_the_annual_report_unchecked() {
 
 #[tokio::test]
 async fn timeouts_are_unavailable_within_the_limit() {
+    adapters_se::identifiers::install();
     let (f, took) = with_fault(Source::Scb, FaultSpec::timeout()).await;
     assert_unchecked(&f, &[OptionalGroup::EmployeesBand]);
     assert!(took < Duration::from_secs(5), "{took:?}");
@@ -539,12 +555,14 @@ async fn timeouts_are_unavailable_within_the_limit() {
 
 #[tokio::test]
 async fn a_slow_answer_within_the_limit_is_fine() {
+    adapters_se::identifiers::install();
     let (f, _) = with_fault(Source::Ssbtgu, FaultSpec::slow(500)).await;
     assert!(f.outcome.is_ok(), "{:?}", f.outcome);
 }
 
 #[tokio::test]
 async fn malformed_bodies_are_garbled() {
+    adapters_se::identifiers::install();
     for source in [Source::Bolagsverket, Source::Ssbtgu, Source::Scb] {
         let (f, _) = with_fault(source, FaultSpec::malformed().times(1)).await;
         if source == Source::Scb {
@@ -561,6 +579,7 @@ async fn malformed_bodies_are_garbled() {
 
 #[tokio::test]
 async fn field_fel_is_unavailable_and_marks_the_call() {
+    adapters_se::identifiers::install();
     for field in [
         "organisationsnamn",
         "Bolagsverket",
@@ -607,6 +626,7 @@ async fn field_fel_is_unavailable_and_marks_the_call() {
 
 #[tokio::test]
 async fn finns_ej_from_bolagsverket_is_not_found() {
+    adapters_se::identifiers::install();
     let (f, _) = with_fault(
         Source::Bolagsverket,
         FaultSpec::field_fel("ORGANISATION_FINNS_EJ", None).times(1),
@@ -622,6 +642,7 @@ async fn finns_ej_from_bolagsverket_is_not_found() {
 
 #[tokio::test]
 async fn documents_are_real_zip_archives() {
+    adapters_se::identifiers::install();
     let (sb, reg) = start(SandboxConfig::default());
     let profile = reg.fetch_profile(&orgnr(testnr::AB_THREE_REPORTS)).await;
     let report = profile

@@ -6,7 +6,7 @@ use adapters_se::{SeConfigError, SparConfig, SwedishPersonRegistry, Timeouts, Tl
 use domain::companies::profile::RegistryFailure;
 use domain::persons::ports::PersonRegistry;
 use domain::persons::profile::{PersonProfile, Protection};
-use domain::subjects::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::Identifier;
 use std::path::PathBuf;
 use std::time::Duration;
 use upstream_sandbox::spar::persons;
@@ -38,9 +38,9 @@ fn registry(sb: &RunningSandbox) -> SwedishPersonRegistry {
 
 fn person(n: &str) -> Identifier {
     let t = if n[6..8].parse::<u32>().unwrap() > 60 {
-        IdentifierType::Samordningsnummer
+        adapters_se::identifiers::SAMORDNINGSNUMMER
     } else {
-        IdentifierType::Personnummer
+        adapters_se::identifiers::PERSONNUMMER
     };
     Identifier::restore(t, n).unwrap()
 }
@@ -52,6 +52,7 @@ const END_USER: &str = "idreg-grant:grt_01TEST";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_marker_state_is_read_over_mutual_tls() {
+    adapters_se::identifiers::install();
     let sb = start();
     let reg = registry(&sb);
     let fetch = reg.fetch_person(&person(persons::ORDINARY), END_USER).await;
@@ -162,6 +163,7 @@ async fn every_marker_state_is_read_over_mutual_tls() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn faults_map_to_the_service_failures() {
+    adapters_se::identifiers::install();
     let sb = start();
     let reg = registry(&sb);
     let ctl = sb.control();
@@ -207,6 +209,7 @@ async fn faults_map_to_the_service_failures() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn certificate_problems_are_start_up_errors_naming_the_setting() {
+    adapters_se::identifiers::install();
     let sb = start();
     let wrong = SwedishPersonRegistry::new(&config(&sb, "fel-lösenord")).unwrap_err();
     assert!(

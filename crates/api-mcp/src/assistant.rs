@@ -162,6 +162,7 @@ mod tests {
 
     #[test]
     fn a_number_in_any_leaf_is_found() {
+        crate::install_schemes();
         // Skatteverket's test number in a string, as a JSON number, escaped, and as a key.
         for input in [
             r#"{"ref":"195704133106"}"#,

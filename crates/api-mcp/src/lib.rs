@@ -52,3 +52,11 @@ pub fn catalog_json() -> serde_json::Value {
             .collect(),
     )
 }
+
+/// Sweden's and Lithuania's identifier schemes, installed as the binary installs them, for
+/// the tests that read identifiers or country codes.
+#[cfg(test)]
+fn install_schemes() {
+    adapters_se::identifiers::install();
+    adapters_lt::identifiers::install();
+}

@@ -370,3 +370,11 @@ where
     api_core::mode::mark(&mut response, mode.get());
     Ok(response)
 }
+
+/// Sweden's and Lithuania's identifier schemes, installed as the binary installs them, for
+/// the tests that read identifiers or country codes.
+#[cfg(test)]
+fn install_schemes() {
+    adapters_se::identifiers::install();
+    adapters_lt::identifiers::install();
+}

@@ -603,6 +603,7 @@ mod tests {
 
     #[test]
     fn every_rest_operation_is_documented_with_its_errors() {
+        crate::install_schemes();
         let doc = document("1.0.0", &domain::countries::registry::evidence_sources([]));
         for op in rest_operations() {
             let operation = &doc["paths"][op.route_template()][op.method().to_ascii_lowercase()];
@@ -632,6 +633,7 @@ mod tests {
     /// (`Operation::scopes`, the consumer scopes among them), each an alternative of its own.
     #[test]
     fn every_operation_states_the_scopes_that_open_it() {
+        crate::install_schemes();
         let doc = document("1.0.0", &domain::countries::registry::evidence_sources([]));
         for op in rest_operations() {
             let operation = &doc["paths"][op.route_template()][op.method().to_ascii_lowercase()];
@@ -668,6 +670,7 @@ mod tests {
 
     #[test]
     fn every_documented_operation_is_a_known_route() {
+        crate::install_schemes();
         let doc = document("1.0.0", &domain::countries::registry::evidence_sources([]));
         for (path, item) in doc["paths"].as_object().unwrap() {
             for method in item.as_object().unwrap().keys() {
@@ -699,6 +702,7 @@ mod tests {
     /// and no reference left to a name the document does not hold.
     #[test]
     fn schema_names_are_the_specifications_nouns() {
+        crate::install_schemes();
         let doc = document("1.0.0", &domain::countries::registry::evidence_sources([]));
         for name in doc["components"]["schemas"].as_object().unwrap().keys() {
             assert!(!name.ends_with("Dto") && !name.contains('_'), "{name}");
@@ -723,6 +727,7 @@ mod tests {
 
     #[test]
     fn the_document_is_openapi_3_1_with_the_version_given() {
+        crate::install_schemes();
         let doc = document("9.8.7", &domain::countries::registry::evidence_sources([]));
         assert_eq!(doc["openapi"], "3.1.0");
         assert_eq!(doc["info"]["version"], "9.8.7");
@@ -753,6 +758,7 @@ mod tests {
 
     #[test]
     fn canonical_json_sorts_keys_and_ends_with_a_newline() {
+        crate::install_schemes();
         let text = canonical_json(&json!({"b": 1, "a": {"d": [2, {"z": 0, "y": 1}], "c": 3}}));
         assert_eq!(
             text,
@@ -762,6 +768,7 @@ mod tests {
 
     #[test]
     fn every_error_code_has_a_status_and_a_condition() {
+        crate::install_schemes();
         let table = error_codes();
         let rows = table.as_array().unwrap();
         let codes: Vec<&str> = rows.iter().map(|r| r["code"].as_str().unwrap()).collect();
@@ -833,6 +840,7 @@ mod tests {
 
     #[test]
     fn the_served_document_is_the_document_of_the_built_version() {
+        crate::install_schemes();
         let sources = domain::countries::registry::evidence_sources([]);
         let served = ServedDocument::new(&sources);
         let text = served.text();

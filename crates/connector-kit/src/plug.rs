@@ -8,6 +8,7 @@ use crate::Timeouts;
 use domain::countries::country::Country;
 use domain::countries::registry::CountryConnectors;
 use domain::evidence::EvidenceSource;
+use domain::subjects::identifier::IdentifierType;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -40,6 +41,9 @@ pub type Connect<S> = fn(&Settings, Option<&S>) -> Result<Option<CountryConnecto
 pub struct CountryPlug<S: 'static, U: ?Sized + 'static> {
     /// The country.
     pub country: Country,
+    /// Its identifier schemes (company and person numbers), which the binary installs at
+    /// start: what a `<cc>:` prefix and a type name of this country mean.
+    pub schemes: &'static [IdentifierType],
     /// Setting names after `IDREG_<CC>_`, lower case. Any other is refused at start-up.
     pub settings: &'static [&'static str],
     /// The evidence sources its connectors cite, in the contract's order.
@@ -113,7 +117,7 @@ mod tests {
 
     #[test]
     fn switches_read_on_and_off_and_name_their_variable_otherwise() {
-        let lt = Country::Lt;
+        let lt = Country::declare("LT", "lt");
         assert!(!switch(&Settings::new(), lt, "enabled", false).unwrap());
         assert!(switch(&settings(&[("enabled", " ON ")]), lt, "enabled", false).unwrap());
         assert!(!switch(&settings(&[("enabled", "false")]), lt, "enabled", true).unwrap());

@@ -2,6 +2,8 @@
 //! Those tests take each rule in isolation, with every port mocked (mockall) and time fixed,
 //! so a test names one rule and fails for that rule only.
 
+pub(crate) mod schemes;
+
 use crate::access::audit::RequestContext;
 use crate::access::gate::Caller;
 use crate::access::grant::Grant;

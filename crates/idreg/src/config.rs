@@ -298,6 +298,7 @@ impl Config {
 
     /// As [`Config::load`], reading variables through `var` (tests pass a map).
     pub fn load_from(raw: impl Fn(&str) -> Option<String>) -> anyhow::Result<Config> {
+        crate::countries::install_schemes();
         let var = |name: &str| -> anyhow::Result<Option<String>> { with_file(&raw, name) };
         let mut config = Config::default();
         if let Some(path) = raw("IDREG_CONFIG") {

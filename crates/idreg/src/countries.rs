@@ -25,9 +25,20 @@ pub type CountryWiring = CountryPlug<RunningSandbox, dyn SandboxPlugin>;
 /// Every country compiled in, in the order the contract lists their sources.
 pub const COUNTRIES: &[CountryWiring] = &[adapters_se::plug::PLUG, adapters_lt::plug::PLUG];
 
+/// Makes every listed country's identifier schemes known to the process, in the list's
+/// order (which is the order the interface documents them in). Everything that reads an
+/// identifier, a country code or the interface document runs after it: the configuration's
+/// loading and the document's making call it, and it is harmless twice.
+pub fn install_schemes() {
+    for wiring in COUNTRIES {
+        domain::subjects::identifier::scheme::install(wiring.schemes);
+    }
+}
+
 /// Every evidence source an answer of this build can cite: the compiled-in countries', then
 /// the service's own (the contract's enum).
 pub fn evidence_sources() -> Vec<EvidenceSource> {
+    install_schemes();
     domain::countries::registry::evidence_sources(COUNTRIES.iter().map(|c| c.sources))
 }
 
@@ -154,7 +165,6 @@ fn connect_all(
 mod tests {
     use super::*;
     use connector_kit::plug::settings;
-    use domain::countries::country::Country;
 
     #[test]
     fn without_any_configured_country_the_service_does_not_start() {
@@ -165,7 +175,10 @@ mod tests {
         // Lithuania alone is a configured country.
         let lt = std::collections::BTreeMap::from([("lt", settings(&[("enabled", "on")]))]);
         let up = start(false, false, &lt).expect("started");
-        assert_eq!(up.countries.served().collect::<Vec<_>>(), [Country::Lt]);
+        assert_eq!(
+            up.countries.served().collect::<Vec<_>>(),
+            [adapters_lt::identifiers::LT]
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    idreg::countries::install_schemes();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -21,6 +21,14 @@ pub fn parse_id<T: FromStr>(s: &str, what: &str) -> Result<T, StoreError> {
     s.parse().map_err(|_| corrupt(what))
 }
 
+/// Sweden's and Lithuania's identifier schemes, installed as the binary installs them, for
+/// the tests that read identifiers or country codes.
+#[cfg(test)]
+fn install_schemes() {
+    adapters_se::identifiers::install();
+    adapters_lt::identifiers::install();
+}
+
 #[cfg(test)]
 mod tests {
     use super::companies::{profile_from_json, profile_to_json, StoredProfile};
@@ -55,6 +63,7 @@ mod tests {
 
     #[test]
     fn evidence_and_event_data_round_trip() {
+        crate::install_schemes();
         for full in [true, false] {
             let e = evidence(full);
             assert_eq!(evidence_from_json(&evidence_to_json(&e)).unwrap(), e);
@@ -97,6 +106,7 @@ mod tests {
 
     #[test]
     fn a_profile_round_trips_with_and_without_tax() {
+        crate::install_schemes();
         let with_tax = CompanyProfile {
             country: Country::Se,
             data: register(),
@@ -124,6 +134,7 @@ mod tests {
 
     #[test]
     fn a_cached_document_written_before_unchecked_groups_reads_as_all_checked() {
+        crate::install_schemes();
         let old = serde_json::json!({
             "orgnr": "5560021361", "name": "Exempel AB", "legal_form": "AB",
             "status": "active", "registered_at": null, "street": null, "postal_code": null,
@@ -139,6 +150,7 @@ mod tests {
 
     #[test]
     fn a_paid_object_round_trips_holding_refs_only() {
+        crate::install_schemes();
         let data = PaidData::Officers(OfficerList {
             orgnr: "5560021361".into(),
             officers: vec![Officer {
@@ -157,6 +169,7 @@ mod tests {
 
     #[test]
     fn a_list_entry_round_trips_with_its_weak_aliases_and_partial_dates() {
+        crate::install_schemes();
         use super::sanctions::StoredEntry;
         use domain::screening::sanctions::{
             EntryKind, ListEntry, ListedCountry, ListedDate, ListedIdentifier, ListedName,

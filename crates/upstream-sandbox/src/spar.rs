@@ -146,8 +146,8 @@ fn test_numbers() -> &'static HashSet<&'static str> {
     static NUMBERS: OnceLock<HashSet<&'static str>> = OnceLock::new();
     NUMBERS.get_or_init(|| {
         let lists = [
-            include_str!("../../domain/testdata/skatteverket/testpersonnummer.csv"),
-            include_str!("../../domain/testdata/skatteverket/testsamordningsnummer.csv"),
+            include_str!("../../adapters-se/testdata/skatteverket/testpersonnummer.csv"),
+            include_str!("../../adapters-se/testdata/skatteverket/testsamordningsnummer.csv"),
         ];
         lists
             .iter()

@@ -114,7 +114,7 @@ pub(super) async fn company_subject(stores: &Stores, t: &Tenant) -> SubjectId {
         .subjects
         .resolve_or_create_subject(
             &t.id,
-            &identifier(IdentifierType::Orgnr),
+            &identifier(adapters_se::identifiers::ORGNR),
             None,
             &company(t0()),
         )
@@ -309,7 +309,7 @@ pub(super) async fn check_the_company_cache_and_documents_are_per_tenant(stores:
     assert_eq!(
         stores
             .companies
-            .cached_profile(&a.id, Country::Lt, ORGNR)
+            .cached_profile(&a.id, adapters_lt::identifiers::LT, ORGNR)
             .await
             .unwrap(),
         None
@@ -335,7 +335,12 @@ pub(super) async fn check_a_subject_first_seen_by_a_registry_read_is_evidenced_b
     };
     let created = stores
         .subjects
-        .resolve_or_create_subject(&t.id, &identifier(IdentifierType::Orgnr), None, &fresh)
+        .resolve_or_create_subject(
+            &t.id,
+            &identifier(adapters_se::identifiers::ORGNR),
+            None,
+            &fresh,
+        )
         .await
         .unwrap();
     assert!(created.created);

@@ -137,7 +137,11 @@ pub async fn check_pages_follow_the_cursor_and_the_filters(stores: &Stores) {
     with_subject.subject_ref = Some("customer-1".into());
     let mut batch = vec![with_subject.clone()];
     for i in 0..10 {
-        let country = if i % 2 == 0 { Country::Lt } else { Country::Se };
+        let country = if i % 2 == 0 {
+            adapters_lt::identifiers::LT
+        } else {
+            Country::Se
+        };
         batch.push(event(&format!("e{i}"), "company.changed", country));
     }
     batch.push(event("sub", "subscription.suspended", Country::Se));
@@ -204,7 +208,7 @@ pub async fn check_pages_follow_the_cursor_and_the_filters(stores: &Stores) {
 /// producer gives is kept; a subject without references gives none.
 pub async fn check_events_name_the_subjects_first_customer_reference(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
-    let id = identifier(IdentifierType::Orgnr);
+    let id = identifier(adapters_se::identifiers::ORGNR);
     let first = company(t0());
     let subject = stores
         .subjects
@@ -224,7 +228,7 @@ pub async fn check_events_name_the_subjects_first_customer_reference(stores: &St
         .await
         .unwrap();
     // Two references of another subject attached at the same moment: the lesser.
-    let other_id = identifier(IdentifierType::Orgnr);
+    let other_id = identifier(adapters_se::identifiers::ORGNR);
     let tie = company(t0());
     let other = stores
         .subjects
@@ -241,7 +245,7 @@ pub async fn check_events_name_the_subjects_first_customer_reference(stores: &St
         .subjects
         .resolve_or_create_subject(
             &t.id,
-            &identifier(IdentifierType::Orgnr),
+            &identifier(adapters_se::identifiers::ORGNR),
             None,
             &company(t0()),
         )

@@ -86,7 +86,7 @@ pub async fn check_a_sealed_person_round_trips_per_tenant(stores: &Stores) {
         .subjects
         .resolve_or_create_subject(
             &t.id,
-            &identifier(IdentifierType::Personnummer),
+            &identifier(adapters_se::identifiers::PERSONNUMMER),
             None,
             &fresh(SubjectKind::Person, t0()),
         )
@@ -101,7 +101,10 @@ pub async fn check_a_sealed_person_round_trips_per_tenant(stores: &Stores) {
     assert_eq!(before.cached, None);
     assert_eq!(before.holder.subject.subject_id, resolution.subject_id);
     assert_eq!(before.holder.kind, SubjectKind::Person);
-    assert_eq!(before.holder.id_type, IdentifierType::Personnummer);
+    assert_eq!(
+        before.holder.id_type,
+        adapters_se::identifiers::PERSONNUMMER
+    );
     assert_eq!(before.holder.country, Country::Se);
     let route = "/v1/persons/{ref}";
     let calls = [(

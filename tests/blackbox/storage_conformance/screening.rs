@@ -830,7 +830,7 @@ pub async fn check_a_check_reads_back_exactly_and_lists_newest_first(stores: &St
         &g,
         policy.id,
         None,
-        Some(Country::Lt),
+        Some(adapters_lt::identifiers::LT),
         same,
     ));
     all.push(stored_check(
@@ -880,7 +880,7 @@ pub async fn check_a_check_reads_back_exactly_and_lists_newest_first(stores: &St
         ids(&se),
         newest_first(
             all.iter()
-                .filter(|c| c.visibility != Some(Country::Lt))
+                .filter(|c| c.visibility != Some(adapters_lt::identifiers::LT))
                 .cloned()
                 .collect()
         )

@@ -5,7 +5,7 @@ use super::*;
 
 pub(super) async fn check_resolve_creates_on_first_sight_and_finds_on_the_second(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
-    let id = identifier(IdentifierType::Orgnr);
+    let id = identifier(adapters_se::identifiers::ORGNR);
     let first = company(t0());
     let created = stores
         .subjects
@@ -46,7 +46,7 @@ pub(super) async fn check_resolve_creates_on_first_sight_and_finds_on_the_second
 
 pub(super) async fn check_concurrent_first_sightings_make_one_subject(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
-    let id = identifier(IdentifierType::Personnummer);
+    let id = identifier(adapters_se::identifiers::PERSONNUMMER);
     let tasks: Vec<_> = (0..20)
         .map(|_| {
             let (subjects, id, tenant) = (stores.subjects.clone(), id.clone(), t.id);
@@ -77,7 +77,7 @@ pub(super) async fn check_one_blind_index_at_two_tenants_is_two_unrelated_subjec
 ) {
     let (a, _) = tenant(stores, "SE").await;
     let (b, _) = tenant(stores, "SE").await;
-    let id = identifier(IdentifierType::Orgnr);
+    let id = identifier(adapters_se::identifiers::ORGNR);
     let at_a = stores
         .subjects
         .resolve_or_create_subject(&a.id, &id, Some("crm-1"), &company(t0()))
@@ -105,7 +105,7 @@ pub(super) async fn check_one_blind_index_at_two_tenants_is_two_unrelated_subjec
 
 pub(super) async fn check_a_customer_ref_attaches_and_reattaching_it_is_fine(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
-    let id = identifier(IdentifierType::Orgnr);
+    let id = identifier(adapters_se::identifiers::ORGNR);
     let created = stores
         .subjects
         .resolve_or_create_subject(&t.id, &id, Some("crm-1"), &company(t0()))
@@ -148,8 +148,8 @@ pub(super) async fn check_a_customer_ref_attaches_and_reattaching_it_is_fine(sto
 pub(super) async fn check_a_ref_of_another_subject_conflicts_and_creates_nothing(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (first_id, second_id) = (
-        identifier(IdentifierType::Orgnr),
-        identifier(IdentifierType::Orgnr),
+        identifier(adapters_se::identifiers::ORGNR),
+        identifier(adapters_se::identifiers::ORGNR),
     );
     let first = stores
         .subjects
@@ -176,7 +176,7 @@ pub(super) async fn check_a_ref_of_another_subject_conflicts_and_creates_nothing
         stores.backing.subject_count(t.id).await,
         stores.backing.identifier_count(t.id).await,
     );
-    let new_id = identifier(IdentifierType::Orgnr);
+    let new_id = identifier(adapters_se::identifiers::ORGNR);
     let refused_fresh = company(t0());
     assert_eq!(
         stores
@@ -229,7 +229,7 @@ pub(super) async fn check_resolves_racing_for_one_new_ref_attach_it_once(stores:
         .map(|_| {
             let (subjects, tenant) = (stores.subjects.clone(), t.id);
             tokio::spawn(async move {
-                let id = identifier(IdentifierType::Orgnr);
+                let id = identifier(adapters_se::identifiers::ORGNR);
                 subjects
                     .resolve_or_create_subject(&tenant, &id, Some("crm-race"), &company(t0()))
                     .await
@@ -261,7 +261,7 @@ pub(super) async fn check_customer_refs_are_per_tenant(stores: &Stores) {
         .subjects
         .resolve_or_create_subject(
             &a.id,
-            &identifier(IdentifierType::Orgnr),
+            &identifier(adapters_se::identifiers::ORGNR),
             Some("crm-1"),
             &company(t0()),
         )
@@ -272,7 +272,7 @@ pub(super) async fn check_customer_refs_are_per_tenant(stores: &Stores) {
         .subjects
         .resolve_or_create_subject(
             &b.id,
-            &identifier(IdentifierType::Orgnr),
+            &identifier(adapters_se::identifiers::ORGNR),
             Some("crm-1"),
             &company(t0()),
         )
@@ -283,7 +283,7 @@ pub(super) async fn check_customer_refs_are_per_tenant(stores: &Stores) {
 
 pub(super) async fn check_a_subject_reads_back_with_identifiers_refs_and_evidence(stores: &Stores) {
     let (t, _) = tenant(stores, "SE,LT").await;
-    let id = identifier(IdentifierType::ImonesKodas);
+    let id = identifier(adapters_lt::identifiers::IMONES_KODAS);
     let at = t0() + Duration::days(1);
     let fresh = company(at);
     stores
@@ -302,8 +302,8 @@ pub(super) async fn check_a_subject_reads_back_with_identifiers_refs_and_evidenc
     assert_eq!(record.identifiers.len(), 1);
     let stored = &record.identifiers[0];
     assert_eq!(stored.identifier_ref, fresh.identifier_ref);
-    assert_eq!(stored.id_type, IdentifierType::ImonesKodas);
-    assert_eq!(stored.country, Country::Lt);
+    assert_eq!(stored.id_type, adapters_lt::identifiers::IMONES_KODAS);
+    assert_eq!(stored.country, adapters_lt::identifiers::LT);
     assert_eq!(stored.valid_from, at);
     assert_eq!(stored.valid_to, None);
     assert_eq!(record.refs.len(), 1);
@@ -330,7 +330,7 @@ async fn fresh_person_kind(stores: &Stores, t: &Tenant) -> SubjectKind {
         .subjects
         .resolve_or_create_subject(
             &t.id,
-            &identifier(IdentifierType::AsmensKodas),
+            &identifier(adapters_lt::identifiers::ASMENS_KODAS),
             None,
             &fresh,
         )
@@ -350,7 +350,12 @@ pub(super) async fn check_another_tenants_subject_is_not_found(stores: &Stores) 
     let fresh = company(t0());
     stores
         .subjects
-        .resolve_or_create_subject(&a.id, &identifier(IdentifierType::Orgnr), None, &fresh)
+        .resolve_or_create_subject(
+            &a.id,
+            &identifier(adapters_se::identifiers::ORGNR),
+            None,
+            &fresh,
+        )
         .await
         .unwrap();
     assert!(stores

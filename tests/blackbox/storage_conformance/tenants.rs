@@ -261,7 +261,7 @@ pub async fn check_wiping_deletes_one_tenants_data_only(stores: &Stores) {
     let (b, _) = tenant(stores, "SE").await;
     let (grant_a, _) = grant(stores, &a, "SE").await;
     for t in [&a, &b] {
-        let id = identifier(IdentifierType::Orgnr);
+        let id = identifier(adapters_se::identifiers::ORGNR);
         stores
             .subjects
             .resolve_or_create_subject(&t.id, &id, Some("crm-1"), &company(t0()))

@@ -28,6 +28,7 @@ fn only_the_format_refuses(e: &IdentifierError) -> bool {
 
 #[test]
 fn decimal_at_most_is_exact_at_its_edges() {
+    crate::install_schemes();
     for max in [
         0u64,
         1,
@@ -56,6 +57,7 @@ fn decimal_at_most_is_exact_at_its_edges() {
 proptest! {
     #[test]
     fn decimal_at_most_matches_exactly_the_numbers_up_to_max(max in any::<u64>(), n in any::<u64>()) {
+        crate::install_schemes();
         let r = re(&format!("^(?:{})$", decimal_at_most(max)));
         prop_assert_eq!(r.is_match(&n.to_string()), n <= max);
         prop_assert_eq!(r.is_match(&(n % 1000).to_string()), n % 1000 <= max);
@@ -63,6 +65,7 @@ proptest! {
 
     #[test]
     fn the_cursor_pattern_is_the_cursor_parser(s in "[0-9+\\-. a]{0,3}|[0-9]{1,21}|9223372036854775[0-9]{3}") {
+        crate::install_schemes();
         prop_assert_eq!(re(&cursor_pattern()).is_match(&s), parse_cursor(&s).is_ok(), "{:?}", s);
     }
 
@@ -112,6 +115,7 @@ proptest! {
 
     #[test]
     fn the_ulid_pattern_is_the_id_parser(s in "[0-9A-Za-z]{25,27}|[0-7][0-9A-Z]{25}") {
+        crate::install_schemes();
         prop_assert_eq!(
             re(&format!("^{ULID}$")).is_match(&s),
             s.parse::<SubjectId>().is_ok(),
@@ -160,6 +164,7 @@ proptest! {
 
     #[test]
     fn text_patterns_refuse_only_nul_and_blank(s in "[a \\x00\\t\\n]{0,4}") {
+        crate::install_schemes();
         prop_assert_eq!(re(TEXT).is_match(&s), domain::text::checked("f", &s).is_ok());
         prop_assert_eq!(re(NOT_BLANK).is_match(&s), !s.contains('\0') && !s.trim().is_empty());
     }
@@ -182,6 +187,7 @@ proptest! {
 
 #[test]
 fn the_webhook_patterns_take_what_the_service_takes() {
+    crate::install_schemes();
     use domain::webhooks::endpoint::{EndpointUrl, DESCRIPTION_PATTERN, URL_SHAPE_PATTERN};
     for ok in [
         "https://hooks.example.com/idreg?x=1",
@@ -216,6 +222,7 @@ fn the_webhook_patterns_take_what_the_service_takes() {
 
 #[test]
 fn every_format_named_in_the_rules_is_described() {
+    crate::install_schemes();
     let mut doc = serde_json::to_value(crate::openapi::document("0.0.0", &[])).unwrap();
     apply(&mut doc);
     let mut named = Vec::new();

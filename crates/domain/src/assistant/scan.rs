@@ -149,7 +149,7 @@ mod tests {
         let text = "Is 19570413-3106 the same as \u{FF18}\u{FF11}\u{FF11}\u{FF11}\u{FF13}\u{FF10}-\u{FF19}\u{FF12}\u{FF18}\u{FF15}? Org 5560021361.";
         let found = personal_numbers(text, today()).unwrap();
         assert_eq!(found.len(), 2);
-        assert_eq!(found[0].identifier.id_type(), IdentifierType::Personnummer);
+        assert_eq!(found[0].identifier.id_type(), crate::fixtures::schemes::PNR);
         let replaced = replace(text, &found, |i| format!("<ref {i}>")).unwrap();
         assert_eq!(replaced, "Is <ref 0> the same as <ref 1>? Org 5560021361.");
     }

@@ -25,8 +25,6 @@ pub struct Country {
 impl Country {
     /// Sweden, the country of an unprefixed identifier.
     pub const Se: Country = Country::declare("SE", "se");
-    /// Lithuania.
-    pub const Lt: Country = Country::declare("LT", "lt");
 
     /// The country of an identifier written without a prefix (the specification's rule:
     /// no prefix means `se:`).
@@ -204,5 +202,42 @@ mod tests {
         let set = CountrySet::parse_list("LT, se").unwrap();
         assert_eq!(set.to_string(), "SE,LT");
         assert!(CountrySet::parse_list("SE,XX").is_err());
+    }
+}
+
+#[cfg(test)]
+mod declare_tests {
+    use super::*;
+    use crate::fixtures::schemes::LT;
+
+    #[test]
+    fn countries_sort_as_installed_then_by_code() {
+        let norway = Country::declare("NO", "no");
+        let finland = Country::declare("FI", "fi");
+        let mut list = vec![norway, LT, finland, Country::Se];
+        list.sort();
+        assert_eq!(list, vec![Country::Se, LT, finland, norway]);
+        // Only an installed country is read from a code or a prefix.
+        assert_eq!(Country::from_code("lt"), Some(LT));
+        assert_eq!(Country::from_code("NO"), None);
+        assert_eq!(Country::from_prefix("no"), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "upper case")]
+    fn a_lower_case_code_is_refused() {
+        let _ = Country::declare("se", "se");
+    }
+
+    #[test]
+    #[should_panic(expected = "its code in lower case")]
+    fn a_prefix_other_than_the_code_is_refused() {
+        let _ = Country::declare("SE", "sv");
+    }
+
+    #[test]
+    #[should_panic(expected = "two letters")]
+    fn a_code_of_three_letters_is_refused() {
+        let _ = Country::declare("SWE", "swe");
     }
 }

@@ -395,15 +395,20 @@ mod tests {
                 .company(company())
                 .documents(Arc::new(MockDocumentArchive::new()))
                 .monitors_companies(),
-            CountryConnectors::new(Country::Lt, &[])
+            CountryConnectors::new(crate::fixtures::schemes::LT, &[])
                 .company(company())
                 .screens_companies(),
         ])
         .unwrap();
-        assert!(countries.company(Country::Lt).is_ok());
+        assert!(countries.company(crate::fixtures::schemes::LT).is_ok());
         assert!(countries.documents(Country::Se).is_ok());
         assert_eq!(
-            code(countries.documents(Country::Lt).err().unwrap()),
+            code(
+                countries
+                    .documents(crate::fixtures::schemes::LT)
+                    .err()
+                    .unwrap()
+            ),
             (
                 ErrorCode::CountryNotSupported,
                 "company documents is not served for LT yet".into()
@@ -424,12 +429,12 @@ mod tests {
             CountrySet::parse_list("SE").unwrap()
         );
         assert!(countries.monitored(SubjectKind::Person).is_empty());
-        assert!(countries.screens(SubjectKind::Company, Country::Lt));
+        assert!(countries.screens(SubjectKind::Company, crate::fixtures::schemes::LT));
         assert!(!countries.screens(SubjectKind::Company, Country::Se));
         assert_eq!(countries.archives().collect::<Vec<_>>(), [Country::Se]);
         assert_eq!(
             countries.served().collect::<Vec<_>>(),
-            [Country::Se, Country::Lt]
+            [Country::Se, crate::fixtures::schemes::LT]
         );
         // A country with nothing declared is refused alike.
         let none = Countries::none();
@@ -445,13 +450,13 @@ mod tests {
             CountryConnectors::new(Country::Se, &[]).paid(Arc::new(
                 crate::companies::ports::MockPaidCompanyRegistry::new(),
             )),
-            CountryConnectors::new(Country::Lt, &[]),
+            CountryConnectors::new(crate::fixtures::schemes::LT, &[]),
         ])
         .unwrap();
         assert!(countries.paid(Country::Se).is_ok());
         assert!(countries.serves_paid(Country::Se));
         assert_eq!(
-            code(countries.paid(Country::Lt).err().unwrap()).1,
+            code(countries.paid(crate::fixtures::schemes::LT).err().unwrap()).1,
             "paid company-registry data is not served for LT yet"
         );
     }
@@ -483,7 +488,7 @@ mod tests {
             ]
         );
         let countries = Countries::new(vec![
-            CountryConnectors::new(Country::Lt, &b),
+            CountryConnectors::new(crate::fixtures::schemes::LT, &b),
             CountryConnectors::new(Country::Se, &a),
         ])
         .unwrap();

@@ -16,7 +16,7 @@ use crate::persons::profile::{
     CachedPerson, PersonAtRef, PersonProfile, RegisterName, RegisterPerson, SealedPerson,
 };
 use crate::persons::service::PersonService;
-use crate::subjects::identifier::{Identifier, IdentifierType, SubjectKind};
+use crate::subjects::identifier::{Identifier, SubjectKind};
 use crate::subjects::ports::{MockIdentifierVault, MockSubjectStore};
 use crate::subjects::service::SubjectService;
 use crate::subjects::subject::{IdentifierHolder, SubjectHandle};
@@ -41,9 +41,9 @@ fn holder(country: Country) -> IdentifierHolder {
         subject: handle(),
         kind: SubjectKind::Person,
         id_type: if country == Country::Se {
-            IdentifierType::Personnummer
+            crate::fixtures::schemes::PNR
         } else {
-            IdentifierType::AsmensKodas
+            crate::fixtures::schemes::ASMENS
         },
         country,
         sealed: vec![1, 2, 3],
@@ -57,7 +57,7 @@ impl Ports {
         let subjects = MockSubjectStore::new();
         let mut ids = MockIdentifierVault::new();
         ids.expect_reveal().returning(|_, _, _, _| {
-            Ok(Identifier::restore(IdentifierType::Personnummer, PNR).unwrap())
+            Ok(Identifier::restore(crate::fixtures::schemes::PNR, PNR).unwrap())
         });
         Ports {
             registry,
@@ -240,14 +240,14 @@ async fn kyb_read_alone_is_forbidden() {
 
 #[tokio::test]
 async fn a_lithuanian_person_is_501_after_the_gate() {
-    let mut p = Ports::new(Country::Lt);
+    let mut p = Ports::new(crate::fixtures::schemes::LT);
     p.finds(None);
     p.store.expect_spend_person_lookup().never();
     p.registry.expect_fetch_person().never();
     let e = p.service().profile(&kyc(), &a_ref()).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::CountryNotSupported);
     // Without a permit the gate answers first.
-    let mut p = Ports::new(Country::Lt);
+    let mut p = Ports::new(crate::fixtures::schemes::LT);
     p.nothing_after_the_gate();
     let e = p
         .service()
@@ -410,7 +410,7 @@ async fn screening_reads_a_person_subjects_name_and_birth_date_under_the_gate() 
         created_at: now(),
         identifiers: vec![SubjectIdentifier {
             identifier_ref: IdentifierRef::generate(),
-            id_type: IdentifierType::Personnummer,
+            id_type: crate::fixtures::schemes::PNR,
             country: Country::Se,
             valid_from: now(),
             valid_to: None,

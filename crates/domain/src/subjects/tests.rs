@@ -118,7 +118,7 @@ async fn kyc_read_alone_may_resolve() {
         .expect_resolve_or_create_subject()
         .times(1)
         .return_once(move |_, _, _, _| Ok(answer));
-    let vault = protecting(&c, IdentifierType::Orgnr, ORGNR);
+    let vault = protecting(&c, crate::fixtures::schemes::ORG, ORGNR);
     let resolved = resolve(
         &service(store, vault),
         &c,
@@ -227,14 +227,14 @@ async fn a_resolve_hands_the_store_the_protected_identifier_ref_and_fresh_ids() 
         .expect_resolve_or_create_subject()
         .withf(move |tenant, identifier, customer_ref, fresh| {
             *tenant == tenant_id
-                && *identifier == protected(IdentifierType::ImonesKodas)
+                && *identifier == protected(crate::fixtures::schemes::IMONES)
                 && *customer_ref == Some("crm-42")
                 && fresh.kind == SubjectKind::Company
                 && fresh.at == now()
         })
         .times(1)
         .return_once(move |_, _, _, _| Ok(answer));
-    let vault = protecting(&c, IdentifierType::ImonesKodas, "110443493");
+    let vault = protecting(&c, crate::fixtures::schemes::IMONES, "110443493");
     let resolved = resolve(
         &service(store, vault),
         &c,
@@ -256,7 +256,7 @@ async fn a_person_number_creates_a_person() {
         })
         .times(1)
         .returning(|_, _, _, _| Ok(resolution(true)));
-    let vault = protecting(&c, IdentifierType::Personnummer, "198112199289");
+    let vault = protecting(&c, crate::fixtures::schemes::PNR, "198112199289");
     resolve(
         &service(store, vault),
         &c,
@@ -274,7 +274,7 @@ async fn a_ref_attached_to_another_subject_is_a_409_ref_conflict() {
         .expect_resolve_or_create_subject()
         .times(1)
         .returning(|_, _, _, _| Err(StoreError::RefConflict));
-    let vault = protecting(&c, IdentifierType::Orgnr, ORGNR);
+    let vault = protecting(&c, crate::fixtures::schemes::ORG, ORGNR);
     let failure = resolve(
         &service(store, vault),
         &c,
@@ -294,7 +294,7 @@ async fn a_store_failure_on_resolve_is_an_internal_error() {
     store
         .expect_resolve_or_create_subject()
         .returning(|_, _, _, _| Err(StoreError::Backend("down".into())));
-    let vault = protecting(&c, IdentifierType::Orgnr, ORGNR);
+    let vault = protecting(&c, crate::fixtures::schemes::ORG, ORGNR);
     let failure = resolve(
         &service(store, vault),
         &c,
@@ -353,7 +353,7 @@ fn no_vault() -> MockIdentifierVault {
 async fn identifiers_outside_the_caller_countries_are_not_shown() {
     let c = caller("SE,LT", "kyb:read", "SE");
     let id = SubjectId::generate();
-    let stored = record(id, &[Country::Se, Country::Lt]);
+    let stored = record(id, &[Country::Se, crate::fixtures::schemes::LT]);
     let se_ref = stored.identifiers[0].identifier_ref;
     let got = service(holding(&c, stored), no_vault())
         .get(&c, &id.to_string())
@@ -370,7 +370,7 @@ async fn identifiers_of_a_country_the_tenant_dropped_are_not_shown() {
     let c = caller("SE", "kyb:read", "SE,LT");
     let id = SubjectId::generate();
     let got = service(
-        holding(&c, record(id, &[Country::Se, Country::Lt])),
+        holding(&c, record(id, &[Country::Se, crate::fixtures::schemes::LT])),
         no_vault(),
     )
     .get(&c, &id.to_string())
@@ -384,10 +384,13 @@ async fn identifiers_of_a_country_the_tenant_dropped_are_not_shown() {
 async fn a_subject_with_no_visible_identifier_is_not_found() {
     let c = caller("SE,LT", "kyb:read", "SE");
     let id = SubjectId::generate();
-    let failure = service(holding(&c, record(id, &[Country::Lt])), no_vault())
-        .get(&c, &id.to_string())
-        .await
-        .unwrap_err();
+    let failure = service(
+        holding(&c, record(id, &[crate::fixtures::schemes::LT])),
+        no_vault(),
+    )
+    .get(&c, &id.to_string())
+    .await
+    .unwrap_err();
     assert_eq!(failure, Failure::not_found("subject"));
 }
 

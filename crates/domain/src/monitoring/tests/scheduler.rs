@@ -29,7 +29,7 @@ use crate::monitoring::subscription::{
     ClaimedRun, LegalBasis, MonitoringBaseline, Subscription, SubscriptionKind, SubscriptionStatus,
     SuspensionReason,
 };
-use crate::subjects::identifier::{Identifier, IdentifierType, SubjectKind};
+use crate::subjects::identifier::{Identifier, SubjectKind};
 use crate::subjects::ports::{MockIdentifierVault, MockSubjectStore};
 use crate::subjects::service::SubjectService;
 use crate::subjects::subject::{IdentifierHolder, SubjectHandle, SubjectIdentifier, SubjectRecord};
@@ -342,7 +342,7 @@ async fn a_subscription_ended_during_its_run_makes_no_upstream_call() {
             created_at: now(),
             identifiers: vec![SubjectIdentifier {
                 identifier_ref,
-                id_type: IdentifierType::Orgnr,
+                id_type: crate::fixtures::schemes::ORG,
                 country: Country::Se,
                 valid_from: now(),
                 valid_to: None,
@@ -361,7 +361,7 @@ async fn a_subscription_ended_during_its_run_makes_no_upstream_call() {
                     aliases: Vec::new(),
                 },
                 kind: SubjectKind::Company,
-                id_type: IdentifierType::Orgnr,
+                id_type: crate::fixtures::schemes::ORG,
                 country: Country::Se,
                 sealed: vec![1, 2, 3],
             }))

@@ -27,14 +27,13 @@ fn sum(digits: &[u8], payload_only: bool) -> u32 {
 }
 
 /// The check digit to append to `payload` (tests generate valid numbers with it).
-#[cfg(test)]
-pub(super) fn check_digit(payload: &[u8]) -> u8 {
+pub fn check_digit(payload: &[u8]) -> u8 {
     // The sum is at most 9 per digit, so it fits in u8 arithmetic after `% 10`.
     ((10 - sum(payload, true) % 10) % 10) as u8
 }
 
 /// Whether the last digit of `digits` is the Luhn check digit of the others.
-pub(super) fn is_valid(digits: &[u8]) -> bool {
+pub fn is_valid(digits: &[u8]) -> bool {
     !digits.is_empty() && sum(digits, false).is_multiple_of(10)
 }
 

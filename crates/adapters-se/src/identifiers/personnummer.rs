@@ -31,10 +31,12 @@
 //! Canonical form: 12 digits, `YYYYMMDDNNNC` (the day as written, i.e. +60 for
 //! samordningsnummer).
 
-use super::scheme::{IdentifierScheme, WrittenShape};
-use super::{luhn, IdentifierError, IdentifierType, SubjectKind};
-use crate::countries::country::Country;
+use super::luhn;
 use chrono::{Datelike, NaiveDate};
+use domain::countries::country::Country;
+use domain::subjects::identifier::{
+    IdentifierError, IdentifierScheme, IdentifierType, SubjectKind, WrittenShape,
+};
 
 /// The earliest birth year accepted (Skatteverket's century digits are 18, 19 and 20).
 const EARLIEST_YEAR: i32 = 1800;
@@ -45,20 +47,19 @@ pub struct SwedishPersonalNumber {
 }
 
 /// `personnummer`.
-pub(super) const PERSONNUMMER: SwedishPersonalNumber = SwedishPersonalNumber {
+pub const PERSONNUMMER: SwedishPersonalNumber = SwedishPersonalNumber {
     coordination: false,
 };
 
 /// `samordningsnummer`.
-pub(super) const SAMORDNINGSNUMMER: SwedishPersonalNumber =
-    SwedishPersonalNumber { coordination: true };
+pub const SAMORDNINGSNUMMER: SwedishPersonalNumber = SwedishPersonalNumber { coordination: true };
 
 impl SwedishPersonalNumber {
     fn ty(&self) -> IdentifierType {
         if self.coordination {
-            IdentifierType::Samordningsnummer
+            crate::identifiers::SAMORDNINGSNUMMER
         } else {
-            IdentifierType::Personnummer
+            crate::identifiers::PERSONNUMMER
         }
     }
 }
@@ -330,12 +331,12 @@ pub(super) fn ten_digit_form(canonical: &str, today: NaiveDate) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Identifier, IdentifierError, IdentifierType};
     use super::*;
+    use domain::subjects::identifier::{Identifier, IdentifierError, IdentifierType};
     use proptest::prelude::*;
 
-    const PNR: IdentifierType = IdentifierType::Personnummer;
-    const SAMNR: IdentifierType = IdentifierType::Samordningsnummer;
+    const PNR: IdentifierType = crate::identifiers::PERSONNUMMER;
+    const SAMNR: IdentifierType = crate::identifiers::SAMORDNINGSNUMMER;
 
     fn today() -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 11, 21).unwrap()
@@ -357,6 +358,7 @@ mod tests {
 
     #[test]
     fn skatteverket_worked_example_in_every_form() {
+        crate::identifiers::install();
         for wire in [
             "8112199289",
             "811219-9289",
@@ -371,6 +373,7 @@ mod tests {
 
     #[test]
     fn wrong_check_digit_is_refused() {
+        crate::identifiers::install();
         assert_eq!(
             parse(PNR, "8112189875"),
             Err(IdentifierError::CheckDigit(PNR))
@@ -383,6 +386,7 @@ mod tests {
 
     #[test]
     fn minus_or_no_separator_means_the_latest_century_not_in_the_future() {
+        crate::identifiers::install();
         let born_2001 = with_check("20010101123");
         let ten = &born_2001[2..];
         assert_eq!(parse(PNR, ten).unwrap(), born_2001);
@@ -403,6 +407,7 @@ mod tests {
 
     #[test]
     fn plus_separator_means_a_hundred_years_or_older() {
+        crate::identifiers::install();
         let born_1920 = with_check("19200615123");
         let plus = format!("{}+{}", &born_1920[2..8], &born_1920[8..]);
         assert_eq!(parse(PNR, &plus).unwrap(), born_1920);
@@ -420,6 +425,7 @@ mod tests {
 
     #[test]
     fn plus_separator_starts_in_the_calendar_year_of_the_hundredth_birthday() {
+        crate::identifiers::install();
         // Born 1926-12-24: turns 100 in 2026 (after `today`), and the law writes `+` all year.
         let born = with_check("19261224123");
         let plus = format!("{}+{}", &born[2..8], &born[8..]);
@@ -429,6 +435,7 @@ mod tests {
 
     #[test]
     fn twelve_digit_form_accepts_plus_only_from_the_hundredth_year() {
+        crate::identifiers::install();
         let old = with_check("19260101123");
         let plus = format!("{}+{}", &old[..8], &old[8..]);
         assert_eq!(parse(PNR, &plus).unwrap(), old);
@@ -442,6 +449,7 @@ mod tests {
 
     #[test]
     fn leap_days_follow_the_gregorian_calendar() {
+        crate::identifiers::install();
         assert!(parse(PNR, &with_check("20000229123")).is_ok());
         assert_eq!(
             parse(PNR, &with_check("19000229123")),
@@ -461,6 +469,7 @@ mod tests {
 
     #[test]
     fn impossible_dates_are_refused() {
+        crate::identifiers::install();
         for eleven in [
             "19810001123", // month 00
             "19811300123", // month 13
@@ -478,6 +487,7 @@ mod tests {
 
     #[test]
     fn birth_dates_in_the_future_are_refused() {
+        crate::identifiers::install();
         assert_eq!(
             parse(PNR, &with_check("20261122123")),
             Err(IdentifierError::Date(PNR))
@@ -490,6 +500,7 @@ mod tests {
 
     #[test]
     fn birth_years_before_1800_are_refused() {
+        crate::identifiers::install();
         assert_eq!(
             parse(PNR, &with_check("17990101123")),
             Err(IdentifierError::Date(PNR))
@@ -499,6 +510,7 @@ mod tests {
 
     #[test]
     fn birth_number_000_is_refused() {
+        crate::identifiers::install();
         assert_eq!(
             parse(PNR, &with_check("19811218000")),
             Err(IdentifierError::Malformed(PNR))
@@ -511,6 +523,7 @@ mod tests {
 
     #[test]
     fn samordningsnummer_day_is_plus_sixty() {
+        crate::identifiers::install();
         let samnr = with_check("19811278123");
         assert_eq!(parse(SAMNR, &samnr).unwrap(), samnr);
         assert_eq!(parse(SAMNR, &samnr[2..]).unwrap(), samnr);
@@ -534,6 +547,7 @@ mod tests {
 
     #[test]
     fn samordningsnummer_may_have_an_unknown_month_or_day() {
+        crate::identifiers::install();
         for eleven in ["19140060123", "19140068123", "19141160123"] {
             let n = with_check(eleven);
             assert_eq!(parse(SAMNR, &n).unwrap(), n, "{eleven}");
@@ -554,6 +568,7 @@ mod tests {
 
     #[test]
     fn the_day_tells_personnummer_and_samordningsnummer_apart() {
+        crate::identifiers::install();
         let samnr = with_check("19811278123");
         assert_eq!(
             parse(PNR, &samnr),
@@ -574,6 +589,7 @@ mod tests {
 
     #[test]
     fn misplaced_separators_and_other_characters_are_refused() {
+        crate::identifiers::install();
         for wire in [
             "81121-89876",
             "8112-189876",
@@ -599,6 +615,7 @@ mod tests {
     /// Skatteverket's official test numbers all parse and are already canonical.
     #[test]
     fn every_skatteverket_test_number_parses() {
+        crate::identifiers::install();
         for (file, ty, expected_count) in [
             ("testpersonnummer.csv", PNR, 21_728),
             ("testsamordningsnummer.csv", SAMNR, 2_240),
@@ -651,7 +668,7 @@ mod tests {
             let born = first + chrono::Duration::days(offset);
             let (month, mut day) = (born.month(), born.day());
             let mut month_text = format!("{month:02}");
-            if ty == IdentifierType::Samordningsnummer {
+            if ty == crate::identifiers::SAMORDNINGSNUMMER {
                 day += 60;
                 // Now and then an unknown month or day.
                 if unknown == 0 {
@@ -733,6 +750,7 @@ mod tests {
 
         #[test]
         fn errors_never_repeat_the_value(value in "[0-9+-]{6,14}") {
+            crate::identifiers::install();
             for ty in [PNR, SAMNR] {
                 if let Err(e) = parse(ty, &value) {
                     let digits: String = value.chars().filter(char::is_ascii_digit).collect();
@@ -746,6 +764,7 @@ mod tests {
 
     #[test]
     fn a_changed_century_may_be_another_number() {
+        crate::identifiers::install();
         // Documents why the property tests above do not corrupt the century digits: the
         // check digit does not cover them.
         let n = with_check("19811218123");

@@ -17,9 +17,26 @@
 //!
 //! Canonical form: the 11 digits.
 
-use super::scheme::{IdentifierScheme, WrittenShape};
-use super::{IdentifierError, IdentifierType, SubjectKind};
-use crate::countries::country::Country;
+use domain::countries::country::Country;
+use domain::subjects::identifier::{
+    scheme, IdentifierError, IdentifierScheme, IdentifierType, SubjectKind, WrittenShape,
+};
+
+/// Lithuania.
+pub const LT: Country = Country::declare("LT", "lt");
+
+/// `imones-kodas`.
+pub const IMONES_KODAS: IdentifierType = IdentifierType::of(&ImonesKodas);
+/// `asmens-kodas`.
+pub const ASMENS_KODAS: IdentifierType = IdentifierType::of(&AsmensKodas);
+
+/// Lithuania's schemes, in the order the interface documents them.
+pub const SCHEMES: [IdentifierType; 2] = [IMONES_KODAS, ASMENS_KODAS];
+
+/// Makes Lithuania's schemes known to this process (harmless twice).
+pub fn install() {
+    scheme::install(&SCHEMES);
+}
 use chrono::NaiveDate;
 
 /// Lithuania's company codes: `imones-kodas`.
@@ -34,7 +51,7 @@ impl IdentifierScheme for ImonesKodas {
     }
 
     fn country(&self) -> Country {
-        Country::Lt
+        LT
     }
 
     fn kind(&self) -> SubjectKind {
@@ -64,7 +81,7 @@ impl IdentifierScheme for AsmensKodas {
     }
 
     fn country(&self) -> Country {
-        Country::Lt
+        LT
     }
 
     fn kind(&self) -> SubjectKind {
@@ -103,13 +120,13 @@ fn imones_kodas(value: &str) -> Result<String, IdentifierError> {
     if value.len() == 9 && value.bytes().all(|b| b.is_ascii_digit()) {
         Ok(value.to_owned())
     } else {
-        Err(IdentifierError::Malformed(IdentifierType::ImonesKodas))
+        Err(IdentifierError::Malformed(IMONES_KODAS))
     }
 }
 
 /// Validates a personal code and returns its canonical form.
 fn asmens_kodas(value: &str, today: NaiveDate) -> Result<String, IdentifierError> {
-    const TY: IdentifierType = IdentifierType::AsmensKodas;
+    const TY: IdentifierType = ASMENS_KODAS;
     if value.len() != 11 || !value.bytes().all(|b| b.is_ascii_digit()) {
         return Err(IdentifierError::Malformed(TY));
     }
@@ -168,7 +185,7 @@ fn remainder(first_ten: &[u8], weights: &[u32; 10]) -> u32 {
 }
 
 /// The check digit of the first ten digits of an asmens kodas (values `0..=9`).
-pub(super) fn asmens_check_digit(first_ten: &[u8]) -> u8 {
+pub fn asmens_check_digit(first_ten: &[u8]) -> u8 {
     let first = remainder(first_ten, &FIRST_WEIGHTS);
     let check = if first != 10 {
         first
@@ -184,13 +201,13 @@ pub(super) fn asmens_check_digit(first_ten: &[u8]) -> u8 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Identifier, IdentifierError, IdentifierType};
     use super::*;
     use chrono::Datelike;
+    use domain::subjects::identifier::{Identifier, IdentifierError, IdentifierType};
     use proptest::prelude::*;
 
-    const AK: IdentifierType = IdentifierType::AsmensKodas;
-    const IK: IdentifierType = IdentifierType::ImonesKodas;
+    const AK: IdentifierType = ASMENS_KODAS;
+    const IK: IdentifierType = IMONES_KODAS;
 
     fn today() -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 11, 21).unwrap()
@@ -210,6 +227,7 @@ mod tests {
 
     #[test]
     fn real_company_codes_are_valid() {
+        crate::install_schemes();
         for code in ["110443493", "304656794", "121215587"] {
             assert_eq!(parse(IK, &format!("lt:{code}")).as_deref(), Ok(code));
             let company = Identifier::parse_company(&format!("lt:{code}")).unwrap();
@@ -220,6 +238,7 @@ mod tests {
 
     #[test]
     fn company_codes_are_exactly_nine_digits() {
+        crate::install_schemes();
         for wire in [
             "lt:11044349",
             "lt:1104434930",
@@ -237,6 +256,7 @@ mod tests {
 
     #[test]
     fn lithuanian_types_need_the_lt_prefix() {
+        crate::install_schemes();
         assert_eq!(
             parse(IK, "110443493"),
             Err(IdentifierError::TypeCountryMismatch {
@@ -255,6 +275,7 @@ mod tests {
 
     #[test]
     fn asmens_kodas_examples() {
+        crate::install_schemes();
         // Born 1933-09-24 (G=3: a man born in the 1900s).
         assert_eq!(parse(AK, "lt:33309240064").as_deref(), Ok("33309240064"));
         assert_eq!(
@@ -272,6 +293,7 @@ mod tests {
 
     #[test]
     fn asmens_kodas_check_digit_falls_back_to_the_second_weights() {
+        crate::install_schemes();
         let first_ten = (0..100_000_000u32)
             .map(|n| values(&format!("3{n:08}0")))
             .find(|d| remainder(d, &FIRST_WEIGHTS) == 10 && remainder(d, &SECOND_WEIGHTS) != 10)
@@ -282,6 +304,7 @@ mod tests {
 
     #[test]
     fn asmens_kodas_check_digit_is_zero_when_both_remainders_are_ten() {
+        crate::install_schemes();
         let both_ten = (0..100_000_000u32)
             .map(|n| values(&format!("3{n:08}0")))
             .find(|d| remainder(d, &FIRST_WEIGHTS) == 10 && remainder(d, &SECOND_WEIGHTS) == 10)
@@ -291,6 +314,7 @@ mod tests {
 
     #[test]
     fn asmens_kodas_century_digit() {
+        crate::install_schemes();
         // The same date and serial in each century; only 1..=6 and 9 are in use.
         for (g, ok) in [
             ('0', false),
@@ -317,6 +341,7 @@ mod tests {
 
     #[test]
     fn asmens_kodas_dates_are_real_and_not_in_the_future() {
+        crate::install_schemes();
         // 29 February 2000 exists, 29 February 1900 does not.
         assert!(parse(AK, &format!("lt:{}", with_check("6000229123"))).is_ok());
         assert_eq!(
@@ -340,6 +365,7 @@ mod tests {
 
     #[test]
     fn asmens_kodas_nine_skips_the_date_but_not_the_check_digit() {
+        crate::install_schemes();
         let code = with_check("9999999123");
         assert!(parse(AK, &format!("lt:{code}")).is_ok());
         let wrong = format!(
@@ -355,6 +381,7 @@ mod tests {
 
     #[test]
     fn asmens_kodas_check_digit_misses_some_single_digit_changes() {
+        crate::install_schemes();
         // Documents why `a_changed_digit_is_refused` below asserts only a narrower property:
         // when a change moves the first remainder to or from 10, the second weights can give
         // the same check digit.
@@ -405,12 +432,14 @@ mod tests {
 
         #[test]
         fn valid_asmens_kodas_parse_and_round_trip(code in valid_asmens()) {
+            crate::install_schemes();
             prop_assert_eq!(parse(AK, &format!("lt:{code}")), Ok(code.clone()));
             prop_assert_eq!(parse(AK, &format!(" lt:{code}\t")), Ok(code.clone()));
         }
 
         #[test]
         fn a_changed_check_digit_is_refused(code in valid_asmens(), by in 1u8..=9) {
+            crate::install_schemes();
             let mut d = values(&code);
             d[10] = (d[10] + by) % 10;
             let changed: String = d.iter().map(|&x| char::from(b'0' + x)).collect();
@@ -419,6 +448,7 @@ mod tests {
 
         #[test]
         fn a_changed_digit_is_refused(code in valid_asmens(), at in 0usize..10, by in 1u8..=9) {
+            crate::install_schemes();
             // Guaranteed when neither number needs the second weights: 11 is prime and both
             // the weight and the change are 1..=9, so the first remainder changes.
             let original = values(&code);
@@ -433,6 +463,7 @@ mod tests {
 
         #[test]
         fn an_adjacent_transposition_is_refused(code in valid_asmens(), at in 0usize..9) {
+            crate::install_schemes();
             // Adjacent first weights differ by 1 (or by 8 for the last pair), never by a
             // multiple of 11: guaranteed under the same condition as above.
             let original = values(&code);
@@ -448,6 +479,7 @@ mod tests {
 
         #[test]
         fn any_nine_digits_are_a_company_code(code in "[0-9]{9}") {
+            crate::install_schemes();
             prop_assert_eq!(parse(IK, &format!("lt:{code}")), Ok(code.clone()));
             prop_assert_eq!(
                 Identifier::parse_company(&format!("lt:{code}"))
@@ -458,6 +490,7 @@ mod tests {
 
         #[test]
         fn errors_never_repeat_the_value(value in "[0-9]{6,14}") {
+            crate::install_schemes();
             for ty in [AK, IK] {
                 if let Err(e) = parse(ty, &format!("lt:{value}")) {
                     prop_assert!(!e.to_string().contains(&value));

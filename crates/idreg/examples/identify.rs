@@ -5,7 +5,9 @@
 //! Output lines, in the same order: `ok\t<canonical>` or `err\t<reason>`, where `<reason>` is
 //! [`domain::subjects::identifier::IdentifierError::reason`] or `unknown-type` / `no-tab`.
 //!
-//! Usage: `cargo run -q -p domain --example identify [-- --today YYYY-MM-DD]`. Without
+//! Every scheme the binary installs is read, with the rules of the country crates.
+//!
+//! Usage: `cargo run -q -p idreg --example identify [-- --today YYYY-MM-DD]`. Without
 //! `--today`, ten-digit personal numbers are read as of today's date (UTC).
 
 use chrono::NaiveDate;
@@ -22,6 +24,7 @@ fn parse_date(text: &str) -> Option<NaiveDate> {
 }
 
 fn main() -> ExitCode {
+    idreg::countries::install_schemes();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let today = match args.as_slice() {
         [] => chrono::Utc::now().date_naive(),

@@ -6,7 +6,7 @@
 //! refusal's message never repeats three digits of the input in a row.
 #![no_main]
 
-use domain::subjects::identifier::{Identifier, IdentifierType};
+use domain::subjects::identifier::Identifier;
 use idreg_fuzz::{date_from, digit_runs};
 use libfuzzer_sys::fuzz_target;
 

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod brreg;
+pub mod identifiers;
 pub mod orgnr;
 pub mod sandbox;
 pub mod sources;

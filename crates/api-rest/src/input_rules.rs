@@ -23,14 +23,15 @@
 use domain::monitoring::subscription::{LegalBasis, SubscriptionStatus};
 use serde_json::{json, Map, Value};
 
-// The patterns live beside the parsers they stand for, in the domain (REST's document and
-// MCP's tool schemas read the same ones); here they are put where the document needs them.
+// The patterns live beside the parsers they stand for (in the domain, and an identifier
+// scheme's in its country's crate, read through the installed schemes); REST's document and
+// MCP's tool schemas read the same ones, and here they are put where the document needs them.
 pub use domain::access::scope::scope_list_pattern;
 pub use domain::idempotency::key::IDEMPOTENCY_KEY_PATTERN as IDEMPOTENCY_KEY;
 pub use domain::ids::ULID_PATTERN as ULID;
 pub use domain::monitoring::event::{cursor_pattern, decimal_at_most, event_types_pattern};
+pub use domain::subjects::identifier::company_code_pattern;
 use domain::subjects::identifier::scheme;
-pub use domain::subjects::identifier::{company_code_pattern, identifier_pattern};
 pub use domain::text::{NOT_BLANK_PATTERN as NOT_BLANK, TEXT_PATTERN as TEXT};
 
 /// The custom formats of this interface that are not an identifier scheme's: name and meaning.
@@ -176,7 +177,7 @@ fn resolve_request(schema: &mut Value) {
             json!({
                 "if": {"properties": {"type": {"const": ty.as_str()}}, "required": ["type"]},
                 "then": {"properties": {"value": {
-                    "pattern": identifier_pattern(*ty),
+                    "pattern": ty.pattern(),
                     "format": ty.as_str(),
                 }}},
             })

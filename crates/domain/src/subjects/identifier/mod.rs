@@ -219,12 +219,6 @@ pub fn split_prefix(wire: &str) -> Result<(Country, &str), IdentifierError> {
     }
 }
 
-/// The pattern of an identifier type's wire form: the shape (the format adds the check digit
-/// and the calendar).
-pub fn identifier_pattern(ty: IdentifierType) -> String {
-    ty.pattern()
-}
-
 /// A number as an upstream echoed it in an answer (the person the answer is about): compared
 /// with the number asked for and never shown. It is not validated (an upstream may echo
 /// anything), so it is not an [`Identifier`]; like one, its `Debug` is redacted and it has no

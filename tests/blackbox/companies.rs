@@ -45,6 +45,21 @@ async fn the_profile_carries_every_field_group_with_evidence() {
         assert!(d["tax"][flag].is_boolean(), "{flag}");
     }
     assert_eq!(d["tax"]["evidence"]["source"], "taxauth.uppgifter");
+    // The neutral forms (1.9.0) say the same: the SNI codes with their classification, and
+    // the three registrations, each with the tax call's evidence.
+    let codes: Vec<&serde_json::Value> = d["activity_codes"].as_array().unwrap().iter().collect();
+    assert_eq!(codes.len(), d["sni"].as_array().unwrap().len());
+    for (code, sni) in codes.iter().zip(d["sni"].as_array().unwrap()) {
+        assert_eq!(code["scheme"], "SNI2007");
+        assert_eq!(&code["code"], sni);
+    }
+    let registrations = d["tax_registrations"].as_array().unwrap();
+    let kinds: Vec<&str> = registrations.iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["business_tax", "vat", "employer"]);
+    for (r, flag) in registrations.iter().zip(["f_skatt", "vat", "employer"]) {
+        assert_eq!(r["registered"], d["tax"][flag], "{flag}");
+        assert_eq!(r["evidence"], d["tax"]["evidence"]);
+    }
     assert_eq!(d["evidence"]["source"], "companyreg.vardefulla-datamangder");
     for e in [&d["evidence"], &d["tax"]["evidence"]] {
         assert_eq!(e["call_ref"], e["transaction_ref"]);

@@ -53,6 +53,8 @@ async fn a_lithuanian_profile_with_evidence_its_subject_and_the_unchecked_groups
     assert!(d["tax"].is_null() && d["employees_band"].is_null());
     assert!(d["latest_annual_report"].is_null());
     assert_eq!(d["sni"], json!([]));
+    assert_eq!(d["activity_codes"], json!([]));
+    assert_eq!(d["tax_registrations"], json!([]));
     let e = &d["evidence"];
     assert_eq!(e["source"], "companyreg.jar-atviri-duomenys");
     assert_eq!(e["call_ref"], e["transaction_ref"]);

@@ -44,7 +44,7 @@ impl LtConfig {
 pub const NOT_IN_THE_OPEN_REGISTER: [OptionalGroup; 4] = [
     OptionalGroup::EmployeesBand,
     OptionalGroup::LatestAnnualReport,
-    OptionalGroup::Sni,
+    OptionalGroup::ActivityCodes,
     OptionalGroup::Tax,
 ];
 
@@ -99,7 +99,7 @@ impl CompanyRegistry for LithuanianCompanyRegistry {
                     status: e.status,
                     registered_at: e.registered_at,
                     address: e.address,
-                    sni: Vec::new(),
+                    activity_codes: Vec::new(),
                     employees_band: None,
                     latest_annual_report: None,
                 },

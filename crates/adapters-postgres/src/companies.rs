@@ -105,7 +105,7 @@ impl CompanyStore for Database {
         let subject_id = subject.to_string();
         let data = serde_json::to_value(StoredProfile::from_domain(
             &profile.data,
-            profile.tax.as_ref().map(|t| &t.registration),
+            profile.tax.as_ref().map(|t| &t.registrations),
             &profile.unchecked,
         ))
         .map_err(|e| StoreError::Backend(e.to_string()))?;
@@ -253,7 +253,7 @@ impl CachedRow {
         ) {
             (Some(registration), Some(call_ref), Some(source), Some(at), Some(retrieved_at)) => {
                 Some(TaxGroup {
-                    registration,
+                    registrations: registration,
                     evidence: evidence(
                         &call_ref,
                         &source,

@@ -9,8 +9,8 @@ use async_trait::async_trait;
 use connector_kit::Step;
 use domain::companies::ports::{CompanyRegistry, DocumentArchive};
 use domain::companies::profile::{
-    CompanyRegisterData, DocumentFetch, FetchedDocument, FetchedProfile, OptionalGroup,
-    ProfileFetch, RegistryFailure, UpstreamCall,
+    ActivityCode, CompanyRegisterData, DocumentFetch, FetchedDocument, FetchedProfile,
+    OptionalGroup, ProfileFetch, RegistryFailure, UpstreamCall, SNI_2007,
 };
 use domain::subjects::identifier::Identifier;
 
@@ -137,7 +137,11 @@ impl CompanyRegistry for SwedishCompanyRegistry {
                     status: company.status,
                     registered_at: company.registered_at,
                     address: company.address,
-                    sni: company.sni,
+                    activity_codes: company
+                        .sni
+                        .into_iter()
+                        .map(|code| ActivityCode::new(SNI_2007, code))
+                        .collect(),
                     employees_band,
                     latest_annual_report,
                 },

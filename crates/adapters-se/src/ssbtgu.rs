@@ -14,7 +14,7 @@ use connector_kit::{
     build_client, conclude, new_request_id, send, status_failure, Answer, AnswerMeta, Operation,
     Step, MAX_DATA_BYTES, REQUEST_ID,
 };
-use domain::companies::profile::{RegistryFailure, TaxRegistration};
+use domain::companies::profile::{RegistryFailure, TaxKind, TaxRegistrations};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
 pub(crate) const OP_GET_FORETAGSUPPGIFTER: Operation = Operation {
@@ -60,7 +60,7 @@ impl SsbtguClient {
     }
 
     /// One `GetForetagsuppgifter` call for an organisationsnummer.
-    pub async fn tax(&self, orgnr: &str) -> Step<TaxRegistration> {
+    pub async fn tax(&self, orgnr: &str) -> Step<TaxRegistrations> {
         let op = &OP_GET_FORETAGSUPPGIFTER;
         let request_id = new_request_id();
         let envelope = request_envelope(
@@ -158,7 +158,7 @@ fn garbled(why: &str) -> RegistryFailure {
 pub(crate) fn read_answer(
     a: &Answer,
     orgnr: &str,
-) -> (Result<TaxRegistration, RegistryFailure>, AnswerMeta) {
+) -> (Result<TaxRegistrations, RegistryFailure>, AnswerMeta) {
     let parsed = xml::parse(&a.body);
     match (a.status, parsed) {
         (200, Ok(root)) => read_envelope(&root, orgnr),
@@ -197,7 +197,7 @@ fn meta_of(metadata: Option<&Element>, schema: Option<&str>) -> AnswerMeta {
 fn read_envelope(
     root: &Element,
     orgnr: &str,
-) -> (Result<TaxRegistration, RegistryFailure>, AnswerMeta) {
+) -> (Result<TaxRegistrations, RegistryFailure>, AnswerMeta) {
     let Some(body) = soap_body(root) else {
         return (
             Err(garbled("the answer is not a SOAP 1.1 envelope")),
@@ -220,7 +220,7 @@ fn read_envelope(
     (read_svar(svar, orgnr), meta)
 }
 
-fn read_svar(svar: &Element, orgnr: &str) -> Result<TaxRegistration, RegistryFailure> {
+fn read_svar(svar: &Element, orgnr: &str) -> Result<TaxRegistrations, RegistryFailure> {
     let detaljer = svar
         .child(NS_GU, "GrundlaggandeUppgifterSvarDetaljer")
         .ok_or_else(|| garbled("the answer has no GrundlaggandeUppgifterSvarDetaljer"))?;
@@ -238,11 +238,11 @@ fn read_svar(svar: &Element, orgnr: &str) -> Result<TaxRegistration, RegistryFai
     for (slot, (item, value_name)) in values.iter_mut().zip(ITEMS) {
         *slot = read_item(detaljer, item, value_name)?;
     }
-    Ok(TaxRegistration {
-        f_skatt: values[0],
-        vat: values[1],
-        employer: values[2],
-    })
+    Ok(TaxRegistrations::of(&[
+        (TaxKind::BusinessTax, values[0]),
+        (TaxKind::Vat, values[1]),
+        (TaxKind::Employer, values[2]),
+    ]))
 }
 
 /// One `Ja`/`Nej` item, or the failure its `Fel` stands for.
@@ -304,7 +304,7 @@ fn fel_failure(fel: &Element, place: &str) -> RegistryFailure {
     }
 }
 
-fn read_fault(fault: &Element) -> (Result<TaxRegistration, RegistryFailure>, AnswerMeta) {
+fn read_fault(fault: &Element) -> (Result<TaxRegistrations, RegistryFailure>, AnswerMeta) {
     let servicefel = fault
         .child_local("detail")
         .and_then(|d| d.child_local("Servicefel"));
@@ -358,7 +358,7 @@ mod tests {
     fn read_text(
         status: u16,
         text: &str,
-    ) -> (Result<TaxRegistration, RegistryFailure>, AnswerMeta) {
+    ) -> (Result<TaxRegistrations, RegistryFailure>, AnswerMeta) {
         read_answer(&answer(status, text.as_bytes().to_vec()), "5560000003")
     }
 
@@ -367,11 +367,11 @@ mod tests {
         let (r, meta) = read_answer(&answer(200, samples::read(SAMPLE)), "5560000003");
         assert_eq!(
             r,
-            Ok(TaxRegistration {
-                f_skatt: true,
-                vat: true,
-                employer: true,
-            })
+            Ok(TaxRegistrations::of(&[
+                (TaxKind::BusinessTax, true),
+                (TaxKind::Vat, true),
+                (TaxKind::Employer, true),
+            ]))
         );
         assert_eq!(
             meta.upstream_ref.as_deref(),
@@ -392,11 +392,11 @@ mod tests {
         );
         assert_eq!(
             read_text(200, &t).0,
-            Ok(TaxRegistration {
-                f_skatt: true,
-                vat: false,
-                employer: true,
-            })
+            Ok(TaxRegistrations::of(&[
+                (TaxKind::BusinessTax, true),
+                (TaxKind::Vat, false),
+                (TaxKind::Employer, true),
+            ]))
         );
     }
 

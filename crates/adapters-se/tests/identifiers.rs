@@ -444,6 +444,7 @@ mod shape {
     /// coordination (unknown month or day now and then), 10 or 12 digits, no separator, `-`
     /// or `+` (the latter for those born at least 100 years before this year).
     fn swedish() -> impl Strategy<Value = (IdentifierType, String)> {
+        schemes();
         let first = NaiveDate::from_ymd_opt(1800, 1, 1).unwrap();
         let span = (today() - first).num_days();
         (0..=span, 1u32..=999, any::<bool>(), 0u8..10, 0u8..6).prop_map(
@@ -480,6 +481,7 @@ mod shape {
     /// A Lithuanian personal code the parser accepts: a century digit with a real date not
     /// after today, or the exceptional 9 with any date part.
     fn lithuanian() -> impl Strategy<Value = (IdentifierType, String)> {
+        schemes();
         let first = NaiveDate::from_ymd_opt(1800, 1, 1).unwrap();
         let span = (today() - first).num_days();
         (

@@ -7,8 +7,8 @@ use adapters_se::{SeConfig, SeEndpoints, SwedishCompanyRegistry, Timeouts};
 use chrono::NaiveDate;
 use domain::companies::ports::{CompanyRegistry, DocumentArchive};
 use domain::companies::profile::{
-    Address, CompanyStatus, OptionalGroup, ProfileFetch, RegistryFailure, TaxRegistration,
-    UpstreamCall,
+    ActivityCode, Address, CompanyStatus, OptionalGroup, ProfileFetch, RegistryFailure, TaxKind,
+    TaxRegistrations, UpstreamCall, SNI_2007,
 };
 use domain::evidence::EvidenceSource;
 use domain::subjects::identifier::Identifier;
@@ -189,18 +189,24 @@ async fn happy_path_maps_every_field_and_records_every_call() {
             country: "SE".into(),
         }
     );
-    assert_eq!(d.sni, vec!["62010".to_owned(), "62020".to_owned()]);
+    assert_eq!(
+        d.activity_codes,
+        [
+            ActivityCode::new(SNI_2007, "62010"),
+            ActivityCode::new(SNI_2007, "62020")
+        ]
+    );
     assert_eq!(d.employees_band.as_deref(), Some("5-9"));
     let report = d.latest_annual_report.as_ref().unwrap();
     assert_eq!(report.year, 2025);
     assert_eq!(report.document_id, latest.dokument_id);
     assert_eq!(
         p.tax.as_ref().map(|t| &t.0),
-        Some(&TaxRegistration {
-            f_skatt: true,
-            vat: true,
-            employer: true,
-        })
+        Some(&TaxRegistrations::of(&[
+            (TaxKind::BusinessTax, true),
+            (TaxKind::Vat, true),
+            (TaxKind::Employer, true),
+        ]))
     );
 
     // Four data calls (the token call is not one), in a fixed order.
@@ -307,15 +313,15 @@ async fn missing_at_scb_is_a_profile_without_a_band() {
     let p = f.outcome.as_ref().expect("profile");
     assert_eq!(p.data.name, "Testbolaget Aktiebolag");
     assert_eq!(p.data.employees_band, None);
-    assert!(p.data.sni.is_empty());
+    assert!(p.data.activity_codes.is_empty());
     assert_eq!(p.data.latest_annual_report, None);
     assert_eq!(
         p.tax.as_ref().map(|t| &t.0),
-        Some(&TaxRegistration {
-            f_skatt: true,
-            vat: true,
-            employer: false,
-        })
+        Some(&TaxRegistrations::of(&[
+            (TaxKind::BusinessTax, true),
+            (TaxKind::Vat, true),
+            (TaxKind::Employer, false),
+        ]))
     );
     assert!(f.calls.iter().all(|c| c.usable && c.status == Some(200)));
     assert_eq!(

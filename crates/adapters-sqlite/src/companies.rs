@@ -141,7 +141,7 @@ impl CompanyStore for Database {
             let (data, tax, unchecked) = stored.into_domain()?;
             let tax = match (tax, &row.tax_call_ref) {
                 (Some(registration), Some(call_ref)) => Some(TaxGroup {
-                    registration,
+                    registrations: registration,
                     evidence: evidence_of(conn, &tenant_id, call_ref)?,
                 }),
                 (None, None) => None,
@@ -171,7 +171,7 @@ impl CompanyStore for Database {
         let (tenant_id, subject_id) = (tenant.to_string(), subject.to_string());
         let data = serde_json::to_string(&StoredProfile::from_domain(
             &profile.data,
-            profile.tax.as_ref().map(|t| &t.registration),
+            profile.tax.as_ref().map(|t| &t.registrations),
             &profile.unchecked,
         ))
         .map_err(|e| StoreError::Backend(e.to_string()))?;

@@ -6,6 +6,7 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use domain::access::tenant::Tenant;
 use domain::companies::paid::{PaidData, ServedPaid};
+use domain::companies::profile::{TaxKind, SNI_2007};
 use domain::evidence::Evidence;
 use domain::persons::profile::ServedPerson;
 use domain::subjects::subject::{Resolution, SubjectRecord};
@@ -178,6 +179,26 @@ pub struct TaxDto {
     pub evidence: EvidenceDto,
 }
 
+/// An activity (industry) code with its classification. Additive (1.9.0).
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct ActivityCodeDto {
+    /// The classification: `SNI2007` (Sweden's SNI 2007, five digits, the codes `sni`
+    /// lists), `SN2007` (Norway's standard industrial classification, written `62.010`).
+    pub scheme: String,
+    /// The code as the register writes it.
+    pub code: String,
+}
+
+/// One tax registration a source reported, with its evidence. Additive (1.9.0).
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct TaxRegistrationDto {
+    /// `business_tax` (Sweden's F-skatt), `vat` or `employer`.
+    #[schema(schema_with = crate::schema::tax_kind)]
+    pub kind: &'static str,
+    pub registered: bool,
+    pub evidence: EvidenceDto,
+}
+
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct AnnualReportDto {
     pub year: i32,
@@ -195,12 +216,23 @@ pub struct CompanyProfileDto {
     #[schema(required = true)]
     pub registered_at: Option<String>,
     pub address: AddressDto,
+    /// The SNI 2007 codes among `activity_codes` (Sweden's); `[]` for a country whose
+    /// register uses another classification.
     pub sni: Vec<String>,
+    /// Every activity code the register gives, with its classification, in the register's
+    /// order; `[]` when `unchecked` names `sni` or the register gives none. Additive (1.9.0).
+    pub activity_codes: Vec<ActivityCodeDto>,
     #[schema(required = true)]
     pub employees_band: Option<String>,
-    /// The tax authority's registrations; `null` exactly when `unchecked` names `tax`.
+    /// Sweden's three registrations (F-skatt, VAT, employer) from the tax authority: `null`
+    /// when `unchecked` names `tax`, and for a country whose sources do not report all three
+    /// (its registrations are in `tax_registrations`).
     #[schema(required = true)]
     pub tax: Option<TaxDto>,
+    /// Each tax registration a source reported, with its evidence; `[]` when `unchecked`
+    /// names `tax`. A kind the country's sources do not report is absent, never `false`.
+    /// Additive (1.9.0).
+    pub tax_registrations: Vec<TaxRegistrationDto>,
     #[schema(required = true)]
     pub latest_annual_report: Option<AnnualReportDto>,
     /// The field groups (`employees_band`, `latest_annual_report`, `sni`, `tax`) nothing
@@ -236,14 +268,41 @@ impl CompanyProfileDto {
                 city: d.address.city.clone(),
                 country: d.address.country.clone(),
             },
-            sni: d.sni.clone(),
+            sni: d
+                .activity_codes
+                .iter()
+                .filter(|c| c.scheme == SNI_2007)
+                .map(|c| c.code.clone())
+                .collect(),
+            activity_codes: d
+                .activity_codes
+                .iter()
+                .map(|c| ActivityCodeDto {
+                    scheme: c.scheme.clone(),
+                    code: c.code.clone(),
+                })
+                .collect(),
             employees_band: d.employees_band.clone(),
-            tax: p.tax.as_ref().map(|t| TaxDto {
-                f_skatt: t.registration.f_skatt,
-                vat: t.registration.vat,
-                employer: t.registration.employer,
-                evidence: EvidenceDto::from(&t.evidence),
+            tax: p.tax.as_ref().and_then(|t| {
+                let r = &t.registrations;
+                Some(TaxDto {
+                    f_skatt: r.get(TaxKind::BusinessTax)?,
+                    vat: r.get(TaxKind::Vat)?,
+                    employer: r.get(TaxKind::Employer)?,
+                    evidence: EvidenceDto::from(&t.evidence),
+                })
             }),
+            tax_registrations: p
+                .tax
+                .iter()
+                .flat_map(|t| {
+                    t.registrations.iter().map(|r| TaxRegistrationDto {
+                        kind: r.kind.as_str(),
+                        registered: r.registered,
+                        evidence: EvidenceDto::from(&t.evidence),
+                    })
+                })
+                .collect(),
             latest_annual_report: d.latest_annual_report.as_ref().map(|r| AnnualReportDto {
                 year: r.year,
                 reference: r.document_id.clone(),

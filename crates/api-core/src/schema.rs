@@ -60,6 +60,15 @@ pub fn unchecked_groups() -> utoipa::openapi::schema::Array {
         .build()
 }
 
+/// A kind of tax registration; open: a country may bring a kind its sources report.
+pub fn tax_kind() -> Object {
+    string_enum(
+        domain::companies::profile::TaxKind::ALL.map(domain::companies::profile::TaxKind::as_str),
+        true,
+        "The kind of tax registration",
+    )
+}
+
 /// An identifier type; open: a new country brings its schemes.
 pub fn identifier_type() -> Object {
     string_enum(

@@ -4,8 +4,8 @@
 use crate::corrupt;
 use chrono::NaiveDate;
 use domain::companies::profile::{
-    Address, AnnualReportRef, CompanyProfile, CompanyRegisterData, CompanyStatus, OptionalGroup,
-    TaxGroup, TaxRegistration,
+    ActivityCode, Address, AnnualReportRef, CompanyProfile, CompanyRegisterData, CompanyStatus,
+    OptionalGroup, TaxGroup, TaxKind, TaxRegistrations, SNI_2007,
 };
 use domain::countries::country::Country;
 use domain::error::StoreError;
@@ -24,12 +24,21 @@ pub struct StoredProfile {
     postal_code: Option<String>,
     city: Option<String>,
     address_country: String,
+    /// The SNI 2007 codes among the activity codes (every activity code, in rows written
+    /// before `activity_codes` existed).
     sni: Vec<String>,
+    /// Every activity code with its classification; absent in rows written before it existed
+    /// (their codes are `sni`'s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    activity_codes: Option<Vec<StoredActivityCode>>,
     employees_band: Option<String>,
     report_year: Option<i32>,
     report_document_id: Option<String>,
-    /// The tax registrations; all three absent when nothing checked them (a country without
-    /// a tax source).
+    /// Whether a source checked the tax registrations; absent in rows written before it
+    /// existed, where the group was checked exactly when all three kinds are present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tax_checked: Option<bool>,
+    /// The tax registrations, each absent when its source does not report it.
     #[serde(default)]
     f_skatt: Option<bool>,
     #[serde(default)]
@@ -42,10 +51,17 @@ pub struct StoredProfile {
     unchecked: Vec<String>,
 }
 
+/// One activity code as stored.
+#[derive(Serialize, Deserialize)]
+struct StoredActivityCode {
+    scheme: String,
+    code: String,
+}
+
 impl StoredProfile {
     pub fn from_domain(
         data: &CompanyRegisterData,
-        tax: Option<&TaxRegistration>,
+        tax: Option<&TaxRegistrations>,
         unchecked: &[OptionalGroup],
     ) -> Self {
         StoredProfile {
@@ -58,16 +74,31 @@ impl StoredProfile {
             postal_code: data.address.postal_code.clone(),
             city: data.address.city.clone(),
             address_country: data.address.country.clone(),
-            sni: data.sni.clone(),
+            sni: data
+                .activity_codes
+                .iter()
+                .filter(|c| c.scheme == SNI_2007)
+                .map(|c| c.code.clone())
+                .collect(),
+            activity_codes: Some(
+                data.activity_codes
+                    .iter()
+                    .map(|c| StoredActivityCode {
+                        scheme: c.scheme.clone(),
+                        code: c.code.clone(),
+                    })
+                    .collect(),
+            ),
             employees_band: data.employees_band.clone(),
             report_year: data.latest_annual_report.as_ref().map(|r| r.year),
             report_document_id: data
                 .latest_annual_report
                 .as_ref()
                 .map(|r| r.document_id.clone()),
-            f_skatt: tax.map(|t| t.f_skatt),
-            vat: tax.map(|t| t.vat),
-            employer: tax.map(|t| t.employer),
+            tax_checked: Some(tax.is_some()),
+            f_skatt: tax.and_then(|t| t.get(TaxKind::BusinessTax)),
+            vat: tax.and_then(|t| t.get(TaxKind::Vat)),
+            employer: tax.and_then(|t| t.get(TaxKind::Employer)),
             unchecked: unchecked.iter().map(|g| g.as_str().to_owned()).collect(),
         }
     }
@@ -77,7 +108,7 @@ impl StoredProfile {
     ) -> Result<
         (
             CompanyRegisterData,
-            Option<TaxRegistration>,
+            Option<TaxRegistrations>,
             Vec<OptionalGroup>,
         ),
         StoreError,
@@ -87,6 +118,34 @@ impl StoredProfile {
             .iter()
             .map(|g| OptionalGroup::parse(g).ok_or_else(|| corrupt("unchecked group")))
             .collect::<Result<_, _>>()?;
+        let activity_codes = match self.activity_codes {
+            Some(codes) => codes
+                .into_iter()
+                .map(|c| ActivityCode {
+                    scheme: c.scheme,
+                    code: c.code,
+                })
+                .collect(),
+            None => self
+                .sni
+                .into_iter()
+                .map(|code| ActivityCode::new(SNI_2007, code))
+                .collect(),
+        };
+        let reported = [
+            (TaxKind::BusinessTax, self.f_skatt),
+            (TaxKind::Vat, self.vat),
+            (TaxKind::Employer, self.employer),
+        ];
+        let pairs: Vec<(TaxKind, bool)> = reported
+            .iter()
+            .filter_map(|(k, v)| v.map(|v| (*k, v)))
+            .collect();
+        let tax = match (self.tax_checked, pairs.len()) {
+            (Some(true), _) | (None, 3) => Some(TaxRegistrations::of(&pairs)),
+            (Some(false), 0) | (None, 0) => None,
+            _ => return Err(corrupt("tax registrations")),
+        };
         let latest_annual_report = match (self.report_year, self.report_document_id) {
             (Some(year), Some(document_id)) => Some(AnnualReportRef { year, document_id }),
             _ => None,
@@ -105,19 +164,11 @@ impl StoredProfile {
                     city: self.city,
                     country: self.address_country,
                 },
-                sni: self.sni,
+                activity_codes,
                 employees_band: self.employees_band,
                 latest_annual_report,
             },
-            match (self.f_skatt, self.vat, self.employer) {
-                (Some(f_skatt), Some(vat), Some(employer)) => Some(TaxRegistration {
-                    f_skatt,
-                    vat,
-                    employer,
-                }),
-                (None, None, None) => None,
-                _ => return Err(corrupt("tax registrations")),
-            },
+            tax,
             unchecked,
         ))
     }
@@ -128,7 +179,7 @@ impl StoredProfile {
 pub fn profile_to_json(p: &CompanyProfile) -> Result<serde_json::Value, StoreError> {
     let register = serde_json::to_value(StoredProfile::from_domain(
         &p.data,
-        p.tax.as_ref().map(|t| &t.registration),
+        p.tax.as_ref().map(|t| &t.registrations),
         &p.unchecked,
     ))
     .map_err(|e| StoreError::Backend(e.to_string()))?;
@@ -148,8 +199,8 @@ pub fn profile_from_json(v: serde_json::Value) -> Result<CompanyProfile, StoreEr
     let (data, tax, unchecked) = stored.into_domain()?;
     let tax_evidence = v.get("tax_evidence").filter(|e| !e.is_null());
     let tax = match (tax, tax_evidence) {
-        (Some(registration), Some(e)) => Some(TaxGroup {
-            registration,
+        (Some(registrations), Some(e)) => Some(TaxGroup {
+            registrations,
             evidence: crate::evidence::evidence_from_json(e)?,
         }),
         (None, None) => None,

@@ -37,8 +37,8 @@ mod tests {
     use chrono::{DateTime, NaiveDate, Utc};
     use domain::companies::paid::{Officer, OfficerList, PaidData};
     use domain::companies::profile::{
-        Address, AnnualReportRef, CompanyProfile, CompanyRegisterData, CompanyStatus,
-        OptionalGroup, TaxGroup, TaxRegistration,
+        ActivityCode, Address, AnnualReportRef, CompanyProfile, CompanyRegisterData, CompanyStatus,
+        OptionalGroup, TaxGroup, TaxKind, TaxRegistrations, SNI_2007,
     };
     use domain::countries::country::Country;
     use domain::evidence::{Evidence, EvidenceSource};
@@ -95,7 +95,7 @@ mod tests {
                 city: Some("Stockholm".into()),
                 country: "SE".into(),
             },
-            sni: vec!["62010".into()],
+            activity_codes: vec![ActivityCode::new(SNI_2007, "62010")],
             employees_band: Some("10-19".into()),
             latest_annual_report: Some(AnnualReportRef {
                 year: 2025,
@@ -111,11 +111,11 @@ mod tests {
             country: Country::Se,
             data: register(),
             tax: Some(TaxGroup {
-                registration: TaxRegistration {
-                    f_skatt: true,
-                    vat: false,
-                    employer: true,
-                },
+                registrations: TaxRegistrations::of(&[
+                    (TaxKind::BusinessTax, true),
+                    (TaxKind::Vat, false),
+                    (TaxKind::Employer, true),
+                ]),
                 evidence: evidence(true),
             }),
             unchecked: Vec::new(),
@@ -127,7 +127,17 @@ mod tests {
             unchecked: vec![OptionalGroup::Tax],
             ..with_tax.clone()
         };
-        for p in [with_tax, without] {
+        // A register that reports VAT only, and one that checked and reports no kind.
+        let mut vat_only = with_tax.clone();
+        vat_only.data.activity_codes = vec![
+            ActivityCode::new("SN2007", "62.010"),
+            ActivityCode::new("SN2007", "70.220"),
+        ];
+        vat_only.tax.as_mut().unwrap().registrations =
+            TaxRegistrations::of(&[(TaxKind::Vat, true)]);
+        let mut none_reported = with_tax.clone();
+        none_reported.tax.as_mut().unwrap().registrations = TaxRegistrations::of(&[]);
+        for p in [with_tax, without, vat_only, none_reported] {
             assert_eq!(profile_from_json(profile_to_json(&p).unwrap()).unwrap(), p);
         }
     }
@@ -146,6 +156,39 @@ mod tests {
         let (_, tax, unchecked) = stored.into_domain().unwrap();
         assert!(tax.is_some());
         assert!(unchecked.is_empty());
+    }
+
+    #[test]
+    fn a_cached_document_written_before_activity_codes_reads_its_sni_as_sni_2007() {
+        crate::install_schemes();
+        let old = serde_json::json!({
+            "orgnr": "5560021361", "name": "Exempel AB", "legal_form": "AB",
+            "status": "active", "registered_at": null, "street": null, "postal_code": null,
+            "city": null, "address_country": "SE", "sni": ["62010", "70220"],
+            "employees_band": null, "report_year": null, "report_document_id": null,
+            "f_skatt": true, "vat": false, "employer": false, "unchecked": []
+        });
+        let stored: StoredProfile = serde_json::from_value(old).unwrap();
+        let (data, tax, _) = stored.into_domain().unwrap();
+        assert_eq!(
+            data.activity_codes,
+            [
+                ActivityCode::new(SNI_2007, "62010"),
+                ActivityCode::new(SNI_2007, "70220")
+            ]
+        );
+        let tax = tax.unwrap();
+        assert_eq!(tax.get(TaxKind::BusinessTax), Some(true));
+        assert_eq!(tax.get(TaxKind::Employer), Some(false));
+        // Two of three kinds without the checked flag is a row no binary wrote.
+        let odd = serde_json::json!({
+            "orgnr": "5560021361", "name": "Exempel AB", "legal_form": "AB",
+            "status": "active", "registered_at": null, "street": null, "postal_code": null,
+            "city": null, "address_country": "SE", "sni": [], "employees_band": null,
+            "report_year": null, "report_document_id": null, "f_skatt": true, "vat": true
+        });
+        let stored: StoredProfile = serde_json::from_value(odd).unwrap();
+        assert!(stored.into_domain().is_err());
     }
 
     #[test]

@@ -4,8 +4,8 @@
 
 use super::*;
 use domain::companies::profile::{
-    Address, AnnualReportRef, CachedProfile, CompanyProfile, CompanyRegisterData, CompanyStatus,
-    OptionalGroup, TaxGroup, TaxRegistration, UpstreamCall,
+    ActivityCode, Address, AnnualReportRef, CachedProfile, CompanyProfile, CompanyRegisterData,
+    CompanyStatus, OptionalGroup, TaxGroup, TaxKind, TaxRegistrations, UpstreamCall, SNI_2007,
 };
 use domain::evidence::EvidenceSource;
 use domain::subjects::subject::SubjectHandle;
@@ -88,7 +88,10 @@ pub(super) fn profile(
                 city: Some("Sundsvall".to_owned()),
                 country: "SE".to_owned(),
             },
-            sni: vec!["62010".to_owned(), "62020".to_owned()],
+            activity_codes: vec![
+                ActivityCode::new(SNI_2007, "62010"),
+                ActivityCode::new(SNI_2007, "62020"),
+            ],
             employees_band: None,
             latest_annual_report: Some(AnnualReportRef {
                 year: 2025,
@@ -96,11 +99,11 @@ pub(super) fn profile(
             }),
         },
         tax: Some(TaxGroup {
-            registration: TaxRegistration {
-                f_skatt: true,
-                vat: true,
-                employer: false,
-            },
+            registrations: TaxRegistrations::of(&[
+                (TaxKind::BusinessTax, true),
+                (TaxKind::Vat, true),
+                (TaxKind::Employer, false),
+            ]),
             evidence: evidence[1].clone(),
         }),
         unchecked: vec![OptionalGroup::EmployeesBand],
@@ -218,10 +221,14 @@ pub(super) async fn check_a_profile_without_tax_reads_back_without_it(stores: &S
     let evidence = record_profile_calls(stores, &t, t0()).await;
     let mut without = profile("Bendrovė", "doc-1_paket", &evidence, t0());
     without.tax = None;
-    without.data.sni.clear();
-    without.unchecked = vec![OptionalGroup::Sni, OptionalGroup::Tax];
+    without.data.activity_codes.clear();
+    without.unchecked = vec![OptionalGroup::ActivityCodes, OptionalGroup::Tax];
     let with = profile("Bendrovė", "doc-1_paket", &evidence, t0());
-    for saved in [&without, &with, &without] {
+    // A register with another classification that reports VAT alone.
+    let mut vat_only = with.clone();
+    vat_only.data.activity_codes = vec![ActivityCode::new("SN2007", "62.010")];
+    vat_only.tax.as_mut().unwrap().registrations = TaxRegistrations::of(&[(TaxKind::Vat, true)]);
+    for saved in [&without, &with, &vat_only, &without] {
         stores
             .companies
             .save_profile(&t.id, &subject, saved)

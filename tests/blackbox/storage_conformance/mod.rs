@@ -648,6 +648,8 @@ mod postgres {
 
     /// The PostgreSQL adapter on a fresh migrated database.
     async fn stores() -> Stores {
+        // The checks read country codes and identifier types: the binary's schemes.
+        idreg::countries::install_schemes();
         let db = TestDatabase::create().await;
         let database = Arc::new(
             adapters_postgres::Database::connect(&db.url, 4)
@@ -720,6 +722,8 @@ mod sqlite {
 
     /// The SQLite adapter on a fresh file.
     async fn stores() -> Stores {
+        // The checks read country codes and identifier types: the binary's schemes.
+        idreg::countries::install_schemes();
         let file = SqliteFile::new();
         let database =
             Arc::new(adapters_sqlite::Database::open(&file.path, 4).expect("opening the store"));

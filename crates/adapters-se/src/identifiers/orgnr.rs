@@ -100,6 +100,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn parse(wire: &str) -> Result<String, IdentifierError> {
+        crate::identifiers::install();
         Identifier::parse_company(wire).map(|i| i.expose_canonical().to_owned())
     }
 

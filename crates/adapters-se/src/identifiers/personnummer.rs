@@ -343,6 +343,7 @@ mod tests {
     }
 
     fn parse(ty: IdentifierType, wire: &str) -> Result<String, IdentifierError> {
+        crate::identifiers::install();
         Identifier::parse(ty, wire, today()).map(|i| i.expose_canonical().to_owned())
     }
 

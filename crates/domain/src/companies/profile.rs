@@ -62,12 +62,105 @@ impl CompanyStatus {
     }
 }
 
-/// Tax registrations (F-skatt, VAT, employer), from the tax authority.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A kind of tax registration a register or tax authority reports.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TaxKind {
+    /// Approved to pay business tax on one's own account (Sweden's F-skatt).
+    BusinessTax,
+    /// Registered for value-added tax.
+    Vat,
+    /// Registered as an employer.
+    Employer,
+}
+
+impl TaxKind {
+    pub const ALL: [TaxKind; 3] = [TaxKind::BusinessTax, TaxKind::Vat, TaxKind::Employer];
+
+    /// The wire name: `business_tax`, `vat`, `employer`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaxKind::BusinessTax => "business_tax",
+            TaxKind::Vat => "vat",
+            TaxKind::Employer => "employer",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TaxKind> {
+        TaxKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// One tax registration and its state, as the source reported it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct TaxRegistration {
-    pub f_skatt: bool,
-    pub vat: bool,
-    pub employer: bool,
+    pub kind: TaxKind,
+    pub registered: bool,
+}
+
+/// The tax registrations one source reported: each kind at most once, in [`TaxKind`]'s
+/// order. A kind the source does not report is absent, never `false`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct TaxRegistrations(Vec<TaxRegistration>);
+
+impl TaxRegistrations {
+    /// The registrations, each kind once (the last one given wins), sorted by kind.
+    pub fn new(list: impl IntoIterator<Item = TaxRegistration>) -> TaxRegistrations {
+        let mut out: Vec<TaxRegistration> = Vec::new();
+        for r in list {
+            out.retain(|o| o.kind != r.kind);
+            out.push(r);
+        }
+        out.sort_by_key(|r| r.kind);
+        TaxRegistrations(out)
+    }
+
+    /// The registrations from `(kind, registered)` pairs.
+    pub fn of(pairs: &[(TaxKind, bool)]) -> TaxRegistrations {
+        TaxRegistrations::new(
+            pairs
+                .iter()
+                .map(|&(kind, registered)| TaxRegistration { kind, registered }),
+        )
+    }
+
+    /// The state of one kind, when the source reported it.
+    pub fn get(&self, kind: TaxKind) -> Option<bool> {
+        self.0.iter().find(|r| r.kind == kind).map(|r| r.registered)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &TaxRegistration> {
+        self.0.iter()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether every kind is reported (the specification's `tax` object can be written).
+    pub fn is_complete(&self) -> bool {
+        TaxKind::ALL.iter().all(|k| self.get(*k).is_some())
+    }
+}
+
+/// An activity (industry) code with the classification it belongs to: `SNI2007` (Sweden's
+/// SNI 2007, five digits), `SN2007` (Norway's standard industrial classification, `62.010`).
+/// Both refine NACE Rev. 2; the codes are kept as the register writes them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ActivityCode {
+    pub scheme: String,
+    pub code: String,
+}
+
+/// SNI 2007, Sweden's activity classification: its codes are the profile's `sni`.
+pub const SNI_2007: &str = "SNI2007";
+
+impl ActivityCode {
+    pub fn new(scheme: &str, code: impl Into<String>) -> ActivityCode {
+        ActivityCode {
+            scheme: scheme.to_owned(),
+            code: code.into(),
+        }
+    }
 }
 
 /// The newest annual report on file, as a document id for the documents route.
@@ -89,9 +182,9 @@ pub struct CompanyRegisterData {
     pub status: CompanyStatus,
     pub registered_at: Option<NaiveDate>,
     pub address: Address,
-    /// SNI codes, five digits each, in the register's order, blanks removed.
-    pub sni: Vec<String>,
-    /// The statistics office's employee size class as text (`10-19`), if known.
+    /// The activity codes, in the register's order, blanks removed.
+    pub activity_codes: Vec<ActivityCode>,
+    /// The employee size class as text (`10-19`), if known.
     pub employees_band: Option<String>,
     pub latest_annual_report: Option<AnnualReportRef>,
 }
@@ -164,7 +257,7 @@ pub type ProfileFetch = Fetch<FetchedProfile>;
 ///
 /// One rule covers every such group, whatever the reason nothing checked it (its source
 /// failed in this fetch, or the country has no source for it): the group's value is empty
-/// (`null`, or `[]` for `sni`) and the group is named in `unchecked`, so an absent value is
+/// (`null`, or `[]` for the activity codes) and the group is named in `unchecked`, so an absent value is
 /// never served as checked. The register's own fields (code, name, form, status, address)
 /// are not optional: a country's connector must deliver them or fail the fetch.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -173,8 +266,8 @@ pub enum OptionalGroup {
     EmployeesBand,
     /// `latest_annual_report`, from the register's document list.
     LatestAnnualReport,
-    /// `sni`, the activity codes.
-    Sni,
+    /// The activity codes (`sni` on the wire, where the group was first named).
+    ActivityCodes,
     /// `tax`, the tax authority's registrations with their own evidence.
     Tax,
 }
@@ -183,7 +276,7 @@ impl OptionalGroup {
     pub const ALL: [OptionalGroup; 4] = [
         OptionalGroup::EmployeesBand,
         OptionalGroup::LatestAnnualReport,
-        OptionalGroup::Sni,
+        OptionalGroup::ActivityCodes,
         OptionalGroup::Tax,
     ];
 
@@ -192,7 +285,7 @@ impl OptionalGroup {
         match self {
             OptionalGroup::EmployeesBand => "employees_band",
             OptionalGroup::LatestAnnualReport => "latest_annual_report",
-            OptionalGroup::Sni => "sni",
+            OptionalGroup::ActivityCodes => "sni",
             OptionalGroup::Tax => "tax",
         }
     }
@@ -208,7 +301,7 @@ pub struct FetchedProfile {
     pub data: CompanyRegisterData,
     /// The tax registrations and the index of the call behind them; `None` when nothing
     /// checked them (the use case then names `tax` in `unchecked`).
-    pub tax: Option<(TaxRegistration, usize)>,
+    pub tax: Option<(TaxRegistrations, usize)>,
     /// Optional groups nothing checked in this fetch (their source failed, or the country
     /// has none): their values are empty because nothing checked them, not because a source
     /// said there is none.
@@ -220,7 +313,7 @@ pub struct FetchedProfile {
 /// The tax registrations of a profile with their evidence.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TaxGroup {
-    pub registration: TaxRegistration,
+    pub registrations: TaxRegistrations,
     pub evidence: Evidence,
 }
 
@@ -304,7 +397,7 @@ impl CompanyProfile {
             match group {
                 OptionalGroup::EmployeesBand => data.employees_band = None,
                 OptionalGroup::LatestAnnualReport => data.latest_annual_report = None,
-                OptionalGroup::Sni => data.sni.clear(),
+                OptionalGroup::ActivityCodes => data.activity_codes.clear(),
                 OptionalGroup::Tax => {}
             }
         }
@@ -346,7 +439,7 @@ mod tests {
             status: CompanyStatus::Active,
             registered_at: None,
             address: Address::default(),
-            sni: vec!["62010".into()],
+            activity_codes: vec![ActivityCode::new("SNI2007", "62010")],
             employees_band: Some("10-19".into()),
             latest_annual_report: Some(AnnualReportRef {
                 year: 2024,
@@ -359,7 +452,28 @@ mod tests {
         prop::sample::select(OptionalGroup::ALL.to_vec())
     }
 
+    fn registration() -> impl Strategy<Value = TaxRegistration> {
+        (prop::sample::select(TaxKind::ALL.to_vec()), any::<bool>())
+            .prop_map(|(kind, registered)| TaxRegistration { kind, registered })
+    }
+
     proptest! {
+        /// Whatever list a source gives, each kind comes once, in the kinds' order, and
+        /// holds the state given last for it; a kind not given is not reported.
+        #[test]
+        fn tax_registrations_hold_each_kind_once(list in prop::collection::vec(registration(), 0..8)) {
+            let r = TaxRegistrations::new(list.clone());
+            let kinds: Vec<TaxKind> = r.iter().map(|x| x.kind).collect();
+            let mut sorted = kinds.clone();
+            sorted.sort();
+            sorted.dedup();
+            prop_assert_eq!(&kinds, &sorted);
+            for kind in TaxKind::ALL {
+                let last = list.iter().rev().find(|x| x.kind == kind).map(|x| x.registered);
+                prop_assert_eq!(r.get(kind), last);
+            }
+        }
+
         /// Whatever a connector names and hands in, a group is named in `unchecked` exactly
         /// when its value is empty because nothing checked it: the named groups are emptied,
         /// `tax` is named exactly when absent, and each name comes once.
@@ -369,7 +483,7 @@ mod tests {
             with_tax in any::<bool>(),
         ) {
             let tax = with_tax.then(|| TaxGroup {
-                registration: TaxRegistration { f_skatt: true, vat: true, employer: true },
+                registrations: TaxRegistrations::of(&TaxKind::ALL.map(|k| (k, true))),
                 evidence: evidence(),
             });
             let p = CompanyProfile::read(Country::Se, data(), tax, &named, evidence(), Utc::now());
@@ -394,7 +508,10 @@ mod tests {
                 p.data.latest_annual_report.is_none(),
                 p.unchecked.contains(&OptionalGroup::LatestAnnualReport)
             );
-            prop_assert_eq!(p.data.sni.is_empty(), p.unchecked.contains(&OptionalGroup::Sni));
+            prop_assert_eq!(
+                p.data.activity_codes.is_empty(),
+                p.unchecked.contains(&OptionalGroup::ActivityCodes)
+            );
         }
     }
 }

@@ -173,8 +173,8 @@ impl CompanyService {
             return Err(Failure::internal("registry named a call it did not report"));
         };
         let tax = match fetched.tax {
-            Some((registration, call)) => Some(TaxGroup {
-                registration,
+            Some((registrations, call)) => Some(TaxGroup {
+                registrations,
                 evidence: evidence
                     .get(call)
                     .cloned()

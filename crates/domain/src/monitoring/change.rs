@@ -7,7 +7,7 @@
 //! change.
 
 use crate::companies::paid::{OfficerList, OwnerList};
-use crate::companies::profile::{CompanyProfile, OptionalGroup};
+use crate::companies::profile::{ActivityCode, CompanyProfile, OptionalGroup, TaxKind, SNI_2007};
 use crate::monitoring::event::EventData;
 
 /// One field that moved, with both values.
@@ -34,6 +34,37 @@ fn text(v: Option<&str>) -> EventData {
 
 fn list(v: &[String]) -> EventData {
     EventData::List(v.iter().map(|s| EventData::Text(s.clone())).collect())
+}
+
+/// The activity codes of classifications other than SNI 2007 (whose codes are `sni`'s), as
+/// `{scheme, code}` objects.
+fn other_codes(codes: &[ActivityCode]) -> EventData {
+    EventData::List(
+        codes
+            .iter()
+            .filter(|c| c.scheme != SNI_2007)
+            .map(|c| {
+                EventData::Object(vec![
+                    ("scheme".to_owned(), EventData::Text(c.scheme.clone())),
+                    ("code".to_owned(), EventData::Text(c.code.clone())),
+                ])
+            })
+            .collect(),
+    )
+}
+
+/// The field a tax registration's change is reported under: the specification's `tax.*`
+/// when both readings report all three kinds (the `tax` object is served), otherwise
+/// `tax_registrations.<kind>`.
+fn tax_field(kind: TaxKind, complete: bool) -> &'static str {
+    match (kind, complete) {
+        (TaxKind::BusinessTax, true) => "tax.f_skatt",
+        (TaxKind::Vat, true) => "tax.vat",
+        (TaxKind::Employer, true) => "tax.employer",
+        (TaxKind::BusinessTax, false) => "tax_registrations.business_tax",
+        (TaxKind::Vat, false) => "tax_registrations.vat",
+        (TaxKind::Employer, false) => "tax_registrations.employer",
+    }
 }
 
 /// The profile's diff: `(changes of company.changed, the status change if any, the groups
@@ -84,22 +115,36 @@ pub fn profile_diff(
         text(Some(&o.address.country)),
         text(Some(&n.address.country)),
     );
-    if !unchecked.contains(&OptionalGroup::Sni) {
-        push("sni", list(&o.sni), list(&n.sni));
+    if !unchecked.contains(&OptionalGroup::ActivityCodes) {
+        let sni = |codes: &[ActivityCode]| -> Vec<String> {
+            codes
+                .iter()
+                .filter(|c| c.scheme == SNI_2007)
+                .map(|c| c.code.clone())
+                .collect()
+        };
+        push(
+            "sni",
+            list(&sni(&o.activity_codes)),
+            list(&sni(&n.activity_codes)),
+        );
+        push(
+            "activity_codes",
+            other_codes(&o.activity_codes),
+            other_codes(&n.activity_codes),
+        );
     }
     if let (Some(a), Some(b)) = (&old.tax, &new.tax) {
-        let (a, b) = (&a.registration, &b.registration);
-        push(
-            "tax.f_skatt",
-            EventData::Bool(a.f_skatt),
-            EventData::Bool(b.f_skatt),
-        );
-        push("tax.vat", EventData::Bool(a.vat), EventData::Bool(b.vat));
-        push(
-            "tax.employer",
-            EventData::Bool(a.employer),
-            EventData::Bool(b.employer),
-        );
+        let (a, b) = (&a.registrations, &b.registrations);
+        for kind in TaxKind::ALL {
+            if let (Some(was), Some(is)) = (a.get(kind), b.get(kind)) {
+                push(
+                    tax_field(kind, a.is_complete() && b.is_complete()),
+                    EventData::Bool(was),
+                    EventData::Bool(is),
+                );
+            }
+        }
     }
     if !unchecked.contains(&OptionalGroup::EmployeesBand) {
         push(
@@ -167,7 +212,9 @@ pub fn carry_unchecked(old: Option<&CompanyProfile>, new: &CompanyProfile) -> Co
             OptionalGroup::LatestAnnualReport => {
                 kept.data.latest_annual_report = old.data.latest_annual_report.clone();
             }
-            OptionalGroup::Sni => kept.data.sni = old.data.sni.clone(),
+            OptionalGroup::ActivityCodes => {
+                kept.data.activity_codes = old.data.activity_codes.clone();
+            }
             OptionalGroup::Tax => kept.tax = old.tax.clone(),
         }
         kept.unchecked.retain(|g| *g != group);
@@ -256,7 +303,7 @@ pub fn ubo_diff(old: &OwnerList, new: &OwnerList) -> Option<EventData> {
 mod tests {
     use super::*;
     use crate::companies::profile::{
-        Address, CompanyRegisterData, CompanyStatus, TaxGroup, TaxRegistration,
+        Address, CompanyRegisterData, CompanyStatus, TaxGroup, TaxRegistrations,
     };
     use crate::countries::country::Country;
     use crate::evidence::{Evidence, EvidenceSource};
@@ -287,22 +334,67 @@ mod tests {
                     city: None,
                     country: "SE".into(),
                 },
-                sni: vec!["62010".into()],
+                activity_codes: vec![ActivityCode::new(SNI_2007, "62010")],
                 employees_band: band.map(str::to_owned),
                 latest_annual_report: None,
             },
             tax: Some(TaxGroup {
-                registration: TaxRegistration {
-                    f_skatt: true,
-                    vat: true,
-                    employer: false,
-                },
+                registrations: registrations(&[
+                    (TaxKind::BusinessTax, true),
+                    (TaxKind::Vat, true),
+                    (TaxKind::Employer, false),
+                ]),
                 evidence: e.clone(),
             }),
             unchecked: Vec::new(),
             evidence: e,
             fetched_at: Utc::now(),
         }
+    }
+
+    fn registrations(list: &[(TaxKind, bool)]) -> TaxRegistrations {
+        TaxRegistrations::of(list)
+    }
+
+    #[test]
+    fn sni_and_the_swedish_tax_fields_keep_their_names() {
+        let old = profile("A", CompanyStatus::Active, None);
+        let mut new = old.clone();
+        new.data.activity_codes = vec![ActivityCode::new(SNI_2007, "62020")];
+        new.tax.as_mut().unwrap().registrations = registrations(&[
+            (TaxKind::BusinessTax, true),
+            (TaxKind::Vat, false),
+            (TaxKind::Employer, false),
+        ]);
+        let (changes, _, _) = profile_diff(&old, &new);
+        let fields: Vec<&str> = changes.iter().map(|c| c.field).collect();
+        assert_eq!(fields, ["sni", "tax.vat"]);
+        assert_eq!(
+            changes[0].new,
+            EventData::List(vec![EventData::Text("62020".into())])
+        );
+    }
+
+    #[test]
+    fn another_classification_and_a_lone_registration_have_their_own_fields() {
+        let mut old = profile("A", CompanyStatus::Active, None);
+        old.data.activity_codes = vec![ActivityCode::new("SN2007", "62.010")];
+        old.tax.as_mut().unwrap().registrations = registrations(&[(TaxKind::Vat, false)]);
+        let mut new = old.clone();
+        new.data.activity_codes = vec![ActivityCode::new("SN2007", "62.020")];
+        new.tax.as_mut().unwrap().registrations = registrations(&[(TaxKind::Vat, true)]);
+        let (changes, _, _) = profile_diff(&old, &new);
+        let fields: Vec<&str> = changes.iter().map(|c| c.field).collect();
+        assert_eq!(fields, ["activity_codes", "tax_registrations.vat"]);
+        let code = |c: &str| {
+            EventData::List(vec![EventData::Object(vec![
+                ("scheme".to_owned(), EventData::Text("SN2007".into())),
+                ("code".to_owned(), EventData::Text(c.into())),
+            ])])
+        };
+        assert_eq!(changes[0].old, code("62.010"));
+        assert_eq!(changes[0].new, code("62.020"));
+        assert_eq!(changes[1].new, EventData::Bool(true));
     }
 
     #[test]
@@ -335,15 +427,15 @@ mod tests {
         let old = profile("A", CompanyStatus::Active, Some("1-4"));
         let mut new = old.clone();
         new.tax = None;
-        new.data.sni.clear();
-        new.unchecked = vec![OptionalGroup::Sni, OptionalGroup::Tax];
+        new.data.activity_codes.clear();
+        new.unchecked = vec![OptionalGroup::ActivityCodes, OptionalGroup::Tax];
         let (changes, _, unchecked) = profile_diff(&old, &new);
         assert!(changes.is_empty(), "{changes:?}");
         assert_eq!(unchecked, ["sni", "tax"]);
         // Monitoring keeps what the earlier reading checked.
         let kept = carry_unchecked(Some(&old), &new);
         assert_eq!(kept.tax, old.tax);
-        assert_eq!(kept.data.sni, old.data.sni);
+        assert_eq!(kept.data.activity_codes, old.data.activity_codes);
         assert!(kept.unchecked.is_empty());
     }
 }

@@ -10,8 +10,8 @@ use crate::companies::ports::{
     CompanyRegistry, MockCompanyRegistry, MockCompanyStore, MockPaidStore,
 };
 use crate::companies::profile::{
-    Address, AnnualReportRef, CompanyProfile, CompanyRegisterData, CompanyStatus, OptionalGroup,
-    TaxGroup, TaxRegistration,
+    ActivityCode, Address, AnnualReportRef, CompanyProfile, CompanyRegisterData, CompanyStatus,
+    OptionalGroup, TaxGroup, TaxKind, TaxRegistrations, SNI_2007,
 };
 use crate::companies::service::CompanyService;
 use crate::countries::country::Country;
@@ -63,7 +63,7 @@ fn profile(name: &str, employees: Option<&str>, unchecked: &[OptionalGroup]) -> 
                 city: Some("Sundsvall".into()),
                 country: "SE".into(),
             },
-            sni: vec!["62010".into()],
+            activity_codes: vec![ActivityCode::new(SNI_2007, "62010")],
             employees_band: employees.map(str::to_owned),
             latest_annual_report: Some(AnnualReportRef {
                 year: 2025,
@@ -71,11 +71,7 @@ fn profile(name: &str, employees: Option<&str>, unchecked: &[OptionalGroup]) -> 
             }),
         },
         tax: Some(TaxGroup {
-            registration: TaxRegistration {
-                f_skatt: true,
-                vat: true,
-                employer: true,
-            },
+            registrations: TaxRegistrations::of(&TaxKind::ALL.map(|k| (k, true))),
             evidence: evidence(),
         }),
         unchecked: unchecked.to_vec(),

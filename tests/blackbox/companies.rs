@@ -54,7 +54,10 @@ async fn the_profile_carries_every_field_group_with_evidence() {
         assert_eq!(&code["code"], sni);
     }
     let registrations = d["tax_registrations"].as_array().unwrap();
-    let kinds: Vec<&str> = registrations.iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = registrations
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds, ["business_tax", "vat", "employer"]);
     for (r, flag) in registrations.iter().zip(["f_skatt", "vat", "employer"]) {
         assert_eq!(r["registered"], d["tax"][flag], "{flag}");

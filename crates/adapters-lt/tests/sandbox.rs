@@ -120,7 +120,9 @@ async fn faults_become_unavailable_or_garbled_and_are_recorded() {
                 assert!(!unavailable);
                 assert!(!why.contains("110443493"), "{why}");
             }
-            RegistryFailure::NotFound => panic!("a fault read as not found"),
+            RegistryFailure::NotFound | RegistryFailure::Withdrawn => {
+                panic!("a fault read as not found")
+            }
         }
         assert_eq!(f.calls.len(), 1);
         assert!(!f.calls[0].usable);

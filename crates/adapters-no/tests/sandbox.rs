@@ -655,7 +655,9 @@ async fn faults_are_classified_and_recorded_unusable() {
         match &failure {
             RegistryFailure::Unavailable(_) => assert!(unavailable, "{kind}"),
             RegistryFailure::Garbled(_) => assert!(!unavailable, "{kind}"),
-            RegistryFailure::NotFound => panic!("a fault read as not found"),
+            RegistryFailure::NotFound | RegistryFailure::Withdrawn => {
+                panic!("a fault read as not found")
+            }
         }
         let why = failure.to_string();
         assert!(why.contains(OP_ENHET.name), "{why}");

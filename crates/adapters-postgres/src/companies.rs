@@ -2,7 +2,7 @@
 //! ids each tenant was handed.
 
 use crate::convert::{backend, corrupt, parse_id, TxError};
-use crate::schema::{call_records, company_documents, company_profiles};
+use crate::schema::{call_records, company_documents, company_profiles, paid_objects};
 use crate::statements::{CachedCompany, RawJsonb};
 use crate::subjects::handle_of;
 use crate::Database;
@@ -12,6 +12,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, Jsonb, Nullable, Text, Timestamptz};
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::companies::paid::{PaidKind, COMPANY_KINDS};
 use domain::companies::ports::CompanyStore;
 use domain::companies::profile::{CachedProfile, CompanyProfile};
 use domain::companies::profile::{TaxGroup, UpstreamCall};
@@ -152,6 +153,38 @@ impl CompanyStore for Database {
                     .execute(conn)
                     .await?;
             }
+            Ok(())
+        })
+        .await
+        .map_err(StoreError::from)
+    }
+
+    async fn forget_company(
+        &self,
+        tenant: &TenantId,
+        country: Country,
+        orgnr: &str,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let tenant_id = tenant.to_string();
+        conn.transaction(async |conn| -> Result<(), TxError> {
+            diesel::delete(
+                company_profiles::table
+                    .filter(company_profiles::tenant_id.eq(&tenant_id))
+                    .filter(company_profiles::country.eq(country.code()))
+                    .filter(company_profiles::orgnr.eq(orgnr)),
+            )
+            .execute(conn)
+            .await?;
+            diesel::delete(
+                paid_objects::table
+                    .filter(paid_objects::tenant_id.eq(&tenant_id))
+                    .filter(paid_objects::country.eq(country.code()))
+                    .filter(paid_objects::key.eq(orgnr))
+                    .filter(paid_objects::kind.eq_any(COMPANY_KINDS.map(PaidKind::as_str))),
+            )
+            .execute(conn)
+            .await?;
             Ok(())
         })
         .await

@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::sqlite::SqliteConnection;
+use domain::companies::paid::COMPANY_KINDS;
 use domain::companies::ports::CompanyStore;
 use domain::companies::profile::{CachedProfile, CompanyProfile, TaxGroup, UpstreamCall};
 use domain::countries::country::Country;
@@ -209,6 +210,37 @@ impl CompanyStore for Database {
                 .bind::<Text, _>(&subject_id)
                 .bind::<Text, _>(profile.country.code())
                 .bind::<BigInt, _>(micros(profile.fetched_at))
+                .execute(conn)?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn forget_company(
+        &self,
+        tenant: &TenantId,
+        country: Country,
+        orgnr: &str,
+    ) -> Result<(), StoreError> {
+        let (tenant_id, orgnr) = (tenant.to_string(), orgnr.to_owned());
+        self.write(move |conn| {
+            diesel::sql_query(
+                "DELETE FROM company_profiles WHERE tenant_id = ? AND country = ? AND orgnr = ?",
+            )
+            .bind::<Text, _>(&tenant_id)
+            .bind::<Text, _>(country.code())
+            .bind::<Text, _>(&orgnr)
+            .execute(conn)?;
+            for kind in COMPANY_KINDS {
+                diesel::sql_query(
+                    "DELETE FROM paid_objects \
+                     WHERE tenant_id = ? AND kind = ? AND country = ? AND key = ?",
+                )
+                .bind::<Text, _>(&tenant_id)
+                .bind::<Text, _>(kind.as_str())
+                .bind::<Text, _>(country.code())
+                .bind::<Text, _>(&orgnr)
                 .execute(conn)?;
             }
             Ok(())

@@ -360,3 +360,73 @@ pub(super) async fn check_a_subject_first_seen_by_a_registry_read_is_evidenced_b
     // No identity event was invented: the registry call is the only record.
     assert_eq!(stores.backing.call_record_count(t.id).await, 2);
 }
+
+/// A company the register withdrew is forgotten for the tenant: its cached profile and its
+/// cached officers and owners go, its call records stay, another tenant's copy stays (each
+/// tenant forgets on its own reading), and forgetting what is not kept is no error.
+pub(super) async fn check_forgetting_a_company_drops_the_tenants_copies_only(stores: &Stores) {
+    use domain::companies::paid::{OwnerList, PaidData, PaidKey, PaidKind};
+    let (a, _) = tenant(stores, "SE").await;
+    let (b, _) = tenant(stores, "SE").await;
+    let mut keys = Vec::new();
+    for t in [&a, &b] {
+        let subject = company_subject(stores, t).await;
+        let evidence = record_profile_calls(stores, t, t0()).await;
+        let saved = profile("Testbolaget AB", "doc-1_paket", &evidence, t0());
+        stores
+            .companies
+            .save_profile(&t.id, &subject, &saved)
+            .await
+            .unwrap();
+        for kind in [PaidKind::Officers, PaidKind::BeneficialOwners] {
+            let key = PaidKey {
+                kind,
+                country: Country::Se,
+                key: ORGNR.into(),
+            };
+            let mut object = super::paid::officers(ORGNR, evidence[0].clone());
+            if kind == PaidKind::BeneficialOwners {
+                object.data = PaidData::BeneficialOwners(OwnerList {
+                    orgnr: ORGNR.into(),
+                    owners: Vec::new(),
+                    no_ubo_reported: true,
+                });
+            }
+            stores
+                .paid
+                .save_paid(&t.id, &key, &subject, &object)
+                .await
+                .unwrap();
+            keys.push(key);
+        }
+    }
+    stores
+        .companies
+        .forget_company(&a.id, Country::Se, ORGNR)
+        .await
+        .unwrap();
+    let cached = |t: TenantId| async move {
+        stores
+            .companies
+            .cached_profile(&t, Country::Se, ORGNR)
+            .await
+            .unwrap()
+    };
+    assert_eq!(cached(a.id.clone()).await, None);
+    assert!(cached(b.id.clone()).await.is_some());
+    for key in &keys[..2] {
+        assert!(stores.paid.cached_paid(&a.id, key).await.unwrap().is_none());
+        assert!(stores.paid.cached_paid(&b.id, key).await.unwrap().is_some());
+    }
+    // Forgetting again, or a company never kept, is no error.
+    stores
+        .companies
+        .forget_company(&a.id, Country::Se, ORGNR)
+        .await
+        .unwrap();
+    stores
+        .companies
+        .forget_company(&a.id, Country::Se, "5567037485")
+        .await
+        .unwrap();
+}

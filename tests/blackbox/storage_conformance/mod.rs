@@ -470,6 +470,7 @@ macro_rules! companies_checks {
             saving_again_replaces_the_profile_and_its_evidence => check_saving_again_replaces_the_profile_and_its_evidence,
             the_company_cache_and_documents_are_per_tenant => check_the_company_cache_and_documents_are_per_tenant,
             a_subject_first_seen_by_a_registry_read_is_evidenced_by_that_call => check_a_subject_first_seen_by_a_registry_read_is_evidenced_by_that_call,
+            forgetting_a_company_drops_the_tenants_copies_only => check_forgetting_a_company_drops_the_tenants_copies_only,
         );
     };
 }

@@ -46,6 +46,9 @@ impl PaidKind {
     }
 }
 
+/// The kinds of paid object keyed by a company's code.
+pub const COMPANY_KINDS: [PaidKind; 2] = [PaidKind::Officers, PaidKind::BeneficialOwners];
+
 /// How much of a company a beneficial owner controls, in the register's bands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ShareBand {

@@ -82,10 +82,11 @@ impl PaidCompanyService {
         let orgnr = Identifier::parse_company(wire)
             .map_err(|e| Failure::invalid_identifier(format!("`orgnr`: {e}")))?;
         caller.require_country(orgnr.country())?;
-        let registry = self
-            .countries
-            .in_mode(caller.mode())
-            .paid(orgnr.country())?;
+        let countries = self.countries.in_mode(caller.mode());
+        let registry = match kind {
+            PaidKind::BeneficialOwners => countries.owners(orgnr.country())?,
+            _ => countries.paid(orgnr.country())?,
+        };
         let key = PaidKey {
             kind,
             country: orgnr.country(),
@@ -335,13 +336,19 @@ impl PaidCompanyService {
                 ErrorCode::BudgetExceeded,
                 format!(
                     "the tenant's daily paid-call budget for reads ({} calls) is spent; it renews \
-                 at {} (midnight Europe/Stockholm)",
+                 at {} (midnight {})",
                     spend.cap,
-                    self.calendar.renews_at(spend.day).to_rfc3339()
+                    self.calendar.renews_at(spend.day).to_rfc3339(),
+                    self.calendar.zone()
                 ),
             )
         };
-        if mode != PaidRead::Prepaid && !self.spend(caller).await? {
+        // A free register's roles are not metered.
+        let charged = self
+            .countries
+            .in_mode(caller.mode())
+            .charges(admitted.key.country);
+        if mode != PaidRead::Prepaid && charged && !self.spend(caller).await? {
             return match cached {
                 Some(c) => Ok(served(true, c)),
                 None => Err(budget_spent()),
@@ -375,6 +382,15 @@ impl PaidCompanyService {
                 Some(c) => Ok(served(true, c)),
                 None => Err(budget_spent()),
             },
+            Err(Stop::Registry(RegistryFailure::Withdrawn)) => {
+                // Only a company is ever withdrawn (a person's engagements are not read from
+                // open data): what the tenant keeps of it goes.
+                self.calls
+                    .forget_company(&caller.tenant_id, admitted.key.country, &admitted.key.key)
+                    .await
+                    .map_err(Failure::internal)?;
+                Err(Failure::not_found("company"))
+            }
             Err(Stop::Registry(RegistryFailure::NotFound)) => Err(Failure::not_found(match op {
                 Operation::GetPersonEngagements => "person",
                 _ => "company",

@@ -75,6 +75,17 @@ pub trait CompanyStore: Send + Sync {
         profile: &CompanyProfile,
     ) -> Result<(), StoreError>;
 
+    /// Drops every copy the tenant keeps of the company's register data: its cached profile
+    /// and its cached officers and owners (the register withdrew the company from its open
+    /// data). The subject, its identifiers and the call records stay: they say what was
+    /// asked and when, not what the register says. Forgetting what is not kept is no error.
+    async fn forget_company(
+        &self,
+        tenant: &TenantId,
+        country: Country,
+        orgnr: &str,
+    ) -> Result<(), StoreError>;
+
     /// The subject (and country) whose profile handed this tenant the document id.
     async fn document_owner(
         &self,

@@ -233,6 +233,10 @@ pub enum RegistryFailure {
     /// The register does not know the company (or the document).
     #[error("not found in the register")]
     NotFound,
+    /// The register withdrew the company from its open data: it is not to be shown, and
+    /// every copy of what the register said is dropped.
+    #[error("withdrawn from the register's open data")]
+    Withdrawn,
     /// The upstream could not be reached, timed out or answered an error status.
     #[error("upstream unavailable: {0}")]
     Unavailable(String),

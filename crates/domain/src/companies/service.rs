@@ -125,7 +125,9 @@ impl CompanyService {
                 subject,
                 profile,
             }),
-            Err(RegistryFailure::NotFound) => Err(Failure::not_found("company")),
+            Err(RegistryFailure::NotFound | RegistryFailure::Withdrawn) => {
+                Err(Failure::not_found("company"))
+            }
             Err(RegistryFailure::Unavailable(_) | RegistryFailure::Garbled(_)) => match cached {
                 Some(cached) => Ok(ServedProfile {
                     stale: true,
@@ -138,6 +140,14 @@ impl CompanyService {
                 )),
             },
         }
+    }
+
+    /// Drops what the tenant keeps of a company the register withdrew from its open data.
+    pub(crate) async fn forget(&self, caller: &Caller, orgnr: &Identifier) -> Result<(), Failure> {
+        self.store
+            .forget_company(&caller.tenant_id, orgnr.country(), orgnr.expose_canonical())
+            .await
+            .map_err(Failure::internal)
     }
 
     /// The country rules of the company routes (public to the refresh).
@@ -167,6 +177,10 @@ impl CompanyService {
         let evidence = self.record(caller, op, fetch.calls).await?;
         let fetched = match fetch.outcome {
             Ok(f) => f,
+            Err(RegistryFailure::Withdrawn) => {
+                self.forget(caller, orgnr).await?;
+                return Ok(Err(RegistryFailure::Withdrawn));
+            }
             Err(failure) => return Ok(Err(failure)),
         };
         let Some(main) = evidence.get(fetched.main_call) else {

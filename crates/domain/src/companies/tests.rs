@@ -26,6 +26,8 @@ struct Ports {
     registry: Option<MockPaidCompanyRegistry>,
     store: MockPaidStore,
     calls: MockCompanyStore,
+    /// The registry is a free register's officers (`free_officers`), not the paid tier.
+    free: bool,
 }
 
 impl Ports {
@@ -35,6 +37,7 @@ impl Ports {
             registry: Some(registry),
             store: MockPaidStore::new(),
             calls: MockCompanyStore::new(),
+            free: false,
         }
     }
 
@@ -46,8 +49,13 @@ impl Ports {
                 Countries::new(
                     self.registry
                         .map(|r| {
-                            CountryConnectors::new(Country::Se, &[])
-                                .paid(Arc::new(r) as Arc<dyn PaidCompanyRegistry>)
+                            let r = Arc::new(r) as Arc<dyn PaidCompanyRegistry>;
+                            let se = CountryConnectors::new(Country::Se, &[]);
+                            if self.free {
+                                se.free_officers(r)
+                            } else {
+                                se.paid(r)
+                            }
                         })
                         .into_iter()
                         .collect(),
@@ -194,6 +202,76 @@ async fn the_budget_is_spent_before_the_call_and_a_failed_call_serves_the_cache(
         .await
         .unwrap();
     assert!(served.stale, "the failure never replaces the cached value");
+}
+
+#[tokio::test]
+async fn a_free_registers_officers_spend_no_budget_and_it_serves_no_owners() {
+    let mut p = Ports::new();
+    p.free = true;
+    p.store.expect_cached_paid().returning(|_, _| Ok(None));
+    p.store.expect_spend_budget().never();
+    p.registry
+        .as_mut()
+        .unwrap()
+        .expect_fetch_officers()
+        .times(1)
+        .returning(|_| Fetch {
+            calls: Vec::new(),
+            outcome: Err(RegistryFailure::NotFound),
+        });
+    p.registry
+        .as_mut()
+        .unwrap()
+        .expect_fetch_beneficial_owners()
+        .never();
+    p.calls
+        .expect_record_calls()
+        .returning(|_, _, _| Ok(Vec::new()));
+    let service = p.service();
+    let err = service
+        .officers(&kyb(), Operation::GetOfficers, ORGNR)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound, "called, without spending");
+    let err = service.beneficial_owners(&kyb(), ORGNR).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::CountryNotSupported);
+}
+
+#[tokio::test]
+async fn a_company_withdrawn_from_open_data_is_forgotten_and_not_found() {
+    let mut p = Ports::new();
+    p.free = true;
+    let c = cached(Duration::hours(30));
+    p.store
+        .expect_cached_paid()
+        .returning(move |_, _| Ok(Some(c.clone())));
+    p.registry
+        .as_mut()
+        .unwrap()
+        .expect_fetch_officers()
+        .returning(|_| Fetch {
+            calls: Vec::new(),
+            outcome: Err(RegistryFailure::Withdrawn),
+        });
+    p.calls
+        .expect_record_calls()
+        .returning(|_, _, _| Ok(Vec::new()));
+    p.calls
+        .expect_forget_company()
+        .times(1)
+        .withf(|_, country, orgnr| *country == Country::Se && orgnr == ORGNR)
+        .returning(|_, _, _| Ok(()));
+    p.store.expect_save_paid().never();
+    let err = p
+        .service()
+        .officers(&kyb(), Operation::GetOfficers, ORGNR)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.code,
+        ErrorCode::NotFound,
+        "never the cached copy as stale"
+    );
 }
 
 #[tokio::test]

@@ -29,6 +29,8 @@ pub struct CountryConnectors {
     company: Option<Arc<dyn CompanyRegistry>>,
     documents: Option<Arc<dyn DocumentArchive>>,
     paid: Option<Arc<dyn PaidCompanyRegistry>>,
+    /// On what terms `paid` serves (a charged tier with owners unless declared otherwise).
+    roles: RolesOffer,
     persons: Option<Arc<dyn PersonRegistry>>,
     monitors_companies: bool,
     monitors_persons: bool,
@@ -45,6 +47,7 @@ impl CountryConnectors {
             company: None,
             documents: None,
             paid: None,
+            roles: RolesOffer::CHARGED,
             persons: None,
             monitors_companies: false,
             monitors_persons: false,
@@ -65,9 +68,21 @@ impl CountryConnectors {
         self
     }
 
-    /// The paid company tier: officers, signatories, owners, engagements.
+    /// The paid company tier: officers, signatories, owners, engagements, each fetch one call
+    /// of the tenant's paid budget.
     pub fn paid(mut self, registry: Arc<dyn PaidCompanyRegistry>) -> Self {
         self.paid = Some(registry);
+        self.roles = RolesOffer::CHARGED;
+        self
+    }
+
+    /// Officers and the signatory rule from a register that charges nothing (an open
+    /// register's roles): served on the company routes' terms, without the paid budget, and
+    /// with no beneficial owners (their routes answer `country_not_supported`). The registry's
+    /// `fetch_beneficial_owners` is never called.
+    pub fn free_officers(mut self, registry: Arc<dyn PaidCompanyRegistry>) -> Self {
+        self.paid = Some(registry);
+        self.roles = RolesOffer::FREE_OFFICERS;
         self
     }
 
@@ -118,6 +133,26 @@ impl CountryConnectors {
         }
         None
     }
+}
+
+/// On what terms a country's company roles are served.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct RolesOffer {
+    /// Each fetch is metered against the tenant's paid budget.
+    charged: bool,
+    /// Beneficial owners are served.
+    owners: bool,
+}
+
+impl RolesOffer {
+    const CHARGED: RolesOffer = RolesOffer {
+        charged: true,
+        owners: true,
+    };
+    const FREE_OFFICERS: RolesOffer = RolesOffer {
+        charged: false,
+        owners: false,
+    };
 }
 
 /// Every served country's connectors: the one place that says what is served where.
@@ -197,7 +232,11 @@ impl Countries {
 
     /// The paid tier of `country`, else 501 (naming a deployment with the tier off).
     pub fn paid(&self, country: Country) -> Result<&Arc<dyn PaidCompanyRegistry>, Failure> {
-        if !self.list.iter().any(|c| c.paid.is_some()) {
+        let charged = |c: &CountryConnectors| c.paid.is_some() && c.roles.charged;
+        let free = self
+            .get(country)
+            .is_some_and(|c| c.paid.is_some() && !c.roles.charged);
+        if !free && !self.list.iter().any(charged) {
             return Err(Failure::new(
                 ErrorCode::CountryNotSupported,
                 "the paid company-registry tier is not enabled in this deployment",
@@ -206,6 +245,22 @@ impl Countries {
         self.get(country)
             .and_then(|c| c.paid.as_ref())
             .ok_or_else(|| not_served("paid company-registry data", country))
+    }
+
+    /// The registry of `country`'s beneficial owners, else 501 (a country whose roles come
+    /// from a free register has none).
+    pub fn owners(&self, country: Country) -> Result<&Arc<dyn PaidCompanyRegistry>, Failure> {
+        let registry = self.paid(country)?;
+        match self.get(country) {
+            Some(c) if c.roles.owners => Ok(registry),
+            _ => Err(not_served("beneficial-owner data", country)),
+        }
+    }
+
+    /// Whether a fetch of `country`'s roles is metered against the paid budget.
+    pub fn charges(&self, country: Country) -> bool {
+        self.get(country)
+            .is_none_or(|c| c.paid.is_none() || c.roles.charged)
     }
 
     /// The countries with a document archive, in declaration order.
@@ -459,6 +514,41 @@ mod tests {
             code(countries.paid(crate::fixtures::schemes::LT).err().unwrap()).1,
             "paid company-registry data is not served for LT yet"
         );
+    }
+
+    #[test]
+    fn free_officers_need_no_paid_tier_and_serve_no_owners() {
+        let lt = crate::fixtures::schemes::LT;
+        let paid = || Arc::new(crate::companies::ports::MockPaidCompanyRegistry::new());
+        // Only a free register's officers: that country is served, nothing is charged, and
+        // every other country still hears that the paid tier is off.
+        let free_only = Countries::new(vec![
+            CountryConnectors::new(Country::Se, &[]),
+            CountryConnectors::new(lt, &[]).free_officers(paid()),
+        ])
+        .unwrap();
+        assert!(free_only.paid(lt).is_ok());
+        assert!(free_only.serves_paid(lt));
+        assert!(!free_only.charges(lt));
+        assert_eq!(
+            code(free_only.owners(lt).err().unwrap()),
+            (
+                ErrorCode::CountryNotSupported,
+                "beneficial-owner data is not served for LT yet".into()
+            )
+        );
+        assert_eq!(
+            code(free_only.paid(Country::Se).err().unwrap()).1,
+            "the paid company-registry tier is not enabled in this deployment"
+        );
+        // Beside a charged tier, each country keeps its own terms.
+        let both = Countries::new(vec![
+            CountryConnectors::new(Country::Se, &[]).paid(paid()),
+            CountryConnectors::new(lt, &[]).free_officers(paid()),
+        ])
+        .unwrap();
+        assert!(both.charges(Country::Se) && both.owners(Country::Se).is_ok());
+        assert!(!both.charges(lt) && both.owners(lt).is_err());
     }
 
     #[test]

@@ -97,7 +97,9 @@ impl RefreshService {
         let (profile, subject) =
             match self.read_profile(caller, op, &orgnr).await? {
                 Ok(fresh) => fresh,
-                Err(RegistryFailure::NotFound) => return Err(Failure::not_found("company")),
+                Err(RegistryFailure::NotFound | RegistryFailure::Withdrawn) => {
+                    return Err(Failure::not_found("company"))
+                }
                 Err(_) => return Err(Failure::new(
                     ErrorCode::UpstreamUnavailable,
                     "the company register is unavailable; a refresh is never answered from the \

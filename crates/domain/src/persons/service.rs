@@ -231,7 +231,11 @@ impl PersonService {
         };
         let register = match fetch.outcome {
             Ok(r) => r,
-            Err(RegistryFailure::NotFound) => return Err(Failure::not_found("person")),
+            // A population register withdraws no one from open data; a connector saying so
+            // is answered as not found.
+            Err(RegistryFailure::NotFound | RegistryFailure::Withdrawn) => {
+                return Err(Failure::not_found("person"))
+            }
             Err(RegistryFailure::Unavailable(_) | RegistryFailure::Garbled(_)) => {
                 return Err(unavailable())
             }

@@ -412,8 +412,8 @@ pub(super) async fn check_forgetting_a_company_drops_the_tenants_copies_only(sto
             .await
             .unwrap()
     };
-    assert_eq!(cached(a.id.clone()).await, None);
-    assert!(cached(b.id.clone()).await.is_some());
+    assert_eq!(cached(a.id).await, None);
+    assert!(cached(b.id).await.is_some());
     for key in &keys[..2] {
         assert!(stores.paid.cached_paid(&a.id, key).await.unwrap().is_none());
         assert!(stores.paid.cached_paid(&b.id, key).await.unwrap().is_some());

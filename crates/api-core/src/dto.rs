@@ -183,7 +183,8 @@ pub struct TaxDto {
 #[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct ActivityCodeDto {
     /// The classification: `SNI2007` (Sweden's SNI 2007, five digits, the codes `sni`
-    /// lists), `SN2007` (Norway's standard industrial classification, written `62.010`).
+    /// lists), `SN` (Norway's standard industrial classification, NACE-based, written
+    /// `62.010`, in the version the register uses).
     pub scheme: String,
     /// The code as the register writes it.
     pub code: String,

@@ -130,8 +130,8 @@ mod tests {
         // A register that reports VAT only, and one that checked and reports no kind.
         let mut vat_only = with_tax.clone();
         vat_only.data.activity_codes = vec![
-            ActivityCode::new("SN2007", "62.010"),
-            ActivityCode::new("SN2007", "70.220"),
+            ActivityCode::new("SN", "62.010"),
+            ActivityCode::new("SN", "70.220"),
         ];
         vat_only.tax.as_mut().unwrap().registrations =
             TaxRegistrations::of(&[(TaxKind::Vat, true)]);

@@ -226,7 +226,7 @@ pub(super) async fn check_a_profile_without_tax_reads_back_without_it(stores: &S
     let with = profile("Bendrovė", "doc-1_paket", &evidence, t0());
     // A register with another classification that reports VAT alone.
     let mut vat_only = with.clone();
-    vat_only.data.activity_codes = vec![ActivityCode::new("SN2007", "62.010")];
+    vat_only.data.activity_codes = vec![ActivityCode::new("SN", "62.010")];
     vat_only.tax.as_mut().unwrap().registrations = TaxRegistrations::of(&[(TaxKind::Vat, true)]);
     for saved in [&without, &with, &vat_only, &without] {
         stores

@@ -143,7 +143,8 @@ impl TaxRegistrations {
 }
 
 /// An activity (industry) code with the classification it belongs to: `SNI2007` (Sweden's
-/// SNI 2007, five digits), `SN2007` (Norway's standard industrial classification, `62.010`).
+/// SNI 2007, five digits), `SN` (Norway's standard industrial classification, `62.010`, in
+/// the version the register uses: SN2007, moving to SN2025).
 /// Both refine NACE Rev. 2; the codes are kept as the register writes them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ActivityCode {

@@ -378,17 +378,17 @@ mod tests {
     #[test]
     fn another_classification_and_a_lone_registration_have_their_own_fields() {
         let mut old = profile("A", CompanyStatus::Active, None);
-        old.data.activity_codes = vec![ActivityCode::new("SN2007", "62.010")];
+        old.data.activity_codes = vec![ActivityCode::new("SN", "62.010")];
         old.tax.as_mut().unwrap().registrations = registrations(&[(TaxKind::Vat, false)]);
         let mut new = old.clone();
-        new.data.activity_codes = vec![ActivityCode::new("SN2007", "62.020")];
+        new.data.activity_codes = vec![ActivityCode::new("SN", "62.020")];
         new.tax.as_mut().unwrap().registrations = registrations(&[(TaxKind::Vat, true)]);
         let (changes, _, _) = profile_diff(&old, &new);
         let fields: Vec<&str> = changes.iter().map(|c| c.field).collect();
         assert_eq!(fields, ["activity_codes", "tax_registrations.vat"]);
         let code = |c: &str| {
             EventData::List(vec![EventData::Object(vec![
-                ("scheme".to_owned(), EventData::Text("SN2007".into())),
+                ("scheme".to_owned(), EventData::Text("SN".into())),
                 ("code".to_owned(), EventData::Text(c.into())),
             ])])
         };

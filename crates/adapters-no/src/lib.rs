@@ -3,6 +3,8 @@
 pub mod brreg;
 pub mod identifiers;
 pub mod orgnr;
+pub mod plug;
+pub mod registry;
 pub mod sandbox;
 pub mod sources;
 
@@ -12,6 +14,7 @@ pub use brreg::model::{
 };
 pub use brreg::{BrregClient, BrregConfig, BrregConfigError, FeedQuery, PRODUCTION_BASE_URL};
 pub use orgnr::{Orgnr, OrgnrError};
+pub use registry::NorwegianCompanyRegistry;
 pub use sandbox::BrregSandbox;
 pub use sources::EVIDENCE_SOURCES;
 

@@ -230,7 +230,13 @@ impl<'a> Diff<'a> {
                     _ => self.constraint(&at, key, a, b, dir),
                 },
                 "oneOf" | "anyOf" => self.alternatives(&at, key, a, b, dir),
-                "allOf" | "prefixItems" => self.all_of(&at, key, a, b, dir),
+                "allOf" => self.all_of(&at, key, (o, a), (n, b), dir),
+                "prefixItems" => self.all_of(&at, key, (o, a), (n, b), dir),
+                "pattern" => self.pattern(&at, a, b, dir),
+                "if" | "then" | "else" => match (a, b) {
+                    (Some(a), Some(b)) => self.schema(&format!("{at}.{key}"), a, b, dir),
+                    _ => self.constraint(&at, key, a, b, dir),
+                },
                 "deprecated" => self.push(Level::Minor, &at, "deprecation changed"),
                 "x-open-enum" => self.push(Level::Major, &at, "enum openness changed"),
                 "$defs" | "definitions" => {} // compared where they are used
@@ -395,16 +401,154 @@ impl<'a> Diff<'a> {
         }
     }
 
-    fn all_of(&mut self, at: &str, key: &str, a: Option<&Value>, b: Option<&Value>, dir: Dir) {
-        match (a, b) {
-            (Some(Value::Array(a)), Some(Value::Array(b))) if a.len() == b.len() => {
-                for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                    self.schema(&format!("{at}.{key}[{i}]"), x, y, dir);
-                }
-            }
-            _ => self.push(Level::Major, at, format!("`{key}` composition changed")),
+    /// A pattern whose top-level alternatives grew widens; one whose alternatives shrank
+    /// narrows; any other change is major (two regular expressions are not compared).
+    fn pattern(&mut self, at: &str, a: Option<&Value>, b: Option<&Value>, dir: Dir) {
+        let (Some(Value::String(x)), Some(Value::String(y))) = (a, b) else {
+            return self.constraint(at, "pattern", a, b, dir);
+        };
+        let (old, new) = (pattern_alternatives(x), pattern_alternatives(y));
+        if old.is_subset(&new) {
+            let added: Vec<&str> = new.difference(&old).map(String::as_str).collect();
+            self.push(
+                dir.widened(false),
+                at,
+                format!("`pattern` alternative(s) added: {}", added.join(", ")),
+            );
+        } else if new.is_subset(&old) {
+            self.push(dir.narrowed(), at, "`pattern` alternative(s) removed");
+        } else {
+            self.constraint(at, "pattern", a, b, dir);
         }
     }
+
+    /// `allOf` (or `prefixItems`) member by member. Members added at the end are a change of
+    /// composition (major), except a conditional keyed on a value its schema did not accept
+    /// before (`if: {properties: {p: {const: v}}}` where `p`'s enum gained `v`): it bounds
+    /// only what is new, so it adds what the new value brings.
+    fn all_of(
+        &mut self,
+        at: &str,
+        key: &str,
+        (o, a): (&Value, Option<&Value>),
+        (n, b): (&Value, Option<&Value>),
+        dir: Dir,
+    ) {
+        let (Some(Value::Array(a)), Some(Value::Array(b))) = (a, b) else {
+            return self.push(Level::Major, at, format!("`{key}` composition changed"));
+        };
+        if b.len() < a.len() {
+            return self.push(Level::Major, at, format!("`{key}` composition changed"));
+        }
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            self.schema(&format!("{at}.{key}[{i}]"), x, y, dir);
+        }
+        for (i, added) in b.iter().enumerate().skip(a.len()) {
+            match new_value_branch(key, o, n, added) {
+                Some((property, value)) => self.push(
+                    dir.widened(true),
+                    at,
+                    format!("`{key}[{i}]`: a branch for `{property}` = {value}, a value added"),
+                ),
+                None => self.push(Level::Major, at, format!("`{key}` composition changed")),
+            }
+        }
+    }
+}
+
+/// The top-level alternatives of a pattern, each anchored alone: `^$|^(?:a|b)$` gives
+/// `^$`, `^a$`, `^b$`. A pattern that is not a list of anchored alternatives is itself.
+fn pattern_alternatives(pattern: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for branch in split_top(pattern) {
+        let inner = branch
+            .strip_prefix("^(?:")
+            .and_then(|r| r.strip_suffix(")$"))
+            .filter(|inner| balanced(inner));
+        match inner {
+            Some(inner) => out.extend(split_top(inner).into_iter().map(|alt| format!("^{alt}$"))),
+            None => {
+                out.insert(branch);
+            }
+        }
+    }
+    out
+}
+
+/// Whether every group opened in `s` closes in it (escapes and classes respected).
+fn balanced(s: &str) -> bool {
+    let mut depth = 0i32;
+    let mut class = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' if !class => class = true,
+            ']' if class => class = false,
+            '(' if !class => depth += 1,
+            ')' if !class => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0 && !class
+}
+
+/// `s` split at each `|` outside groups and classes.
+fn split_top(s: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let (mut depth, mut class) = (0i32, false);
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        let last = parts.last_mut().expect("one part at least");
+        match c {
+            '\\' => {
+                last.push(c);
+                if let Some(next) = chars.next() {
+                    last.push(next);
+                }
+                continue;
+            }
+            '[' if !class => class = true,
+            ']' if class => class = false,
+            '(' if !class => depth += 1,
+            ')' if !class => depth -= 1,
+            '|' if !class && depth == 0 => {
+                parts.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        last.push(c);
+    }
+    parts
+}
+
+/// The property and value a conditional member is keyed on, when that value is one the
+/// property's enum gained (it was not accepted before).
+fn new_value_branch(key: &str, o: &Value, n: &Value, member: &Value) -> Option<(String, String)> {
+    if key != "allOf" {
+        return None;
+    }
+    let properties = member.get("if")?.get("properties")?.as_object()?;
+    let (property, condition) = properties.iter().next().filter(|_| properties.len() == 1)?;
+    let value = condition.get("const")?;
+    let accepts = |schema: &Value| {
+        schema
+            .get("properties")
+            .and_then(|p| p.get(property))
+            .and_then(|p| p.get("enum"))
+            .and_then(Value::as_array)
+            .map(|values| values.contains(value))
+    };
+    (accepts(o) == Some(false) && accepts(n) == Some(true))
+        .then(|| (property.clone(), short(value)))
 }
 
 // -- Entry points per contract file --------------------------------------------------------------

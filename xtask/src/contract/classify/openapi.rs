@@ -38,7 +38,27 @@ impl Diff<'_> {
                 "paths" => self.paths(a, b),
                 "components" => self.components(a, b),
                 "security" => {} // compared per operation, as each operation's effective security
+                "x-formats" => self.formats(a, b),
                 _ => self.generic_key("document", key, o.get(key), n.get(key)),
+            }
+        }
+    }
+
+    /// The named formats the document describes (`x-formats`: name to text). A format added
+    /// is minor, one removed major, a description changed a patch.
+    fn formats(&mut self, old: &Value, new: &Value) {
+        let empty = serde_json::Map::new();
+        let (o, n) = (
+            old.as_object().unwrap_or(&empty),
+            new.as_object().unwrap_or(&empty),
+        );
+        for name in keys(o, n) {
+            let at = format!("document.x-formats.{name}");
+            match (o.get(name), n.get(name)) {
+                (Some(_), None) => self.push(Level::Major, &at, "format removed"),
+                (None, Some(_)) => self.push(Level::Minor, &at, "added"),
+                (Some(a), Some(b)) if a != b => self.push(Level::Patch, &at, "description changed"),
+                _ => {}
             }
         }
     }

@@ -427,3 +427,95 @@ fn a_schema_renamed_with_its_references_is_minor_and_a_changed_one_is_not() {
     });
     assert_eq!(level, Some(Level::Major));
 }
+
+/// `NewThing.name` and `Thing.id` with patterns, for the pattern rules.
+fn with_patterns(d: &mut Value, request: &str, response: &str) {
+    d["components"]["schemas"]["NewThing"]["properties"]["name"]["pattern"] = json!(request);
+    thing(d)["properties"]["id"]["pattern"] = json!(response);
+}
+
+#[test]
+fn a_pattern_gaining_an_alternative_widens_and_losing_one_narrows() {
+    let old_request = "^(?:(?:se:)?[0-9]{10}|lt:[0-9]{9})$";
+    let classify_patterns = |request: &str, response: &str| {
+        let mut old = doc();
+        with_patterns(&mut old, old_request, "^$|^(?:a|b)$");
+        let mut new = doc();
+        with_patterns(&mut new, request, response);
+        required(&openapi(&old, &new))
+    };
+    let wider = "^(?:(?:se:)?[0-9]{10}|lt:[0-9]{9}|no:[0-9]{9})$";
+    assert_eq!(
+        classify_patterns(wider, "^$|^(?:a|b)$"),
+        Some(Level::Minor),
+        "a request accepts more"
+    );
+    assert_eq!(
+        classify_patterns(old_request, "^$|^(?:a|b|c)$"),
+        Some(Level::Major),
+        "a response may hold what a consumer did not expect"
+    );
+    assert_eq!(
+        classify_patterns("^(?:lt:[0-9]{9})$", "^$|^(?:a|b)$"),
+        Some(Level::Major),
+        "a request accepts less"
+    );
+    assert_eq!(
+        classify_patterns(old_request, "^$|^(?:a)$"),
+        Some(Level::Minor),
+        "a response promises more"
+    );
+    assert_eq!(
+        classify_patterns("^(?:(?:se:)?[0-9]{12}|lt:[0-9]{9})$", "^$|^(?:a|b)$"),
+        Some(Level::Major),
+        "an alternative changed is not compared: major"
+    );
+    // A group that is not one list of alternatives is not split.
+    assert_eq!(pattern_alternatives("^(?:a)|(?:b)$").len(), 2);
+    assert_eq!(
+        pattern_alternatives("^$|^(?:a|[|]|\\|)$"),
+        ["^$", "^a$", "^[|]$", "^\\|$"]
+            .map(str::to_owned)
+            .into_iter()
+            .collect()
+    );
+}
+
+#[test]
+fn a_conditional_for_a_new_enum_value_is_minor_and_any_other_member_major() {
+    let branch = |value: &str| {
+        json!({"if": {"properties": {"kind": {"const": value}}, "required": ["kind"]},
+               "then": {"properties": {"name": {"pattern": "^x$"}}}})
+    };
+    let mut old = doc();
+    old["components"]["schemas"]["NewThing"]["allOf"] = json!([branch("a")]);
+    let mut new = old.clone();
+    let s = &mut new["components"]["schemas"]["NewThing"];
+    s["properties"]["kind"]["enum"] = json!(["a", "b", "c"]);
+    s["allOf"] = json!([branch("a"), branch("c")]);
+    assert_eq!(required(&openapi(&old, &new)), Some(Level::Minor));
+    // A branch for a value accepted before constrains old requests.
+    new["components"]["schemas"]["NewThing"]["allOf"] = json!([branch("a"), branch("b")]);
+    assert_eq!(required(&openapi(&old, &new)), Some(Level::Major));
+    // Any other member added changes the composition.
+    new["components"]["schemas"]["NewThing"]["allOf"] =
+        json!([branch("a"), {"required": ["kind"]}]);
+    assert_eq!(required(&openapi(&old, &new)), Some(Level::Major));
+}
+
+#[test]
+fn formats_added_are_minor_removed_major_and_reworded_a_patch() {
+    let mut old = doc();
+    old["x-formats"] = json!({"orgnr": "Ten digits."});
+    let mut new = old.clone();
+    new["x-formats"]["organisasjonsnummer"] = json!("Nine digits.");
+    assert_eq!(required(&openapi(&old, &new)), Some(Level::Minor));
+    new["x-formats"]["orgnr"] = json!("Ten digits, Luhn.");
+    new["x-formats"]
+        .as_object_mut()
+        .unwrap()
+        .remove("organisasjonsnummer");
+    assert_eq!(required(&openapi(&old, &new)), Some(Level::Patch));
+    new["x-formats"] = json!({});
+    assert_eq!(required(&openapi(&old, &new)), Some(Level::Major));
+}

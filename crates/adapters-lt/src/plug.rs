@@ -8,7 +8,9 @@
 //! | `IDREG_LT_TIMEOUT_SECS` | time limit per upstream call (default 10) |
 
 use crate::LtConfig;
-use connector_kit::plug::{no_upstreams, switch, timeouts, CountryPlug, PlugError, Settings};
+use connector_kit::plug::{
+    no_upstreams, switch, timeouts, CountryPlug, DemoCompany, PlugError, Settings,
+};
 use domain::countries::registry::CountryConnectors;
 use upstream_sandbox::{RunningSandbox, SandboxPlugin};
 
@@ -21,6 +23,12 @@ pub const PLUG: CountryPlug<RunningSandbox, dyn SandboxPlugin> = CountryPlug {
     connect: lithuania,
     // The sandbox serves these registers itself.
     sandbox_upstreams: no_upstreams,
+    demo_company: Some(DemoCompany {
+        note: "A Lithuanian company from Registrų centras' open register: its tax \
+               registrations, size class, activity codes and filings have no open source, so \
+               they are empty and named in \"unchecked\"",
+        code: "lt:110443493",
+    }),
 };
 
 /// Lithuania: the open-data API (no credentials), when enabled or against the sandbox.

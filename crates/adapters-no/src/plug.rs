@@ -12,7 +12,9 @@ use crate::brreg::{BrregConfig, PRODUCTION_BASE_URL};
 use crate::identifiers::NO;
 use crate::registry::NorwegianCompanyRegistry;
 use crate::sandbox::BrregSandbox;
-use connector_kit::plug::{switch, timeouts, variable, CountryPlug, PlugError, Settings};
+use connector_kit::plug::{
+    switch, timeouts, variable, CountryPlug, DemoCompany, PlugError, Settings,
+};
 use domain::countries::registry::CountryConnectors;
 use std::sync::Arc;
 use upstream_sandbox::{RunningSandbox, SandboxPlugin};
@@ -25,6 +27,13 @@ pub const PLUG: CountryPlug<RunningSandbox, dyn SandboxPlugin> = CountryPlug {
     sources: &crate::EVIDENCE_SOURCES,
     connect: norway,
     sandbox_upstreams,
+    demo_company: Some(DemoCompany {
+        note: "A Norwegian company from Brønnøysundregistrene's open Enhetsregisteret (`no:`): \
+               its SN activity codes and VAT registration are in activity_codes and \
+               tax_registrations, and its officers (/officers) spend no paid budget; the \
+               register serves no filings, so latest_annual_report is named in \"unchecked\"",
+        code: "no:923609016",
+    }),
 };
 
 /// The contact the sandbox run sends (the sandbox reads no User-Agent).

@@ -40,6 +40,8 @@ pub const PLUG: CountryPlug<RunningSandbox, dyn SandboxPlugin> = CountryPlug {
     connect: sweden,
     // The sandbox serves these registers itself.
     sandbox_upstreams: no_upstreams,
+    // The walk-through's own steps are Sweden's.
+    demo_company: None,
 };
 
 /// The Swedish settings (the table above).

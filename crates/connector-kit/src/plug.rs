@@ -53,6 +53,18 @@ pub struct CountryPlug<S: 'static, U: ?Sized + 'static> {
     /// The upstreams it adds to the sandbox (its registers imitated in their real formats),
     /// served beside the sandbox's own; [`no_upstreams`] when the sandbox has them already.
     pub sandbox_upstreams: fn() -> Vec<Arc<U>>,
+    /// A company the sandbox serves, for the demo's walk-through: what it shows, then its
+    /// code in wire form; `None` for a country the walk-through shows by its own steps.
+    pub demo_company: Option<DemoCompany>,
+}
+
+/// A company of a country's sandbox register the demo's walk-through asks for.
+#[derive(Clone, Copy, Debug)]
+pub struct DemoCompany {
+    /// What its profile shows, one sentence (the walk-through wraps it).
+    pub note: &'static str,
+    /// Its company code in wire form (`lt:110443493`).
+    pub code: &'static str,
 }
 
 /// For a crate whose upstreams the sandbox serves itself.

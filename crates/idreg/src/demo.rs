@@ -178,7 +178,7 @@ pub fn walkthrough(
   curl -s -X POST {base_url}/v1/companies/5560021361/refresh -H "Authorization: Bearer $TOKEN" | head -c 120; echo
   curl -s "{base_url}/v1/events?cursor=0&types=company.changed" -H "Authorization: Bearer $TOKEN"
 
-The upstream sandbox (synthetic Bolagsverket, SCB, tax and Lithuanian registers) is at
+The upstream sandbox (synthetic registers of every country this build serves) is at
 {u}/.. ; its control API is {u} (faults, scripted changes, call log: see
 crates/upstream-sandbox/README.md).
 "#
@@ -189,7 +189,7 @@ crates/upstream-sandbox/README.md).
         r#"
 idreg is running at {base_url}
 
-Demo tenant {live_tenant} (SE, LT; active; person-register permit in force; its portal users
+Demo tenant {live_tenant} ({countries}; active; person-register permit in force; its portal users
   sign in below), and its test twin {tenant}, whose test-mode credentials these are (answers
   say `Idreg-Mode: test`; the sandbox registers serve them, on data apart from live data;
   `idreg admin tenant wipe-test {tenant}` clears it):
@@ -214,11 +214,7 @@ Walk-through (copy and paste):
 
   # 4. The company profile, each field group with its evidence
   curl -s {base_url}/v1/companies/5561890038 -H "Authorization: Bearer $TOKEN"
-  #    A Lithuanian company from Registrų centras' open register: its tax registrations, size
-  #    class, activity codes and filings have no open source, so they are empty and named in
-  #    "unchecked"
-  curl -s {base_url}/v1/companies/lt:110443493 -H "Authorization: Bearer $TOKEN"
-
+{other_countries}
   # 5. Its latest annual report (a base64 zip holding the iXBRL filing)
   DOC=$(curl -s {base_url}/v1/companies/5561890038 -H "Authorization: Bearer $TOKEN" \
     | sed -E 's/.*"ref":"([^"]+)".*/\1/')
@@ -276,11 +272,45 @@ Stop with Ctrl-C. Keys and demo ids are kept in the state folder; the data in th
 "#,
         tenant = c.tenant_id,
         live_tenant = c.live_tenant_id,
+        countries = crate::countries::COUNTRIES
+            .iter()
+            .map(|c| c.country.code())
+            .collect::<Vec<_>>()
+            .join(", "),
+        other_countries = other_countries(base_url),
         client_id = c.client_id,
         client_secret = c.client_secret,
         screening_body = SCREENING_BODY,
         refused_body = REFUSED_BODY,
     )
+}
+
+/// Step 4's lines for each country that names a demo company: its note as comment lines,
+/// then the request.
+fn other_countries(base_url: &str) -> String {
+    let mut out = String::new();
+    for demo in crate::countries::COUNTRIES
+        .iter()
+        .filter_map(|c| c.demo_company)
+    {
+        let mut line = String::from("  #   ");
+        for word in demo.note.split_whitespace() {
+            if line.len() + word.len() + 1 > 94 {
+                out.push_str(&line);
+                out.push('\n');
+                line = String::from("  #   ");
+            }
+            line.push(' ');
+            line.push_str(word);
+        }
+        out.push_str(&line);
+        out.push('\n');
+        out.push_str(&format!(
+            "  curl -s {base_url}/v1/companies/{} -H \"Authorization: Bearer $TOKEN\"\n",
+            demo.code
+        ));
+    }
+    out
 }
 
 /// The demo tenant's portal users: an admin, and a member to be the whitelist's second pair
@@ -618,4 +648,39 @@ async fn run_screening_requests(base_url: &str, c: &DemoCredentials) -> anyhow::
         body["message"].as_str().unwrap_or("")
     );
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_walkthrough_names_every_country_and_asks_for_each_demo_company() {
+        crate::countries::install_schemes();
+        let c = DemoCredentials {
+            tenant_id: "t".into(),
+            live_tenant_id: "l".into(),
+            grant_id: "g".into(),
+            client_id: "c".into(),
+            client_secret: "s".into(),
+        };
+        let text = walkthrough("http://h", None, &c, "", "store");
+        let codes: Vec<&str> = crate::countries::COUNTRIES
+            .iter()
+            .map(|p| p.country.code())
+            .collect();
+        assert!(text.contains(&format!("({}; active;", codes.join(", "))));
+        for demo in crate::countries::COUNTRIES
+            .iter()
+            .filter_map(|p| p.demo_company)
+        {
+            let request = format!("curl -s http://h/v1/companies/{} -H", demo.code);
+            let at = text.find(&request).expect("the company is asked for");
+            // The note comes just before, as comment lines no wider than the rest.
+            let before: Vec<&str> = text[..at].lines().rev().skip(1).take(2).collect();
+            assert!(before
+                .iter()
+                .all(|l| l.starts_with("  #    ") && l.len() <= 96));
+        }
+    }
 }

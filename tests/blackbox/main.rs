@@ -20,6 +20,7 @@ mod mcp;
 mod merges;
 mod metrics;
 mod monitoring;
+mod norway;
 mod oauth;
 mod ongoing_screening;
 mod paid;

@@ -8,8 +8,8 @@
 //! A country's settings come from the environment (`IDREG_<CC>_<KEY>`) or the TOML file's
 //! `[<cc>]` table (the same keys, lower case).
 //!
-//! Each country's settings are listed in its crate (`adapters_se::plug`,
-//! `adapters_lt::plug`).
+//! Each country's settings are listed in its crate's `plug` module (`adapters_se::plug`,
+//! for one).
 
 use anyhow::{bail, Context};
 use connector_kit::plug::CountryPlug;
@@ -23,7 +23,11 @@ pub use connector_kit::plug::Settings;
 pub type CountryWiring = CountryPlug<RunningSandbox, dyn SandboxPlugin>;
 
 /// Every country compiled in, in the order the contract lists their sources.
-pub const COUNTRIES: &[CountryWiring] = &[adapters_se::plug::PLUG, adapters_lt::plug::PLUG];
+pub const COUNTRIES: &[CountryWiring] = &[
+    adapters_se::plug::PLUG,
+    adapters_lt::plug::PLUG,
+    adapters_no::plug::PLUG,
+];
 
 /// Makes every listed country's identifier schemes known to the process, in the list's
 /// order (which is the order the interface documents them in). Everything that reads an

@@ -60,6 +60,18 @@ pub fn unchecked_groups() -> utoipa::openapi::schema::Array {
         .build()
 }
 
+/// What a company-code argument is (a route's `orgnr`, a tool's): the wire form, then every
+/// installed company scheme's rule, so a country plugged in is described with no edit here.
+pub fn company_code_argument() -> String {
+    format!(
+        "The company's code in identifier wire form `[<cc>:]<value>`; an unprefixed value is \
+         Swedish (`5560021361`, `556002-1361` or `se:5560021361`). Surrounding whitespace is \
+         ignored. {} A code of the right shape whose check digit is wrong is 400 \
+         `invalid_identifier`.",
+        domain::subjects::identifier::scheme::company_code_description()
+    )
+}
+
 /// A kind of tax registration; open: a country may bring a kind its sources report.
 pub fn tax_kind() -> Object {
     string_enum(

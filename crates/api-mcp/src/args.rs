@@ -195,6 +195,7 @@ mod tests {
     }
 
     fn run(arguments: Value) -> Result<Sample, Failure> {
+        crate::install_schemes();
         parse(&crate::schema::input::<Sample>(), arguments)
     }
 

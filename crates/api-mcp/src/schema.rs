@@ -25,6 +25,18 @@ pub fn input<T: JsonSchema>() -> Map<String, Value> {
     let mut schema = tidy(schema.to_value());
     // The struct's doc comment speaks to Rust readers; the tool's description speaks to users.
     schema.remove("description");
+    // The company a company tool is about is described by the installed schemes (every
+    // country's rule); an optional `orgnr` (screening's ad-hoc input) keeps its own words.
+    if let Some(Value::Object(orgnr)) = schema
+        .get_mut("properties")
+        .and_then(|p| p.get_mut("orgnr"))
+        .filter(|o| o["type"] == "string")
+    {
+        orgnr.insert(
+            "description".into(),
+            Value::String(api_core::schema::company_code_argument()),
+        );
+    }
     // A tool without arguments still names its (empty) properties: some clients read
     // `properties` unconditionally.
     schema

@@ -284,9 +284,8 @@ pub fn error_result(failure: &Failure) -> Value {
 /// Arguments of the company tools.
 #[derive(Deserialize, JsonSchema)]
 pub struct OrgnrArgs {
-    /// The company's organisation number in identifier wire form `[<cc>:]<value>`: e.g.
-    /// `5560021361`, `556002-1361` or `se:5560021361` for Sweden, `lt:<company code>` for
-    /// Lithuania. An unprefixed value is Swedish.
+    /// The company's code in identifier wire form `[<cc>:]<value>` (the description the tool
+    /// lists is built from the installed schemes: `api_core::schema::company_code_argument`).
     pub orgnr: String,
 }
 
@@ -1237,6 +1236,43 @@ fn lookup_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
 mod tests {
     use super::*;
     use domain::access::scope::Scope;
+
+    // The descriptors describe company codes by the installed schemes: each test reads the
+    // catalog through these, which install them first (as the binary does at start).
+    fn catalog() -> &'static [Tool] {
+        crate::install_schemes();
+        super::catalog()
+    }
+
+    fn find(name: &str) -> Option<&'static Tool> {
+        crate::install_schemes();
+        super::find(name)
+    }
+
+    fn listed_for(scopes: &ScopeSet) -> Vec<Value> {
+        crate::install_schemes();
+        super::listed_for(scopes)
+    }
+
+    #[test]
+    fn a_company_tools_orgnr_is_described_by_every_installed_company_scheme() {
+        crate::install_schemes();
+        let rule = domain::subjects::identifier::scheme::company_code_description();
+        assert!(rule.contains("`lt:`"), "{rule}");
+        for name in ["get_company_profile", "get_officers", "refresh_company"] {
+            let d = find(name).unwrap().descriptor();
+            let text = d["inputSchema"]["properties"]["orgnr"]["description"]
+                .as_str()
+                .unwrap();
+            assert!(text.contains(&rule), "{name}: {text}");
+        }
+        // Screening's optional ad-hoc code keeps its own words.
+        let screen = find("screen_subject").unwrap().descriptor();
+        let text = screen["inputSchema"]["properties"]["orgnr"]["description"]
+            .as_str()
+            .unwrap();
+        assert!(text.starts_with("Ad hoc"), "{text}");
+    }
 
     #[test]
     fn names_are_unique_and_sorted() {

@@ -124,9 +124,13 @@ pub fn apply(doc: &mut Value) {
                     continue;
                 };
                 for parameter in parameters {
-                    let Some(name) = parameter["name"].as_str() else {
+                    let Some(name) = parameter["name"].as_str().map(str::to_owned) else {
                         continue;
                     };
+                    let name = name.as_str();
+                    if name == "orgnr" {
+                        parameter["description"] = json!(api_core::schema::company_code_argument());
+                    }
                     if let Some(rule) = parameter_rule(template, name) {
                         parameter["schema"] = rule;
                     }

@@ -139,7 +139,8 @@ pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
 /// generated from the document reads like the specification. Every component and every
 /// reference to it is renamed; a name left out here keeps its code name (a test holds that
 /// none ends in `Dto` or carries a generic's `_`).
-pub const SCHEMA_NAMES: [(&str, &str); 50] = [
+pub const SCHEMA_NAMES: [(&str, &str); 52] = [
+    ("ActivityCodeDto", "ActivityCode"),
     ("AddressDto", "Address"),
     ("AnnualReportDto", "AnnualReport"),
     ("BeneficialOwnersDto", "BeneficialOwners"),
@@ -188,6 +189,7 @@ pub const SCHEMA_NAMES: [(&str, &str); 50] = [
     ("SubscriptionDto", "Subscription"),
     ("SubscriptionListDto", "SubscriptionList"),
     ("TaxDto", "Tax"),
+    ("TaxRegistrationDto", "TaxRegistration"),
     ("WhitelistDto", "ScreeningWhitelist"),
     ("WhitelistEntryDto", "ScreeningWhitelistEntry"),
 ];

@@ -15,7 +15,7 @@ use domain::operation::Operation;
     tag = "companies",
     params((
         "orgnr" = String, Path,
-        description = "The company's code in wire form: `[se:]` + organisation number (`NNNNNNNNNN`, `NNNNNN-NNNN`, optionally `16`-prefixed; group digit not 0 or 4, third digit at least 2, Luhn check digit), or `lt:` + company code (9 digits). Surrounding whitespace is ignored. A number of this shape that fails its check digit is 400 `invalid_identifier`.",
+        description = "The company's code in identifier wire form (the document's description is built from the installed schemes).",
         example = "556002-1361",
     )),
     responses(

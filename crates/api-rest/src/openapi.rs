@@ -484,7 +484,7 @@ fn add_mode_header(doc: &mut Value) {
 /// RateLimit draft, `api_core::quota`), and `Retry-After` on its 429.
 fn add_quota_headers(doc: &mut Value) {
     doc["components"]["headers"]["RateLimitPolicy"] = json!({
-        "description": "The daily limits this route spends (draft-ietf-httpapi-ratelimit-headers-10, a Structured Fields List): `\"paid\";q=<the paid-call budget's on-demand part>;w=86400` and/or `\"person_lookups\";q=<the person-lookup ceiling>;w=86400`. The limits renew at midnight Europe/Stockholm, so `w` is nominal on the two days a year the clock changes; `GET /v1/usage` gives the exact renewal time.",
+        "description": "The daily limits this route spends (draft-ietf-httpapi-ratelimit-headers-10, a Structured Fields List): `\"paid\";q=<the paid-call budget's on-demand part>;w=86400` and/or `\"person_lookups\";q=<the person-lookup ceiling>;w=86400`. The limits renew at midnight in the deployment's time zone (`time_zone` of `GET /v1/usage`; Europe/Stockholm unless the operator sets another), so `w` is nominal on the days the clock changes; `GET /v1/usage` gives the exact renewal time.",
         "schema": {"type": "string"},
     });
     doc["components"]["headers"]["RateLimit"] = json!({

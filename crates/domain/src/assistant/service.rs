@@ -571,7 +571,7 @@ impl AssistantService {
             {
                 Ok(Allowance::Spent { left }) => calls_left = Some(left),
                 Ok(Allowance::Exhausted) => {
-                    break Err(allowance_spent(self.settings.daily_calls));
+                    break Err(allowance_spent(self.settings.daily_calls, self.calendar));
                 }
                 Err(e) => {
                     break Err(Failure::internal(e));
@@ -849,12 +849,13 @@ fn busy() -> Failure {
     )
 }
 
-fn allowance_spent(per_day: u32) -> Failure {
+fn allowance_spent(per_day: u32, calendar: BudgetCalendar) -> Failure {
     Failure::new(
         ErrorCode::BudgetExceeded,
         format!(
             "the tenant's {per_day} assistant model calls for today are spent; the allowance \
-             renews at midnight Stockholm time"
+             renews at midnight {}",
+            calendar.zone()
         ),
     )
 }

@@ -86,10 +86,10 @@ impl RefreshService {
                 ErrorCode::BudgetExceeded,
                 format!(
                     "the tenant's daily paid-call budget for reads ({} calls) is spent; a refresh \
-                     is never answered from the cache. It renews at {} (midnight \
-                     Europe/Stockholm)",
+                     is never answered from the cache. It renews at {} (midnight {})",
                     spend.cap,
-                    self.calendar.renews_at(spend.day).to_rfc3339()
+                    self.calendar.renews_at(spend.day).to_rfc3339(),
+                    self.calendar.zone()
                 ),
             ));
         }

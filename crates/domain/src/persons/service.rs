@@ -213,8 +213,9 @@ impl PersonService {
                 ErrorCode::BudgetExceeded,
                 format!(
                     "the tenant's daily person-lookup ceiling ({ceiling} lookups) is reached; it \
-                     renews at {} (midnight Europe/Stockholm)",
-                    self.calendar.renews_at(day).to_rfc3339()
+                     renews at {} (midnight {})",
+                    self.calendar.renews_at(day).to_rfc3339(),
+                    self.calendar.zone()
                 ),
             ));
         }

@@ -211,7 +211,13 @@ async fn officers_come_free_over_rest_and_mcp_and_owners_stay_501() {
         "{}",
         owners.text
     );
-    assert!(owners.text.contains("NO"), "{}", owners.text);
+    assert!(
+        owners
+            .text
+            .contains("for NO: its officers come from an open register"),
+        "{}",
+        owners.text
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

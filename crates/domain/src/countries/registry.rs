@@ -253,7 +253,13 @@ impl Countries {
         let registry = self.paid(country)?;
         match self.get(country) {
             Some(c) if c.roles.owners => Ok(registry),
-            _ => Err(not_served("beneficial-owner data", country)),
+            _ => Err(Failure::new(
+                ErrorCode::CountryNotSupported,
+                format!(
+                    "beneficial-owner data is not served for {country}: its officers come from \
+                     an open register, which holds no beneficial owners"
+                ),
+            )),
         }
     }
 
@@ -534,7 +540,9 @@ mod tests {
             code(free_only.owners(lt).err().unwrap()),
             (
                 ErrorCode::CountryNotSupported,
-                "beneficial-owner data is not served for LT yet".into()
+                "beneficial-owner data is not served for LT: its officers come from an open \
+                 register, which holds no beneficial owners"
+                    .into()
             )
         );
         assert_eq!(

@@ -6,7 +6,6 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use domain::access::tenant::Tenant;
 use domain::companies::paid::{PaidData, ServedPaid};
-use domain::companies::profile::{TaxKind, SNI_2007};
 use domain::evidence::Evidence;
 use domain::persons::profile::ServedPerson;
 use domain::subjects::subject::{Resolution, SubjectRecord};
@@ -269,12 +268,7 @@ impl CompanyProfileDto {
                 city: d.address.city.clone(),
                 country: d.address.country.clone(),
             },
-            sni: d
-                .activity_codes
-                .iter()
-                .filter(|c| c.scheme == SNI_2007)
-                .map(|c| c.code.clone())
-                .collect(),
+            sni: d.sni(),
             activity_codes: d
                 .activity_codes
                 .iter()
@@ -285,11 +279,11 @@ impl CompanyProfileDto {
                 .collect(),
             employees_band: d.employees_band.clone(),
             tax: p.tax.as_ref().and_then(|t| {
-                let r = &t.registrations;
+                let (f_skatt, vat, employer) = t.registrations.swedish_triple()?;
                 Some(TaxDto {
-                    f_skatt: r.get(TaxKind::BusinessTax)?,
-                    vat: r.get(TaxKind::Vat)?,
-                    employer: r.get(TaxKind::Employer)?,
+                    f_skatt,
+                    vat,
+                    employer,
                     evidence: EvidenceDto::from(&t.evidence),
                 })
             }),

@@ -74,12 +74,7 @@ impl StoredProfile {
             postal_code: data.address.postal_code.clone(),
             city: data.address.city.clone(),
             address_country: data.address.country.clone(),
-            sni: data
-                .activity_codes
-                .iter()
-                .filter(|c| c.scheme == SNI_2007)
-                .map(|c| c.code.clone())
-                .collect(),
+            sni: data.sni(),
             activity_codes: Some(
                 data.activity_codes
                     .iter()

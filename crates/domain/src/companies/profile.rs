@@ -138,7 +138,17 @@ impl TaxRegistrations {
 
     /// Whether every kind is reported (the specification's `tax` object can be written).
     pub fn is_complete(&self) -> bool {
-        TaxKind::ALL.iter().all(|k| self.get(*k).is_some())
+        self.swedish_triple().is_some()
+    }
+
+    /// The specification's `tax` object (`f_skatt`, `vat`, `employer`) when all three kinds
+    /// are reported.
+    pub fn swedish_triple(&self) -> Option<(bool, bool, bool)> {
+        Some((
+            self.get(TaxKind::BusinessTax)?,
+            self.get(TaxKind::Vat)?,
+            self.get(TaxKind::Employer)?,
+        ))
     }
 }
 
@@ -188,6 +198,18 @@ pub struct CompanyRegisterData {
     /// The employee size class as text (`10-19`), if known.
     pub employees_band: Option<String>,
     pub latest_annual_report: Option<AnnualReportRef>,
+}
+
+impl CompanyRegisterData {
+    /// The SNI 2007 codes among the activity codes, in the register's order: the
+    /// specification's `sni` (empty for a country with another classification).
+    pub fn sni(&self) -> Vec<String> {
+        self.activity_codes
+            .iter()
+            .filter(|c| c.scheme == SNI_2007)
+            .map(|c| c.code.clone())
+            .collect()
+    }
 }
 
 /// What the service records of one upstream call, before its data is used.

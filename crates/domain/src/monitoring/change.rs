@@ -116,18 +116,7 @@ pub fn profile_diff(
         text(Some(&n.address.country)),
     );
     if !unchecked.contains(&OptionalGroup::ActivityCodes) {
-        let sni = |codes: &[ActivityCode]| -> Vec<String> {
-            codes
-                .iter()
-                .filter(|c| c.scheme == SNI_2007)
-                .map(|c| c.code.clone())
-                .collect()
-        };
-        push(
-            "sni",
-            list(&sni(&o.activity_codes)),
-            list(&sni(&n.activity_codes)),
-        );
+        push("sni", list(&o.sni()), list(&n.sni()));
         push(
             "activity_codes",
             other_codes(&o.activity_codes),

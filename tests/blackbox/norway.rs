@@ -288,6 +288,14 @@ async fn a_monitored_norwegian_company_whose_status_and_name_move() {
     assert_eq!(s.body["country"], "NO");
     let id = n(&s.body, "subscription_id");
     assert_eq!(app.run_scheduler().await.checked, 1, "the baseline");
+    // The baseline is a full reading of the free register's officers: it spends no scheduled
+    // paid call.
+    let usage = app.get("/v1/usage", Some(&token)).await;
+    assert_eq!(
+        usage.body["paid_calls"]["scheduled"]["used"], 0,
+        "{}",
+        usage.text
+    );
 
     change(
         &app,

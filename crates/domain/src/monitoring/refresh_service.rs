@@ -204,6 +204,12 @@ impl RefreshService {
         self.companies.countries.serves_paid(orgnr.country())
     }
 
+    /// Whether reading the company's roles is metered against the paid budget (a free
+    /// register's officers are not).
+    pub(crate) fn paid_charges(&self, orgnr: &Identifier) -> bool {
+        self.companies.countries.charges(orgnr.country())
+    }
+
     /// Officers and owners read fresh, where the paid tier serves the country. A reading
     /// the budget or the registry stopped is not checked.
     pub(crate) async fn read_paid(

@@ -252,7 +252,9 @@ impl Scheduler {
         let mut scope = ReadingScope::Light;
         let mut deferred_until = None;
         if full_due {
-            if !self.refresh.paid_serves(&orgnr) || self.meter_full_refresh(caller, now).await? {
+            // A full reading spends the monitoring share only where the roles are charged.
+            let free = !self.refresh.paid_serves(&orgnr) || !self.refresh.paid_charges(&orgnr);
+            if free || self.meter_full_refresh(caller, now).await? {
                 scope = ReadingScope::Full;
                 paid = self
                     .refresh

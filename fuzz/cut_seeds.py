@@ -76,6 +76,18 @@ def opensanctions():
         write("list_opensanctions_json", f"t1_{i}.json", line)
 
 
+def peps():
+    fresh("list_ftm_pep")
+    text = (DATA / "pep/synthetic-peps.ftm.json").read_bytes()
+    lines = text.splitlines(True)
+    # A minister with her offices, a spouse and an associate; the Lithuanian cluster.
+    write("list_ftm_pep", "se_cluster.json", b"".join(lines[:14]))
+    write("list_ftm_pep", "lt_cluster.json", b"".join(lines[14:]))
+    fresh("list_riksdagen_json")
+    write("list_riksdagen_json", "members.json",
+          (DATA / "pep/riksdagen-personlista.synthetic.json").read_bytes())
+
+
 def ofac_csv():
     fresh("list_ofac_csv")
     sets = [
@@ -101,5 +113,5 @@ def ofac_csv():
             write("list_ofac_csv", f"{name}_{i}.csv", data)
 
 
-for cut in (un, eu, uk, ofac_advanced, opensanctions, ofac_csv):
+for cut in (un, eu, uk, ofac_advanced, opensanctions, peps, ofac_csv):
     cut()

@@ -67,7 +67,11 @@ pub fn digit_runs(text: &str) -> impl Iterator<Item = &str> {
 /// What every list a reader returns holds: entries with an id and at least one name, none of
 /// them blank.
 pub fn check_list(list: &domain::screening::sanctions::ParsedList) {
+    use domain::screening::sanctions::ListKind;
+    let pep = list.source.kind() == ListKind::Pep;
     for entry in &list.entries {
+        // A PEP list's entry says what makes it exposed; a sanctions entry never does.
+        assert_eq!(entry.exposure.is_some(), pep, "exposure on the wrong kind of list");
         assert!(!entry.source_entry_id.is_empty(), "an entry without an id");
         assert!(!entry.names.is_empty(), "an entry without a name");
         for name in &entry.names {

@@ -95,6 +95,7 @@ fn entry(id: String, kind: EntryKind, name: &str) -> ListEntry {
         identifiers: vec![],
         programs: vec!["BENCH".into()],
         listed_on: None,
+        exposure: None,
     }
 }
 

@@ -46,6 +46,7 @@ pub(crate) fn listing(
         identifiers: vec![],
         programs: vec!["TEST".to_owned()],
         listed_on: None,
+        exposure: None,
     }
 }
 

@@ -117,6 +117,7 @@ pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
             published_at: None,
             entries: Vec::new(),
             skipped: Vec::new(),
+            set_aside: Vec::new(),
         },
         record: None,
         in_remark: false,
@@ -571,6 +572,7 @@ impl Record {
             identifiers,
             programs,
             listed_on,
+            exposure: None,
         })
     }
 }
@@ -807,6 +809,7 @@ mod tests {
                 ],
                 programs: vec!["TEST".into(), "OTHER".into()],
                 listed_on: NaiveDate::from_ymd_opt(2020, 1, 2),
+                exposure: None,
             }]
         );
     }

@@ -7,7 +7,12 @@
 //! legacy CSV sets, SDN and consolidated non-SDN ([`ListFormat::OfacCsv`]), and its advanced
 //! XML ([`ListFormat::OfacAdvancedXml`]); the EU's financial sanctions file, FSF XML 1.1
 //! ([`ListFormat::EuXml`]); the UK Sanctions List XML ([`ListFormat::UkXml`]); and
-//! OpenSanctions' FollowTheMoney JSON lines ([`ListFormat::OpenSanctionsJson`]). A CSV set is a
+//! OpenSanctions' FollowTheMoney JSON lines ([`ListFormat::OpenSanctionsJson`]: its sanctioned
+//! entities), and PEP data in the same form ([`ListFormat::FtmPep`]: politically exposed
+//! persons, their relatives and close associates, each with what makes them exposed). A
+//! file that mixes kinds gives each list its own kind only ([`ParsedList::set_aside`]
+//! counts the rest). The Swedish Riksdag's member list ([`ListFormat::RiksdagenJson`]) is a
+//! PEP list from an official source. A CSV set is a
 //! folder (or its primary file: `sdn.csv`, `cons_prim.csv`) with its companions beside it
 //! (`alt.csv`/`cons_alt.csv` aliases, `add.csv`/`cons_add.csv` addresses,
 //! `sdn_comments.csv`/`cons_comments.csv` remark continuations).
@@ -18,6 +23,7 @@ pub mod evaluation;
 mod ofac_advanced;
 mod ofac_csv;
 mod opensanctions;
+mod riksdagen;
 #[cfg(test)]
 mod testing;
 mod text;
@@ -27,7 +33,7 @@ mod xml;
 
 pub use countries::iso_code;
 
-use domain::screening::sanctions::{ListSource, ParsedList};
+use domain::screening::sanctions::{ListKind, ListSource, ParsedList};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
@@ -40,16 +46,22 @@ pub enum ListFormat {
     EuXml,
     UkXml,
     OpenSanctionsJson,
+    /// FollowTheMoney PEP data: politically exposed persons, relatives and associates.
+    FtmPep,
+    /// The Swedish Riksdag's member list (`personlista`, JSON).
+    RiksdagenJson,
 }
 
 impl ListFormat {
-    pub const ALL: [ListFormat; 6] = [
+    pub const ALL: [ListFormat; 8] = [
         ListFormat::UnXml,
         ListFormat::OfacCsv,
         ListFormat::OfacAdvancedXml,
         ListFormat::EuXml,
         ListFormat::UkXml,
         ListFormat::OpenSanctionsJson,
+        ListFormat::FtmPep,
+        ListFormat::RiksdagenJson,
     ];
 
     /// The name an operator gives with `--format`.
@@ -61,6 +73,8 @@ impl ListFormat {
             ListFormat::EuXml => "eu-xml",
             ListFormat::UkXml => "uk-xml",
             ListFormat::OpenSanctionsJson => "opensanctions-json",
+            ListFormat::FtmPep => "ftm-pep",
+            ListFormat::RiksdagenJson => "riksdagen-json",
         }
     }
 
@@ -88,6 +102,15 @@ pub enum ReadError {
     },
     #[error("{0} holds no entries")]
     Empty(String),
+    /// The file holds records, none of them of the list's kind (a PEP file read as a
+    /// sanctions list, or the other way round).
+    #[error("{path} holds no entries of this kind of list; it holds {what}. {hint}")]
+    OtherKind {
+        path: String,
+        /// The records set aside, counted (`10 role.pep, 2 role.rca`).
+        what: String,
+        hint: &'static str,
+    },
 }
 
 /// A list read from disk, with the digest of every byte it was read from.
@@ -112,7 +135,9 @@ pub fn read_path(path: &Path, format: Option<ListFormat>) -> Result<ReadList, Re
         | ListFormat::OfacAdvancedXml
         | ListFormat::EuXml
         | ListFormat::UkXml
-        | ListFormat::OpenSanctionsJson => {
+        | ListFormat::OpenSanctionsJson
+        | ListFormat::FtmPep
+        | ListFormat::RiksdagenJson => {
             let bytes = read_file(path)?;
             (
                 read_bytes(format, &bytes)?,
@@ -147,7 +172,27 @@ pub fn read_path(path: &Path, format: Option<ListFormat>) -> Result<ReadList, Re
         }
     };
     if list.entries.is_empty() {
-        return Err(ReadError::Empty(path.display().to_string()));
+        let path = path.display().to_string();
+        if list.set_aside.is_empty() {
+            return Err(ReadError::Empty(path));
+        }
+        let what = list
+            .set_aside
+            .iter()
+            .map(|s| format!("{} {}", s.count, s.what))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let hint = match list.source.kind() {
+            ListKind::Sanctions => {
+                "Politically exposed persons and their relatives and associates are imported \
+                 as a PEP list: --format ftm-pep"
+            }
+            ListKind::Pep => {
+                "Sanctioned entities are imported as a sanctions list: --format \
+                 opensanctions-json"
+            }
+        };
+        return Err(ReadError::OtherKind { path, what, hint });
     }
     let mut hash = Sha256::new();
     for (p, bytes) in &files {
@@ -172,6 +217,8 @@ pub fn read_bytes(format: ListFormat, bytes: &[u8]) -> Result<ParsedList, ReadEr
         ListFormat::EuXml => eu::read(bytes),
         ListFormat::UkXml => uk::read(bytes),
         ListFormat::OpenSanctionsJson => opensanctions::read(bytes),
+        ListFormat::FtmPep => opensanctions::pep::read(bytes),
+        ListFormat::RiksdagenJson => riksdagen::read(bytes),
         ListFormat::OfacCsv => Err(ReadError::Malformed {
             format: ListFormat::OfacCsv.as_str(),
             detail: "a CSV set is several files, read together".to_owned(),
@@ -211,6 +258,9 @@ pub fn detect(path: &Path) -> Result<ListFormat, ReadError> {
     if let Some((_, format)) = shows.iter().find(|(mark, _)| head.contains(mark)) {
         return Ok(*format);
     }
+    if head.trim_start().starts_with('{') && head.contains("\"personlista\"") {
+        return Ok(ListFormat::RiksdagenJson);
+    }
     if head.trim_start().starts_with('{') && head.contains("\"schema\"") {
         return Ok(ListFormat::OpenSanctionsJson);
     }
@@ -232,6 +282,8 @@ pub fn source_of(format: ListFormat) -> Option<ListSource> {
         ListFormat::EuXml => Some(ListSource::EuFinancialSanctions),
         ListFormat::UkXml => Some(ListSource::UkSanctionsList),
         ListFormat::OpenSanctionsJson => Some(ListSource::OpenSanctions),
+        ListFormat::FtmPep => Some(ListSource::FtmPeps),
+        ListFormat::RiksdagenJson => Some(ListSource::Riksdagen),
         ListFormat::OfacCsv => None,
     }
 }

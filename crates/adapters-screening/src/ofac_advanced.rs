@@ -687,6 +687,7 @@ impl Reading {
             published_at,
             entries,
             skipped,
+            set_aside: Vec::new(),
         }
     }
 
@@ -869,6 +870,7 @@ impl Reading {
             identifiers,
             programs: Vec::new(),
             listed_on: None,
+            exposure: None,
         })
     }
 
@@ -1651,6 +1653,7 @@ mod tests {
                 ],
                 programs: vec!["IRAN".into(), "SDGT".into()],
                 listed_on: Some(day(2005, 1, 2)),
+                exposure: None,
             }]
         );
     }

@@ -297,6 +297,7 @@ pub(crate) fn read(
         published_at: None,
         entries: drafts.into_iter().map(entry_of).collect(),
         skipped,
+        set_aside: Vec::new(),
     })
 }
 
@@ -387,6 +388,7 @@ fn entry_of(d: Draft) -> ListEntry {
         identifiers,
         programs: d.programs,
         listed_on: None,
+        exposure: None,
     }
 }
 

@@ -37,6 +37,19 @@
 //!   of a screenable schema is an entry. A *target* of any other schema (`Security`,
 //!   `CryptoWallet`, `Vehicle`, ...) is listed by the publisher but not screenable by name:
 //!   it is named in `skipped` so the version shows what it leaves out.
+//! - **Sanctioned, or something else.** An export may mix sanctioned entities with
+//!   politically exposed persons and their relatives, wanted persons, debarred companies
+//!   (OpenSanctions' `default` collection does). FtM's `topics` say which is which, and a
+//!   sanctions list holds only the entities a topic of [`SANCTION_TOPICS`] marks
+//!   (`sanction`, `sanction.linked`, `export.control`, `asset.frozen`). The others are set
+//!   aside and counted under their principal topic ([`ParsedList::set_aside`]: `role.pep`,
+//!   `role.rca`, else the first topic alphabetically; `(no topic)` for one without topics in
+//!   an export that marks the others): never stored as sanctions, and not skipped records
+//!   either (the version is complete without them). PEPs and their relatives are read by
+//!   [`pep`] into a PEP list instead. An export that marks no entity with topics at all (an
+//!   older export of sanctions alone) is read as before. A `Sanction` entity naming an
+//!   entity does not decide: debarments and disqualifications are written as `Sanction`s
+//!   too.
 //! - **Ids.** `source_entry_id` is the entity's `id` (`NK-aU5ybkbRFJucf8YMwsJvDw`).
 //! - **Names.** The primary name is the `caption` when it is one of the entity's `name`
 //!   values (OpenSanctions' choice of display name), else the first `name`. A `Person` without
@@ -85,7 +98,7 @@
 //!   values; if it has none, its `program` (the publisher's words, e.g. `RUSSIA-EO14024`);
 //!   if it has neither, its `authority` (who listed it, e.g. `La Principauté de Monaco`).
 //!   Deduplicated, the first kept. A `Sanction` with an `endDate` still counts: the file
-//!   says it happened, and the matcher does not judge currency. `topics` are not read.
+//!   says it happened, and the matcher does not judge currency.
 //! - **Listed on.** The earliest `startDate` of those `Sanction` entities (its `listingDate`
 //!   when it has no `startDate`), among full days: a year or month alone gives no day. A
 //!   `Sanction` whose `startDate` or `listingDate` is not an ISO date prefix is skipped (and
@@ -104,8 +117,10 @@ use crate::ReadError;
 use chrono::NaiveDate;
 use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
-    NameQuality, ParsedList,
+    NameQuality, ParsedList, SetAside,
 };
+
+pub(crate) mod pep;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -181,6 +196,31 @@ const CONTEXT: [&str; 10] = [
     "addressEntity",
 ];
 
+/// What an entity is said to be (`sanction`, `role.pep`, `crime.fraud`, ...), and the
+/// properties of offices, terms and ties that PEP data uses.
+const PEP_CONTEXT: [&str; 9] = [
+    "topics",
+    "position",
+    "post",
+    "status",
+    "endDate",
+    "periodEnd",
+    "person",
+    "relative",
+    "associate",
+];
+
+/// The topics that make an entity a sanctions listing: designated (or owned or controlled
+/// by a designated party), an export control, an asset freeze. Every other topic
+/// (`role.pep`, `role.rca`, `sanction.counter`, `crime.*`, `wanted`, `debarment`, `poi`,
+/// ...) says something else about the entity.
+pub(crate) const SANCTION_TOPICS: [&str; 4] = [
+    "sanction",
+    "sanction.linked",
+    "export.control",
+    "asset.frozen",
+];
+
 /// The properties this reader uses, whatever the schema; the others are neither kept nor
 /// checked.
 fn used(prop: &str) -> Option<&'static str> {
@@ -192,7 +232,8 @@ fn used(prop: &str) -> Option<&'static str> {
         .chain(&COUNTRY)
         .chain(IDENTIFIERS.iter().map(|(p, _)| p))
         .chain(&CONTEXT)
-        .chain(&["birthDate"])
+        .chain(&PEP_CONTEXT)
+        .chain(&["birthDate", "relationship"])
         .find(|p| **p == prop)
         .copied()
 }
@@ -229,8 +270,100 @@ enum Line {
     Delta(String),
 }
 
-/// Reads a whole FtM entity export.
+/// An export's entities, read line by line, with the records skipped so far.
+struct Export {
+    entities: Vec<Entity>,
+    skipped: Vec<(usize, String)>,
+}
+
+/// Reads a whole FtM entity export as a sanctions list: the sanctioned entities only.
 pub(crate) fn read(bytes: &[u8]) -> Result<ParsedList, ReadError> {
+    let Export {
+        entities,
+        mut skipped,
+    } = entities(bytes)?;
+    let file = File::index(&entities, &mut skipped);
+    let uses_topics = entities.iter().any(|e| !e.values("topics").is_empty());
+    let mut entries = Vec::new();
+    let mut set_aside = Tally::default();
+    for (i, e) in entities.iter().enumerate() {
+        match (entry_kind(&e.schema), e.target) {
+            (_, Some(false)) => {}
+            (Some(kind), _) => match not_sanctioned(e, uses_topics) {
+                Some(what) => set_aside.add(what),
+                None => match file.entry(i, kind) {
+                    Ok(entry) => entries.push(entry),
+                    Err(why) => skipped.push((e.line, format!("{}: {why}", e.at()))),
+                },
+            },
+            (None, Some(true)) => skipped.push((
+                e.line,
+                format!(
+                    "{}: a target of a schema name screening does not cover",
+                    e.at()
+                ),
+            )),
+            (None, None) => {}
+        }
+    }
+    skipped.sort_by_key(|(line, _)| *line);
+    Ok(ParsedList {
+        source: ListSource::OpenSanctions,
+        published_at: None,
+        entries,
+        skipped: skipped.into_iter().map(|(_, why)| why).collect(),
+        set_aside: set_aside.into_list(),
+    })
+}
+
+/// Why a screenable entity is not a sanctions listing, as its principal topic: `None` when
+/// a topic of [`SANCTION_TOPICS`] marks it, or when the export marks no entity with topics
+/// at all (an older export of sanctions alone); `(no topic)` for an entity without topics in
+/// an export that marks the others.
+fn not_sanctioned(e: &Entity, uses_topics: bool) -> Option<String> {
+    let topics = e.values("topics");
+    if topics.iter().any(|t| SANCTION_TOPICS.contains(&t.as_str())) {
+        return None;
+    }
+    if topics.is_empty() {
+        return uses_topics.then(|| "(no topic)".to_owned());
+    }
+    Some(principal_topic(topics))
+}
+
+/// The topic an entity is counted under: `role.pep`, then `role.rca`, then the first of
+/// its topics in alphabetical order (so the count does not depend on the file's order).
+fn principal_topic(topics: &[String]) -> String {
+    for first in ["role.pep", "role.rca"] {
+        if topics
+            .iter()
+            .any(|t| t == first || t.starts_with(&format!("{first}.")))
+        {
+            return first.to_owned();
+        }
+    }
+    topics.iter().min().cloned().unwrap_or_default()
+}
+
+/// Records counted by what they are, reported in a fixed order.
+#[derive(Default)]
+struct Tally(std::collections::BTreeMap<String, u32>);
+
+impl Tally {
+    fn add(&mut self, what: String) {
+        *self.0.entry(what).or_default() += 1;
+    }
+
+    fn into_list(self) -> Vec<SetAside> {
+        self.0
+            .into_iter()
+            .map(|(what, count)| SetAside { what, count })
+            .collect()
+    }
+}
+
+/// Reads every line of an export into entities; refuses what is not an export.
+fn entities(bytes: &[u8]) -> Result<Export, ReadError> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let mut entities: Vec<Entity> = Vec::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
@@ -290,33 +423,7 @@ pub(crate) fn read(bytes: &[u8]) -> Result<ParsedList, ReadError> {
             "only {ftm_lines} of {lines} lines are FollowTheMoney entities ({first_unreadable})"
         )));
     }
-
-    let file = File::index(&entities, &mut skipped);
-    let mut entries = Vec::new();
-    for (i, e) in entities.iter().enumerate() {
-        match (entry_kind(&e.schema), e.target) {
-            (_, Some(false)) => {}
-            (Some(kind), _) => match file.entry(i, kind) {
-                Ok(entry) => entries.push(entry),
-                Err(why) => skipped.push((e.line, format!("{}: {why}", e.at()))),
-            },
-            (None, Some(true)) => skipped.push((
-                e.line,
-                format!(
-                    "{}: a target of a schema name screening does not cover",
-                    e.at()
-                ),
-            )),
-            (None, None) => {}
-        }
-    }
-    skipped.sort_by_key(|(line, _)| *line);
-    Ok(ParsedList {
-        source: ListSource::OpenSanctions,
-        published_at: None,
-        entries,
-        skipped: skipped.into_iter().map(|(_, why)| why).collect(),
-    })
+    Ok(Export { entities, skipped })
 }
 
 /// Reads one non-blank line.
@@ -646,6 +753,7 @@ impl<'a> File<'a> {
             identifiers,
             programs,
             listed_on,
+            exposure: None,
         })
     }
 }

@@ -97,6 +97,7 @@ pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
             published_at: None,
             entries: Vec::new(),
             skipped: Vec::new(),
+            set_aside: Vec::new(),
         },
         record: None,
         generated: None,
@@ -527,6 +528,7 @@ impl Record {
             identifiers,
             programs,
             listed_on,
+            exposure: None,
         })
     }
 }
@@ -663,6 +665,7 @@ mod tests {
                 identifiers: vec![id("passport", "P1"), id("national identifier", "N 2")],
                 programs: vec!["Regime A".into()],
                 listed_on: Some(day(2012, 6, 29)),
+                exposure: None,
             }]
         );
     }

@@ -78,6 +78,7 @@ pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
             published_at: None,
             entries: Vec::new(),
             skipped: Vec::new(),
+            set_aside: Vec::new(),
         },
         container: None,
         record: None,
@@ -471,6 +472,7 @@ impl Record {
             identifiers,
             programs,
             listed_on,
+            exposure: None,
         })
     }
 }
@@ -590,6 +592,7 @@ mod tests {
                 ],
                 programs: vec!["Test".into()],
                 listed_on: NaiveDate::from_ymd_opt(2020, 1, 2),
+                exposure: None,
             }]
         );
     }

@@ -130,6 +130,7 @@ fn eu_3579_2_first_entered_name_leads_and_unknown_countries_are_none() {
             identifiers: vec![id("national passport", "488555", None)],
             programs: vec!["TERR".into()],
             listed_on: None,
+            exposure: None,
         }
     );
 }
@@ -157,6 +158,7 @@ fn eu_502_12_circa_year_range_is_kept_as_the_range() {
             identifiers: vec![],
             programs: vec!["AFG".into()],
             listed_on: Some(day(2001, 1, 25)),
+            exposure: None,
         }
     );
 }
@@ -195,6 +197,7 @@ fn eu_3953_70_enterprise_with_multilingual_aliases_registration_number_and_addre
             identifiers: vec![id("registration number", "892", None)],
             programs: vec!["IRN".into()],
             listed_on: Some(day(2008, 6, 23)),
+            exposure: None,
         }
     );
 }
@@ -219,6 +222,7 @@ fn eu_3886_3_good_quality_alias_and_a_passport_with_its_country() {
             identifiers: vec![id("national passport", "FK117RK0", Some("LY"))],
             programs: vec!["LBY".into()],
             listed_on: Some(day(2011, 2, 26)),
+            exposure: None,
         }
     );
 }

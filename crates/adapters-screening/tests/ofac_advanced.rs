@@ -103,6 +103,7 @@ fn party_36_aerocaribbean_airlines_with_its_listing() {
             // `Unknown` add none.
             programs: vec!["CUBA".into()],
             listed_on: Some(day(1986, 12, 10)),
+            exposure: None,
         }
     );
 }
@@ -145,6 +146,7 @@ fn party_25057_al_rawi_names_in_both_orders_weak_aliases_and_birth_dates() {
             // No SanctionsEntry for this party in the fragments.
             programs: vec![],
             listed_on: None,
+            exposure: None,
         }
     );
 }
@@ -168,6 +170,7 @@ fn party_306_banco_nacional_de_cuba_address_in_japan_and_a_weak_alias() {
             identifiers: vec![],
             programs: vec![],
             listed_on: None,
+            exposure: None,
         }
     );
 }
@@ -192,6 +195,7 @@ fn party_6832_echeverry_herrera_and_his_cedula() {
             identifiers: vec![id("cedula no.", "1625525", "CO")],
             programs: vec![],
             listed_on: None,
+            exposure: None,
         }
     );
 }
@@ -220,6 +224,7 @@ fn party_6905_abu_zubaydah_nationality_place_of_birth_and_passport() {
             identifiers: vec![id("passport", "484824", "EG")],
             programs: vec![],
             listed_on: None,
+            exposure: None,
         }
     );
 }

@@ -200,6 +200,7 @@ fn zakharov_multi_script_names_birth_date_nationality_and_programs() {
             ]),
             // Ukraine's NSDC listing (startDate 2023-07-01) is the earliest.
             listed_on: Some(day(2023, 7, 1)),
+            exposure: None,
         }
     );
 }
@@ -539,6 +540,7 @@ fn odd_corners_map_as_documented() {
             ],
             programs: strings(&["SDGT", "Some Authority"]),
             listed_on: Some(day(2010, 1, 2)),
+            exposure: None,
         }
     );
 

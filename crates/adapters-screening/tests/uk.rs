@@ -111,6 +111,7 @@ fn afg0006_dates_of_birth_including_partial_ones() {
             ],
             programs: vec!["The Afghanistan (Sanctions) (EU Exit) Regulations 2020".into()],
             listed_on: Some(day(2001, 1, 25)),
+            exposure: None,
         }
     );
 }
@@ -134,6 +135,7 @@ fn dpr0075_ship_with_its_imo_number_and_flag() {
                     .into()
             ],
             listed_on: Some(day(2017, 10, 3)),
+            exposure: None,
         }
     );
 }
@@ -182,6 +184,7 @@ fn afg0001_entity_with_non_latin_name_and_two_address_countries() {
             identifiers: vec![],
             programs: vec!["The Afghanistan (Sanctions) (EU Exit) Regulations 2020".into()],
             listed_on: Some(day(2012, 6, 29)),
+            exposure: None,
         }
     );
 }

@@ -113,6 +113,7 @@ fn cdi_001_eric_badege_birth_year_and_address_country() {
             identifiers: vec![],
             programs: vec!["DRC".into()],
             listed_on: Some(day(2012, 12, 31)),
+            exposure: None,
         }
     );
 }
@@ -152,6 +153,7 @@ fn lyi_023_exact_birth_date_passport_original_script_and_low_aliases() {
             ],
             programs: vec!["Libya".into()],
             listed_on: Some(day(2018, 6, 7)),
+            exposure: None,
         }
     );
 }
@@ -229,6 +231,7 @@ fn qde_014_entity_with_aka_and_fka_aliases() {
             identifiers: vec![],
             programs: vec!["Al-Qaida".into()],
             listed_on: Some(day(2001, 10, 6)),
+            exposure: None,
         }
     );
 }

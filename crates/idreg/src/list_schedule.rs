@@ -104,6 +104,8 @@ fn scheduled(source: ListSource, url: &str) -> anyhow::Result<ScheduledList> {
         ListSource::EuFinancialSanctions => ListFormat::EuXml,
         ListSource::UkSanctionsList => ListFormat::UkXml,
         ListSource::OpenSanctions => ListFormat::OpenSanctionsJson,
+        ListSource::FtmPeps => ListFormat::FtmPep,
+        ListSource::Riksdagen => ListFormat::RiksdagenJson,
         ListSource::OfacSdn if file == "sdn.csv" => ListFormat::OfacCsv,
         ListSource::OfacSdn if file.ends_with(".csv") => {
             bail!("OFAC's SDN CSV set is fetched from its sdn.csv (companions beside it)")

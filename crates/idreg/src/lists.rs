@@ -1,4 +1,4 @@
-//! `idreg lists ...`: importing sanctions lists into immutable source versions, and showing
+//! `idreg lists ...`: importing sanctions and PEP lists into immutable source versions, and showing
 //! which version of each list is active.
 //!
 //! `import` reads a file (or an OFAC CSV folder) in its format, detected or named, with
@@ -20,10 +20,12 @@ use std::path::PathBuf;
 #[derive(Subcommand, Debug)]
 pub enum ListsCommand {
     /// Imports a sanctions list file (UN XML) or OFAC CSV set (a folder, or its sdn.csv /
-    /// cons_prim.csv) as a new version, active at once; the format is detected unless named.
+    /// cons_prim.csv), or a PEP list (FollowTheMoney PEP data, the Riksdag's members), as a
+    /// new version, active at once; the format is detected unless named.
     Import {
         path: PathBuf,
-        /// un-xml, ofac-csv, ofac-advanced-xml, eu-xml, uk-xml or opensanctions-json.
+        /// un-xml, ofac-csv, ofac-advanced-xml, eu-xml, uk-xml, opensanctions-json, ftm-pep
+        /// or riksdagen-json.
         #[arg(long)]
         format: Option<String>,
     },
@@ -121,6 +123,14 @@ async fn import(app: &App, path: PathBuf, format: Option<String>) -> Result<Valu
         read.list.skipped.len()
     ));
     let skipped = read.list.skipped.clone();
+    // Records of another kind of list (PEPs in a sanctions export, sanctioned entities in
+    // a PEP feed): counted, never stored under this list.
+    let set_aside: serde_json::Map<String, Value> = read
+        .list
+        .set_aside
+        .iter()
+        .map(|s| (s.what.clone(), json!(s.count)))
+        .collect();
     progress.step("storing the version");
     let outcome = app.services.lists.import(read.list, &read.digest).await?;
     progress.step(match &outcome {
@@ -136,6 +146,7 @@ async fn import(app: &App, path: PathBuf, format: Option<String>) -> Result<Valu
         "version": version_json(version),
         "files": read.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
         "skipped": skipped,
+        "set_aside": set_aside,
     }))
 }
 

@@ -104,7 +104,8 @@ pub enum WhitelistCommand {
         /// The `input_hash` of the ad-hoc check it clears.
         #[arg(long)]
         input_hash: Option<String>,
-        /// The list: un_sc, ofac_sdn, ofac_cons, eu_fsf, uk_fcdo or opensanctions.
+        /// The list: un_sc, ofac_sdn, ofac_cons, eu_fsf, uk_fcdo, opensanctions, ftm_peps or
+        /// se_riksdagen.
         #[arg(long)]
         source: String,
         /// The list's own id of the entry (a candidate's `source_entry_id`).

@@ -250,6 +250,7 @@ mod tests {
             }],
             programs: vec!["UN 1533".into()],
             listed_on: NaiveDate::from_ymd_opt(2005, 11, 1),
+            exposure: None,
         };
         let json = serde_json::to_value(StoredEntry::from_domain(&entry)).unwrap();
         let stored: StoredEntry = serde_json::from_value(json).unwrap();
@@ -257,5 +258,48 @@ mod tests {
             .into_domain(entry.source_entry_id.clone(), entry.kind.as_str())
             .unwrap();
         assert_eq!(back, entry);
+
+        // A PEP list's entry keeps what makes the person exposed; an entry stored before PEP
+        // lists (no `exposure`) reads as a sanctions entry.
+        use domain::screening::sanctions::{
+            Exposure, ExposureRole, HeldPosition, PepRelation, RelationKind, TermStatus,
+        };
+        let office = HeldPosition {
+            title: "Member of the Test Parliament".into(),
+            country: Some("SE".into()),
+            start: Some(ListedDate::Month {
+                year: 2014,
+                month: 9,
+            }),
+            end: Some(ListedDate::Year(2022)),
+            status: TermStatus::Ended,
+        };
+        let pep = ListEntry {
+            exposure: Some(Exposure {
+                roles: vec![ExposureRole::Pep, ExposureRole::Rca],
+                positions: vec![office.clone()],
+                relations: vec![PepRelation {
+                    kind: RelationKind::Family,
+                    relationship: Some("spouse".into()),
+                    pep_entry_id: "p-2".into(),
+                    pep_name: "Prova Testperson".into(),
+                    pep_positions: vec![HeldPosition {
+                        status: TermStatus::Unknown,
+                        end: None,
+                        ..office
+                    }],
+                }],
+            }),
+            ..entry.clone()
+        };
+        for e in [&pep, &entry] {
+            let json = serde_json::to_value(StoredEntry::from_domain(e)).unwrap();
+            assert_eq!(json.get("exposure").is_some(), e.exposure.is_some());
+            let stored: StoredEntry = serde_json::from_value(json).unwrap();
+            let back = stored
+                .into_domain(e.source_entry_id.clone(), e.kind.as_str())
+                .unwrap();
+            assert_eq!(&back, e);
+        }
     }
 }

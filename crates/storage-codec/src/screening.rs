@@ -1,6 +1,7 @@
 //! A screening check's candidates as the stores keep them (`screening_checks.candidates`):
 //! each candidate's listing, score, reasons and evidence, as the check saw them.
 
+use crate::sanctions::StoredExposure;
 use crate::{corrupt, parse_id};
 use chrono::{DateTime, NaiveDate, Utc};
 use domain::companies::paid::{Party, PartyRole};
@@ -73,6 +74,10 @@ pub struct StoredListing {
     identifiers: Vec<StoredIdentifier>,
     programs: Vec<String>,
     listed_on: Option<NaiveDate>,
+    /// A PEP list's candidate: what made the person exposed (checks written before PEP lists
+    /// have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exposure: Option<StoredExposure>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -167,6 +172,7 @@ impl StoredListing {
                 .collect(),
             programs: e.programs.clone(),
             listed_on: e.listed_on,
+            exposure: e.exposure.as_ref().map(StoredExposure::from_domain),
         }
     }
 
@@ -207,6 +213,7 @@ impl StoredListing {
                 .collect(),
             programs: self.programs,
             listed_on: self.listed_on,
+            exposure: self.exposure.map(StoredExposure::into_domain).transpose()?,
         })
     }
 }

@@ -50,6 +50,7 @@ fn entry(id: &str, name: &str) -> ListEntry {
         }],
         programs: vec!["SDGT".into(), "IRAQ2".into()],
         listed_on: NaiveDate::from_ymd_opt(2004, 3, 1),
+        exposure: None,
     }
 }
 

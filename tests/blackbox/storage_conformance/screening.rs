@@ -655,6 +655,7 @@ fn listing(id: &str) -> ListEntry {
         }],
         programs: vec!["SDGT".into(), "IRAQ2".into()],
         listed_on: NaiveDate::from_ymd_opt(2004, 3, 1),
+        exposure: None,
     }
 }
 

@@ -26,19 +26,54 @@ pub enum ListSource {
     EuFinancialSanctions,
     /// The UK Sanctions List (FCDO XML).
     UkSanctionsList,
-    /// An OpenSanctions FollowTheMoney export (JSON lines).
+    /// An OpenSanctions FollowTheMoney export (JSON lines): its sanctioned entities only.
     OpenSanctions,
+    /// A feed of politically exposed persons, their relatives and close associates in the
+    /// FollowTheMoney form (OpenSanctions' PEP data or a vendor's), licensed by the operator.
+    FtmPeps,
+    /// The Swedish Riksdag's open member data: members of parliament and ministers, with
+    /// their terms (free reuse, credited "Source: The Swedish Parliament").
+    Riksdagen,
+}
+
+/// What a list says about the entries it names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ListKind {
+    /// Sanctioned: a designation by an authority (or an export control).
+    Sanctions,
+    /// Politically exposed: holders of prominent public functions, their family members and
+    /// close associates. Not a sanction: a match asks for enhanced due diligence.
+    Pep,
+}
+
+impl ListKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ListKind::Sanctions => "sanctions",
+            ListKind::Pep => "pep",
+        }
+    }
 }
 
 impl ListSource {
-    pub const ALL: [ListSource; 6] = [
+    pub const ALL: [ListSource; 8] = [
         ListSource::UnConsolidated,
         ListSource::OfacSdn,
         ListSource::OfacConsolidated,
         ListSource::EuFinancialSanctions,
         ListSource::UkSanctionsList,
         ListSource::OpenSanctions,
+        ListSource::FtmPeps,
+        ListSource::Riksdagen,
     ];
+
+    /// Whether the list names sanctioned parties or politically exposed persons.
+    pub fn kind(self) -> ListKind {
+        match self {
+            ListSource::FtmPeps | ListSource::Riksdagen => ListKind::Pep,
+            _ => ListKind::Sanctions,
+        }
+    }
 
     /// The source id checks carry (`candidates[].source_id`).
     pub fn as_str(self) -> &'static str {
@@ -49,6 +84,8 @@ impl ListSource {
             ListSource::EuFinancialSanctions => "eu_fsf",
             ListSource::UkSanctionsList => "uk_fcdo",
             ListSource::OpenSanctions => "opensanctions",
+            ListSource::FtmPeps => "ftm_peps",
+            ListSource::Riksdagen => "se_riksdagen",
         }
     }
 
@@ -207,6 +244,126 @@ pub struct ListEntry {
     /// The sanctions programmes or regimes the entry is listed under.
     pub programs: Vec<String>,
     pub listed_on: Option<NaiveDate>,
+    /// On an entry of a PEP list: what makes the person exposed, as the list says it.
+    /// `None` on a sanctions list's entry.
+    pub exposure: Option<Exposure>,
+}
+
+/// Why a PEP list names a person: the offices held, and the PEPs the person is a relative
+/// or close associate of. A person may be both (a minister married to a member of
+/// parliament).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Exposure {
+    /// What the list calls the person: a PEP, a relative or close associate of one, or
+    /// both.
+    pub roles: Vec<ExposureRole>,
+    /// Prominent public functions the person holds or held.
+    pub positions: Vec<HeldPosition>,
+    /// The PEPs the person is a family member or a close associate of.
+    pub relations: Vec<PepRelation>,
+}
+
+/// What a PEP list calls a person.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExposureRole {
+    /// Holds or held a prominent public function.
+    Pep,
+    /// A family member or close associate of a PEP.
+    Rca,
+}
+
+impl ExposureRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExposureRole::Pep => "pep",
+            ExposureRole::Rca => "rca",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ExposureRole> {
+        [ExposureRole::Pep, ExposureRole::Rca]
+            .into_iter()
+            .find(|r| r.as_str() == s)
+    }
+}
+
+/// One person's term in one office, as the list gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldPosition {
+    /// The office in the list's words (`Member of the Riksdag`, `Minister of Finance`).
+    pub title: String,
+    /// The office's country, ISO 3166-1 alpha-2 upper case, when the list gives one.
+    pub country: Option<String>,
+    pub start: Option<ListedDate>,
+    /// The end of the person's own term: in the past, when they left office; in the
+    /// future, when the term is due to end.
+    pub end: Option<ListedDate>,
+    pub status: TermStatus,
+}
+
+/// Whether a term is running, as the list says.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TermStatus {
+    Current,
+    Ended,
+    /// The list does not say.
+    Unknown,
+}
+
+impl TermStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TermStatus::Current => "current",
+            TermStatus::Ended => "ended",
+            TermStatus::Unknown => "unknown",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TermStatus> {
+        [TermStatus::Current, TermStatus::Ended, TermStatus::Unknown]
+            .into_iter()
+            .find(|t| t.as_str() == s)
+    }
+}
+
+/// How a relative or associate is tied to a PEP.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RelationKind {
+    /// A family member (spouse or partner, child, parent, sibling, ...).
+    Family,
+    /// A close associate (a business partner, a joint owner, ...).
+    Associate,
+}
+
+impl RelationKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RelationKind::Family => "family",
+            RelationKind::Associate => "associate",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RelationKind> {
+        [RelationKind::Family, RelationKind::Associate]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
+/// A relative's or associate's tie to a PEP, with the PEP's offices copied in, so the entry
+/// explains itself without another read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PepRelation {
+    pub kind: RelationKind,
+    /// What the person is to the PEP, in the list's words (`spouse`, `daughter`, `business
+    /// partner`), when it says.
+    pub relationship: Option<String>,
+    /// The PEP's own id in the list.
+    pub pep_entry_id: String,
+    /// The PEP's primary name.
+    pub pep_name: String,
+    /// The PEP's offices.
+    pub pep_positions: Vec<HeldPosition>,
 }
 
 /// The outcome of reading one list file completely.
@@ -218,6 +375,18 @@ pub struct ParsedList {
     pub entries: Vec<ListEntry>,
     /// Records the reader had to skip, with why (no entry is ever half-read into a version).
     pub skipped: Vec<String>,
+    /// Records the file holds that belong to another kind of list (an export mixing
+    /// sanctioned entities with PEPs, wanted persons, debarred companies), counted by what
+    /// they are. Not skipped for a fault: the version is complete without them.
+    pub set_aside: Vec<SetAside>,
+}
+
+/// Records of a file left out of a list because they are not of its kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetAside {
+    /// What they are, in the file's terms (`role.pep`, `crime`, `debarment`).
+    pub what: String,
+    pub count: u32,
 }
 
 /// A stored version of a list.

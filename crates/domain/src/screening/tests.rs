@@ -57,6 +57,7 @@ fn entry(id: &str, name: &str, born: Option<NaiveDate>) -> ListEntry {
         identifiers: vec![],
         programs: vec!["Synthetic".into()],
         listed_on: None,
+        exposure: None,
     }
 }
 

@@ -177,6 +177,7 @@ mod tests {
             identifiers: vec![],
             programs: vec![],
             listed_on: None,
+            exposure: None,
         }
     }
 

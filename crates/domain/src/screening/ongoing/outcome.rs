@@ -305,6 +305,7 @@ mod tests {
                 identifiers: vec![],
                 programs: vec![],
                 listed_on: None,
+                exposure: None,
             },
             evidence: CandidateEvidence {
                 digest: "sha256:00".into(),

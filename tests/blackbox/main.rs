@@ -24,6 +24,7 @@ mod norway;
 mod oauth;
 mod ongoing_screening;
 mod paid;
+mod pep_screening;
 mod persons;
 mod portal;
 mod portal_browser;

@@ -73,7 +73,7 @@ pub(crate) async fn rescreen(app: &TestApp) -> RescreenReport {
         .expect("an ongoing screening pass")
 }
 
-async fn events_of(app: &TestApp, token: &str, kind: &str) -> Vec<Value> {
+pub(crate) async fn events_of(app: &TestApp, token: &str, kind: &str) -> Vec<Value> {
     let a = app
         .get(
             &format!("/v1/events?limit=1000&cursor=0&types={kind}"),

@@ -19,14 +19,14 @@ const SCOPES: &str =
     "kyb:read kyc:read monitoring:subscribe monitoring:read events:read screening:read";
 
 /// The Python receiver (`tests/webhook_receiver/receiver.py`), on a loopback port.
-struct Receiver {
-    url: String,
+pub(crate) struct Receiver {
+    pub(crate) url: String,
     http: reqwest::Client,
     _child: tokio::process::Child,
 }
 
 impl Receiver {
-    async fn start(python: &str) -> Receiver {
+    pub(crate) async fn start(python: &str) -> Receiver {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/webhook_receiver/receiver.py");
         let mut child = tokio::process::Command::new(python)
             .arg(script)
@@ -48,7 +48,7 @@ impl Receiver {
         }
     }
 
-    async fn control(&self, settings: Value) {
+    pub(crate) async fn control(&self, settings: Value) {
         let r = self
             .http
             .post(format!("{}/control", self.url))
@@ -59,7 +59,7 @@ impl Receiver {
         assert_eq!(r.status(), 204);
     }
 
-    async fn received(&self) -> Value {
+    pub(crate) async fn received(&self) -> Value {
         self.http
             .get(format!("{}/received", self.url))
             .send()
@@ -80,7 +80,7 @@ impl Receiver {
     }
 }
 
-async fn spawn(delays: &[i64], disable_after: chrono::Duration) -> TestApp {
+pub(crate) async fn spawn(delays: &[i64], disable_after: chrono::Duration) -> TestApp {
     let delays = delays.to_vec();
     TestApp::spawn_with(move |c| {
         c.webhook_allow_loopback = true;
@@ -92,7 +92,7 @@ async fn spawn(delays: &[i64], disable_after: chrono::Duration) -> TestApp {
     .await
 }
 
-async fn dispatch(app: &TestApp) -> DispatchReport {
+pub(crate) async fn dispatch(app: &TestApp) -> DispatchReport {
     app.app
         .services
         .dispatcher
@@ -101,7 +101,7 @@ async fn dispatch(app: &TestApp) -> DispatchReport {
         .expect("a webhook pass")
 }
 
-async fn create(app: &TestApp, token: &str, body: Value) -> Value {
+pub(crate) async fn create(app: &TestApp, token: &str, body: Value) -> Value {
     let a = app.post_json("/v1/webhooks", Some(token), &body).await;
     assert_eq!(a.status, 201, "{}", a.text);
     a.body

@@ -355,6 +355,8 @@ diesel::table! {
         created_by -> Text,
         created_at -> Timestamptz,
         active -> Bool,
+        peps_screened -> Bool,
+        pep_after_office_months -> Int4,
     }
 }
 
@@ -377,6 +379,8 @@ diesel::table! {
         status -> Text,
         effective_from -> Nullable<Timestamptz>,
         created_at -> Timestamptz,
+        peps_screened -> Nullable<Bool>,
+        pep_after_office_months -> Nullable<Int4>,
     }
 }
 

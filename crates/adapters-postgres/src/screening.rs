@@ -34,7 +34,7 @@ use domain::monitoring::event::NewEvent;
 use domain::screening::check::{InputKind, SealedCheckInput, StoredCheck};
 use domain::screening::matcher::score::Weights;
 use domain::screening::policy::{
-    Band, OverrideConfig, OverrideStatus, OverrideVersion, PolicyConfig, PolicyVersion,
+    Band, OverrideConfig, OverrideStatus, OverrideVersion, PepPolicy, PolicyConfig, PolicyVersion,
     WeightOverrides,
 };
 use domain::screening::ports::{ScreeningContext, ScreeningStore};
@@ -59,6 +59,8 @@ type PolicyRow = (
     String,
     DateTime<Utc>,
     bool,
+    bool,
+    i32,
 );
 
 macro_rules! policy_columns {
@@ -78,6 +80,8 @@ macro_rules! policy_columns {
             screening_policy_versions::created_by,
             screening_policy_versions::created_at,
             screening_policy_versions::active,
+            screening_policy_versions::peps_screened,
+            screening_policy_versions::pep_after_office_months,
         )
     };
 }
@@ -100,6 +104,8 @@ type OverrideRow = (
     String,
     Option<DateTime<Utc>>,
     DateTime<Utc>,
+    Option<bool>,
+    Option<i32>,
 );
 
 macro_rules! override_columns {
@@ -122,6 +128,8 @@ macro_rules! override_columns {
             screening_override_versions::status,
             screening_override_versions::effective_from,
             screening_override_versions::created_at,
+            screening_override_versions::peps_screened,
+            screening_override_versions::pep_after_office_months,
         )
     };
 }
@@ -226,6 +234,10 @@ macro_rules! check_columns {
     };
 }
 
+fn months(n: i32) -> Result<u32, StoreError> {
+    u32::try_from(n).map_err(|_| corrupt("after-office months"))
+}
+
 fn version_number(n: i32) -> Result<u32, StoreError> {
     u32::try_from(n).map_err(|_| corrupt("version number"))
 }
@@ -245,6 +257,10 @@ fn policy_of(r: PolicyRow) -> Result<PolicyVersion, StoreError> {
                 nationality_mismatch: r.8,
                 country_match: r.9,
                 weak_alias: r.10,
+            },
+            peps: PepPolicy {
+                screened: r.14,
+                after_office_months: months(r.15)?,
             },
         },
         created_by: r.11,
@@ -274,6 +290,8 @@ fn override_of(r: OverrideRow) -> Result<OverrideVersion, StoreError> {
                 country_match: r.10,
                 weak_alias: r.11,
             },
+            peps_screened: r.17,
+            pep_after_office_months: r.18.map(months).transpose()?,
         },
         proposed_by: r.12,
         approved_by: r.13,
@@ -646,6 +664,9 @@ impl ScreeningStore for Database {
                         screening_policy_versions::created_by.eq(created_by),
                         screening_policy_versions::created_at.eq(at),
                         screening_policy_versions::active.eq(true),
+                        screening_policy_versions::peps_screened.eq(config.peps.screened),
+                        screening_policy_versions::pep_after_office_months
+                            .eq(i32::try_from(config.peps.after_office_months).unwrap_or(i32::MAX)),
                     ))
                     .returning(policy_columns!())
                     .get_result(conn)
@@ -728,6 +749,10 @@ impl ScreeningStore for Database {
                         screening_override_versions::status.eq(OverrideStatus::Draft.as_str()),
                         screening_override_versions::effective_from.eq(None::<DateTime<Utc>>),
                         screening_override_versions::created_at.eq(at),
+                        screening_override_versions::peps_screened.eq(config.peps_screened),
+                        screening_override_versions::pep_after_office_months.eq(config
+                            .pep_after_office_months
+                            .map(|m| i32::try_from(m).unwrap_or(i32::MAX))),
                     ))
                     .returning(override_columns!())
                     .get_result(conn)

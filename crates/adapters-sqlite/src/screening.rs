@@ -20,7 +20,7 @@ use domain::monitoring::event::NewEvent;
 use domain::screening::check::{InputKind, SealedCheckInput, StoredCheck};
 use domain::screening::matcher::score::Weights;
 use domain::screening::policy::{
-    Band, OverrideConfig, OverrideStatus, OverrideVersion, PolicyConfig, PolicyVersion,
+    Band, OverrideConfig, OverrideStatus, OverrideVersion, PepPolicy, PolicyConfig, PolicyVersion,
     WeightOverrides,
 };
 use domain::screening::ports::{ScreeningContext, ScreeningStore};
@@ -32,7 +32,8 @@ use storage_codec::screening::StoredCandidate;
 
 const POLICY_COLUMNS: &str = "policy_version_id, version, review, hit, birth_date_exact, \
      birth_date_partial, birth_date_mismatch, nationality_match, nationality_mismatch, \
-     country_match, weak_alias, created_by, created_at, active";
+     country_match, weak_alias, created_by, created_at, active, peps_screened, \
+     pep_after_office_months";
 
 #[derive(QueryableByName)]
 struct PolicyRow {
@@ -64,12 +65,16 @@ struct PolicyRow {
     created_at: i64,
     #[diesel(sql_type = Integer)]
     active: i32,
+    #[diesel(sql_type = Integer)]
+    peps_screened: i32,
+    #[diesel(sql_type = Integer)]
+    pep_after_office_months: i32,
 }
 
 const OVERRIDE_COLUMNS: &str = "tenant_id, override_version_id, version, review, hit, \
      birth_date_exact, birth_date_partial, birth_date_mismatch, nationality_match, \
      nationality_mismatch, country_match, weak_alias, proposed_by, approved_by, status, \
-     effective_from, created_at";
+     effective_from, created_at, peps_screened, pep_after_office_months";
 
 #[derive(QueryableByName)]
 struct OverrideRow {
@@ -107,6 +112,10 @@ struct OverrideRow {
     effective_from: Option<i64>,
     #[diesel(sql_type = BigInt)]
     created_at: i64,
+    #[diesel(sql_type = Nullable<Integer>)]
+    peps_screened: Option<i32>,
+    #[diesel(sql_type = Nullable<Integer>)]
+    pep_after_office_months: Option<i32>,
 }
 
 const WHITELIST_COLUMNS: &str = "tenant_id, whitelist_entry_id, subject_id, input_hash, source, \
@@ -203,6 +212,10 @@ struct CheckRow {
     aliases: String,
 }
 
+fn months(n: i32) -> Result<u32, StoreError> {
+    u32::try_from(n).map_err(|_| corrupt("after-office months"))
+}
+
 fn version_number(n: i32) -> Result<u32, StoreError> {
     u32::try_from(n).map_err(|_| corrupt("version number"))
 }
@@ -223,6 +236,10 @@ impl PolicyRow {
                     nationality_mismatch: self.nationality_mismatch,
                     country_match: self.country_match,
                     weak_alias: self.weak_alias,
+                },
+                peps: PepPolicy {
+                    screened: self.peps_screened == 1,
+                    after_office_months: months(self.pep_after_office_months)?,
                 },
             },
             created_by: self.created_by,
@@ -254,6 +271,8 @@ impl OverrideRow {
                     country_match: self.country_match,
                     weak_alias: self.weak_alias,
                 },
+                peps_screened: self.peps_screened.map(|s| s == 1),
+                pep_after_office_months: self.pep_after_office_months.map(months).transpose()?,
             },
             proposed_by: self.proposed_by,
             approved_by: self.approved_by,
@@ -638,7 +657,7 @@ impl ScreeningStore for Database {
             let w = &config.weights;
             diesel::sql_query(format!(
                 "INSERT INTO screening_policy_versions ({POLICY_COLUMNS}) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)"
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)"
             ))
             .bind::<Text, _>(id.to_string())
             .bind::<Integer, _>(version)
@@ -653,6 +672,8 @@ impl ScreeningStore for Database {
             .bind::<Double, _>(w.weak_alias)
             .bind::<Text, _>(&created_by)
             .bind::<BigInt, _>(micros(at))
+            .bind::<Integer, _>(i32::from(config.peps.screened))
+            .bind::<Integer, _>(i32::try_from(config.peps.after_office_months).unwrap_or(i32::MAX))
             .execute(conn)?;
             let row = policy(conn, &id.to_string())?.ok_or(StoreError::NotFound)?;
             Ok(row.policy()?)
@@ -720,7 +741,7 @@ impl ScreeningStore for Database {
             let w = &config.weights;
             diesel::sql_query(format!(
                 "INSERT INTO screening_override_versions ({OVERRIDE_COLUMNS}) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'draft', NULL, ?)"
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'draft', NULL, ?, ?, ?)"
             ))
             .bind::<Text, _>(&tenant_id)
             .bind::<Text, _>(id.to_string())
@@ -736,6 +757,12 @@ impl ScreeningStore for Database {
             .bind::<Nullable<Double>, _>(w.weak_alias)
             .bind::<Text, _>(&proposed_by)
             .bind::<BigInt, _>(micros(at))
+            .bind::<Nullable<Integer>, _>(config.peps_screened.map(i32::from))
+            .bind::<Nullable<Integer>, _>(
+                config
+                    .pep_after_office_months
+                    .map(|m| i32::try_from(m).unwrap_or(i32::MAX)),
+            )
             .execute(conn)?;
             let row =
                 override_row(conn, &tenant_id, &id.to_string())?.ok_or(StoreError::NotFound)?;

@@ -228,13 +228,55 @@ pub fn input_kind() -> Object {
     )
 }
 
-/// A sanctions list's source id; open: new lists are added in minor versions.
+/// A list's source id; open: new lists are added in minor versions.
 pub fn list_source() -> Object {
     string_enum(
         domain::screening::sanctions::ListSource::ALL
             .map(domain::screening::sanctions::ListSource::as_str),
         true,
-        "The sanctions list (source id)",
+        "The list (source id): a sanctions list or a PEP list",
+    )
+}
+
+/// What a list names; open.
+pub fn list_kind() -> Object {
+    use domain::screening::sanctions::ListKind;
+    string_enum(
+        [ListKind::Sanctions, ListKind::Pep].map(ListKind::as_str),
+        true,
+        "`sanctions`: designated parties; `pep`: politically exposed persons, their family \
+         members and close associates",
+    )
+}
+
+/// What a PEP list calls a person, each at most once; open.
+pub fn exposure_roles() -> utoipa::openapi::schema::Array {
+    use domain::screening::sanctions::ExposureRole;
+    utoipa::openapi::schema::Array::new(string_enum(
+        [ExposureRole::Pep, ExposureRole::Rca].map(ExposureRole::as_str),
+        true,
+        "`pep`: holds or held a prominent public function; `rca`: a relative or close \
+         associate of a PEP",
+    ))
+}
+
+/// Whether a term is running, as the list says; closed.
+pub fn term_status() -> Object {
+    use domain::screening::sanctions::TermStatus;
+    string_enum(
+        [TermStatus::Current, TermStatus::Ended, TermStatus::Unknown].map(TermStatus::as_str),
+        false,
+        "`current`, `ended`, or `unknown` when the list does not say",
+    )
+}
+
+/// How a person is tied to a PEP; open.
+pub fn relation_kind() -> Object {
+    use domain::screening::sanctions::RelationKind;
+    string_enum(
+        [RelationKind::Family, RelationKind::Associate].map(RelationKind::as_str),
+        true,
+        "`family`: a family member; `associate`: a close associate",
     )
 }
 

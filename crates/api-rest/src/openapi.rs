@@ -139,7 +139,7 @@ pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
 /// generated from the document reads like the specification. Every component and every
 /// reference to it is renamed; a name left out here keeps its code name (a test holds that
 /// none ends in `Dto` or carries a generic's `_`).
-pub const SCHEMA_NAMES: [(&str, &str); 52] = [
+pub const SCHEMA_NAMES: [(&str, &str); 55] = [
     ("ActivityCodeDto", "ActivityCode"),
     ("AddressDto", "Address"),
     ("AnnualReportDto", "AnnualReport"),
@@ -158,8 +158,10 @@ pub const SCHEMA_NAMES: [(&str, &str); 52] = [
     ("EventDto", "Event"),
     ("EventPageDto", "EventPage"),
     ("EvidenceDto", "Evidence"),
+    ("ExposureDto", "ScreeningExposure"),
     ("FolkbokforingDto", "PopulationRegistration"),
     ("ForeignAddressDto", "ForeignAddress"),
+    ("HeldPositionDto", "HeldPosition"),
     ("ListedCountryDto", "ListedCountry"),
     ("ListedIdentifierDto", "ListedIdentifier"),
     ("ListedNameDto", "ListedName"),
@@ -170,6 +172,7 @@ pub const SCHEMA_NAMES: [(&str, &str); 52] = [
     ("OverrideVersionListDto", "ScreeningOverrideVersionList"),
     ("OverrideWeightsDto", "ScreeningOverrideWeights"),
     ("OwnerDto", "BeneficialOwner"),
+    ("PepRelationDto", "PepRelation"),
     ("PersonAddressDto", "PersonAddress"),
     ("PersonMarkersDto", "PersonMarkers"),
     ("PersonNamesDto", "PersonNames"),

@@ -52,12 +52,33 @@ pub enum PolicyCommand {
         /// A weight, e.g. `birth_date_mismatch=0.10`; repeat for several.
         #[arg(long = "weight", value_name = "NAME=VALUE")]
         weights: Vec<String>,
+        #[command(flatten)]
+        peps: PepOptions,
     },
     /// Retires a policy version (when it was the active one, no check runs until another is
     /// published).
     Retire { id: String },
     /// Every policy version, newest first.
     List,
+}
+
+/// How a policy (or an override) treats PEP lists.
+#[derive(clap::Args, Debug, Default)]
+pub struct PepOptions {
+    /// Whether checks screen the PEP lists (`on` or `off`); a policy screens them unless
+    /// told `off`.
+    #[arg(long, value_enum)]
+    peps: Option<OnOff>,
+    /// How many months after leaving office a position still makes its holder exposed: 12
+    /// (EU law's floor, the default) to 600.
+    #[arg(long)]
+    pep_after_office_months: Option<u32>,
+}
+
+#[derive(clap::ValueEnum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OnOff {
+    On,
+    Off,
 }
 
 #[derive(Subcommand, Debug)]
@@ -76,6 +97,8 @@ pub enum OverrideCommand {
         /// A weight, e.g. `weak_alias=0.20`; repeat for several.
         #[arg(long = "weight", value_name = "NAME=VALUE")]
         weights: Vec<String>,
+        #[command(flatten)]
+        peps: PepOptions,
     },
     /// Approves a draft: by an operator other than its proposer.
     Approve {
@@ -142,8 +165,9 @@ pub async fn execute_screening(app: &App, command: ScreeningCommand) -> Result<V
             review,
             hit,
             weights,
+            peps,
         }) => {
-            let config = policy_config(review, hit, &weights)?;
+            let config = policy_config(review, hit, &weights, &peps)?;
             Ok(policy_json(&admin.publish_policy(config, &by).await?))
         }
         ScreeningCommand::Policy(PolicyCommand::Retire { id }) => {
@@ -159,8 +183,9 @@ pub async fn execute_screening(app: &App, command: ScreeningCommand) -> Result<V
             review,
             hit,
             weights,
+            peps,
         }) => {
-            let config = override_config(review, hit, &weights)?;
+            let config = override_config(review, hit, &weights, &peps)?;
             Ok(override_json(
                 &admin.propose_override(&tenant, config, &by).await?,
             ))
@@ -260,11 +285,14 @@ fn policy_config(
     review: Option<f64>,
     hit: Option<f64>,
     weights: &[String],
+    peps: &PepOptions,
 ) -> Result<PolicyConfig, Failure> {
     let default = PolicyConfig::default();
     let changes = OverrideConfig {
         thresholds: Some((review.unwrap_or(default.review), hit.unwrap_or(default.hit))),
         weights: weight_overrides(weights)?,
+        peps_screened: peps.peps.map(|p| p == OnOff::On),
+        pep_after_office_months: peps.pep_after_office_months,
     };
     changes
         .apply(&default)
@@ -276,6 +304,7 @@ fn override_config(
     review: Option<f64>,
     hit: Option<f64>,
     weights: &[String],
+    peps: &PepOptions,
 ) -> Result<OverrideConfig, Failure> {
     let thresholds = match (review, hit) {
         (Some(review), Some(hit)) => Some((review, hit)),
@@ -290,13 +319,19 @@ fn override_config(
     let config = OverrideConfig {
         thresholds,
         weights: weight_overrides(weights)?,
+        peps_screened: peps.peps.map(|p| p == OnOff::On),
+        pep_after_office_months: peps.pep_after_office_months,
     };
     if config == OverrideConfig::default() {
         return Err(Failure::bad_request(
             "override",
-            "names nothing to change (give --review and --hit, or --weight)",
+            "names nothing to change (give --review and --hit, --weight, --peps or \
+             --pep-after-office-months)",
         ));
     }
+    config
+        .validate()
+        .map_err(|e| Failure::bad_request("override", &e.to_string()))?;
     Ok(config)
 }
 
@@ -343,6 +378,10 @@ pub fn policy_json(p: &PolicyVersion) -> Value {
             "review": p.config.review,
             "hit": p.config.hit,
             "weights": weights_json(&p.config.weights),
+            "peps": {
+                "screened": p.config.peps.screened,
+                "after_office_months": p.config.peps.after_office_months,
+            },
         },
         "created_by": p.created_by,
         "created_at": timestamp(p.created_at),
@@ -389,22 +428,54 @@ mod tests {
 
     #[test]
     fn weights_are_named_and_thresholds_go_together() {
-        let p = policy_config(None, None, &["weak_alias=0.2".into()]).unwrap();
+        let p = policy_config(
+            None,
+            None,
+            &["weak_alias=0.2".into()],
+            &PepOptions::default(),
+        )
+        .unwrap();
         assert_eq!((p.review, p.hit, p.weights.weak_alias), (0.80, 0.92, 0.2));
         assert!(
-            policy_config(Some(0.95), None, &[]).is_err(),
+            policy_config(Some(0.95), None, &[], &PepOptions::default()).is_err(),
             "review above hit"
         );
-        assert!(policy_config(None, None, &["nope=0.1".into()]).is_err());
-        assert!(policy_config(None, None, &["weak_alias".into()]).is_err());
-        assert!(override_config(Some(0.85), None, &[]).is_err());
-        assert!(override_config(None, None, &[]).is_err());
-        let o = override_config(Some(0.85), Some(0.95), &["country_match=0".into()]).unwrap();
+        let none = PepOptions::default();
+        assert!(policy_config(None, None, &["nope=0.1".into()], &none).is_err());
+        assert!(policy_config(None, None, &["weak_alias".into()], &none).is_err());
+        assert!(override_config(Some(0.85), None, &[], &none).is_err());
+        assert!(override_config(None, None, &[], &none).is_err());
+        let o =
+            override_config(Some(0.85), Some(0.95), &["country_match=0".into()], &none).unwrap();
         assert_eq!(o.thresholds, Some((0.85, 0.95)));
         let shown = serde_json::to_value(OverrideConfigDto::from(&o)).unwrap();
         assert_eq!(
             shown,
             json!({"review": 0.85, "hit": 0.95, "weights": {"country_match": 0.0}})
         );
+    }
+
+    #[test]
+    fn peps_are_screened_unless_told_off_and_the_window_keeps_the_floor() {
+        let none = PepOptions::default();
+        let p = policy_config(None, None, &[], &none).unwrap();
+        assert!(p.peps.screened && p.peps.after_office_months == 12);
+        let off = PepOptions {
+            peps: Some(OnOff::Off),
+            pep_after_office_months: Some(24),
+        };
+        let p = policy_config(None, None, &[], &off).unwrap();
+        assert!(!p.peps.screened && p.peps.after_office_months == 24);
+        let o = override_config(None, None, &[], &off).unwrap();
+        assert_eq!(
+            serde_json::to_value(OverrideConfigDto::from(&o)).unwrap(),
+            json!({"weights": {}, "peps_screened": false, "pep_after_office_months": 24})
+        );
+        let short = PepOptions {
+            peps: None,
+            pep_after_office_months: Some(6),
+        };
+        assert!(policy_config(None, None, &[], &short).is_err());
+        assert!(override_config(None, None, &[], &short).is_err());
     }
 }

@@ -15,7 +15,7 @@ use domain::screening::check::{
 };
 use domain::screening::matcher::score::{Contribution, Weights};
 use domain::screening::policy::{
-    Band, OverrideConfig, OverrideStatus, PolicyConfig, WeightOverrides,
+    Band, OverrideConfig, OverrideStatus, PepPolicy, PolicyConfig, WeightOverrides,
 };
 use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, ListedIdentifier, ListedName,
@@ -33,6 +33,11 @@ fn policy_config(review: f64) -> PolicyConfig {
             weak_alias: 0.12,
             ..Weights::default()
         },
+        // Not the defaults, so a store that drops them would show.
+        peps: PepPolicy {
+            screened: false,
+            after_office_months: 37,
+        },
     }
 }
 
@@ -43,6 +48,8 @@ fn override_config() -> OverrideConfig {
             nationality_match: Some(0.1 + 0.2),
             ..WeightOverrides::default()
         },
+        peps_screened: Some(true),
+        pep_after_office_months: Some(18),
     }
 }
 

@@ -111,6 +111,90 @@ pub struct ScreeningListingDto {
     /// `YYYY-MM-DD`, when the list says.
     #[schema(required = true)]
     pub listed_on: Option<String>,
+    /// On a PEP list's entry (`list_kind` `pep`): what makes the person exposed, as the list
+    /// says it. Absent on a sanctions list's entry. Added in 1.9.0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exposure: Option<ExposureDto>,
+}
+
+/// Why a PEP list names a person: the offices held, and the PEPs the person is a family
+/// member or close associate of.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct ExposureDto {
+    /// What the list calls the person: `pep` (holds or held a prominent public function),
+    /// `rca` (a relative or close associate of one), or both.
+    #[schema(schema_with = crate::schema::exposure_roles)]
+    pub roles: Vec<&'static str>,
+    /// The person's offices and terms.
+    pub positions: Vec<HeldPositionDto>,
+    /// The PEPs the person is tied to, each with the PEP's offices.
+    pub relations: Vec<PepRelationDto>,
+}
+
+/// One term in one office, as the list gives it.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct HeldPositionDto {
+    /// The office in the list's words.
+    pub title: String,
+    /// The office's country (ISO 3166-1 alpha-2), when the list gives one.
+    #[schema(required = true)]
+    pub country: Option<String>,
+    /// As precise as the list gives it: `2022-10-18`, `2022-10`, `2022`.
+    #[schema(required = true)]
+    pub start: Option<String>,
+    /// The end of the person's own term: in the past, when they left office; in the future,
+    /// the running term's scheduled end.
+    #[schema(required = true)]
+    pub end: Option<String>,
+    /// `current`, `ended`, or `unknown` when the list does not say.
+    #[schema(schema_with = crate::schema::term_status)]
+    pub status: &'static str,
+}
+
+/// A relative's or close associate's tie to a PEP.
+#[derive(Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct PepRelationDto {
+    /// `family` or `associate`.
+    #[schema(schema_with = crate::schema::relation_kind)]
+    pub kind: &'static str,
+    /// What the person is to the PEP, in the list's words (`spouse`, `business partner`).
+    #[schema(required = true)]
+    pub relationship: Option<String>,
+    /// The PEP's id in the same list (a `source_entry_id`).
+    pub pep_entry_id: String,
+    pub pep_name: String,
+    /// The PEP's offices.
+    pub pep_positions: Vec<HeldPositionDto>,
+}
+
+fn held_position(p: &domain::screening::sanctions::HeldPosition) -> HeldPositionDto {
+    HeldPositionDto {
+        title: p.title.clone(),
+        country: p.country.clone(),
+        start: p.start.map(|d| d.to_wire()),
+        end: p.end.map(|d| d.to_wire()),
+        status: p.status.as_str(),
+    }
+}
+
+impl From<&domain::screening::sanctions::Exposure> for ExposureDto {
+    fn from(e: &domain::screening::sanctions::Exposure) -> Self {
+        ExposureDto {
+            roles: e.roles.iter().map(|r| r.as_str()).collect(),
+            positions: e.positions.iter().map(held_position).collect(),
+            relations: e
+                .relations
+                .iter()
+                .map(|r| PepRelationDto {
+                    kind: r.kind.as_str(),
+                    relationship: r.relationship.clone(),
+                    pep_entry_id: r.pep_entry_id.clone(),
+                    pep_name: r.pep_name.clone(),
+                    pep_positions: r.pep_positions.iter().map(held_position).collect(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Where a candidate's data comes from.
@@ -145,6 +229,11 @@ pub struct ScreeningCandidateDto {
     pub entity_id: String,
     #[schema(schema_with = crate::schema::list_source)]
     pub source_id: &'static str,
+    /// What the list is: `sanctions`, or `pep` (politically exposed persons, their family
+    /// members and close associates). A `pep` candidate is at most `review`: being exposed
+    /// is not a sanction. Added in 1.9.0.
+    #[schema(schema_with = crate::schema::list_kind)]
+    pub list_kind: &'static str,
     /// The list's own id of the entry (UN reference number, OFAC `ent_num`, ...).
     pub source_entry_id: String,
     pub source_version_id: String,
@@ -288,6 +377,7 @@ fn candidate(k: &CheckCandidate, matcher_version: &str) -> ScreeningCandidateDto
         id: k.id.clone(),
         entity_id: k.entity_id.clone(),
         source_id: k.source.as_str(),
+        list_kind: k.source.kind().as_str(),
         source_entry_id: k.source_entry_id.clone(),
         source_version_id: k.source_version_id.to_string(),
         score: k.score,
@@ -325,6 +415,7 @@ fn candidate(k: &CheckCandidate, matcher_version: &str) -> ScreeningCandidateDto
                 .collect(),
             programs: l.programs.clone(),
             listed_on: l.listed_on.map(|d| d.to_string()),
+            exposure: l.exposure.as_ref().map(ExposureDto::from),
         },
         evidence: ScreeningEvidenceDto {
             source: k.source.as_str(),
@@ -423,6 +514,18 @@ pub struct OverrideConfigDto {
     #[schemars(with = "f64")]
     pub hit: Option<f64>,
     pub weights: OverrideWeightsDto,
+    /// Whether the tenant's checks screen PEP lists; present only when the override says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    #[schemars(with = "bool")]
+    pub peps_screened: Option<bool>,
+    /// How many months after leaving office a position still makes its holder (and the
+    /// holder's relatives and associates) exposed, 12 to 600; present only when the override
+    /// says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, minimum = 12, maximum = 600)]
+    #[schemars(with = "u32", range(min = 12, max = 600))]
+    pub pep_after_office_months: Option<u32>,
 }
 
 impl From<&OverrideConfig> for OverrideConfigDto {
@@ -431,6 +534,8 @@ impl From<&OverrideConfig> for OverrideConfigDto {
             review: c.thresholds.map(|(review, _)| review),
             hit: c.thresholds.map(|(_, hit)| hit),
             weights: OverrideWeightsDto::from(&c.weights),
+            peps_screened: c.peps_screened,
+            pep_after_office_months: c.pep_after_office_months,
         }
     }
 }

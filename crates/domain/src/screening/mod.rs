@@ -1,6 +1,9 @@
-//! Sanctions screening: the lists, the matcher, and checks of subjects against them.
+//! Sanctions and PEP screening: the lists, the matcher, and checks of subjects against them.
 //!
-//! - Values: [`sanctions`] (list entries as the lists give them, immutable source versions),
+//! - Values: [`sanctions`] (list entries as the lists give them, immutable source versions;
+//!   a list is of sanctions or of politically exposed persons, [`sanctions::ListKind`]),
+//!   [`exposure`] (what a PEP list's entry means on a day under a policy: its reasons and
+//!   the band it may reach),
 //!   [`matcher`] (the pure, deterministic matcher), [`policy`] (the service's policy versions,
 //!   tenants' overrides and their status moves), [`whitelist`] (entries, effective and
 //!   covering rules), [`check`] (the request, the sealed stored check, the served check).
@@ -11,6 +14,7 @@
 //!   [`ongoing`] (a list change re-screens the monitored subjects; `screening.changed`).
 
 pub mod check;
+pub mod exposure;
 pub mod matcher;
 pub mod policy;
 pub mod sanctions;

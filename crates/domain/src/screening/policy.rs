@@ -8,6 +8,10 @@
 //! A tenant may adjust it with an **override version**: proposed as a draft, approved by
 //! another operator (four eyes), then activated, which retires the tenant's previously
 //! active one. An override changes only what it names.
+//!
+//! A policy also says whether PEP lists are screened, and how long after leaving office a
+//! position still makes a person exposed ([`PepPolicy`]); a tenant changes either with an
+//! override, under the same four eyes.
 
 use crate::ids::{OverrideVersionId, PolicyVersionId, TenantId};
 use crate::screening::matcher::score::Weights;
@@ -45,6 +49,33 @@ pub struct PolicyConfig {
     /// A candidate scoring at least this is a hit.
     pub hit: f64,
     pub weights: Weights,
+    pub peps: PepPolicy,
+}
+
+/// How PEP lists count under a policy.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PepPolicy {
+    /// Whether checks screen the active PEP lists at all.
+    pub screened: bool,
+    /// How many months after leaving office a position still makes its holder (and the
+    /// holder's relatives and associates) exposed. EU law sets at least 12 (Directive (EU)
+    /// 2015/849 Art. 22; Regulation (EU) 2024/1624 Art. 45), and so do the bounds here.
+    pub after_office_months: u32,
+}
+
+/// The shortest after-office window a policy may set: the law's floor.
+pub const MIN_AFTER_OFFICE_MONTHS: u32 = 12;
+/// The longest: fifty years, which is no expiry in practice.
+pub const MAX_AFTER_OFFICE_MONTHS: u32 = 600;
+
+impl Default for PepPolicy {
+    /// PEP lists screened; a former office counts for 12 months after it ended.
+    fn default() -> Self {
+        PepPolicy {
+            screened: true,
+            after_office_months: MIN_AFTER_OFFICE_MONTHS,
+        }
+    }
 }
 
 /// Why a policy's numbers are refused.
@@ -54,6 +85,8 @@ pub enum PolicyError {
     Thresholds,
     #[error("weights must be between 0 and 1")]
     Weights,
+    #[error("a former office counts for 12 to 600 months after it ended (EU law's floor is 12)")]
+    AfterOffice,
 }
 
 impl Default for PolicyConfig {
@@ -64,6 +97,7 @@ impl Default for PolicyConfig {
             review: 0.80,
             hit: 0.92,
             weights: Weights::default(),
+            peps: PepPolicy::default(),
         }
     }
 }
@@ -85,11 +119,15 @@ impl PolicyConfig {
             w.country_match,
             w.weak_alias,
         ];
-        if all.iter().all(|x| unit(*x)) {
-            Ok(())
-        } else {
-            Err(PolicyError::Weights)
+        if !all.iter().all(|x| unit(*x)) {
+            return Err(PolicyError::Weights);
         }
+        if !(MIN_AFTER_OFFICE_MONTHS..=MAX_AFTER_OFFICE_MONTHS)
+            .contains(&self.peps.after_office_months)
+        {
+            return Err(PolicyError::AfterOffice);
+        }
+        Ok(())
     }
 
     /// The band of a score under this policy.
@@ -124,6 +162,10 @@ pub struct OverrideConfig {
     /// `(review, hit)`.
     pub thresholds: Option<(f64, f64)>,
     pub weights: WeightOverrides,
+    /// Whether PEP lists are screened; `None` keeps the policy's.
+    pub peps_screened: Option<bool>,
+    /// The after-office window in months; `None` keeps the policy's.
+    pub pep_after_office_months: Option<u32>,
 }
 
 /// Weights an override sets; `None` keeps the policy's.
@@ -192,6 +234,12 @@ impl OverrideConfig {
             if let Some(v) = value {
                 *slot = v;
             }
+        }
+        if let Some(screened) = self.peps_screened {
+            out.peps.screened = screened;
+        }
+        if let Some(months) = self.pep_after_office_months {
+            out.peps.after_office_months = months;
         }
         out.validate()?;
         Ok(out)
@@ -310,8 +358,33 @@ mod tests {
             p.weights.birth_date_exact,
             Weights::default().birth_date_exact
         );
+        assert_eq!(p.peps, PepPolicy::default());
         o.thresholds = Some((0.95, 0.85));
         assert_eq!(o.validate(), Err(PolicyError::Thresholds));
+    }
+
+    #[test]
+    fn an_override_may_leave_peps_out_or_widen_the_window_never_below_the_floor() {
+        let o = OverrideConfig {
+            peps_screened: Some(false),
+            pep_after_office_months: Some(60),
+            ..OverrideConfig::default()
+        };
+        let p = o.apply(&PolicyConfig::default()).unwrap();
+        assert_eq!(
+            p.peps,
+            PepPolicy {
+                screened: false,
+                after_office_months: 60
+            }
+        );
+        for months in [0, 11, 601] {
+            let o = OverrideConfig {
+                pep_after_office_months: Some(months),
+                ..OverrideConfig::default()
+            };
+            assert_eq!(o.validate(), Err(PolicyError::AfterOffice), "{months}");
+        }
     }
 
     #[test]

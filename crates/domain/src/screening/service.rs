@@ -33,6 +33,7 @@ use crate::screening::check::{
     CandidateEvidence, CheckCandidate, CheckInput, CheckReason, CheckRequest, ChecksRequest,
     InputKind, ServedCheck, StoredCheck,
 };
+use crate::screening::exposure;
 use crate::screening::matcher::index::ListIndex;
 use crate::screening::matcher::normalise::tokens;
 use crate::screening::matcher::{self, Query, MATCHER_VERSION};
@@ -40,7 +41,7 @@ use crate::screening::policy::{Band, OverrideVersion, PolicyConfig};
 use crate::screening::ports::{
     SanctionsListStore, ScreeningContext, ScreeningStore, ScreeningVault,
 };
-use crate::screening::sanctions::{ActiveList, ListedDate};
+use crate::screening::sanctions::{ActiveList, ListKind, ListSource, ListedDate};
 use crate::screening::whitelist::WhitelistEntry;
 use crate::subjects::identifier::shape::holds_personal_number;
 use crate::subjects::identifier::{Identifier, SubjectKind};
@@ -302,6 +303,16 @@ impl ScreeningService {
             Some(o) => o.config.apply(&policy.config).map_err(Failure::internal)?,
             None => policy.config.clone(),
         };
+        if !config.peps.screened
+            && lists
+                .iter()
+                .all(|l| l.version.source.kind() == ListKind::Pep)
+        {
+            return Err(unavailable(
+                "no sanctions list is loaded and the tenant's policy leaves PEP lists out; \
+                 nothing was checked or stored",
+            ));
+        }
         let loaded = self.loaded(&lists).await?;
         Ok(Setting {
             policy,
@@ -322,6 +333,8 @@ impl ScreeningService {
         now: DateTime<Utc>,
     ) -> Result<StoredCheck, Failure> {
         let loaded = &setting.loaded;
+        let peps = setting.config.peps.screened;
+        let screened_kind = |s: ListSource| peps || s.kind() == ListKind::Sanctions;
         let input_hash = self.input_hash(caller, screened)?;
         let candidates = self.candidates(
             loaded,
@@ -357,12 +370,21 @@ impl ScreeningService {
             band,
             policy_version_id: setting.policy.id,
             tenant_override_version_id: setting.context.override_version.as_ref().map(|o| o.id),
-            source_version_ids: loaded.index.versions.iter().map(|v| v.id).collect(),
+            // The versions screened: a policy that leaves PEP lists out ran under none of
+            // theirs.
+            source_version_ids: loaded
+                .index
+                .versions
+                .iter()
+                .filter(|v| screened_kind(v.source))
+                .map(|v| v.id)
+                .collect(),
             // A list whose latest import failed, or whose newest version is still being
             // indexed (the check ran on the version before it, and names that one).
             degraded_sources: setting
                 .lists
                 .iter()
+                .filter(|l| screened_kind(l.version.source))
                 .filter(|l| l.failed_since.is_some() || !loaded.version_ids.contains(&l.version.id))
                 .map(|l| l.version.source.as_str().to_owned())
                 .collect(),
@@ -370,7 +392,7 @@ impl ScreeningService {
                 .index
                 .versions
                 .iter()
-                .filter(|v| v.skipped_count > 0)
+                .filter(|v| v.skipped_count > 0 && screened_kind(v.source))
                 .map(|v| v.source.as_str().to_owned())
                 .collect(),
             matcher_version: MATCHER_VERSION.to_owned(),
@@ -623,17 +645,43 @@ impl ScreeningService {
             )
         });
         let queries = std::iter::once((None, screened.query.clone())).chain(parties);
+        let today = now.date_naive();
+        let kinds: &[ListKind] = if config.peps.screened {
+            &[ListKind::Sanctions, ListKind::Pep]
+        } else {
+            &[ListKind::Sanctions]
+        };
+        let index = &loaded.index;
         queries
             .flat_map(|(party, query)| {
-                matcher::screen(
-                    &loaded.index,
-                    &config.weights,
-                    &query,
-                    floor,
-                    MAX_CANDIDATES,
-                )
-                .into_iter()
-                .map(move |c| (party, c))
+                // Each kind of list screened on its own, so neither crowds the other out;
+                // then the findings first (hits, reviews), best score first.
+                let mut found: Vec<(Band, matcher::Candidate)> = kinds
+                    .iter()
+                    .flat_map(|kind| {
+                        matcher::screen_within(
+                            index,
+                            &config.weights,
+                            &query,
+                            floor,
+                            MAX_CANDIDATES,
+                            |e| index.versions[e.version].source.kind() == *kind,
+                        )
+                    })
+                    .map(|c| {
+                        let band = config.band(rounded(c.score));
+                        let pep = index.versions[index.entries[c.entry].version].source.kind()
+                            == ListKind::Pep;
+                        (if pep { band.min(Band::Review) } else { band }, c)
+                    })
+                    .collect();
+                found.sort_by(|(ba, a), (bb, b)| {
+                    bb.cmp(ba)
+                        .then(b.score.total_cmp(&a.score))
+                        .then(a.entry.cmp(&b.entry))
+                });
+                found.truncate(MAX_CANDIDATES);
+                found.into_iter().map(move |(_, c)| (party, c))
             })
             .map(|(party, c)| {
                 let indexed = &loaded.index.entries[c.entry];
@@ -641,6 +689,25 @@ impl ScreeningService {
                 let entry = &indexed.entry;
                 let name = &loaded.index.names[c.name];
                 let score = rounded(c.score);
+                // A PEP list's candidate: what makes the person exposed today, and a band of
+                // at most `review`.
+                let mut band = config.band(score);
+                let mut reasons: Vec<CheckReason> = c
+                    .reasons
+                    .into_iter()
+                    .map(|r| CheckReason {
+                        code: r.code.to_owned(),
+                        detail: r.detail,
+                        contributes: r.contributes,
+                    })
+                    .collect();
+                if version.source.kind() == ListKind::Pep {
+                    let exposure = entry.exposure.clone().unwrap_or_default();
+                    let assessed =
+                        exposure::assess(&exposure, today, config.peps.after_office_months);
+                    band = assessed.cap(band);
+                    reasons.extend(assessed.reasons);
+                }
                 let whitelist = context.whitelist.iter().find(|w| {
                     w.effective(now)
                         && w.covers(
@@ -657,16 +724,8 @@ impl ScreeningService {
                     source_entry_id: entry.source_entry_id.clone(),
                     source_version_id: version.id,
                     score,
-                    band: config.band(score),
-                    reasons: c
-                        .reasons
-                        .into_iter()
-                        .map(|r| CheckReason {
-                            code: r.code.to_owned(),
-                            detail: r.detail,
-                            contributes: r.contributes,
-                        })
-                        .collect(),
+                    band,
+                    reasons,
                     listing: entry.clone(),
                     evidence: CandidateEvidence {
                         digest: version.digest.clone(),

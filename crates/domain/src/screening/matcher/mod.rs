@@ -14,7 +14,7 @@ pub mod slips;
 pub mod words;
 
 use crate::screening::sanctions::ListedDate;
-use index::{identifier_form, ListIndex};
+use index::{identifier_form, IndexedEntry, ListIndex};
 use score::{PreparedQuery, Reason, Weights};
 
 /// The matcher's version, recorded on every check (`matcher_version`). Any change that can
@@ -66,6 +66,18 @@ pub fn screen(
     floor: f64,
     limit: usize,
 ) -> Vec<Candidate> {
+    screen_within(index, weights, query, floor, limit, |_| true)
+}
+
+/// [`screen`] over the entries `keep` admits (one kind of list), the others never scored.
+pub fn screen_within(
+    index: &ListIndex,
+    weights: &Weights,
+    query: &Query,
+    floor: f64,
+    limit: usize,
+    keep: impl Fn(&IndexedEntry) -> bool,
+) -> Vec<Candidate> {
     {
         let words = normalise::tokens(&query.name);
         let prepared = PreparedQuery {
@@ -82,6 +94,9 @@ pub fn screen(
         };
         let mut best: Vec<Option<Candidate>> = Vec::new();
         let mut consider = |entry: usize, name: usize| {
+            if !keep(&index.entries[entry]) {
+                return;
+            }
             let scored = score::score(
                 &prepared,
                 &index.names[name],

@@ -1,0 +1,4 @@
+ALTER TABLE screening_override_versions DROP COLUMN pep_after_office_months;
+ALTER TABLE screening_override_versions DROP COLUMN peps_screened;
+ALTER TABLE screening_policy_versions DROP COLUMN pep_after_office_months;
+ALTER TABLE screening_policy_versions DROP COLUMN peps_screened;

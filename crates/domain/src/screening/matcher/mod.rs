@@ -19,7 +19,7 @@ use score::{PreparedQuery, Reason, Weights};
 
 /// The matcher's version, recorded on every check (`matcher_version`). Any change that can
 /// move a score changes it.
-pub const MATCHER_VERSION: &str = "idreg-matcher/0.2.0";
+pub const MATCHER_VERSION: &str = "idreg-matcher/0.3.0";
 
 /// What a check asks about.
 #[derive(Clone, Debug, Default)]

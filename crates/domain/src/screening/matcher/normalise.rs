@@ -16,6 +16,13 @@
 //! - **`?`** stays inside a word: lists and their copies replace letters they could not
 //!   encode with it, and the scorer reads it as "any one letter".
 //! - Digits stay (vessel names, company names); anything else unknown is a separator.
+//! - **Unicode forms** (matcher 0.3.0): a name is first composed (NFC), so a letter typed as
+//!   a base and a combining accent is the letter the tables know (`и` + breve is `й`, read
+//!   `y` as precomposed `й` is); a character no table knows is then taken apart by
+//!   compatibility decomposition (NFKD) and each part folded, its combining marks dropped.
+//!   So fullwidth letters (`ＡＢＣ`), ligatures (`ﬁ`), letterlike and circled forms and Latin
+//!   letters with stacked marks (`ǘ`, `ữ`) fold like their plain forms, while the tables keep
+//!   deciding the scripts they cover (Cyrillic `й` stays `y`, Greek keeps its digraphs).
 
 /// The comparable words of a name, in order.
 pub fn tokens(name: &str) -> Vec<String> {
@@ -28,6 +35,15 @@ pub fn tokens(name: &str) -> Vec<String> {
 
 /// A name folded to lower-case Latin letters, digits, `?` and single spaces.
 pub fn fold(name: &str) -> String {
+    if name.is_ascii() {
+        return fold_composed(name);
+    }
+    use unicode_normalization::UnicodeNormalization;
+    fold_composed(&name.nfc().collect::<String>())
+}
+
+/// [`fold`] of a name already in NFC.
+fn fold_composed(name: &str) -> String {
     let mut out = Folded::default();
     let mut chars = name.chars().peekable();
     while let Some(c) = chars.next() {
@@ -42,13 +58,46 @@ pub fn fold(name: &str) -> String {
             continue;
         }
         match map_char(c) {
-            Mapped::Text(t) => out.push(t),
-            Mapped::Char(m) => out.push(m.encode_utf8(&mut [0; 4])),
-            Mapped::Drop => {}
-            Mapped::Separator => out.pending_space = true,
+            Mapped::Unknown => {
+                // No table knows it: its compatibility parts, each folded (a combining mark
+                // dropped). A character that decomposes to itself is a letter of a script
+                // without a table (kept lower-cased) or a separator.
+                let mut parts: Vec<char> = Vec::new();
+                unicode_normalization::char::decompose_compatible(c, |p| parts.push(p));
+                // A Hangul syllable is a letter of its own script, not a letter with marks.
+                if parts == [c] || ('\u{AC00}'..='\u{D7A3}').contains(&c) {
+                    out.apply(unknown(c));
+                } else {
+                    for part in parts {
+                        let mapped = match map_char(part) {
+                            Mapped::Unknown => unknown(part),
+                            m => m,
+                        };
+                        out.apply(mapped);
+                    }
+                }
+            }
+            m => out.apply(m),
         }
     }
     out.text
+}
+
+/// A character no table knows and that does not decompose: a letter of a script without a
+/// table, kept lower-cased (so two names in that script still compare with each other), or
+/// a separator.
+fn unknown(c: char) -> Mapped {
+    if unicode_normalization::char::is_combining_mark(c) {
+        return Mapped::Drop;
+    }
+    if c.is_alphabetic() {
+        let mut lower = c.to_lowercase();
+        return match (lower.next(), lower.next()) {
+            (Some(l), None) => Mapped::Char(l),
+            _ => Mapped::Char(c),
+        };
+    }
+    Mapped::Separator
 }
 
 /// Folded text being written: words joined by single spaces, none at either end.
@@ -59,6 +108,15 @@ struct Folded {
 }
 
 impl Folded {
+    fn apply(&mut self, m: Mapped) {
+        match m {
+            Mapped::Text(t) => self.push(t),
+            Mapped::Char(c) => self.push(c.encode_utf8(&mut [0; 4])),
+            Mapped::Drop => {}
+            Mapped::Separator | Mapped::Unknown => self.pending_space = true,
+        }
+    }
+
     fn push(&mut self, s: &str) {
         if self.pending_space && !self.text.is_empty() {
             self.text.push(' ');
@@ -73,6 +131,8 @@ enum Mapped {
     Text(&'static str),
     Drop,
     Separator,
+    /// No table knows it (and it is not ASCII): decomposed, or kept by [`unknown`].
+    Unknown,
 }
 
 fn is_apostrophe(c: char) -> bool {
@@ -116,16 +176,7 @@ fn map_char(c: char) -> Mapped {
     if ('\u{0300}'..='\u{036F}').contains(&c) {
         return Mapped::Drop;
     }
-    if c.is_alphabetic() {
-        // A letter of a script without a table here: kept lower-cased, so two names in that
-        // script still compare with each other.
-        let mut lower = c.to_lowercase();
-        return match (lower.next(), lower.next()) {
-            (Some(l), None) => Mapped::Char(l),
-            _ => Mapped::Char(c),
-        };
-    }
-    Mapped::Separator
+    Mapped::Unknown
 }
 
 /// Latin letters with diacritics and ligatures.
@@ -320,6 +371,48 @@ mod tests {
         assert_eq!(fold("Snow Storm 2"), "snow storm 2");
         // A decomposed accent goes with its letter.
         assert_eq!(fold("Jose\u{0301}"), "jose");
+    }
+
+    #[test]
+    fn compatibility_forms_fold_like_their_plain_letters() {
+        // Fullwidth letters, ligatures, letters with stacked marks the tables do not list.
+        assert_eq!(fold("ＪＯＨＮ　ＳＭＩＴＨ"), "john smith");
+        assert_eq!(fold("ﬁnn Ǉubić"), "finn ljubic");
+        assert_eq!(fold("Lǘ Thị Nguyễn Hữu"), "lu thi nguyen huu");
+        assert_eq!(fold("Ⓐnna ℌelm"), "anna helm");
+        assert_eq!(fold("Ｍｏｈａｍｍｅｄ　２"), "mohammed 2");
+        // A Cyrillic letter typed as base and mark is the letter the table knows.
+        assert_eq!(fold("Юрии\u{0306}"), fold("Юрий"));
+        assert_eq!(fold("Юрий"), "yuriy");
+        // Hangul syllables stay whole.
+        assert_eq!(fold("김정은"), "김정은");
+    }
+
+    proptest::proptest! {
+        /// Any name of ASCII letters and digits folds the same written in fullwidth forms,
+        /// and with any combining marks over its letters.
+        #[test]
+        fn fullwidth_and_marked_forms_fold_like_the_plain(
+            words in proptest::collection::vec("[A-Za-z][A-Za-z0-9]{0,9}", 1..4),
+            marks in proptest::collection::vec(0x0300u32..0x0370, 0..6),
+        ) {
+            let plain = words.join(" ");
+            let fullwidth: String = plain
+                .chars()
+                .map(|c| if c == ' ' { '\u{3000}' } else { char::from_u32(c as u32 + 0xFEE0).unwrap() })
+                .collect();
+            proptest::prop_assert_eq!(fold(&fullwidth), fold(&plain));
+            let mut marked = String::new();
+            for (i, c) in plain.chars().enumerate() {
+                marked.push(c);
+                if c.is_ascii_alphabetic() {
+                    if let Some(m) = marks.get(i % marks.len().max(1)) {
+                        marked.push(char::from_u32(*m).unwrap());
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(fold(&marked), fold(&plain));
+        }
     }
 
     #[test]

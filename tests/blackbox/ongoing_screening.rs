@@ -401,3 +401,81 @@ async fn a_companys_officers_are_screened_with_it_and_a_newcomer_at_the_next_ref
     assert_eq!(again.status, 200, "{}", again.text);
     assert_eq!(events_of(&app, &token, "screening.changed").await.len(), 2);
 }
+
+/// A list change is first screened against the names monitoring holds of each company (its
+/// cached profile, its baseline's parties), read for a page at once; a company whose cached
+/// profile is stale is read again from its register, so a name the register changed meanwhile
+/// is the name screened, and a listing of the new name is not passed by.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_company_whose_cached_name_is_stale_is_read_again_and_its_new_name_screened() {
+    let app = TestApp::spawn().await;
+    import_un(&app).await;
+    publish_policy(&app).await;
+    rescreen(&app).await;
+    let c = app.provision(SCOPES, "SE", "SE").await;
+    let token = app.token(&c).await;
+    let subject = company_subject(&app, &token).await;
+    subscribe(&app, &token, &subject, "company").await;
+
+    // The register renames the company; the tenant's cached profile still has the old name.
+    const NEW_NAME: &str = "Omdöpta Xylandergruppen Aktiebolag";
+    let mut company = upstream_sandbox::Dataset::standard()
+        .companies()
+        .iter()
+        .find(|c| c.id == TEST_AB)
+        .expect("the sandbox company")
+        .clone();
+    upstream_sandbox::control::apply_patch(
+        &mut company,
+        &upstream_sandbox::CompanyPatch {
+            name: Some(NEW_NAME.into()),
+            ..upstream_sandbox::CompanyPatch::default()
+        },
+    )
+    .unwrap();
+    app.sandbox().upsert_company(company);
+
+    // A change far from it, while the cache is fresh: passed by on the names held.
+    import_un_with(
+        &app,
+        vec![listing(
+            "TEST.302",
+            EntryKind::Person,
+            "Zebulon Quartermaine",
+            None,
+        )],
+    )
+    .await;
+    let report = rescreen(&app).await;
+    assert_eq!(
+        (report.screened, report.touched, report.logged),
+        (1, 0, 0),
+        "{report:?}"
+    );
+
+    // A day on, the cached profile is stale, and a version lists the new name: the company
+    // is read from its register again (the cached name is nowhere near the listing) and
+    // its new name meets it.
+    app.clock
+        .advance(chrono::Duration::days(1) + chrono::Duration::minutes(1));
+    import_un_with(
+        &app,
+        vec![
+            listing("TEST.302", EntryKind::Person, "Zebulon Quartermaine", None),
+            listing("TEST.301", EntryKind::Organisation, NEW_NAME, None),
+        ],
+    )
+    .await;
+    let report = rescreen(&app).await;
+    assert_eq!(
+        (report.screened, report.touched, report.logged),
+        (1, 1, 1),
+        "{report:?}"
+    );
+    let token = app.token(&c).await;
+    let logged = events_of(&app, &token, "screening.changed").await;
+    assert_eq!(
+        entity_ids(&logged[0]["data"]["appeared"]),
+        ["un_sc:TEST.301"]
+    );
+}

@@ -19,11 +19,39 @@ use domain::ids::{SubscriptionId, TenantId};
 use domain::monitoring::event::NewEvent;
 use domain::monitoring::ports::SubscriptionStore;
 use domain::monitoring::subscription::{
-    ClaimedRun, LegalBasis, MonitoringBaseline, RunOutcome, Subscription, SubscriptionFilter,
-    SubscriptionKind, SubscriptionStatus, SuspensionReason,
+    ClaimedRun, KnownNames, KnownProfile, LegalBasis, MonitoringBaseline, RunOutcome, Subscription,
+    SubscriptionFilter, SubscriptionKind, SubscriptionStatus, SuspensionReason,
 };
 use storage_codec::companies::{profile_from_json, profile_to_json};
 use storage_codec::paid::{paid_from_json, paid_to_json};
+
+#[derive(QueryableByName)]
+struct KnownProfileRow {
+    #[diesel(sql_type = Text)]
+    tenant_id: String,
+    #[diesel(sql_type = Text)]
+    subscription_id: String,
+    #[diesel(sql_type = Text)]
+    country: String,
+    #[diesel(sql_type = Text)]
+    orgnr: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    name: Option<String>,
+    #[diesel(sql_type = Timestamptz)]
+    fetched_at: DateTime<Utc>,
+}
+
+#[derive(QueryableByName)]
+struct KnownPartRow {
+    #[diesel(sql_type = Text)]
+    tenant_id: String,
+    #[diesel(sql_type = Text)]
+    subscription_id: String,
+    #[diesel(sql_type = Text)]
+    part: String,
+    #[diesel(sql_type = diesel::sql_types::Jsonb)]
+    reading: serde_json::Value,
+}
 
 type Row = (
     String,
@@ -481,6 +509,78 @@ impl SubscriptionStore for Database {
             .optional()
             .map_err(backend)?;
         row.map(from_row).transpose()
+    }
+
+    async fn known_names(
+        &self,
+        subscriptions: &[(TenantId, SubscriptionId)],
+    ) -> Result<Vec<(TenantId, SubscriptionId, KnownNames)>, StoreError> {
+        if subscriptions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let tenants: Vec<String> = subscriptions.iter().map(|(t, _)| t.to_string()).collect();
+        let ids: Vec<String> = subscriptions.iter().map(|(_, s)| s.to_string()).collect();
+        let mut conn = self.conn().await?;
+        // The page's subscriptions, by their keys; each subject's cached profiles by the
+        // `company_profiles_subject` index; each baseline's parties, not its profile.
+        let profiles: Vec<KnownProfileRow> = diesel::sql_query(
+            "SELECT k.tenant_id, k.subscription_id, p.country, p.orgnr, \
+                    p.data->>'name' AS name, p.fetched_at \
+             FROM unnest($1::text[], $2::text[]) AS k (tenant_id, subscription_id) \
+             JOIN subscriptions s USING (tenant_id, subscription_id) \
+             JOIN company_profiles p \
+               ON p.tenant_id = s.tenant_id AND p.subject_id = s.subject_id \
+             ORDER BY k.tenant_id, k.subscription_id, p.country, p.orgnr",
+        )
+        .bind::<Array<Text>, _>(&tenants)
+        .bind::<Array<Text>, _>(&ids)
+        .load(&mut conn)
+        .await
+        .map_err(backend)?;
+        let parts: Vec<KnownPartRow> = diesel::sql_query(
+            "SELECT b.tenant_id, b.subscription_id, b.part, b.reading \
+             FROM unnest($1::text[], $2::text[]) AS k (tenant_id, subscription_id) \
+             JOIN monitoring_baselines b USING (tenant_id, subscription_id) \
+             WHERE b.part IN ('officers', 'owners')",
+        )
+        .bind::<Array<Text>, _>(&tenants)
+        .bind::<Array<Text>, _>(&ids)
+        .load(&mut conn)
+        .await
+        .map_err(backend)?;
+        let mut known: std::collections::BTreeMap<(String, String), KnownNames> =
+            std::collections::BTreeMap::new();
+        for r in profiles {
+            let profile = KnownProfile {
+                country: Country::from_code(&r.country).ok_or_else(|| corrupt("country"))?,
+                orgnr: r.orgnr,
+                name: r.name.ok_or_else(|| corrupt("profile name"))?,
+                fetched_at: r.fetched_at,
+            };
+            known
+                .entry((r.tenant_id, r.subscription_id))
+                .or_default()
+                .profiles
+                .push(profile);
+        }
+        for r in parts {
+            let names = known.entry((r.tenant_id, r.subscription_id)).or_default();
+            match (r.part.as_str(), paid_from_json(r.reading)?) {
+                ("officers", PaidData::Officers(o)) => names.officers = Some(o),
+                ("owners", PaidData::BeneficialOwners(o)) => names.owners = Some(o),
+                _ => return Err(corrupt("baseline part")),
+            }
+        }
+        known
+            .into_iter()
+            .map(|((t, s), names)| {
+                Ok((
+                    parse_id(&t, "tenant id")?,
+                    parse_id(&s, "subscription id")?,
+                    names,
+                ))
+            })
+            .collect()
     }
 
     async fn active_subscriptions_after(

@@ -7,7 +7,7 @@
 //! `cargo run --release -p adapters-screening --example eval -- [--out FILE]` by hand.
 
 use adapters_screening::evaluation::{
-    constructed_slips, negatives, percentile, reference_matcher, review, testdata,
+    constructed_slips, negatives, pep, percentile, reference_matcher, review, testdata,
     treated_positives, Found, Slip, DEV_NEGATIVES, DEV_POSITIVES,
 };
 use domain::screening::matcher::MATCHER_VERSION;
@@ -133,6 +133,9 @@ fn main() {
         }
     }
 
+    let slip_times = std::mem::take(&mut times);
+    pep_section(w, &mut times);
+
     let _ = writeln!(w, "\n## Speed\n");
     let _ = writeln!(
         w,
@@ -144,7 +147,8 @@ fn main() {
     let _ = writeln!(w, "|---|---|---|---|---|");
     for (label, t) in [
         ("the evaluation sets", &set_times),
-        ("the constructed slips", &times),
+        ("the constructed slips", &slip_times),
+        ("the PEP lists' cases", &times),
     ] {
         let _ = writeln!(
             w,
@@ -162,6 +166,77 @@ fn main() {
             eprintln!("eval: wrote {}", path.display());
         }
         None => print!("{page}"),
+    }
+}
+
+/// The PEP lists: variants of listed PEPs' names, and names not listed.
+fn pep_section(w: &mut String, times: &mut Vec<std::time::Duration>) {
+    let matcher = pep::pep_matcher(&testdata());
+    let _ = writeln!(w, "\n## PEP lists\n");
+    let _ = writeln!(
+        w,
+        "PEP lists loaded alone, as a check screens them (each kind of list on its own): the \
+         synthetic FollowTheMoney sample and Riksdag member list under \
+         `crates/adapters-screening/testdata/pep/`, and {} persons drawn by a fixed sequence \
+         from pools of common Swedish and Lithuanian given names and surnames (no real PEP \
+         data is published in the repository; see `evaluation/pep.rs`). A PEP candidate is at \
+         most `review`, so found means reaching review.\n",
+        pep::SYNTHETIC_PEPS
+    );
+    let _ = writeln!(w, "| List | Published | Entries | Digest (SHA-256) |");
+    let _ = writeln!(w, "|---|---|---|---|");
+    for v in &matcher.index.versions {
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | `{}…` |",
+            v.source.as_str(),
+            v.published_at
+                .map(|d| d.format("%Y-%m-%d").to_string())
+                .unwrap_or_else(|| "not stated".into()),
+            v.entry_count,
+            &v.digest[..v.digest.len().min(23)],
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\n| Variant of a listed PEP's name | Cases | In review | First when found |"
+    );
+    let _ = writeln!(w, "|---|---|---|---|");
+    for variant in pep::Variant::ALL {
+        let f = pep::variants(&matcher, variant);
+        let _ = writeln!(
+            w,
+            "| {} | {} | {}/{} ({:.1}%) | {}/{} ({:.1}%) |",
+            variant.describe(),
+            f.cases,
+            f.found,
+            f.cases,
+            f.recall(),
+            f.first,
+            f.found,
+            f.first_share()
+        );
+        times.extend(f.times);
+    }
+    let _ = writeln!(w, "\n| Names not listed | Cases | In review |");
+    let _ = writeln!(w, "|---|---|---|");
+    let near = pep::neighbours(&matcher, 2_000);
+    let us = negatives(&matcher, &testdata().join(DEV_NEGATIVES));
+    for (label, f) in [
+        (
+            "the same name pools, a given name and surname pair no PEP bears",
+            near,
+        ),
+        ("US negatives, development share", us),
+    ] {
+        let _ = writeln!(
+            w,
+            "| {label} | {} | {} ({:.2}%) |",
+            f.cases,
+            f.flagged.len(),
+            f.rate()
+        );
+        times.extend(f.times);
     }
 }
 

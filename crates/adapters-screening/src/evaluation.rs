@@ -11,6 +11,10 @@
 //!   boundary, two adjacent letters transposed), drawn by a fixed sequence, screened by name
 //!   alone.
 //! - **Speed**: every query above timed in process.
+//! - **PEP lists** ([`pep`]): variants of listed PEPs' names and names that are not listed,
+//!   against PEP lists loaded alone (a check screens each kind of list on its own).
+
+pub mod pep;
 
 use crate::{read_path, ListFormat};
 use domain::screening::matcher::index::{IndexedName, ListIndex};

@@ -20,8 +20,8 @@ use domain::ids::{SubjectId, SubscriptionId, TenantId};
 use domain::monitoring::event::NewEvent;
 use domain::monitoring::ports::SubscriptionStore;
 use domain::monitoring::subscription::{
-    ClaimedRun, LegalBasis, MonitoringBaseline, RunOutcome, Subscription, SubscriptionFilter,
-    SubscriptionKind, SubscriptionStatus, SuspensionReason,
+    ClaimedRun, KnownNames, KnownProfile, LegalBasis, MonitoringBaseline, RunOutcome, Subscription,
+    SubscriptionFilter, SubscriptionKind, SubscriptionStatus, SuspensionReason,
 };
 use storage_codec::companies::{profile_from_json, profile_to_json};
 use storage_codec::paid::{paid_from_json, paid_to_json};
@@ -514,6 +514,87 @@ impl SubscriptionStore for Database {
         .await
     }
 
+    async fn known_names(
+        &self,
+        subscriptions: &[(TenantId, SubscriptionId)],
+    ) -> Result<Vec<(TenantId, SubscriptionId, KnownNames)>, StoreError> {
+        if subscriptions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys: Vec<(String, String)> = subscriptions
+            .iter()
+            .map(|(t, s)| (t.to_string(), s.to_string()))
+            .collect();
+        self.read(move |conn| {
+            // The page's keys as a table; each subject's cached profiles by the
+            // `company_profiles_subject` index; each baseline's parties, not its profile.
+            let values = vec!["(?, ?)"; keys.len()].join(", ");
+            let bound = |sql: String| {
+                let mut q = diesel::sql_query(sql).into_boxed::<diesel::sqlite::Sqlite>();
+                for (t, s) in &keys {
+                    q = q.bind::<Text, _>(t.clone()).bind::<Text, _>(s.clone());
+                }
+                q
+            };
+            let profiles: Vec<KnownProfileRow> = bound(format!(
+                "WITH k (tenant_id, subscription_id) AS (VALUES {values}) \
+                 SELECT k.tenant_id, k.subscription_id, p.country, p.orgnr, \
+                        json_extract(p.data, '$.name') AS name, p.fetched_at \
+                 FROM k JOIN subscriptions s \
+                   ON s.tenant_id = k.tenant_id AND s.subscription_id = k.subscription_id \
+                 JOIN company_profiles p \
+                   ON p.tenant_id = s.tenant_id AND p.subject_id = s.subject_id \
+                 ORDER BY k.tenant_id, k.subscription_id, p.country, p.orgnr"
+            ))
+            .load(conn)?;
+            let parts: Vec<KnownPartRow> = bound(format!(
+                "WITH k (tenant_id, subscription_id) AS (VALUES {values}) \
+                 SELECT b.tenant_id, b.subscription_id, b.part, b.reading \
+                 FROM k JOIN monitoring_baselines b \
+                   ON b.tenant_id = k.tenant_id AND b.subscription_id = k.subscription_id \
+                 WHERE b.part IN ('officers', 'owners')"
+            ))
+            .load(conn)?;
+            let mut known: std::collections::BTreeMap<(String, String), KnownNames> =
+                std::collections::BTreeMap::new();
+            for r in profiles {
+                let profile = KnownProfile {
+                    country: Country::from_code(&r.country).ok_or_else(|| corrupt("country"))?,
+                    orgnr: r.orgnr,
+                    name: r.name.ok_or_else(|| corrupt("profile name"))?,
+                    fetched_at: time(r.fetched_at)?,
+                };
+                known
+                    .entry((r.tenant_id, r.subscription_id))
+                    .or_default()
+                    .profiles
+                    .push(profile);
+            }
+            for r in parts {
+                let value: serde_json::Value =
+                    serde_json::from_str(&r.reading).map_err(|_| corrupt("baseline"))?;
+                let names = known.entry((r.tenant_id, r.subscription_id)).or_default();
+                match (r.part.as_str(), paid_from_json(value)?) {
+                    ("officers", PaidData::Officers(o)) => names.officers = Some(o),
+                    ("owners", PaidData::BeneficialOwners(o)) => names.owners = Some(o),
+                    _ => return Err(corrupt("baseline part").into()),
+                }
+            }
+            known
+                .into_iter()
+                .map(|((t, s), names)| {
+                    Ok((
+                        parse_id(&t, "tenant id")?,
+                        parse_id(&s, "subscription id")?,
+                        names,
+                    ))
+                })
+                .collect::<Result<Vec<_>, StoreError>>()
+                .map_err(Into::into)
+        })
+        .await
+    }
+
     async fn active_subscriptions_after(
         &self,
         after: Option<(TenantId, SubscriptionId)>,
@@ -617,6 +698,34 @@ struct Key {
 
 #[derive(QueryableByName)]
 struct Part {
+    #[diesel(sql_type = Text)]
+    part: String,
+    #[diesel(sql_type = Text)]
+    reading: String,
+}
+
+#[derive(QueryableByName)]
+struct KnownProfileRow {
+    #[diesel(sql_type = Text)]
+    tenant_id: String,
+    #[diesel(sql_type = Text)]
+    subscription_id: String,
+    #[diesel(sql_type = Text)]
+    country: String,
+    #[diesel(sql_type = Text)]
+    orgnr: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    name: Option<String>,
+    #[diesel(sql_type = BigInt)]
+    fetched_at: i64,
+}
+
+#[derive(QueryableByName)]
+struct KnownPartRow {
+    #[diesel(sql_type = Text)]
+    tenant_id: String,
+    #[diesel(sql_type = Text)]
+    subscription_id: String,
     #[diesel(sql_type = Text)]
     part: String,
     #[diesel(sql_type = Text)]

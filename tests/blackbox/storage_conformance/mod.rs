@@ -534,6 +534,7 @@ macro_rules! subscriptions_checks {
             a_reading_of_a_run_taken_over_writes_nothing => check_a_reading_of_a_run_taken_over_writes_nothing,
             the_backlog_counts_the_runs_due_and_unclaimed => check_the_backlog_counts_the_runs_due_and_unclaimed,
             active_subscriptions_are_paged_across_tenants_in_order => check_active_subscriptions_are_paged_across_tenants_in_order,
+            a_pages_known_names_are_read_at_once => check_a_pages_known_names_are_read_at_once,
         );
     };
 }

@@ -603,3 +603,86 @@ pub async fn check_active_subscriptions_are_paged_across_tenants_in_order(stores
         .unwrap()
         .is_empty());
 }
+
+/// The names monitoring holds of a page of subscriptions, read at once: each subject's cached
+/// profiles (country, number, name, when fetched) and its baseline's officers and owners;
+/// nothing for a subscription without them, or for a key of another tenant.
+pub async fn check_a_pages_known_names_are_read_at_once(stores: &Stores) {
+    use domain::companies::paid::PaidData;
+    use domain::monitoring::subscription::{KnownProfile, MonitoringBaseline};
+    let store = &stores.subscriptions;
+    assert!(store.known_names(&[]).await.unwrap().is_empty());
+    let (t, _) = tenant(stores, "SE").await;
+    let (other, _) = tenant(stores, "SE").await;
+    let subject = super::companies::company_subject(stores, &t).await;
+    let s = subscription(subject, SubscriptionKind::Company);
+    store
+        .create_subscription(&t.id, &s, &event_of(&s, "created", "subscription.created"))
+        .await
+        .unwrap();
+    let bare = subscription(
+        super::companies::company_subject(stores, &t).await,
+        SubscriptionKind::Company,
+    );
+    store
+        .create_subscription(
+            &t.id,
+            &bare,
+            &event_of(&bare, "created", "subscription.created"),
+        )
+        .await
+        .unwrap();
+    let evidence = super::companies::record_profile_calls(stores, &t, t0()).await;
+    let profile = super::companies::profile("Första Namnet AB", "doc-1", &evidence, t0());
+    stores
+        .companies
+        .save_profile(&t.id, &subject, &profile)
+        .await
+        .unwrap();
+    let PaidData::Officers(officers) =
+        super::paid::officers("5560021361", evidence[0].clone()).data
+    else {
+        unreachable!()
+    };
+    let reading = MonitoringBaseline {
+        profile: Some(profile.clone()),
+        officers: Some(officers.clone()),
+        owners: None,
+    };
+    store
+        .record_reading(&t.id, &s.id, None, &reading, &[])
+        .await
+        .unwrap()
+        .expect("written while active");
+
+    let known = store
+        .known_names(&[(t.id, s.id), (t.id, bare.id), (other.id, s.id)])
+        .await
+        .unwrap();
+    let names: Vec<_> = known.iter().filter(|(_, id, _)| *id == s.id).collect();
+    assert_eq!(names.len(), 1, "{known:?}");
+    let (tenant_id, _, names) = names[0];
+    assert_eq!(*tenant_id, t.id);
+    assert_eq!(
+        names.profiles,
+        [KnownProfile {
+            country: Country::Se,
+            orgnr: profile.data.orgnr.clone(),
+            name: "Första Namnet AB".into(),
+            fetched_at: profile.fetched_at,
+        }]
+    );
+    assert_eq!(names.officers.as_ref(), Some(&officers));
+    assert!(names.owners.is_none());
+    // The subscription without a profile or a baseline holds no names; the other tenant's
+    // key names nothing.
+    for (tenant_id, id, names) in &known {
+        if *id != s.id {
+            assert_eq!((*tenant_id, *id), (t.id, bare.id));
+            assert!(
+                names.profiles.is_empty() && names.officers.is_none(),
+                "{names:?}"
+            );
+        }
+    }
+}

@@ -7,7 +7,7 @@ use crate::error::StoreError;
 use crate::ids::{SubjectId, SubscriptionId, TenantId};
 use crate::monitoring::event::{EventPage, EventQuery, NewEvent};
 use crate::monitoring::subscription::{
-    ClaimedRun, MonitoringBaseline, RunOutcome, Subscription, SubscriptionFilter,
+    ClaimedRun, KnownNames, MonitoringBaseline, RunOutcome, Subscription, SubscriptionFilter,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -154,6 +154,15 @@ pub trait SubscriptionStore: Send + Sync {
         subject: &SubjectId,
         kind: crate::monitoring::subscription::SubscriptionKind,
     ) -> Result<Option<Subscription>, StoreError>;
+
+    /// The names monitoring holds of each subscription's subject ([`KnownNames`]), for a page
+    /// of subscriptions at once (ongoing screening's first pass over a list change): one read
+    /// of the page, whatever its size. A subscription without cached profiles or baseline
+    /// parts is answered with empty names (or left out).
+    async fn known_names(
+        &self,
+        subscriptions: &[(TenantId, SubscriptionId)],
+    ) -> Result<Vec<(TenantId, SubscriptionId, KnownNames)>, StoreError>;
 
     /// Active subscriptions across tenants in `(tenant, subscription)` order, after `after`,
     /// at most `limit` (the re-screening of a list change pages through them).

@@ -235,6 +235,28 @@ pub struct MonitoringBaseline {
     pub owners: Option<OwnerList>,
 }
 
+/// The names monitoring holds of a subscription's subject without reading it again: the
+/// tenant's cached company profiles of the subject (each with its country, number, name and
+/// when it was fetched) and the officers and owners of the subscription's baseline. Ongoing
+/// screening reads them for a page of subscriptions at once, to pass over the subjects a
+/// list change comes near nothing of.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KnownNames {
+    pub profiles: Vec<KnownProfile>,
+    pub officers: Option<OfficerList>,
+    pub owners: Option<OwnerList>,
+}
+
+/// A cached company profile's name, as [`KnownNames`] holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KnownProfile {
+    pub country: Country,
+    /// The organisation number in canonical form (a company's number is not personal data).
+    pub orgnr: String,
+    pub name: String,
+    pub fetched_at: DateTime<Utc>,
+}
+
 impl MonitoringBaseline {
     pub fn is_empty(&self) -> bool {
         self.profile.is_none() && self.officers.is_none() && self.owners.is_none()

@@ -24,6 +24,19 @@
 //! The "before" of a comparison is what the old records give under the tenant's policy now,
 //! so a change of policy or whitelist between two checks is never reported as a list
 //! change.
+//!
+//! **Reads.** Most subjects are nowhere near a change, and reading each one's identity to
+//! learn so was what a pass spent its time on (four reads per subscription). So a page's
+//! monitored companies are first screened against the change by the names monitoring
+//! already holds of them ([`KnownNames`]: the cached profiles' names and numbers, the
+//! baseline's officers and owners), read for the whole page at once: two reads per page. A
+//! company whose names come near nothing of the change (no candidate reaching `review`,
+//! whitelists not applied) is passed over without another read; one that comes near, one
+//! whose cached profile is stale (the check would read its register again and might find
+//! another name) or one with no cached profile is read and screened as step 1 says. Persons
+//! are always read (their names are the register's, read under the permit). Between two
+//! subscriptions the pass yields to the runtime's other tasks, so requests are not held up
+//! behind a page of matching.
 
 use crate::access::gate::Caller;
 use crate::access::ports::TenantStore;
@@ -37,11 +50,13 @@ use crate::monitoring::event::Trigger;
 use crate::monitoring::event::{EventData, EventType, NewEvent};
 use crate::monitoring::party_screening::PartyScreening;
 use crate::monitoring::ports::SubscriptionStore;
-use crate::monitoring::subscription::{Subscription, SubscriptionKind};
+use crate::monitoring::subscription::{KnownNames, Subscription, SubscriptionKind};
 use crate::screening::check::StoredCheck;
+use crate::screening::matcher::{self, Query};
 use crate::screening::ongoing::delta::ListDelta;
 use crate::screening::ongoing::outcome::{standings, OutcomeChange, Standing};
 use crate::screening::ports::SanctionsListStore;
+use crate::screening::sanctions::ListKind;
 use crate::screening::sanctions::{ClaimedListChange, ListChange, RescreenCursor};
 use crate::screening::service::{LoadedLists, ScreeningService, Setting};
 use chrono::{DateTime, Duration, SubsecRound, Utc};
@@ -185,8 +200,23 @@ impl OngoingScreening {
                 report.done = self.advance(&mut claim, last, true).await?;
                 return Ok(report);
             }
+            let companies: Vec<(TenantId, crate::ids::SubscriptionId)> = page
+                .iter()
+                .filter(|(_, s)| s.kind == SubscriptionKind::Company)
+                .map(|(t, s)| (*t, s.id))
+                .collect();
+            let known: HashMap<crate::ids::SubscriptionId, KnownNames> = self
+                .subscriptions
+                .known_names(&companies)
+                .await
+                .map_err(Failure::internal)?
+                .into_iter()
+                .map(|(_, id, names)| (id, names))
+                .collect();
             let mut cursor = claim.after;
             for (tenant_id, sub) in &page {
+                // Requests waiting for the runtime go first.
+                YieldNow(false).await;
                 let work = match tenants.get(tenant_id) {
                     Some(work) => work,
                     None => {
@@ -196,7 +226,10 @@ impl OngoingScreening {
                 };
                 let outcome = match work {
                     None => Ok(Rescreened::PassedOver),
-                    Some(work) => self.rescreen(work, sub, &claim.change, &indexes).await,
+                    Some(work) => {
+                        self.rescreen(work, sub, &claim.change, &indexes, known.get(&sub.id))
+                            .await
+                    }
                 };
                 match outcome {
                     Ok(Rescreened::Untouched) => report.screened += 1,
@@ -339,9 +372,15 @@ impl OngoingScreening {
         sub: &Subscription,
         change: &ListChange,
         indexes: &ChangeIndexes,
+        known: Option<&KnownNames>,
     ) -> Result<Rescreened, Failure> {
         let TenantWork { caller, setting } = work;
         let now = self.clock.now();
+        if sub.kind == SubscriptionKind::Company
+            && known.is_some_and(|k| self.passes_by(setting, k, indexes, now))
+        {
+            return Ok(Rescreened::Untouched);
+        }
         let mut screened = match self.screening.read_subject(caller, &sub.subject_id).await {
             Ok(s) => s,
             Err(f) => {
@@ -405,6 +444,68 @@ impl OngoingScreening {
         self.meter.screening_check(check.band.as_str());
         crate::monitoring::event::meter_appended(self.meter.as_ref(), [&event]);
         Ok(Rescreened::Logged)
+    }
+
+    /// Whether the change comes near none of the names monitoring holds of a company, so it
+    /// need not be read: only when it has a cached profile and every one is fresh (a stale
+    /// one would be read from its register again by the check, which might find another
+    /// name), and no name (a profile's, with its number and country; an officer's; an
+    /// owner's) gives a candidate reaching `review` against the change's departed or arrived
+    /// records. Whitelists are not applied and a PEP candidate is not capped, so it never
+    /// passes by a subject whose full check would log a change.
+    fn passes_by(
+        &self,
+        setting: &Setting,
+        known: &KnownNames,
+        indexes: &ChangeIndexes,
+        now: DateTime<Utc>,
+    ) -> bool {
+        let fresh = |fetched_at: DateTime<Utc>| {
+            now - fetched_at < self.screening.companies.revalidate_after
+        };
+        if known.profiles.is_empty() || !known.profiles.iter().all(|p| fresh(p.fetched_at)) {
+            return false;
+        }
+        let config = &setting.config;
+        let mut queries: Vec<Query> = known
+            .profiles
+            .iter()
+            .map(|p| Query {
+                name: p.name.clone(),
+                country: Some(p.country.code().to_owned()),
+                registration_number: Some(p.orgnr.clone()),
+                ..Query::default()
+            })
+            .collect();
+        let parties = known
+            .officers
+            .as_ref()
+            .map(OfficerList::parties)
+            .unwrap_or_default()
+            .into_iter()
+            .chain(
+                known
+                    .owners
+                    .as_ref()
+                    .map(OwnerList::parties)
+                    .unwrap_or_default(),
+            );
+        queries.extend(parties.map(|p| Query {
+            name: p.name,
+            ..Query::default()
+        }));
+        // A score that rounds (to four decimals) up to `review` counts.
+        let floor = config.review - 0.000_05;
+        let screened = |kind: ListKind| config.peps.screened || kind == ListKind::Sanctions;
+        [&indexes.before, &indexes.after].iter().all(|loaded| {
+            let index = &loaded.index;
+            queries.iter().all(|q| {
+                matcher::screen_within(index, &config.weights, q, floor, 1, |e| {
+                    screened(index.versions[e.version].source.kind())
+                })
+                .is_empty()
+            })
+        })
     }
 
     /// The subject's latest check before `check` (the event's `check_id_before`).
@@ -487,6 +588,27 @@ impl OngoingScreening {
             .await
             .map_err(Failure::internal)?;
         Ok(())
+    }
+}
+
+/// Returns `Pending` once, waking itself: the task goes to the back of the runtime's queue,
+/// and the requests waiting for a worker run first.
+struct YieldNow(bool);
+
+impl std::future::Future for YieldNow {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            std::task::Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
     }
 }
 

@@ -1,0 +1,1 @@
+DROP INDEX company_profiles_subject;

@@ -398,5 +398,12 @@ async fn main() -> anyhow::Result<()> {
         millis(percentile(&under, 50.0)),
         millis(percentile(&under, 99.0))
     );
+    let ratio = percentile(&under, 99.0).as_secs_f64()
+        / percentile(&before, 99.0).as_secs_f64().max(f64::EPSILON);
+    println!(
+        "  aims: every event within 30 s ({}), read p99 during at most 1.5x before ({ratio:.2}x, {})",
+        if took <= Duration::from_secs(30) { "met" } else { "missed" },
+        if ratio <= 1.5 { "met" } else { "missed" },
+    );
     Ok(())
 }

@@ -299,3 +299,40 @@ fn without_topics_offices_and_ties_decide() {
     assert_eq!(list.skipped.len(), 1, "{:?}", list.skipped);
     assert!(list.skipped[0].contains("its post is not a Position of the file"));
 }
+
+/// Exports differ in whether they mark relatives and associates as targets: the topic says
+/// the person is exposed, and decides.
+#[test]
+fn a_relative_not_marked_target_is_still_an_entry() {
+    let file = TempFile::new(
+        "rca-not-target",
+        br#"{"id": "p1", "schema": "Person", "target": true, "properties": {"name": ["Prova Minister"], "topics": ["role.pep"], "position": ["Minister of Tests"], "country": ["se"]}}
+{"id": "p2", "schema": "Person", "target": false, "properties": {"name": ["Prova Maka"], "topics": ["role.rca"]}}
+{"id": "p3", "schema": "Person", "target": false, "properties": {"name": ["Prova Granne"], "topics": ["role.pol"]}}
+{"id": "fam", "schema": "Family", "target": false, "properties": {"person": ["p1"], "relative": ["p2"], "relationship": ["spouse"]}}
+"#,
+    );
+    let list = read_path(&file.0, Some(ListFormat::FtmPep)).unwrap().list;
+    let ids: Vec<&str> = list
+        .entries
+        .iter()
+        .map(|e| e.source_entry_id.as_str())
+        .collect();
+    assert_eq!(ids, ["p1", "p2"]);
+    let minister = list.entries[0].exposure.as_ref().unwrap();
+    assert_eq!(
+        minister.positions,
+        [HeldPosition {
+            title: "Minister of Tests".into(),
+            country: Some("SE".into()),
+            start: None,
+            end: None,
+            status: TermStatus::Unknown,
+        }],
+        "no occupancy in the file: the person's own words"
+    );
+    let spouse = list.entries[1].exposure.as_ref().unwrap();
+    assert_eq!(spouse.relations[0].pep_name, "Prova Minister");
+    assert_eq!(spouse.relations[0].pep_positions, minister.positions);
+    assert!(list.set_aside.is_empty(), "{:?}", list.set_aside);
+}

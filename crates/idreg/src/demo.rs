@@ -412,11 +412,13 @@ pub async fn run(mut config: Config, args: ServeArgs) -> anyhow::Result<()> {
 /// The list files bundled with the source tree (their provenance is in
 /// `crates/adapters-screening/testdata/PROVENANCE.md`): the UN Security Council Consolidated
 /// List (2026-02-27), OFAC's SDN list (July 2021) and its consolidated non-SDN list
-/// (December 2025), each complete.
-pub const BUNDLED_LISTS: [(&str, ListFormat); 3] = [
+/// (December 2025), each complete; and a PEP list of invented people (the synthetic
+/// FollowTheMoney sample), so the demo shows a PEP candidate without any real PEP data.
+pub const BUNDLED_LISTS: [(&str, ListFormat); 4] = [
     ("un/un_sc_consolidated_2026-02-27.xml", ListFormat::UnXml),
     ("ofac_sdn_2021-07", ListFormat::OfacCsv),
     ("ofac_cons_2025-12", ListFormat::OfacCsv),
+    ("pep/synthetic-peps.ftm.json", ListFormat::FtmPep),
 ];
 
 /// Where the bundled lists are: beside this crate in the source tree the binary was built
@@ -430,6 +432,8 @@ pub fn bundled_lists_dir() -> PathBuf {
 /// year.
 pub const SCREENING_BODY: &str =
     r#"{"name":"Badege Eric","birth_date":"1971-06-15","nationalities":["CD"]}"#;
+/// The PEP check the demo runs: the spouse of a (synthetic) minister on the bundled PEP list.
+pub const PEP_BODY: &str = r#"{"name":"Henrik Provholm"}"#;
 /// A name holding a Swedish personal number (Skatteverket's test number): refused.
 pub const REFUSED_BODY: &str = r#"{"name":"Anna Svensson 19811130-9285"}"#;
 
@@ -590,53 +594,13 @@ async fn run_screening_requests(base_url: &str, c: &DemoCredentials) -> anyhow::
     };
     let mut out = String::new();
 
-    let (status, body) = check(SCREENING_BODY).await?;
-    let _ = writeln!(out, "  POST /v1/screening/checks {SCREENING_BODY}");
-    if status != 201 {
-        let _ = writeln!(
-            out,
-            "  -> {status} {}: {}",
-            body["error"].as_str().unwrap_or("?"),
-            body["message"].as_str().unwrap_or("")
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "  -> 201 check {}: band {}, {} candidate(s), policy {}, lists {}",
-            body["id"].as_str().unwrap_or("?"),
-            body["band"].as_str().unwrap_or("?"),
-            body["candidate_count"],
-            body["policy_version_id"].as_str().unwrap_or("?"),
-            body["source_version_ids"]
-                .as_array()
-                .map(|v| v.len())
-                .unwrap_or(0),
-        );
-        match body["candidates"].get(0) {
-            None => {
-                let _ = writeln!(out, "     no candidate");
-            }
-            Some(first) => {
-                let _ = writeln!(
-                    out,
-                    "     first candidate: {} \"{}\" ({}), score {}, band {}",
-                    first["entity_id"].as_str().unwrap_or("?"),
-                    first["listing"]["names"][0]["name"].as_str().unwrap_or("?"),
-                    first["listing"]["kind"].as_str().unwrap_or("?"),
-                    first["score"],
-                    first["band"].as_str().unwrap_or("?"),
-                );
-                for reason in first["reasons"].as_array().into_iter().flatten() {
-                    let _ = writeln!(
-                        out,
-                        "       {:<8} {:<22} {}",
-                        reason["contributes"].as_str().unwrap_or("?"),
-                        reason["code"].as_str().unwrap_or("?"),
-                        reason["detail"].as_str().unwrap_or("")
-                    );
-                }
-            }
+    for body_text in [SCREENING_BODY, PEP_BODY] {
+        let (status, body) = check(body_text).await?;
+        if body_text == PEP_BODY {
+            out.push('\n');
         }
+        let _ = writeln!(out, "  POST /v1/screening/checks {body_text}");
+        describe_check(&mut out, status, &body);
     }
 
     let (status, body) = check(REFUSED_BODY).await?;
@@ -648,6 +612,55 @@ async fn run_screening_requests(base_url: &str, c: &DemoCredentials) -> anyhow::
         body["message"].as_str().unwrap_or("")
     );
     Ok(out)
+}
+
+/// A check's answer in a few lines: its band and candidates, and the first candidate's
+/// reasons.
+fn describe_check(out: &mut String, status: u16, body: &Value) {
+    if status != 201 {
+        let _ = writeln!(
+            out,
+            "  -> {status} {}: {}",
+            body["error"].as_str().unwrap_or("?"),
+            body["message"].as_str().unwrap_or("")
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  -> 201 check {}: band {}, {} candidate(s), policy {}, lists {}",
+        body["id"].as_str().unwrap_or("?"),
+        body["band"].as_str().unwrap_or("?"),
+        body["candidate_count"],
+        body["policy_version_id"].as_str().unwrap_or("?"),
+        body["source_version_ids"]
+            .as_array()
+            .map(|v| v.len())
+            .unwrap_or(0),
+    );
+    let Some(first) = body["candidates"].get(0) else {
+        let _ = writeln!(out, "     no candidate");
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "     first candidate: {} \"{}\" ({}, {} list), score {}, band {}",
+        first["entity_id"].as_str().unwrap_or("?"),
+        first["listing"]["names"][0]["name"].as_str().unwrap_or("?"),
+        first["listing"]["kind"].as_str().unwrap_or("?"),
+        first["list_kind"].as_str().unwrap_or("?"),
+        first["score"],
+        first["band"].as_str().unwrap_or("?"),
+    );
+    for reason in first["reasons"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            out,
+            "       {:<8} {:<22} {}",
+            reason["contributes"].as_str().unwrap_or("?"),
+            reason["code"].as_str().unwrap_or("?"),
+            reason["detail"].as_str().unwrap_or("")
+        );
+    }
 }
 
 #[cfg(test)]

@@ -165,6 +165,21 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
     .await;
     assert_eq!(status, 201, "{check}");
     assert!(check["band"].is_string());
+    // 9, the PEP list bundled with the demo (invented people): a minister's spouse, found
+    //    with why, and at most `review`.
+    let (status, check) = post(
+        format!("{base}/v1/screening/checks"),
+        json!({"name": "Henrik Provholm"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{check}");
+    assert_eq!(check["band"], "review", "{check}");
+    assert_eq!(check["candidates"][0]["list_kind"], "pep");
+    assert!(check["candidates"][0]["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["code"] == "pep_relative"));
     // 12. A subscription; the scheduler in the process logs its baseline.
     let (status, subscription) = post(
         format!("{base}/v1/subscriptions"),

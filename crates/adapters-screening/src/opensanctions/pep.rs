@@ -6,12 +6,15 @@
 //! refused or skipped, see [`super`]); what differs is which entities become entries and
 //! what they carry:
 //!
-//! - **Entries.** `Person` entities that are not marked `target: false` and whose `topics`
-//!   include `role.pep` or `role.rca` (or their sub-topics, `role.pep.frmr`, ...). A person
+//! - **Entries.** `Person` entities whose `topics` include `role.pep` or `role.rca` (or their
+//!   sub-topics, `role.pep.frmr`, ...), whether or not the export marks them `target` (the
+//!   topic is the list's word that the person is exposed; exports differ in whether they
+//!   mark relatives and associates as targets). A person
 //!   with `role.pol` alone (a politician below the PEP threshold) is not one; neither is a
 //!   person whose topics say only that it is sanctioned, wanted or debarred. They are set
-//!   aside and counted under their principal topic ([`ParsedList::set_aside`]), as are the
-//!   file's other targets (companies, vessels). In an export that marks no entity with
+//!   aside and counted under their principal topic ([`ParsedList::set_aside`]) when the export
+//!   marks them targets, as are the file's other targets (companies, vessels); what it marks
+//!   `target: false` is context, not counted. In an export that marks no entity with
 //!   topics, a person holding an office in the file is a PEP, and a person tied to one by a
 //!   `Family` or `Associate` is a relative or associate.
 //! - **Names, birth dates, countries, identifiers** are read as for sanctions; programs and
@@ -139,10 +142,12 @@ pub(crate) fn read(bytes: &[u8]) -> Result<ParsedList, ReadError> {
         }
         offices.insert(*person, held);
     }
+    // A PEP by its topic (or, in an export without topics, by an office it holds). `target`
+    // does not decide here: the topic is the list's word that the person is exposed, and
+    // exports differ in whether they mark relatives and associates as targets.
     let is_pep = |i: usize| -> bool {
         let e = &entities[i];
         e.schema == "Person"
-            && e.target != Some(false)
             && if uses_topics {
                 has_topic(e, "role.pep")
             } else {
@@ -175,9 +180,6 @@ pub(crate) fn read(bytes: &[u8]) -> Result<ParsedList, ReadError> {
     let mut entries = Vec::new();
     let mut set_aside = Tally::default();
     for (i, e) in entities.iter().enumerate() {
-        if e.target == Some(false) {
-            continue;
-        }
         let Some(kind) = super::entry_kind(&e.schema) else {
             if e.target == Some(true) {
                 set_aside.add(principal_topic(e.values("topics")));
@@ -205,6 +207,11 @@ pub(crate) fn read(bytes: &[u8]) -> Result<ParsedList, ReadError> {
             !relations.is_empty()
         };
         if kind != EntryKind::Person || !(pep || rca) {
+            // Context the export carries about its entries (a company a PEP owns, a
+            // politician below the threshold not marked a target): not counted.
+            if e.target == Some(false) {
+                continue;
+            }
             let topics = e.values("topics");
             set_aside.add(if topics.is_empty() {
                 "(no topic)".to_owned()

@@ -105,3 +105,52 @@ fn constructed_slips_of_each_kind_are_found_and_first() {
         }
     }
 }
+
+/// PEP lists, measured as sanctions lists are (`evaluation::pep`): every variant of a listed
+/// PEP's name found; ranked first but where a second given name is left out (a shorter name
+/// meets listed names one letter from it as closely: the known weakness this level holds);
+/// names that are not listed: the US negatives as rarely as against the sanctions lists, and
+/// the hard neighbours of a national list (common names, surnames one letter apart:
+/// `Persson` and `Pettersson`) held where they are.
+#[test]
+fn pep_variants_are_found_and_names_not_listed_stay_clear() {
+    use adapters_screening::evaluation::pep::{neighbours, pep_matcher, variants, Variant};
+    let matcher = pep_matcher(&testdata());
+    for variant in Variant::ALL {
+        let f = variants(&matcher, variant);
+        println!(
+            "PEP variant {variant:?}: {}/{} in review ({:.1}%), first {}/{} ({:.1}%)",
+            f.found,
+            f.cases,
+            f.recall(),
+            f.first,
+            f.found,
+            f.first_share()
+        );
+        for m in f.misses.iter().take(5) {
+            println!("  {m}");
+        }
+        assert!(f.cases >= 100, "{variant:?}: only {} cases", f.cases);
+        assert!(f.recall() >= 99.5, "{variant:?}: recall");
+        let first = if variant == Variant::OneGivenName {
+            70.0
+        } else {
+            99.5
+        };
+        assert!(f.first_share() >= first, "{variant:?}: ranking");
+    }
+    let near = neighbours(&matcher, 2_000);
+    println!(
+        "PEP neighbours: {}/{} in review ({:.2}%)",
+        near.flagged.len(),
+        near.cases,
+        near.rate()
+    );
+    assert_eq!(near.cases, 2_000);
+    assert!(near.rate() <= 25.0, "false reviews of neighbours rose");
+    let us = negatives(&matcher, &testdata().join(DEV_NEGATIVES));
+    assert!(
+        us.rate() <= 0.1,
+        "false reviews of US negatives on PEP lists"
+    );
+}

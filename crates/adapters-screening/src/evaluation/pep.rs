@@ -13,8 +13,10 @@
 //!   fullwidth compatibility forms, surname first, without a second given name, and with one
 //!   slip of typing. Found when the PEP's entry reaches review, first when ranked first.
 //! - **Neighbours**: names drawn from the same pools whose given name and surname pair no
-//!   listed PEP has (the hard negatives of a national PEP list: the same common names,
-//!   another person); counted when anything reaches review.
+//!   listed PEP has, and whose words neither hold a listed PEP's words nor are held by them
+//!   (`Maria Nilsson` may well be the listed `Åsa Maria Nilsson`: not a negative); the hard
+//!   negatives of a national PEP list: the same common names, another person. Counted when
+//!   anything reaches review.
 //! - The sanctions evaluation's negatives are screened against the PEP list too.
 
 use super::{review, slipped, Draw, Flagged, Found, Slip};
@@ -368,6 +370,10 @@ pub fn variants(matcher: &Matcher, variant: Variant) -> Found {
 /// by name alone: counted when anything reaches review.
 pub fn neighbours(matcher: &Matcher, count: usize) -> Flagged {
     let listed: BTreeSet<(String, String)> = drawn_peps().iter().map(Person::pair).collect();
+    let words =
+        |name: &str| -> BTreeSet<String> { fold(name).split(' ').map(str::to_owned).collect() };
+    let listed_words: Vec<BTreeSet<String>> =
+        drawn_peps().iter().map(|p| words(&p.name())).collect();
     let mut draw = Draw(4_242);
     let mut seen = BTreeSet::new();
     let mut out = Flagged::default();
@@ -375,7 +381,11 @@ pub fn neighbours(matcher: &Matcher, count: usize) -> Flagged {
     while out.cases < count && tries < count * 50 {
         tries += 1;
         let p = draw_person(&mut draw);
-        if listed.contains(&p.pair()) || !seen.insert(p.name()) {
+        let mine = words(&p.name());
+        let nested = listed_words
+            .iter()
+            .any(|l| l.is_subset(&mine) || l.is_superset(&mine));
+        if listed.contains(&p.pair()) || nested || !seen.insert(p.name()) {
             continue;
         }
         let query = Query {

@@ -71,7 +71,11 @@ pub fn check_list(list: &domain::screening::sanctions::ParsedList) {
     let pep = list.source.kind() == ListKind::Pep;
     for entry in &list.entries {
         // A PEP list's entry says what makes it exposed; a sanctions entry never does.
-        assert_eq!(entry.exposure.is_some(), pep, "exposure on the wrong kind of list");
+        assert_eq!(
+            entry.exposure.is_some(),
+            pep,
+            "exposure on the wrong kind of list"
+        );
         assert!(!entry.source_entry_id.is_empty(), "an entry without an id");
         assert!(!entry.names.is_empty(), "an entry without a name");
         for name in &entry.names {

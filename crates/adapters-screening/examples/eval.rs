@@ -38,20 +38,7 @@ fn main() {
         policy.review,
         policy.hit,
     );
-    let _ = writeln!(w, "| List | Published | Entries | Digest (SHA-256) |");
-    let _ = writeln!(w, "|---|---|---|---|");
-    for v in &matcher.index.versions {
-        let _ = writeln!(
-            w,
-            "| {} | {} | {} | `{}…` |",
-            v.source.as_str(),
-            v.published_at
-                .map(|d| d.format("%Y-%m-%d").to_string())
-                .unwrap_or_else(|| "not stated".into()),
-            v.entry_count,
-            &v.digest[..v.digest.len().min(23)],
-        );
-    }
+    versions_table(w, &matcher);
 
     let _ = writeln!(w, "\n## Evaluation sets\n");
     let _ = writeln!(
@@ -192,20 +179,7 @@ fn pep_section(w: &mut String, times: &mut Vec<std::time::Duration>) {
          licence); idreg bundles none. The figures here are of the matcher on names shaped as \
          those lists write them.\n"
     );
-    let _ = writeln!(w, "| List | Published | Entries | Digest (SHA-256) |");
-    let _ = writeln!(w, "|---|---|---|---|");
-    for v in &matcher.index.versions {
-        let _ = writeln!(
-            w,
-            "| {} | {} | {} | `{}…` |",
-            v.source.as_str(),
-            v.published_at
-                .map(|d| d.format("%Y-%m-%d").to_string())
-                .unwrap_or_else(|| "not stated".into()),
-            v.entry_count,
-            &v.digest[..v.digest.len().min(23)],
-        );
-    }
+    versions_table(w, &matcher);
     let _ = writeln!(
         w,
         "\n| Variant of a listed PEP's name | Cases | In review | First when found |"
@@ -246,6 +220,24 @@ fn pep_section(w: &mut String, times: &mut Vec<std::time::Duration>) {
             f.rate()
         );
         times.extend(f.times);
+    }
+}
+
+/// The list versions a matcher holds, one row each.
+fn versions_table(w: &mut String, matcher: &domain::screening::matcher::Matcher) {
+    let _ = writeln!(w, "| List | Published | Entries | Digest (SHA-256) |");
+    let _ = writeln!(w, "|---|---|---|---|");
+    for v in &matcher.index.versions {
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | `{}…` |",
+            v.source.as_str(),
+            v.published_at
+                .map(|d| d.format("%Y-%m-%d").to_string())
+                .unwrap_or_else(|| "not stated".into()),
+            v.entry_count,
+            &v.digest[..v.digest.len().min(23)],
+        );
     }
 }
 

@@ -29,9 +29,21 @@ use crate::screening::check::CheckReason;
 use crate::screening::matcher::score::Contribution;
 use crate::screening::policy::Band;
 use crate::screening::sanctions::{
-    Exposure, ExposureRole, HeldPosition, ListedDate, RelationKind, TermStatus,
+    Exposure, ExposureRole, HeldPosition, ListKind, ListedDate, RelationKind, TermStatus,
 };
 use chrono::{Months, NaiveDate};
+
+/// The highest band a PEP list's candidate can have: being exposed is not a sanction.
+pub const PEP_CEILING: Band = Band::Review;
+
+/// The band a candidate of a `kind` of list can have at most, before its entry is assessed:
+/// a PEP list's is [`PEP_CEILING`] (ordering candidates by it puts a sanctions hit first).
+pub fn ceiling(kind: ListKind, band: Band) -> Band {
+    match kind {
+        ListKind::Sanctions => band,
+        ListKind::Pep => band.min(PEP_CEILING),
+    }
+}
 
 /// A PEP list's entry on one day.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,7 +58,7 @@ impl Assessment {
     /// counts, `clear` once it does not.
     pub fn cap(&self, band: Band) -> Band {
         if self.counts {
-            band.min(Band::Review)
+            band.min(PEP_CEILING)
         } else {
             Band::Clear
         }

@@ -15,6 +15,7 @@
 
 use crate::ids::{OverrideVersionId, PolicyVersionId, TenantId};
 use crate::screening::matcher::score::Weights;
+use crate::screening::sanctions::ListKind;
 use chrono::{DateTime, Utc};
 
 /// A check's or a candidate's band.
@@ -128,6 +129,12 @@ impl PolicyConfig {
             return Err(PolicyError::AfterOffice);
         }
         Ok(())
+    }
+
+    /// Whether checks under this policy screen the lists of `kind`: sanctions lists always,
+    /// PEP lists unless the policy leaves them out.
+    pub fn screens(&self, kind: ListKind) -> bool {
+        kind == ListKind::Sanctions || self.peps.screened
     }
 
     /// The band of a score under this policy.
@@ -324,6 +331,15 @@ mod tests {
         assert_eq!(p.band(0.92), Band::Hit);
         assert_eq!(p.band(1.0), Band::Hit);
         assert!(Band::Hit > Band::Review && Band::Review > Band::Clear);
+        assert!(p.screens(ListKind::Sanctions) && p.screens(ListKind::Pep));
+        let no_peps = PolicyConfig {
+            peps: PepPolicy {
+                screened: false,
+                ..PepPolicy::default()
+            },
+            ..PolicyConfig::default()
+        };
+        assert!(no_peps.screens(ListKind::Sanctions) && !no_peps.screens(ListKind::Pep));
         assert_eq!(Band::parse("review"), Some(Band::Review));
     }
 

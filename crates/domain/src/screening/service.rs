@@ -228,8 +228,14 @@ pub fn canonical_input(query: &Query) -> String {
 }
 
 /// A score as checks carry it: four decimals.
-fn rounded(score: f64) -> f64 {
+pub(crate) fn rounded(score: f64) -> f64 {
     (score * 10_000.0).round() / 10_000.0
+}
+
+/// The lowest raw score that [`rounded`] brings to `threshold` or above (half a unit of the
+/// fourth decimal below it).
+pub(crate) fn lowest_rounding_to(threshold: f64) -> f64 {
+    threshold - 0.000_05
 }
 
 impl ScreeningService {
@@ -303,10 +309,9 @@ impl ScreeningService {
             Some(o) => o.config.apply(&policy.config).map_err(Failure::internal)?,
             None => policy.config.clone(),
         };
-        if !config.peps.screened
-            && lists
-                .iter()
-                .all(|l| l.version.source.kind() == ListKind::Pep)
+        if !lists
+            .iter()
+            .any(|l| config.screens(l.version.source.kind()))
         {
             return Err(unavailable(
                 "no sanctions list is loaded and the tenant's policy leaves PEP lists out; \
@@ -333,8 +338,7 @@ impl ScreeningService {
         now: DateTime<Utc>,
     ) -> Result<StoredCheck, Failure> {
         let loaded = &setting.loaded;
-        let peps = setting.config.peps.screened;
-        let screened_kind = |s: ListSource| peps || s.kind() == ListKind::Sanctions;
+        let screened_kind = |s: ListSource| setting.config.screens(s.kind());
         let input_hash = self.input_hash(caller, screened)?;
         let candidates = self.candidates(
             loaded,
@@ -646,11 +650,10 @@ impl ScreeningService {
         });
         let queries = std::iter::once((None, screened.query.clone())).chain(parties);
         let today = now.date_naive();
-        let kinds: &[ListKind] = if config.peps.screened {
-            &[ListKind::Sanctions, ListKind::Pep]
-        } else {
-            &[ListKind::Sanctions]
-        };
+        let kinds: Vec<ListKind> = [ListKind::Sanctions, ListKind::Pep]
+            .into_iter()
+            .filter(|k| config.screens(*k))
+            .collect();
         let index = &loaded.index;
         queries
             .flat_map(|(party, query)| {
@@ -669,10 +672,8 @@ impl ScreeningService {
                         )
                     })
                     .map(|c| {
-                        let band = config.band(rounded(c.score));
-                        let pep = index.versions[index.entries[c.entry].version].source.kind()
-                            == ListKind::Pep;
-                        (if pep { band.min(Band::Review) } else { band }, c)
+                        let kind = index.versions[index.entries[c.entry].version].source.kind();
+                        (exposure::ceiling(kind, config.band(rounded(c.score))), c)
                     })
                     .collect();
                 found.sort_by(|(ba, a), (bb, b)| {

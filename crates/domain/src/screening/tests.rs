@@ -496,3 +496,25 @@ async fn the_proposer_never_approves_their_own_override_nor_the_maker_their_whit
         err.message
     );
 }
+
+/// The pre-screen of ongoing screening counts every raw score a check would band `review`:
+/// the lowest one that rounds up to the threshold, and none below it.
+#[test]
+fn the_lowest_score_rounding_to_a_threshold_is_exactly_that() {
+    use crate::screening::policy::PolicyConfig;
+    use crate::screening::service::{lowest_rounding_to, rounded};
+    for threshold in [0.8, 0.85, 0.9123, 0.92] {
+        let floor = lowest_rounding_to(threshold);
+        assert!(rounded(floor) >= threshold, "{threshold}");
+        assert!(rounded(floor - 1e-9) < threshold, "{threshold}");
+        let policy = PolicyConfig {
+            review: threshold,
+            hit: 1.0,
+            ..PolicyConfig::default()
+        };
+        assert_eq!(
+            policy.band(rounded(floor)),
+            crate::screening::policy::Band::Review
+        );
+    }
+}

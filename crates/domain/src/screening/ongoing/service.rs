@@ -57,7 +57,6 @@ use crate::screening::matcher::{self, Query};
 use crate::screening::ongoing::delta::ListDelta;
 use crate::screening::ongoing::outcome::{standings, OutcomeChange, Standing};
 use crate::screening::ports::SanctionsListStore;
-use crate::screening::sanctions::ListKind;
 use crate::screening::sanctions::{ClaimedListChange, ListChange, RescreenCursor};
 use crate::screening::service::{LoadedLists, ScreeningService, Setting};
 use chrono::{DateTime, Duration, SubsecRound, Utc};
@@ -499,14 +498,13 @@ impl OngoingScreening {
             name: p.name,
             ..Query::default()
         }));
-        // A score that rounds (to four decimals) up to `review` counts.
-        let floor = config.review - 0.000_05;
-        let screened = |kind: ListKind| config.peps.screened || kind == ListKind::Sanctions;
+        // A score that rounds up to `review` counts.
+        let floor = crate::screening::service::lowest_rounding_to(config.review);
         [&indexes.before, &indexes.after].iter().all(|loaded| {
             let index = &loaded.index;
             queries.iter().all(|q| {
                 matcher::screen_within(index, &config.weights, q, floor, 1, |e| {
-                    screened(index.versions[e.version].source.kind())
+                    config.screens(index.versions[e.version].source.kind())
                 })
                 .is_empty()
             })

@@ -103,19 +103,8 @@ fn main() {
             if f.cases == 0 {
                 continue;
             }
-            let _ = writeln!(
-                w,
-                "| {} | {} | {} | {}/{} ({:.1}%) | {}/{} ({:.1}%) |",
-                source.as_str(),
-                kind.describe(),
-                f.cases,
-                f.found,
-                f.cases,
-                f.recall(),
-                f.first,
-                f.found,
-                f.first_share()
-            );
+            let label = format!("{} | {}", source.as_str(), kind.describe());
+            let _ = writeln!(w, "| {label} | {} |", found_cells(&f));
             times.extend(f.times);
         }
     }
@@ -187,18 +176,7 @@ fn pep_section(w: &mut String, times: &mut Vec<std::time::Duration>) {
     let _ = writeln!(w, "|---|---|---|---|");
     for variant in pep::Variant::ALL {
         let f = pep::variants(&matcher, variant);
-        let _ = writeln!(
-            w,
-            "| {} | {} | {}/{} ({:.1}%) | {}/{} ({:.1}%) |",
-            variant.describe(),
-            f.cases,
-            f.found,
-            f.cases,
-            f.recall(),
-            f.first,
-            f.found,
-            f.first_share()
-        );
+        let _ = writeln!(w, "| {} | {} |", variant.describe(), found_cells(&f));
         times.extend(f.times);
     }
     let _ = writeln!(w, "\n| Names not listed | Cases | In review |");
@@ -241,21 +219,24 @@ fn versions_table(w: &mut String, matcher: &domain::screening::matcher::Matcher)
     }
 }
 
-fn ms(d: std::time::Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn row(w: &mut String, label: &str, f: &Found) {
-    let _ = writeln!(
-        w,
-        "| {label} | {} | {}/{} ({:.1}%) | {}/{} ({:.1}%) | {} |",
+/// A set of positives' cells: cases, in review, first when found.
+fn found_cells(f: &Found) -> String {
+    format!(
+        "{} | {}/{} ({:.1}%) | {}/{} ({:.1}%)",
         f.cases,
         f.found,
         f.cases,
         f.recall(),
         f.first,
         f.found,
-        f.first_share(),
-        f.unresolved
-    );
+        f.first_share()
+    )
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn row(w: &mut String, label: &str, f: &Found) {
+    let _ = writeln!(w, "| {label} | {} | {} |", found_cells(f), f.unresolved);
 }

@@ -5,12 +5,11 @@
 mod common;
 
 use adapters_screening::{read_path, ListFormat, ReadError};
-use common::{day, entry, testdata};
+use common::{day, entry, testdata, TempFile};
 use domain::screening::sanctions::{
     Exposure, ExposureRole, HeldPosition, ListSource, ListedDate, ParsedList, PepRelation,
     RelationKind, SetAside, TermStatus,
 };
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 fn sample() -> &'static ParsedList {
@@ -56,26 +55,6 @@ fn astrid_mp() -> HeldPosition {
         Some("2022-10-18"),
         TermStatus::Ended,
     )
-}
-
-/// A file in the temporary directory, removed when dropped.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(tag: &str, bytes: &[u8]) -> TempFile {
-        let path = std::env::temp_dir().join(format!(
-            "idreg-ftm-pep-test-{}-{tag}.json",
-            std::process::id()
-        ));
-        std::fs::write(&path, bytes).unwrap();
-        TempFile(path)
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
 
 #[test]
@@ -200,7 +179,7 @@ fn a_mixed_export_gives_each_list_its_own_kind() {
 {"id": "x-untagged", "schema": "Person", "target": true, "properties": {"name": ["Untagged Testperson"]}}
 "#,
     );
-    let file = TempFile::new("mixed", &mixed);
+    let file = TempFile::new("ftm-pep", "mixed", &mixed);
 
     let sanctions = read_path(&file.0, Some(ListFormat::OpenSanctionsJson))
         .unwrap()
@@ -249,8 +228,7 @@ fn a_mixed_export_gives_each_list_its_own_kind() {
 /// relative or associate.
 #[test]
 fn without_topics_offices_and_ties_decide() {
-    let file = TempFile::new(
-        "untagged",
+    let file = TempFile::new("ftm-pep", "untagged",
         br#"{"id": "p1", "schema": "Person", "properties": {"name": ["Prova Person"]}}
 {"id": "p2", "schema": "Person", "properties": {"name": ["Prova Make"]}}
 {"id": "p3", "schema": "Person", "properties": {"name": ["Prova Ingen"]}}
@@ -304,8 +282,7 @@ fn without_topics_offices_and_ties_decide() {
 /// the person is exposed, and decides.
 #[test]
 fn a_relative_not_marked_target_is_still_an_entry() {
-    let file = TempFile::new(
-        "rca-not-target",
+    let file = TempFile::new("ftm-pep", "rca-not-target",
         br#"{"id": "p1", "schema": "Person", "target": true, "properties": {"name": ["Prova Minister"], "topics": ["role.pep"], "position": ["Minister of Tests"], "country": ["se"]}}
 {"id": "p2", "schema": "Person", "target": false, "properties": {"name": ["Prova Maka"], "topics": ["role.rca"]}}
 {"id": "p3", "schema": "Person", "target": false, "properties": {"name": ["Prova Granne"], "topics": ["role.pol"]}}

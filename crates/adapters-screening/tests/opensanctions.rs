@@ -4,7 +4,7 @@
 mod common;
 
 use adapters_screening::{detect, read_path, ListFormat, ReadError};
-use common::{day, entry, id, ids_and_kinds, strong, weak};
+use common::{day, entry, id, ids_and_kinds, strong, weak, TempFile};
 use domain::screening::sanctions::{
     EntryKind, ListEntry, ListSource, ListedCountry, ListedDate, NameQuality, ParsedList,
 };
@@ -40,26 +40,6 @@ fn country(code: Option<&str>, name: &str) -> ListedCountry {
 
 fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
-}
-
-/// A file in the temporary directory, removed when dropped.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(tag: &str, bytes: &[u8]) -> TempFile {
-        let path = std::env::temp_dir().join(format!(
-            "idreg-opensanctions-test-{}-{tag}.json",
-            std::process::id()
-        ));
-        std::fs::write(&path, bytes).unwrap();
-        TempFile(path)
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
 
 #[test]
@@ -301,11 +281,11 @@ fn llc_cst_address_countries_come_from_its_address_entities() {
             without.push_str(&format!("{v}\n"));
         }
     }
-    let file = TempFile::new("cst-addresses", with.as_bytes());
+    let file = TempFile::new("opensanctions", "cst-addresses", with.as_bytes());
     let list = read(&file.0).unwrap();
     assert_eq!(entry(&list, CST).countries, [country(Some("RU"), "ru")]);
     // And without its addresses in the file, none.
-    let file = TempFile::new("cst-no-addresses", without.as_bytes());
+    let file = TempFile::new("opensanctions", "cst-no-addresses", without.as_bytes());
     let list = read(&file.0).unwrap();
     assert_eq!(entry(&list, CST).countries, []);
 }
@@ -380,7 +360,7 @@ fn unreadable_lines_are_skipped_and_named() {
     lines.insert(20, "[1, 2]".into()); // line 21
     lines.insert(30, "   ".into()); // blank
     let text = lines.join("\r\n") + "\r\n";
-    let file = TempFile::new("damaged", text.as_bytes());
+    let file = TempFile::new("opensanctions", "damaged", text.as_bytes());
     let list = read(&file.0).unwrap();
     assert_eq!(list.entries, zala().entries, "every entity still read");
     assert_eq!(list.skipped.len(), 3, "{:?}", list.skipped);
@@ -481,7 +461,7 @@ fn odd_export() -> Vec<serde_json::Value> {
 #[test]
 fn odd_corners_map_as_documented() {
     let text: String = odd_export().iter().map(|v| format!("{v}\n")).collect();
-    let file = TempFile::new("odd", text.as_bytes());
+    let file = TempFile::new("opensanctions", "odd", text.as_bytes());
     let list = read(&file.0).unwrap();
     assert_eq!(
         list.skipped,
@@ -594,7 +574,7 @@ fn odd_corners_map_as_documented() {
 }
 
 fn assert_malformed(tag: &str, bytes: &[u8]) -> String {
-    let file = TempFile::new(tag, bytes);
+    let file = TempFile::new("opensanctions", tag, bytes);
     match read(&file.0) {
         Err(ReadError::Malformed { format, detail }) => {
             assert_eq!(format, "opensanctions-json", "{tag}");
@@ -649,7 +629,7 @@ fn a_delta_file_is_malformed() {
          {{\"op\":\"DEL\",\"entity\":{{\"id\":\"NK-500Poltergeist\"}}}}\n",
         lines[0], lines[1]
     );
-    let file = TempFile::new("delta", delta.as_bytes());
+    let file = TempFile::new("opensanctions", "delta", delta.as_bytes());
     // It looks like an export to the detection, and is refused by the reader.
     assert_eq!(detect(&file.0).unwrap(), ListFormat::OpenSanctionsJson);
     match read_path(&file.0, None) {
@@ -689,7 +669,7 @@ fn an_export_without_screenable_targets_holds_no_entries() {
         .map(|l| format!("{l}\n"))
         .collect();
     assert!(!addresses.is_empty());
-    let file = TempFile::new("addresses", addresses.as_bytes());
+    let file = TempFile::new("opensanctions", "addresses", addresses.as_bytes());
     assert!(matches!(read(&file.0), Err(ReadError::Empty(_))));
 }
 
@@ -732,7 +712,7 @@ fn mutated_samples_never_panic() {
             let cut = (rng.next() as usize) % bytes.len();
             bytes.truncate(cut);
         }
-        let file = TempFile::new("mutated", &bytes);
+        let file = TempFile::new("opensanctions", "mutated", &bytes);
         // Any outcome but a panic: entries with some records skipped, or an error.
         match read(&file.0) {
             Ok(list) => {

@@ -105,6 +105,31 @@ pub(crate) async fn company_subject(app: &TestApp, token: &str) -> String {
         .to_owned()
 }
 
+/// The sandbox company's first refresh under its subscription (monitoring's baseline of its
+/// officers), then an officer it names with a personal number, as the officers route
+/// shows them.
+pub(crate) async fn monitored_officer(app: &TestApp, token: &str) -> Value {
+    let first = app
+        .post_json(
+            &format!("/v1/companies/{TEST_AB}/refresh"),
+            Some(token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    let officers = app
+        .get(&format!("/v1/companies/{TEST_AB}/officers"), Some(token))
+        .await;
+    assert_eq!(officers.status, 200, "{}", officers.text);
+    officers.body["data"]["officers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["personal_number_ref"].is_string())
+        .expect("an officer with a personal number")
+        .clone()
+}
+
 /// Subscribes to the subject (`kind` `company` or `person`): the subscription id.
 pub(crate) async fn subscribe(app: &TestApp, token: &str, subject: &str, kind: &str) -> String {
     let sub = app
@@ -301,20 +326,7 @@ async fn a_companys_officers_are_screened_with_it_and_a_newcomer_at_the_next_ref
     let subject = company_subject(&app, &token).await;
     subscribe(&app, &token, &subject, "company").await;
     let refresh = format!("/v1/companies/{TEST_AB}/refresh");
-    // The first refresh reads the officers: monitoring's baseline.
-    let first = app.post_json(&refresh, Some(&token), &json!({})).await;
-    assert_eq!(first.status, 200, "{}", first.text);
-    let officers = app
-        .get(&format!("/v1/companies/{TEST_AB}/officers"), Some(&token))
-        .await;
-    assert_eq!(officers.status, 200, "{}", officers.text);
-    let officer = officers.body["data"]["officers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["personal_number_ref"].is_string())
-        .expect("an officer with a personal number")
-        .clone();
+    let officer = monitored_officer(&app, &token).await;
     let officer_name = officer["name"].as_str().unwrap().to_owned();
     let officer_ref = officer["personal_number_ref"].as_str().unwrap().to_owned();
 

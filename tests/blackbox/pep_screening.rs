@@ -7,7 +7,9 @@
 //! company added to (then dropped from) a PEP list version giving one outcome change each,
 //! delivered by webhook.
 
-use crate::ongoing_screening::{company_subject, events_of, rescreen, subscribe};
+use crate::ongoing_screening::{
+    company_subject, events_of, monitored_officer, rescreen, subscribe,
+};
 use crate::persons::with_permit;
 use crate::screening::{check, checked, consumer, import_un, publish_policy};
 use crate::webhooks::{create, dispatch, Receiver};
@@ -394,20 +396,7 @@ async fn an_officer_who_becomes_a_pep_is_one_outcome_change_delivered_by_webhook
         None => None,
     };
     // The refresh reads the officers: monitoring's baseline.
-    let refreshed = app
-        .post_json("/v1/companies/5560021361/refresh", Some(&token), &json!({}))
-        .await;
-    assert_eq!(refreshed.status, 200, "{}", refreshed.text);
-    let officers = app
-        .get("/v1/companies/5560021361/officers", Some(&token))
-        .await;
-    let officer = officers.body["data"]["officers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["personal_number_ref"].is_string())
-        .expect("an officer with a personal number")
-        .clone();
+    let officer = monitored_officer(&app, &token).await;
     let officer_name = officer["name"].as_str().unwrap().to_owned();
     assert_eq!(rescreen(&app).await.logged, 0);
 

@@ -1,8 +1,9 @@
 //! The default run: the service with a demo tenant and grant made on first run, and a
 //! ready curl walk-through printed on start. No hand-made configuration: screening is made
-//! usable too (the bundled UN and OFAC list files imported, a no-op by digest once stored;
-//! the default policy published when none is active), and one ad-hoc screening check and one
-//! `name_is_identifier` refusal are run through the REST API on start, their results printed.
+//! usable too (the bundled UN and OFAC list files and a PEP list of invented people imported,
+//! a no-op by digest once stored; the default policy published when none is active), and an
+//! ad-hoc sanctions check, a PEP check and one `name_is_identifier` refusal are run through
+//! the REST API on start, their results printed.
 //!
 //! The grant's ids are kept in `<state_dir>/demo.json`; its secret is never written down:
 //! every start rotates it and prints the new one.

@@ -55,6 +55,20 @@ def orgnr(draw):
 
 
 @st.composite
+def organisasjonsnummer(draw):
+    """Norway's: nine digits, the last a mod-11 check digit (weights 3 2 7 6 5 4 3 2); a body
+    whose check would be 10 has no valid number, and is drawn again."""
+    weights = [3, 2, 7, 6, 5, 4, 3, 2]
+    body = draw(
+        st.lists(st.integers(0, 9), min_size=8, max_size=8).filter(
+            lambda b: (11 - sum(w * d for w, d in zip(weights, b)) % 11) % 11 != 10
+        )
+    )
+    check = (11 - sum(w * d for w, d in zip(weights, body)) % 11) % 11
+    return "no:" + "".join(map(str, body + [check]))
+
+
+@st.composite
 def imones_kodas(draw):
     return "lt:" + "".join(map(str, draw(st.lists(st.integers(0, 9), min_size=9, max_size=9))))
 
@@ -129,7 +143,10 @@ NO_DIGITS = st.characters(
     exclude_categories=["Nd", "No", "Nl", "Cs", "Cc"], exclude_characters="\u0000"
 )
 
-schemathesis.openapi.format("company-code", st.one_of(orgnr(), imones_kodas()))
+schemathesis.openapi.format(
+    "company-code", st.one_of(orgnr(), imones_kodas(), organisasjonsnummer())
+)
+schemathesis.openapi.format("organisasjonsnummer", organisasjonsnummer())
 schemathesis.openapi.format("orgnr", orgnr())
 schemathesis.openapi.format("personnummer", swedish_personal_number(False))
 schemathesis.openapi.format("samordningsnummer", swedish_personal_number(True))

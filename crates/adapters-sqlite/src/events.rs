@@ -3,7 +3,7 @@
 //! interleave: no gap, no duplicate, and a rolled-back append leaves no hole.
 
 use crate::convert::{corrupt, list, micros, parse_id, time, TxError};
-use crate::schema::{customer_refs, event_counters, events, subjects};
+use crate::schema::{customer_refs, event_counters, events};
 use crate::Database;
 use async_trait::async_trait;
 use chrono::Utc;
@@ -225,12 +225,8 @@ fn page(
             None => None,
             Some(canonical) => {
                 if !aliases.contains_key(canonical) {
-                    let ids: Vec<String> = subjects::table
-                        .filter(subjects::tenant_id.eq(tenant_id))
-                        .filter(subjects::merged_into.eq(canonical))
-                        .order(subjects::subject_id)
-                        .select(subjects::subject_id)
-                        .load(conn)?;
+                    let ids: Vec<String> =
+                        crate::subjects::aliases_query(tenant_id, canonical).load(conn)?;
                     aliases.insert(canonical.clone(), ids);
                 }
                 Some(SubjectHandle {

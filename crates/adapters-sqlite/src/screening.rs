@@ -613,12 +613,10 @@ impl ScreeningStore for Database {
             let rows: Vec<CheckRow> = diesel::sql_query(format!(
                 "SELECT {} FROM screening_checks c WHERE c.tenant_id = ?1 \
                    AND (c.visibility IS NULL OR c.visibility IN (SELECT value FROM json_each(?2))) \
-                   AND (?3 IS NULL OR c.subject_id IN (SELECT g.subject_id FROM subjects g, \
-                     (SELECT COALESCE(s.merged_into, s.subject_id) AS id FROM subjects s \
-                      WHERE s.tenant_id = ?1 AND s.subject_id = ?3) x \
-                     WHERE g.tenant_id = ?1 AND (g.subject_id = x.id OR g.merged_into = x.id))) \
+                   AND (?3 IS NULL OR c.subject_id IN {}) \
                  ORDER BY c.checked_at DESC, c.check_id DESC LIMIT ?4",
-                check_columns()
+                check_columns(),
+                crate::subjects::ids_of_subject("?1", "?3")
             ))
             .bind::<Text, _>(&tenant_id)
             .bind::<Text, _>(&codes)

@@ -32,7 +32,7 @@ const CANONICAL: &str = "COALESCE((SELECT m.merged_into FROM subjects m \
 
 /// The columns of a subscription row, with its canonical subject and that subject's aliases
 /// (a JSON array, in id order).
-fn columns() -> String {
+pub(crate) fn columns() -> String {
     format!(
         "s.tenant_id, s.subscription_id, {CANONICAL} AS subject_id, s.kind, s.legal_basis, \
          s.legal_basis_ref, s.status, s.check_days, s.full_refresh_days, s.country, \
@@ -43,13 +43,6 @@ fn columns() -> String {
            ORDER BY a.subject_id)) AS aliases"
     )
 }
-
-/// `s.subject_id` is one of the ids of the subject `?2` of tenant `?1` (its canonical id or an
-/// alias, whichever `?2` is).
-const OF_SUBJECT: &str = "s.subject_id IN (SELECT g.subject_id FROM subjects g, \
-       (SELECT COALESCE(c.merged_into, c.subject_id) AS id FROM subjects c \
-        WHERE c.tenant_id = ?1 AND c.subject_id = ?2) x \
-     WHERE g.tenant_id = ?1 AND (g.subject_id = x.id OR g.merged_into = x.id))";
 
 #[derive(QueryableByName)]
 struct Row {
@@ -172,9 +165,11 @@ fn of_subject(
     more: &str,
 ) -> Result<Vec<Row>, TxError> {
     Ok(diesel::sql_query(format!(
-        "SELECT {} FROM subscriptions s WHERE s.tenant_id = ?1 AND {OF_SUBJECT} AND {more} \
-         ORDER BY s.created_at, s.subscription_id",
-        columns()
+        "SELECT {} FROM subscriptions s WHERE s.tenant_id = ?1 AND s.subject_id IN {} \
+           AND {more} ORDER BY s.created_at, s.subscription_id",
+        columns(),
+        // `?2` is any of the subject's ids: its canonical id or an alias.
+        crate::subjects::ids_of_subject("?1", "?2")
     ))
     .bind::<Text, _>(tenant_id)
     .bind::<Text, _>(subject)

@@ -78,60 +78,74 @@ pub fn screen_within(
     limit: usize,
     keep: impl Fn(&IndexedEntry) -> bool,
 ) -> Vec<Candidate> {
-    {
-        let words = normalise::tokens(&query.name);
-        let prepared = PreparedQuery {
-            prepared: words::Words::new(&words),
-            words,
-            birth_date: query.birth_date,
-            nationalities: query.nationalities.clone(),
-            country: query.country.clone(),
-            identifier: query
-                .registration_number
-                .as_deref()
-                .map(identifier_form)
-                .filter(|i| i.len() >= 4),
-        };
-        let mut best: Vec<Option<Candidate>> = Vec::new();
-        let mut consider = |entry: usize, name: usize| {
-            if !keep(&index.entries[entry]) {
-                return;
-            }
-            let scored = score::score(
-                &prepared,
-                &index.names[name],
-                &index.entries[entry],
-                weights,
-            );
-            if best.len() <= entry {
-                best.resize(entry + 1, None);
-            }
-            if best[entry].as_ref().is_none_or(|b| scored.score > b.score) {
-                best[entry] = Some(Candidate {
-                    entry,
-                    name,
-                    score: scored.score,
-                    reasons: scored.reasons,
-                });
-            }
-        };
-        for n in index.candidate_names(&prepared.words) {
-            consider(index.names[n].entry, n);
-        }
-        if let Some(id) = &prepared.identifier {
-            for e in index.entries_with_identifier(id) {
-                if let Some(n) = index.names.iter().position(|n| n.entry == e) {
-                    consider(e, n);
-                }
-            }
-        }
-        let mut found: Vec<Candidate> = best
-            .into_iter()
-            .flatten()
-            .filter(|c| c.score >= floor)
-            .collect();
-        found.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry)));
-        found.truncate(limit);
-        found
+    screen_prepared(index, weights, &prepare(query), floor, limit, keep)
+}
+
+/// A query's name split, folded and prepared for alignment, and its facts in the forms the
+/// scorer compares: done once for a query screened against several indexes.
+pub fn prepare(query: &Query) -> PreparedQuery {
+    let words = normalise::tokens(&query.name);
+    PreparedQuery {
+        prepared: words::Words::new(&words),
+        words,
+        birth_date: query.birth_date,
+        nationalities: query.nationalities.clone(),
+        country: query.country.clone(),
+        identifier: query
+            .registration_number
+            .as_deref()
+            .map(identifier_form)
+            .filter(|i| i.len() >= 4),
     }
+}
+
+/// [`screen_within`] of a query already [`prepare`]d. An index without entries (a list
+/// change that removed nothing has no departed records) finds nothing and costs nothing.
+pub fn screen_prepared(
+    index: &ListIndex,
+    weights: &Weights,
+    prepared: &PreparedQuery,
+    floor: f64,
+    limit: usize,
+    keep: impl Fn(&IndexedEntry) -> bool,
+) -> Vec<Candidate> {
+    if index.entries.is_empty() {
+        return Vec::new();
+    }
+    let mut best: Vec<Option<Candidate>> = Vec::new();
+    let mut consider = |entry: usize, name: usize| {
+        if !keep(&index.entries[entry]) {
+            return;
+        }
+        let scored = score::score(prepared, &index.names[name], &index.entries[entry], weights);
+        if best.len() <= entry {
+            best.resize(entry + 1, None);
+        }
+        if best[entry].as_ref().is_none_or(|b| scored.score > b.score) {
+            best[entry] = Some(Candidate {
+                entry,
+                name,
+                score: scored.score,
+                reasons: scored.reasons,
+            });
+        }
+    };
+    for n in index.candidate_names(&prepared.words) {
+        consider(index.names[n].entry, n);
+    }
+    if let Some(id) = &prepared.identifier {
+        for e in index.entries_with_identifier(id) {
+            if let Some(n) = index.names.iter().position(|n| n.entry == e) {
+                consider(e, n);
+            }
+        }
+    }
+    let mut found: Vec<Candidate> = best
+        .into_iter()
+        .flatten()
+        .filter(|c| c.score >= floor)
+        .collect();
+    found.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry)));
+    found.truncate(limit);
+    found
 }

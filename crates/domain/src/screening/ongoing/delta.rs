@@ -264,5 +264,30 @@ mod tests {
                 }
             }
         }
+
+        /// A name prepared once and screened against both records of a change finds in each
+        /// what screening it afresh finds (the pre-screen's one preparation changes nothing),
+        /// and the departed records of a change that removed nothing find nothing.
+        #[test]
+        fn a_name_prepared_once_screens_as_it_does_afresh(
+            old in entries(), new in entries(), name in "[A-C]{1,3}( [A-C]{1,3}){0,2}",
+        ) {
+            use crate::screening::matcher::{self, Query};
+            let weights = crate::screening::policy::PolicyConfig::default().weights;
+            let query = Query { name, ..Query::default() };
+            let prepared = matcher::prepare(&query);
+            let d = ListDelta::between(Some((version(), old)), (version(), new));
+            for index in [d.before_index(), d.after_index()] {
+                let afresh = matcher::screen_within(&index, &weights, &query, 0.0, 25, |_| true);
+                let once = matcher::screen_prepared(&index, &weights, &prepared, 0.0, 25, |_| true);
+                prop_assert_eq!(afresh, once);
+            }
+            let first = ListDelta::between(None, (version(), vec![entry("1", "ABC")]));
+            let nothing = first.before_index();
+            prop_assert!(
+                matcher::screen_prepared(&nothing, &weights, &prepared, 0.0, 25, |_| true)
+                    .is_empty()
+            );
+        }
     }
 }

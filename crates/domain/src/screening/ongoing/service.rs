@@ -36,8 +36,7 @@
 //! another name) or one with no cached profile is read and screened as step 1 says. Persons
 //! are always read (their names are the register's, read under the permit). Between two
 //! subscriptions the pass yields to the runtime's other tasks, so requests are not held up
-//! behind a page of matching (every 16 subscriptions: a yield after each one let a runtime busy
-//! with requests stretch a pass of 10,000 to over a minute).
+//! behind a page of matching.
 
 use crate::access::gate::Caller;
 use crate::access::ports::TenantStore;
@@ -214,13 +213,9 @@ impl OngoingScreening {
                 .map(|(_, id, names)| (id, names))
                 .collect();
             let mut cursor = claim.after;
-            for (n, (tenant_id, sub)) in page.iter().enumerate() {
-                // Requests waiting for the runtime go first, every few subscriptions (each
-                // yield sends the pass to the back of the queue: after every one, a busy
-                // runtime would stretch the pass by its whole queue ten thousand times).
-                if n % YIELD_EVERY == 0 {
-                    YieldNow(false).await;
-                }
+            for (tenant_id, sub) in &page {
+                // Requests waiting for the runtime go first.
+                YieldNow(false).await;
                 let work = match tenants.get(tenant_id) {
                     Some(work) => work,
                     None => {
@@ -471,44 +466,35 @@ impl OngoingScreening {
             return false;
         }
         let config = &setting.config;
-        let mut queries: Vec<Query> = known
-            .profiles
-            .iter()
-            .map(|p| Query {
-                name: p.name.clone(),
-                country: Some(p.country.code().to_owned()),
-                registration_number: Some(p.orgnr.clone()),
-                ..Query::default()
-            })
-            .collect();
-        let parties = known
-            .officers
-            .as_ref()
-            .map(OfficerList::parties)
-            .unwrap_or_default()
-            .into_iter()
-            .chain(
-                known
-                    .owners
-                    .as_ref()
-                    .map(OwnerList::parties)
-                    .unwrap_or_default(),
-            );
-        queries.extend(parties.map(|p| Query {
-            name: p.name,
-            ..Query::default()
-        }));
+        let (before, after) = (&indexes.before.index, &indexes.after.index);
         // A score that rounds up to `review` counts.
         let floor = crate::screening::service::lowest_rounding_to(config.review);
-        [&indexes.before, &indexes.after].iter().all(|loaded| {
-            let index = &loaded.index;
-            queries.iter().all(|q| {
-                matcher::screen_within(index, &config.weights, q, floor, 1, |e| {
+        // Each name is prepared once and screened against both records of the change.
+        let near = |query: Query| {
+            let prepared = matcher::prepare(&query);
+            [before, after].into_iter().any(|index| {
+                !matcher::screen_prepared(index, &config.weights, &prepared, floor, 1, |e| {
                     config.screens(index.versions[e.version].source.kind())
                 })
                 .is_empty()
             })
-        })
+        };
+        let profiles = known.profiles.iter().map(|p| Query {
+            name: p.name.clone(),
+            country: Some(p.country.code().to_owned()),
+            registration_number: Some(p.orgnr.clone()),
+            ..Query::default()
+        });
+        let parties = known
+            .officers
+            .iter()
+            .flat_map(OfficerList::parties)
+            .chain(known.owners.iter().flat_map(OwnerList::parties))
+            .map(|p| Query {
+                name: p.name,
+                ..Query::default()
+            });
+        !profiles.chain(parties).any(near)
     }
 
     /// The subject's latest check before `check` (the event's `check_id_before`).
@@ -593,9 +579,6 @@ impl OngoingScreening {
         Ok(())
     }
 }
-
-/// How many subscriptions a pass screens between two yields to the runtime.
-const YIELD_EVERY: usize = 16;
 
 /// Returns `Pending` once, waking itself: the task goes to the back of the runtime's queue,
 /// and the requests waiting for a worker run first.

@@ -140,7 +140,7 @@ fn codes(candidate: &Value) -> Vec<&str> {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pep_her_relatives_and_associates_are_found_with_why_and_never_as_hits() {
     let (app, un, peps) = ready().await;
-    let (_, token) = consumer(&app, SCOPES).await;
+    let (who, token) = consumer(&app, SCOPES).await;
 
     // The minister, her name and birth date exact: a full score, and still `review`.
     let a = checked(
@@ -184,8 +184,8 @@ async fn a_pep_her_relatives_and_associates_are_found_with_why_and_never_as_hits
     assert_eq!(un_check.body["band"], "hit");
 
     // Her spouse: whose relative and how, with her office.
-    let a = checked(&app, &token, json!({"name": "Henrik Provholm"})).await;
-    let c = pep_candidates(&a.body)[0];
+    let spouse = checked(&app, &token, json!({"name": "Henrik Provholm"})).await;
+    let c = pep_candidates(&spouse.body)[0];
     assert_eq!(c["band"], "review");
     assert_eq!(
         reason(c, "pep_relative"),
@@ -210,6 +210,39 @@ async fn a_pep_her_relatives_and_associates_are_found_with_why_and_never_as_hits
     // A councillor below the PEP threshold is no PEP.
     let a = checked(&app, &token, json!({"name": "Nils Övningsberg"})).await;
     assert!(pep_candidates(&a.body).is_empty(), "{}", a.text);
+
+    // An analyst opening the spouse's check in the portal reads the same: which kind of list,
+    // and whose relative with which office.
+    app.app
+        .services
+        .portal_admin
+        .create_user(&who.tenant_id, "analyst@example.se", "member", None)
+        .await
+        .expect("a portal user");
+    let analyst = blackbox::portal::sign_in_as(&app, "analyst@example.se").await;
+    let page = analyst
+        .http
+        .get(format!(
+            "{}/screening/{}",
+            analyst.portal,
+            spouse.body["id"].as_str().unwrap()
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let page = page.text().await.unwrap();
+    assert!(
+        page.contains(r#"<dd class="list-kind">politically exposed person (PEP)</dd>"#),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "Family member (spouse) of Astrid Provholm: Minister of Test Affairs (SE), current"
+        ),
+        "{page}"
+    );
+    assert!(page.contains("pep_not_sanction"), "{page}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -413,6 +446,7 @@ async fn an_officer_who_becomes_a_pep_is_one_outcome_change_delivered_by_webhook
     assert_eq!(appeared.len(), 1, "{d}");
     assert_eq!(appeared[0]["entity_id"], "ftm_peps:t-officer");
     assert_eq!(appeared[0]["band"], "review");
+    assert_eq!(appeared[0]["list_kind"], "pep");
     assert_eq!(appeared[0]["concerns"]["role"], "officer");
     assert_eq!(
         appeared[0]["concerns"]["personal_number_ref"],
@@ -428,6 +462,7 @@ async fn an_officer_who_becomes_a_pep_is_one_outcome_change_delivered_by_webhook
         logged[1]["data"]["disappeared"][0]["entity_id"],
         "ftm_peps:t-officer"
     );
+    assert_eq!(logged[1]["data"]["disappeared"][0]["list_kind"], "pep");
 
     if let Some(receiver) = receiver {
         let sent = dispatch(&app).await;

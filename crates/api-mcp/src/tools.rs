@@ -738,11 +738,14 @@ fn build() -> Vec<Tool> {
         Tool::new(
             Spec {
                 name: "screen_subject",
-                title: "Screen against sanctions lists",
+                title: "Screen against sanctions and PEP lists",
                 description: "Screens a subject (subject_id) or an ad-hoc identity (name, birth_date, \
                     nationalities, orgnr, country; at least a name or an orgnr) against the loaded \
-                    sanctions lists and appends the check. Each candidate list entry comes with \
-                    its score, band (clear, review, hit), reasons (code, detail, contributes up, \
+                    sanctions lists and, when the tenant's policy screens them, the lists of \
+                    politically exposed persons, their family members and close associates \
+                    (PEP), and appends the check. Each candidate list entry comes with its \
+                    list_kind (sanctions or pep), score, band (clear, review, hit; a pep \
+                    candidate is at most review, and its reasons say the office or tie), reasons (code, detail, contributes up, \
                     down or neutral), the listing and its evidence; the check names every version \
                     it ran under, so the same input gives the same result. Never from a cache. A \
                     name holding a personal identity number is refused (name_is_identifier): \

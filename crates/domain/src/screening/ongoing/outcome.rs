@@ -8,6 +8,7 @@ use crate::monitoring::event::EventData;
 use crate::screening::check::CheckCandidate;
 use crate::screening::ongoing::delta::{EntryChange, ListDelta};
 use crate::screening::policy::Band;
+use crate::screening::sanctions::ListSource;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One candidate that counts toward an outcome.
@@ -15,7 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Standing {
     /// `<source_id>:<source_entry_id>`: the same across a list's versions.
     pub entity_id: String,
-    pub source_id: String,
+    /// The list, whose kind (`sanctions` or `pep`) the event names beside its id.
+    pub source: ListSource,
     pub source_entry_id: String,
     pub band: Band,
     pub score: f64,
@@ -70,7 +72,11 @@ impl Standing {
             ),
             (
                 "source_id".to_owned(),
-                EventData::Text(self.source_id.clone()),
+                EventData::Text(self.source.as_str().to_owned()),
+            ),
+            (
+                "list_kind".to_owned(),
+                EventData::Text(self.source.kind().as_str().to_owned()),
             ),
             (
                 "source_entry_id".to_owned(),
@@ -99,7 +105,7 @@ pub fn standings(
                 key(&c.entity_id, c.concerns.as_ref()),
                 Standing {
                     entity_id: c.entity_id.clone(),
-                    source_id: c.source.as_str().to_owned(),
+                    source: c.source,
                     source_entry_id: c.source_entry_id.clone(),
                     band: c.band,
                     score: c.score,
@@ -214,7 +220,7 @@ mod tests {
             entity.clone(),
             Standing {
                 entity_id: entity,
-                source_id: "un_sc".into(),
+                source: ListSource::UnConsolidated,
                 source_entry_id: id.into(),
                 band,
                 score: 0.9,

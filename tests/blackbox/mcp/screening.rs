@@ -38,7 +38,7 @@ async fn the_screening_tools_follow_the_screening_scopes() {
     let screen = tool("screen_subject");
     assert_eq!(
         screen["annotations"],
-        json!({"title": "Screen against sanctions lists", "readOnlyHint": false,
+        json!({"title": "Screen against sanctions and PEP lists", "readOnlyHint": false,
                "destructiveHint": false, "idempotentHint": false, "openWorldHint": true})
     );
     let input = &screen["inputSchema"];

@@ -226,7 +226,7 @@ fn page(
             Some(canonical) => {
                 if !aliases.contains_key(canonical) {
                     let ids: Vec<String> =
-                        crate::subjects::aliases_query(tenant_id, canonical).load(conn)?;
+                        crate::subject_ids::aliases_query(tenant_id, canonical).load(conn)?;
                     aliases.insert(canonical.clone(), ids);
                 }
                 Some(SubjectHandle {

@@ -17,6 +17,7 @@ mod portal;
 mod sanctions;
 mod schema;
 mod screening;
+mod subject_ids;
 mod subjects;
 mod subscriptions;
 mod tenants;

@@ -616,7 +616,7 @@ impl ScreeningStore for Database {
                    AND (?3 IS NULL OR c.subject_id IN {}) \
                  ORDER BY c.checked_at DESC, c.check_id DESC LIMIT ?4",
                 check_columns(),
-                crate::subjects::ids_of_subject("?1", "?3")
+                crate::subject_ids::ids_of_subject("?1", "?3")
             ))
             .bind::<Text, _>(&tenant_id)
             .bind::<Text, _>(&codes)

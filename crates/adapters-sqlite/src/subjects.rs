@@ -4,6 +4,7 @@
 
 use crate::convert::{corrupt, micros, parse_id, time, TxError};
 use crate::schema::{call_records, customer_refs, subject_identifiers, subjects};
+use crate::subject_ids::aliases_query;
 use crate::Database;
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -33,18 +34,6 @@ const FOLLOWING_TABLES: [&str; 5] = [
     "screening_whitelist_entries",
 ];
 
-/// SQL for `IN`: the ids of the subject `subject` names, of the tenant `tenant` names (two
-/// parameters or columns): its canonical id and every alias, whichever of them `subject` is.
-/// Two index seeks; an `OR` of the two conditions would walk every subject of the tenant.
-pub(crate) fn ids_of_subject(tenant: &str, subject: &str) -> String {
-    format!(
-        "(WITH h (id) AS (SELECT COALESCE(k.merged_into, k.subject_id) FROM subjects k \
-           WHERE k.tenant_id = {tenant} AND k.subject_id = {subject}) \
-         SELECT id FROM h UNION ALL SELECT g.subject_id FROM subjects g, h \
-           WHERE g.tenant_id = {tenant} AND g.merged_into = h.id)"
-    )
-}
-
 /// Follows a merge one hop: the canonical id of `subject_id`.
 pub(crate) fn canonical_of(
     conn: &mut SqliteConnection,
@@ -68,20 +57,6 @@ pub(crate) fn aliases_of(
         .iter()
         .map(|i| parse_id(i, "subject id"))
         .collect::<Result<_, _>>()?)
-}
-
-/// The ids merged into `subject_id`, in order: sought by `subjects_by_merged_into`, which
-/// holds them in that order (every company read asks it).
-pub(crate) fn aliases_query<'a>(
-    tenant: &'a str,
-    subject_id: &'a str,
-) -> subjects::BoxedQuery<'a, diesel::sqlite::Sqlite, Text> {
-    subjects::table
-        .filter(subjects::tenant_id.eq(tenant))
-        .filter(subjects::merged_into.eq(subject_id))
-        .order(subjects::subject_id)
-        .select(subjects::subject_id)
-        .into_boxed()
 }
 
 /// The canonical id of a subject (one merge hop followed) and its aliases.
@@ -433,65 +408,4 @@ pub(crate) fn holder(
         country: Country::from_code(&country).ok_or_else(|| corrupt("country"))?,
         sealed,
     }))
-}
-
-#[cfg(test)]
-mod plans {
-    use super::*;
-    use crate::database::tests::tempdir;
-    use diesel::sqlite::Sqlite;
-
-    #[derive(QueryableByName)]
-    struct Step {
-        #[diesel(sql_type = Text)]
-        detail: String,
-    }
-
-    /// SQLite's plan of `sql` (two parameters: a tenant and a subject), a line per step.
-    fn plan(conn: &mut SqliteConnection, sql: &str) -> Vec<String> {
-        diesel::sql_query(format!("EXPLAIN QUERY PLAN {sql}"))
-            .bind::<Text, _>("tenant")
-            .bind::<Text, _>("subject")
-            .load::<Step>(conn)
-            .expect("a plan")
-            .into_iter()
-            .map(|s| s.detail)
-            .collect()
-    }
-
-    /// Reading one subject's ids (its aliases on every company read, with every subscription
-    /// and check read by subject) seeks them by index: no step walks all of a tenant's
-    /// subjects or subscriptions (a search by the tenant alone, or a scan of a table), which
-    /// is what a tenant with 10,000 subjects paid on every cached read before.
-    #[test]
-    fn a_subjects_ids_are_sought_by_index_never_walked() {
-        let dir = tempdir::Dir::new();
-        let path = dir.0.join("plans.sqlite3");
-        drop(Database::open(&path, 1).expect("open"));
-        let mut conn = crate::database::connect(&path).expect("connect");
-        let aliases = diesel::debug_query::<Sqlite, _>(&aliases_query("t", "s")).to_string();
-        let aliases = aliases.split(" -- binds").next().unwrap().to_owned();
-        let statements = [
-            aliases,
-            format!(
-                "SELECT s.subscription_id FROM subscriptions s WHERE s.tenant_id = ?1 \
-                 AND s.subject_id IN {}",
-                ids_of_subject("?1", "?2")
-            ),
-            format!(
-                "SELECT {} FROM subscriptions s WHERE s.tenant_id = ?1 AND s.subscription_id = ?2",
-                crate::subscriptions::columns()
-            ),
-        ];
-        for sql in &statements {
-            let steps = plan(&mut conn, sql);
-            for step in &steps {
-                let walks = step.ends_with("(tenant_id=?)")
-                    || (step.starts_with("SCAN ")
-                        && !step.starts_with("SCAN h")
-                        && !step.starts_with("SCAN (subquery"));
-                assert!(!walks, "{sql}\n{}", steps.join("\n"));
-            }
-        }
-    }
 }

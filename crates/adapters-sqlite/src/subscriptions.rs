@@ -32,7 +32,7 @@ const CANONICAL: &str = "COALESCE((SELECT m.merged_into FROM subjects m \
 
 /// The columns of a subscription row, with its canonical subject and that subject's aliases
 /// (a JSON array, in id order).
-pub(crate) fn columns() -> String {
+fn columns() -> String {
     format!(
         "s.tenant_id, s.subscription_id, {CANONICAL} AS subject_id, s.kind, s.legal_basis, \
          s.legal_basis_ref, s.status, s.check_days, s.full_refresh_days, s.country, \
@@ -169,7 +169,7 @@ fn of_subject(
            AND {more} ORDER BY s.created_at, s.subscription_id",
         columns(),
         // `?2` is any of the subject's ids: its canonical id or an alias.
-        crate::subjects::ids_of_subject("?1", "?2")
+        crate::subject_ids::ids_of_subject("?1", "?2")
     ))
     .bind::<Text, _>(tenant_id)
     .bind::<Text, _>(subject)
@@ -810,4 +810,21 @@ fn purge_one(
     .bind::<Text, _>(subscription_id)
     .execute(conn)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod plans {
+    /// A subscription row's aliases (every row of a page re-screening reads) are sought by
+    /// index, as `subject_ids`' are.
+    #[test]
+    fn a_subscription_rows_aliases_are_sought_never_walked() {
+        let (_dir, mut conn) = crate::subject_ids::plans::migrated();
+        crate::subject_ids::plans::assert_never_walks(
+            &mut conn,
+            &[format!(
+                "SELECT {} FROM subscriptions s WHERE s.tenant_id = ?1 AND s.subscription_id = ?2",
+                super::columns()
+            )],
+        );
+    }
 }

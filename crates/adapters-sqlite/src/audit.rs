@@ -2,9 +2,12 @@
 //! `synchronous = FULL`, on disk) before the call returns and so before the response is
 //! sent. An audit row and its access row share their id.
 //!
+//! The trail's file has a write lock of its own and is written on a connection of its own
+//! ([`Database::write_trail`]): an answer never waits for a data write to commit.
+//!
 //! Group commit: every answered request writes its rows, and SQLite has one writer and one
 //! flush per commit, so requests arriving together share a transaction. A request queues its
-//! rows and waits for the writer's turn; whoever gets the turn writes everything queued by
+//! rows and waits for the trail's turn; whoever gets the turn writes everything queued by
 //! then in one transaction and tells each request how its rows fared, so a request's answer
 //! still waits for its own rows to be durable. Should the shared transaction fail, each
 //! request's rows are written alone, so one request's failure is never another's.
@@ -45,7 +48,7 @@ impl AuditSink for Database {
         let turn = tokio::select! {
             biased;
             written = &mut outcome => return answer(written),
-            turn = self.writer_turn() => turn,
+            turn = self.trail_turn() => turn,
         };
         // Everything queued by now, this request's rows included unless an earlier turn
         // wrote them already.
@@ -54,7 +57,7 @@ impl AuditSink for Database {
             let requests: Vec<Vec<AccessRecord>> =
                 batch.iter().map(|p| p.records.clone()).collect();
             let together = self
-                .write_in_turn(&turn, move |conn| {
+                .write_trail_in_turn(&turn, move |conn| {
                     requests.iter().try_for_each(|rows| insert_rows(conn, rows))
                 })
                 .await;
@@ -63,7 +66,7 @@ impl AuditSink for Database {
                     Ok(()) => Ok(()),
                     Err(_) => {
                         let rows = pending.records;
-                        self.write_in_turn(&turn, move |conn| insert_rows(conn, &rows))
+                        self.write_trail_in_turn(&turn, move |conn| insert_rows(conn, &rows))
                             .await
                     }
                 };
@@ -77,7 +80,7 @@ impl AuditSink for Database {
 
     async fn record_portal(&self, r: &PortalAuditRecord) -> Result<(), StoreError> {
         let r = r.clone();
-        self.write(move |conn| {
+        self.write_trail(move |conn| {
             diesel::insert_into(audit_log::table)
                 .values((
                     audit_log::tenant_id.eq(r.tenant_id.to_string()),
@@ -104,7 +107,7 @@ impl AuditSink for Database {
 
     async fn record_security(&self, r: &SecurityRecord) -> Result<(), StoreError> {
         let r = r.clone();
-        self.write(move |conn| {
+        self.write_trail(move |conn| {
             diesel::insert_into(security_log::table)
                 .values((
                     security_log::event_id.eq(Ulid::generate().to_string()),
@@ -335,9 +338,9 @@ mod tests {
     async fn concurrent_requests_share_commits_and_fail_alone() {
         let (_dir, db) = scratch();
         // A row the store refuses, standing for any failure of one request's rows.
-        db.write(|conn| {
+        db.write_trail(|conn| {
             conn.batch_execute(
-                "CREATE TRIGGER audit.refuse_poison BEFORE INSERT ON audit_log \
+                "CREATE TRIGGER refuse_poison BEFORE INSERT ON audit_log \
                  WHEN NEW.action = 'poison' BEGIN SELECT RAISE(ABORT, 'refused'); END;",
             )?;
             Ok(())

@@ -8,6 +8,12 @@
 //! its start. Writes therefore run one at a time, whole: what PostgreSQL gets from row locks
 //! (a tenant's event counter, a budget spend, a subject's first sighting) holds here because
 //! no other write can interleave with the transaction.
+//!
+//! The audit trail is a file of its own with a write lock of its own: the data's connections
+//! attach it read-only (so their immediate transactions lock the data's file alone), and the
+//! trail's rows are written on one connection that opens the trail's file alone
+//! ([`Database::write_trail`]). A request's audit commit never waits for a data write (a
+//! re-screening pass's, a webhook delivery's), nor a data write for the trail.
 
 use crate::convert::{backend, TxError};
 use diesel::connection::SimpleConnection;
@@ -59,6 +65,10 @@ struct Inner {
     writer: tokio::sync::Mutex<()>,
     /// Audit rows waiting for the next group commit ([`crate::audit`]).
     audit_queue: Mutex<Vec<crate::audit::Pending>>,
+    /// The service's turn at the audit trail's write lock, as `writer` is the data's.
+    trail_writer: tokio::sync::Mutex<()>,
+    /// The connection the trail is written on (its file alone), idle between turns.
+    trail: Mutex<Option<SqliteConnection>>,
 }
 
 impl Database {
@@ -95,15 +105,19 @@ impl Database {
                 ),
             });
         }
+        // The migrating connection may write the trail; the pool's may not.
+        drop(conn);
         Ok(Database {
             inner: Arc::new(Inner {
                 path: path.to_owned(),
-                idle: Mutex::new(vec![conn]),
+                idle: Mutex::new(Vec::new()),
                 slots: Semaphore::new(connections.max(1)),
                 connections: connections.max(1),
                 waiting: std::sync::atomic::AtomicUsize::new(0),
                 writer: tokio::sync::Mutex::new(()),
                 audit_queue: Mutex::new(Vec::new()),
+                trail_writer: tokio::sync::Mutex::new(()),
+                trail: Mutex::new(None),
             }),
         })
     }
@@ -150,6 +164,50 @@ impl Database {
     {
         self.with(move |conn| conn.immediate_transaction(work))
             .await
+    }
+
+    /// Runs `work` in an immediate transaction on the audit trail's own connection, in this
+    /// process's turn at the trail's write lock (no data write waits for it, nor it for one).
+    pub(crate) async fn write_trail<T, F>(&self, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
+    {
+        let turn = self.trail_turn().await;
+        self.write_trail_in_turn(&turn, work).await
+    }
+
+    /// Waits for this process's turn at the audit trail's write lock.
+    pub(crate) async fn trail_turn(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.inner.trail_writer.lock().await
+    }
+
+    /// [`Database::write_trail`] for a caller that holds the trail's turn already.
+    pub(crate) async fn write_trail_in_turn<T, F>(
+        &self,
+        _turn: &tokio::sync::MutexGuard<'_, ()>,
+        work: F,
+    ) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
+    {
+        let inner = self.inner.clone();
+        let done = tokio::task::spawn_blocking(move || {
+            let idle = inner.trail.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let mut conn = match idle {
+                Some(conn) => conn,
+                None => connect_trail(&inner.path).map_err(StoreError::Unavailable)?,
+            };
+            let result = conn.immediate_transaction(work);
+            *inner.trail.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn);
+            result.map_err(StoreError::from)
+        })
+        .await;
+        match done {
+            Ok(result) => result,
+            Err(e) => Err(StoreError::Backend(format!("a store task failed: {e}"))),
+        }
     }
 
     /// The audit rows queued for the next group commit.
@@ -212,7 +270,9 @@ impl Database {
             let idle = inner.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let mut conn = match idle {
                 Some(conn) => conn,
-                None => connect(&inner.path).map_err(StoreError::Unavailable)?,
+                None => {
+                    connect_with(&inner.path, Trail::ReadOnly).map_err(StoreError::Unavailable)?
+                }
             };
             let result = work(&mut conn);
             inner
@@ -249,8 +309,23 @@ pub fn audit_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// A connection to the store with the audit trail's file attached, its settings made.
+/// How a connection holds the audit trail's file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Trail {
+    /// Attached for writing too: migrations, operator commands, tests.
+    Writable,
+    /// Attached read-only: the pool's connections, whose immediate transactions then lock
+    /// the data's file alone.
+    ReadOnly,
+}
+
+/// A connection to the store with the audit trail's file attached (writable), its settings
+/// made: for migrations and for tools outside the service's pool.
 pub fn connect(path: &Path) -> Result<SqliteConnection, String> {
+    connect_with(path, Trail::Writable)
+}
+
+fn connect_with(path: &Path, trail: Trail) -> Result<SqliteConnection, String> {
     use diesel::RunQueryDsl;
     let url = path.to_str().ok_or("the path is not UTF-8")?;
     let audit = audit_path(path);
@@ -260,13 +335,48 @@ pub fn connect(path: &Path) -> Result<SqliteConnection, String> {
         "PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}; {PRAGMAS}"
     ))
     .map_err(|e| backend(e).to_string())?;
+    // diesel opens with URI names allowed, so ATTACH reads one: `mode=ro` keeps the pool's
+    // transactions off the trail's write lock.
+    let attached = match trail {
+        Trail::Writable => audit.to_owned(),
+        Trail::ReadOnly => format!("{}?mode=ro", file_uri(audit)),
+    };
     diesel::sql_query("ATTACH DATABASE ? AS audit")
-        .bind::<diesel::sql_types::Text, _>(audit)
+        .bind::<diesel::sql_types::Text, _>(attached)
         .execute(&mut conn)
         .map_err(|e| backend(e).to_string())?;
-    conn.batch_execute("PRAGMA audit.journal_mode = WAL; PRAGMA audit.synchronous = FULL;")
-        .map_err(|e| backend(e).to_string())?;
+    if trail == Trail::Writable {
+        conn.batch_execute("PRAGMA audit.journal_mode = WAL; PRAGMA audit.synchronous = FULL;")
+            .map_err(|e| backend(e).to_string())?;
+    }
     Ok(conn)
+}
+
+/// The connection the audit trail is written on: the trail's file alone (as its main
+/// database, so its tables keep their names), WAL, and durable at each commit.
+fn connect_trail(path: &Path) -> Result<SqliteConnection, String> {
+    let audit = audit_path(path);
+    let audit = audit.to_str().ok_or("the path is not UTF-8")?;
+    let mut conn = SqliteConnection::establish(&file_uri(audit)).map_err(|e| e.to_string())?;
+    conn.batch_execute(&format!(
+        "PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; \
+         PRAGMA synchronous = FULL; PRAGMA trusted_schema = OFF;"
+    ))
+    .map_err(|e| backend(e).to_string())?;
+    Ok(conn)
+}
+
+/// A path as an SQLite `file:` URI: every byte but the unreserved ones and `/` escaped, so
+/// that `?`, `#` and `%` in a folder's name stay part of the name.
+fn file_uri(path: &str) -> String {
+    use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+    const PATH: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'/')
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    format!("file:{}", utf8_percent_encode(path, PATH))
 }
 
 #[cfg(test)]
@@ -387,7 +497,7 @@ pub(crate) mod tests {
             .await;
         assert!(orphan.is_err(), "a permit of no tenant is refused");
         let mistyped = db
-            .write(|conn| {
+            .write_trail(|conn| {
                 diesel::sql_query(
                     "INSERT INTO security_log VALUES ('e', 'r', 'not a time', 'GET', '/', 401, 'x', NULL, NULL)",
                 )
@@ -396,5 +506,115 @@ pub(crate) mod tests {
             })
             .await;
         assert!(mistyped.is_err(), "a text where a time goes is refused");
+    }
+
+    #[tokio::test]
+    async fn the_trail_is_written_while_a_data_write_holds_the_datas_lock() {
+        let (_dir, db) = scratch();
+        // A data write holds SQLite's write lock on the data's file until told to commit.
+        let (commit, wait) = std::sync::mpsc::channel::<()>();
+        let (held, holding) = tokio::sync::oneshot::channel::<()>();
+        let writing = {
+            let db = db.clone();
+            tokio::spawn(async move {
+                db.write(move |conn| {
+                    diesel::sql_query("INSERT INTO tenants (tenant_id) SELECT 'x' WHERE 0")
+                        .execute(conn)?;
+                    let _ = held.send(());
+                    let _ = wait.recv();
+                    Ok(())
+                })
+                .await
+            })
+        };
+        holding.await.unwrap();
+        // The trail's rows commit meanwhile, without waiting for it (nor for the busy
+        // handler's 5 s).
+        let trail = tokio::time::timeout(
+            std::time::Duration::from_secs(2),
+            db.write_trail(|conn| {
+                diesel::sql_query(
+                    "INSERT INTO security_log VALUES ('e', 'r', 1, 'GET', '/', 401, 'x', NULL, NULL)",
+                )
+                .execute(conn)?;
+                Ok(())
+            }),
+        )
+        .await;
+        commit.send(()).unwrap();
+        writing.await.unwrap().unwrap();
+        trail
+            .expect("the trail waited for the data's write")
+            .unwrap();
+        let rows = db
+            .read(|conn| {
+                Ok(
+                    diesel::sql_query("SELECT COUNT(*) AS n FROM audit.security_log")
+                        .get_result::<Count>(conn)?
+                        .n,
+                )
+            })
+            .await
+            .unwrap();
+        assert_eq!(rows, 1, "the pool's connections read the trail");
+    }
+
+    #[tokio::test]
+    async fn the_pools_connections_cannot_write_the_trail() {
+        let (_dir, db) = scratch();
+        let written = db
+            .write(|conn| {
+                diesel::sql_query(
+                    "INSERT INTO audit.security_log VALUES ('e', 'r', 1, 'GET', '/', 401, 'x', NULL, NULL)",
+                )
+                .execute(conn)?;
+                Ok(())
+            })
+            .await;
+        assert!(
+            written.is_err(),
+            "only the trail's own connection writes it"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_store_in_a_folder_with_uri_characters_in_its_name_works() {
+        let dir = tempdir::Dir::new();
+        let path = dir.0.join("a b?c#d%20e&f=g").join("idreg.sqlite3");
+        let db = Database::open(&path, 2).expect("open");
+        db.write_trail(|conn| {
+            diesel::sql_query(
+                "INSERT INTO security_log VALUES ('e', 'r', 1, 'GET', '/', 401, 'x', NULL, NULL)",
+            )
+            .execute(conn)?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+        let rows = db
+            .read(|conn| {
+                Ok(
+                    diesel::sql_query("SELECT COUNT(*) AS n FROM audit.security_log")
+                        .get_result::<Count>(conn)?
+                        .n,
+                )
+            })
+            .await
+            .unwrap();
+        assert_eq!(rows, 1);
+        assert!(audit_path(&path).exists());
+        // No file was made under a name cut at `?` or `#`.
+        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_file_uri_names_the_path_it_was_made_of(path in "\\PC{0,40}") {
+            let uri = file_uri(&path);
+            let rest = uri.strip_prefix("file:").unwrap();
+            proptest::prop_assert!(!rest.contains(['?', '#']));
+            let back = percent_encoding::percent_decode_str(rest).decode_utf8().unwrap();
+            proptest::prop_assert_eq!(back, path.as_str());
+        }
     }
 }

@@ -28,6 +28,8 @@ pub struct App {
     pub consent: api_core::oauth::ConsentPage,
     /// The portal assistant (off without a model).
     pub assistant: Arc<domain::assistant::service::AssistantService>,
+    /// Where background work runs: below the HTTP workers' CPU priority.
+    pub background: crate::background::Background,
 }
 
 impl App {
@@ -49,6 +51,7 @@ impl App {
         app.warm_screening();
         // Off unless IDREG_LISTS_URLS is set; runs as long as the process.
         let _ = crate::list_schedule::start(
+            &app.background,
             app.services.clone(),
             &app.config.lists,
             app.config.lists_interval_hours,
@@ -237,7 +240,11 @@ impl App {
                 ..Default::default()
             },
         });
+        // Two threads: a pass's matching and the rest (webhook delivery, the schedules).
+        let background = crate::background::Background::start(2, config.background_priority)
+            .context("starting the background runtime")?;
         Ok(App {
+            background,
             config,
             store,
             services,
@@ -325,7 +332,7 @@ impl App {
     /// logged, and the first check builds the index instead.
     fn warm_screening(&self) {
         let services = self.services.clone();
-        tokio::spawn(async move {
+        self.background.spawn(async move {
             match services.screening.warm().await {
                 Ok(entries) => tracing::info!(entries, "screening index warmed"),
                 Err(e) => tracing::warn!(error = %e.message, "warming the screening index failed"),
@@ -346,7 +353,7 @@ impl App {
         let services = self.services.clone();
         let assistant = self.assistant.clone();
         let batch = self.config.scheduler_batch;
-        Some(tokio::spawn(async move {
+        Some(self.background.spawn(async move {
             loop {
                 match services.scheduler.tick().await {
                     Ok(report) => {
@@ -431,7 +438,7 @@ impl App {
             return None;
         }
         let services = self.services.clone();
-        Some(tokio::spawn(async move {
+        Some(self.background.spawn(async move {
             loop {
                 match services.dispatcher.tick().await {
                     Ok(report) => {

@@ -89,6 +89,8 @@ pub struct Config {
     pub scheduler_lease_seconds: i64,
     /// Runs claimed per pass.
     pub scheduler_batch: u32,
+    /// How far below the HTTP workers' CPU priority the background work runs.
+    pub background_priority: crate::background::Priority,
     /// Milliseconds between the webhook dispatcher's passes when it found nothing due; 0
     /// turns webhook delivery off in this process (another replica may run it).
     pub webhook_interval_ms: u64,
@@ -221,6 +223,7 @@ impl Default for Config {
             scheduler_interval_ms: 5_000,
             scheduler_lease_seconds: 300,
             scheduler_batch: 50,
+            background_priority: crate::background::Priority::Idle,
             portal_listen: None,
             portal_url: None,
             smtp_url: None,
@@ -262,6 +265,7 @@ struct FileConfig {
     scheduler_interval_ms: Option<u64>,
     scheduler_lease_seconds: Option<i64>,
     scheduler_batch: Option<u32>,
+    background_priority: Option<String>,
     portal_listen: Option<String>,
     portal_url: Option<String>,
     smtp_url: Option<String>,
@@ -378,6 +382,9 @@ impl Config {
             config.scheduler_batch = v
                 .parse()
                 .context("IDREG_SCHEDULER_BATCH must be a whole number")?;
+        }
+        if let Some(v) = var("IDREG_BACKGROUND_PRIORITY")? {
+            config.background_priority = background_priority(&v)?;
         }
         if let Some(v) = var("IDREG_PORTAL_LISTEN")? {
             config.portal_listen = Some(v).filter(|v| !v.is_empty());
@@ -516,6 +523,9 @@ impl Config {
         }
         if let Some(v) = file.scheduler_lease_seconds {
             self.scheduler_lease_seconds = v;
+        }
+        if let Some(v) = file.background_priority {
+            self.background_priority = background_priority(&v)?;
         }
         if let Some(v) = file.scheduler_batch {
             self.scheduler_batch = v;
@@ -747,6 +757,13 @@ fn parse_log_format(v: &str) -> anyhow::Result<LogFormat> {
     }
 }
 
+/// The background work's priority: `idle` or a nice step from 0 to 19.
+fn background_priority(v: &str) -> anyhow::Result<crate::background::Priority> {
+    v.parse().map_err(|e: String| {
+        anyhow::anyhow!("IDREG_BACKGROUND_PRIORITY (background_priority): {e}")
+    })
+}
+
 fn public_origin(url: &str) -> anyhow::Result<api_core::discovery::PublicOrigin> {
     api_core::discovery::PublicOrigin::configured(url)
         .map_err(|e| anyhow::anyhow!("the public URL (IDREG_PUBLIC_URL, `public_url`): {e}"))
@@ -840,6 +857,29 @@ mod tests {
             assert!(
                 Config::load_from(|name| (name == k).then(|| v.to_owned())).is_err(),
                 "{k}={v}"
+            );
+        }
+    }
+
+    #[test]
+    fn background_work_runs_on_idle_time_unless_told_otherwise() {
+        use crate::background::Priority;
+        let c = Config::load_from(|_| None).unwrap();
+        assert_eq!(c.background_priority, Priority::Idle);
+        for (v, want) in [
+            ("0", Priority::Nice(0)),
+            ("19", Priority::Nice(19)),
+            ("idle", Priority::Idle),
+        ] {
+            let c = Config::load_from(|k| (k == "IDREG_BACKGROUND_PRIORITY").then(|| v.into()));
+            assert_eq!(c.unwrap().background_priority, want);
+        }
+        for v in ["-1", "20", "low", ""] {
+            let e = Config::load_from(|k| (k == "IDREG_BACKGROUND_PRIORITY").then(|| v.into()))
+                .unwrap_err();
+            assert!(
+                format!("{e:#}").contains("IDREG_BACKGROUND_PRIORITY"),
+                "{v}: {e:#}"
             );
         }
     }

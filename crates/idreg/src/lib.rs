@@ -3,6 +3,7 @@
 //! the command line and calls in here, so tests can drive the same code in process.
 
 pub mod app;
+pub mod background;
 pub mod cli;
 pub mod config;
 pub mod countries;

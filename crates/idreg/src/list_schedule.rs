@@ -448,8 +448,9 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 /// Starts the scheduled import in the background when configured: a pass at once, then one
-/// every `IDREG_LISTS_INTERVAL_HOURS`.
+/// every `IDREG_LISTS_INTERVAL_HOURS`, on the background runtime.
 pub fn start(
+    background: &crate::background::Background,
     services: Arc<Services>,
     lists: &[ScheduledList],
     hours: u64,
@@ -464,7 +465,7 @@ pub fn start(
         hours,
         "scheduled sanctions-list import"
     );
-    Some(tokio::spawn(async move {
+    Some(background.spawn(async move {
         loop {
             for run in run_once(&services, &lists, &Limits::default()).await {
                 match &run.outcome {

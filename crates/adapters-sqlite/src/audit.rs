@@ -48,7 +48,7 @@ impl AuditSink for Database {
         let turn = tokio::select! {
             biased;
             written = &mut outcome => return answer(written),
-            turn = self.trail_turn() => turn,
+            turn = self.turn(crate::database::File::Trail) => turn,
         };
         // Everything queued by now, this request's rows included unless an earlier turn
         // wrote them already.
@@ -57,7 +57,7 @@ impl AuditSink for Database {
             let requests: Vec<Vec<AccessRecord>> =
                 batch.iter().map(|p| p.records.clone()).collect();
             let together = self
-                .write_trail_in_turn(&turn, move |conn| {
+                .write_in_turn(&turn, move |conn| {
                     requests.iter().try_for_each(|rows| insert_rows(conn, rows))
                 })
                 .await;
@@ -66,7 +66,7 @@ impl AuditSink for Database {
                     Ok(()) => Ok(()),
                     Err(_) => {
                         let rows = pending.records;
-                        self.write_trail_in_turn(&turn, move |conn| insert_rows(conn, &rows))
+                        self.write_in_turn(&turn, move |conn| insert_rows(conn, &rows))
                             .await
                     }
                 };

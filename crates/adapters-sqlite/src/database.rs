@@ -137,33 +137,14 @@ impl Database {
     }
 
     /// Runs `work` in an immediate (write) transaction on a blocking thread: it holds the
-    /// store's one write lock from its first statement to its commit.
+    /// data's write lock from its first statement to its commit.
     pub(crate) async fn write<T, F>(&self, work: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
     {
-        let turn = self.writer_turn().await;
+        let turn = self.turn(File::Data).await;
         self.write_in_turn(&turn, work).await
-    }
-
-    /// Waits for this process's turn at the write lock.
-    pub(crate) async fn writer_turn(&self) -> tokio::sync::MutexGuard<'_, ()> {
-        self.inner.writer.lock().await
-    }
-
-    /// [`Database::write`] for a caller that holds the writer's turn already.
-    pub(crate) async fn write_in_turn<T, F>(
-        &self,
-        _turn: &tokio::sync::MutexGuard<'_, ()>,
-        work: F,
-    ) -> Result<T, StoreError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
-    {
-        self.with(move |conn| conn.immediate_transaction(work))
-            .await
     }
 
     /// Runs `work` in an immediate transaction on the audit trail's own connection, in this
@@ -173,40 +154,54 @@ impl Database {
         T: Send + 'static,
         F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
     {
-        let turn = self.trail_turn().await;
-        self.write_trail_in_turn(&turn, work).await
+        let turn = self.turn(File::Trail).await;
+        self.write_in_turn(&turn, work).await
     }
 
-    /// Waits for this process's turn at the audit trail's write lock.
-    pub(crate) async fn trail_turn(&self) -> tokio::sync::MutexGuard<'_, ()> {
-        self.inner.trail_writer.lock().await
+    /// Waits for this process's turn at `file`'s write lock.
+    pub(crate) async fn turn(&self, file: File) -> Turn<'_> {
+        let lock = match file {
+            File::Data => &self.inner.writer,
+            File::Trail => &self.inner.trail_writer,
+        };
+        Turn {
+            file,
+            _held: lock.lock().await,
+        }
     }
 
-    /// [`Database::write_trail`] for a caller that holds the trail's turn already.
-    pub(crate) async fn write_trail_in_turn<T, F>(
+    /// [`Database::write`] or [`Database::write_trail`] for a caller that holds the file's
+    /// turn already.
+    pub(crate) async fn write_in_turn<T, F>(
         &self,
-        _turn: &tokio::sync::MutexGuard<'_, ()>,
+        turn: &Turn<'_>,
         work: F,
     ) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&mut SqliteConnection) -> Result<T, TxError> + Send + 'static,
     {
-        let inner = self.inner.clone();
-        let done = tokio::task::spawn_blocking(move || {
-            let idle = inner.trail.lock().unwrap_or_else(|e| e.into_inner()).take();
-            let mut conn = match idle {
-                Some(conn) => conn,
-                None => connect_trail(&inner.path).map_err(StoreError::Unavailable)?,
-            };
-            let result = conn.immediate_transaction(work);
-            *inner.trail.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn);
-            result.map_err(StoreError::from)
-        })
-        .await;
-        match done {
-            Ok(result) => result,
-            Err(e) => Err(StoreError::Backend(format!("a store task failed: {e}"))),
+        match turn.file {
+            File::Data => {
+                self.with(move |conn| conn.immediate_transaction(work))
+                    .await
+            }
+            File::Trail => {
+                let inner = self.inner.clone();
+                joined(
+                    tokio::task::spawn_blocking(move || {
+                        let idle = inner.trail.lock().unwrap_or_else(|e| e.into_inner()).take();
+                        let mut conn = match idle {
+                            Some(conn) => conn,
+                            None => connect_trail(&inner.path).map_err(StoreError::Unavailable)?,
+                        };
+                        let result = conn.immediate_transaction(work);
+                        *inner.trail.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn);
+                        result.map_err(StoreError::from)
+                    })
+                    .await,
+                )
+            }
         }
     }
 
@@ -283,11 +278,28 @@ impl Database {
             result.map_err(StoreError::from)
         })
         .await;
-        match done {
-            Ok(result) => result,
-            Err(e) => Err(StoreError::Backend(format!("a store task failed: {e}"))),
-        }
+        joined(done)
     }
+}
+
+/// Which of the store's two files a write goes to, each with its own write lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum File {
+    /// The data (`idreg.sqlite3`).
+    Data,
+    /// The audit trail (`idreg.audit.sqlite3`).
+    Trail,
+}
+
+/// This process's turn at one file's write lock, held until dropped.
+pub(crate) struct Turn<'a> {
+    file: File,
+    _held: tokio::sync::MutexGuard<'a, ()>,
+}
+
+/// A blocking task's outcome: a task that panicked is a backend failure.
+fn joined<T>(done: Result<Result<T, StoreError>, tokio::task::JoinError>) -> Result<T, StoreError> {
+    done.unwrap_or_else(|e| Err(StoreError::Backend(format!("a store task failed: {e}"))))
 }
 
 /// The audit trail's file: beside the store, `idreg.sqlite3` → `idreg.audit.sqlite3`.
@@ -508,6 +520,28 @@ pub(crate) mod tests {
         assert!(mistyped.is_err(), "a text where a time goes is refused");
     }
 
+    /// One security-log row into `table` (the trail's, named as the connection sees it).
+    fn insert_security_row(conn: &mut SqliteConnection, table: &str) -> Result<(), TxError> {
+        diesel::sql_query(format!(
+            "INSERT INTO {table} VALUES ('e', 'r', 1, 'GET', '/', 401, 'x', NULL, NULL)"
+        ))
+        .execute(conn)?;
+        Ok(())
+    }
+
+    /// The trail's security-log rows, read through the pool.
+    async fn security_rows(db: &Database) -> i64 {
+        db.read(|conn| {
+            Ok(
+                diesel::sql_query("SELECT COUNT(*) AS n FROM audit.security_log")
+                    .get_result::<Count>(conn)?
+                    .n,
+            )
+        })
+        .await
+        .unwrap()
+    }
+
     #[tokio::test]
     async fn the_trail_is_written_while_a_data_write_holds_the_datas_lock() {
         let (_dir, db) = scratch();
@@ -532,13 +566,7 @@ pub(crate) mod tests {
         // handler's 5 s).
         let trail = tokio::time::timeout(
             std::time::Duration::from_secs(2),
-            db.write_trail(|conn| {
-                diesel::sql_query(
-                    "INSERT INTO security_log VALUES ('e', 'r', 1, 'GET', '/', 401, 'x', NULL, NULL)",
-                )
-                .execute(conn)?;
-                Ok(())
-            }),
+            db.write_trail(|conn| insert_security_row(conn, "security_log")),
         )
         .await;
         commit.send(()).unwrap();
@@ -546,16 +574,7 @@ pub(crate) mod tests {
         trail
             .expect("the trail waited for the data's write")
             .unwrap();
-        let rows = db
-            .read(|conn| {
-                Ok(
-                    diesel::sql_query("SELECT COUNT(*) AS n FROM audit.security_log")
-                        .get_result::<Count>(conn)?
-                        .n,
-                )
-            })
-            .await
-            .unwrap();
+        let rows = security_rows(&db).await;
         assert_eq!(rows, 1, "the pool's connections read the trail");
     }
 
@@ -563,13 +582,7 @@ pub(crate) mod tests {
     async fn the_pools_connections_cannot_write_the_trail() {
         let (_dir, db) = scratch();
         let written = db
-            .write(|conn| {
-                diesel::sql_query(
-                    "INSERT INTO audit.security_log VALUES ('e', 'r', 1, 'GET', '/', 401, 'x', NULL, NULL)",
-                )
-                .execute(conn)?;
-                Ok(())
-            })
+            .write(|conn| insert_security_row(conn, "audit.security_log"))
             .await;
         assert!(
             written.is_err(),
@@ -582,25 +595,10 @@ pub(crate) mod tests {
         let dir = tempdir::Dir::new();
         let path = dir.0.join("a b?c#d%20e&f=g").join("idreg.sqlite3");
         let db = Database::open(&path, 2).expect("open");
-        db.write_trail(|conn| {
-            diesel::sql_query(
-                "INSERT INTO security_log VALUES ('e', 'r', 1, 'GET', '/', 401, 'x', NULL, NULL)",
-            )
-            .execute(conn)?;
-            Ok(())
-        })
-        .await
-        .unwrap();
-        let rows = db
-            .read(|conn| {
-                Ok(
-                    diesel::sql_query("SELECT COUNT(*) AS n FROM audit.security_log")
-                        .get_result::<Count>(conn)?
-                        .n,
-                )
-            })
+        db.write_trail(|conn| insert_security_row(conn, "security_log"))
             .await
             .unwrap();
+        let rows = security_rows(&db).await;
         assert_eq!(rows, 1);
         assert!(audit_path(&path).exists());
         // No file was made under a name cut at `?` or `#`.

@@ -332,7 +332,9 @@ impl App {
     /// logged, and the first check builds the index instead.
     fn warm_screening(&self) {
         let services = self.services.clone();
-        self.background.spawn(async move {
+        // At the requests' priority, not the background's: until the first index is built
+        // every check answers 503, so this work is theirs.
+        tokio::spawn(async move {
             match services.screening.warm().await {
                 Ok(entries) => tracing::info!(entries, "screening index warmed"),
                 Err(e) => tracing::warn!(error = %e.message, "warming the screening index failed"),

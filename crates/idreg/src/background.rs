@@ -1,6 +1,6 @@
 //! The runtime the process's background work runs on: scheduled monitoring and the
 //! re-screening of monitored subjects after a list change, webhook delivery, scheduled list
-//! imports, warming the screening index.
+//! imports. (The screening index's first build at start is not: every check waits for it.)
 //!
 //! Its threads (workers and blocking threads alike) run below the HTTP workers' CPU
 //! priority, as `IDREG_BACKGROUND_PRIORITY` says:

@@ -13,6 +13,7 @@
 //! request's rows are written alone, so one request's failure is never another's.
 
 use crate::convert::{micros, time, TxError};
+use crate::database::PendingAudit;
 use crate::schema::{access_log, audit_log, security_log};
 use crate::Database;
 use async_trait::async_trait;
@@ -26,12 +27,6 @@ use domain::error::StoreError;
 use domain::ids::TenantId;
 use ulid::Ulid;
 
-/// One request's rows waiting for a group commit, and where to say how they fared.
-pub(crate) struct Pending {
-    records: Vec<AccessRecord>,
-    done: tokio::sync::oneshot::Sender<Result<(), StoreError>>,
-}
-
 #[async_trait]
 impl AuditSink for Database {
     async fn record_access(&self, records: &[AccessRecord]) -> Result<(), StoreError> {
@@ -39,7 +34,7 @@ impl AuditSink for Database {
             return Ok(());
         }
         let (done, mut outcome) = tokio::sync::oneshot::channel();
-        self.audit_queue().push(Pending {
+        self.audit_queue().push(PendingAudit {
             records: records.to_vec(),
             done,
         });

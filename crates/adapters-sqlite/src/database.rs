@@ -64,7 +64,7 @@ struct Inner {
     /// processes on the same file (the operator's commands).
     writer: tokio::sync::Mutex<()>,
     /// Audit rows waiting for the next group commit ([`crate::audit`]).
-    audit_queue: Mutex<Vec<crate::audit::Pending>>,
+    audit_queue: Mutex<Vec<PendingAudit>>,
     /// The service's turn at the audit trail's write lock, as `writer` is the data's.
     trail_writer: tokio::sync::Mutex<()>,
     /// The connection the trail is written on (its file alone), idle between turns.
@@ -206,7 +206,7 @@ impl Database {
     }
 
     /// The audit rows queued for the next group commit.
-    pub(crate) fn audit_queue(&self) -> std::sync::MutexGuard<'_, Vec<crate::audit::Pending>> {
+    pub(crate) fn audit_queue(&self) -> std::sync::MutexGuard<'_, Vec<PendingAudit>> {
         self.inner
             .audit_queue
             .lock()
@@ -280,6 +280,13 @@ impl Database {
         .await;
         joined(done)
     }
+}
+
+/// One request's audit rows waiting for the trail's next group commit ([`crate::audit`]),
+/// and where to say how they fared.
+pub(crate) struct PendingAudit {
+    pub(crate) records: Vec<domain::access::audit::AccessRecord>,
+    pub(crate) done: tokio::sync::oneshot::Sender<Result<(), StoreError>>,
 }
 
 /// Which of the store's two files a write goes to, each with its own write lock.

@@ -157,11 +157,17 @@ fn sqlite_shapes(file: &SqliteFile) -> BTreeMap<String, Shape> {
     shapes
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn both_stores_hold_one_data_model() {
+/// A fresh PostgreSQL database and a fresh SQLite file, both migrated.
+async fn both_migrated() -> (TestDatabase, SqliteFile) {
     let db = TestDatabase::create().await;
     let file = SqliteFile::new();
     adapters_sqlite::Database::open(&file.path, 1).expect("opening the store");
+    (db, file)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn both_stores_hold_one_data_model() {
+    let (db, file) = both_migrated().await;
     let postgres = postgres_shapes(&db).await;
     let sqlite = sqlite_shapes(&file);
     assert_eq!(
@@ -288,9 +294,7 @@ fn sqlite_indexes(file: &SqliteFile) -> BTreeSet<Index> {
 /// SQLite sought it).
 #[tokio::test(flavor = "multi_thread")]
 async fn both_stores_seek_rows_the_same_ways() {
-    let db = TestDatabase::create().await;
-    let file = SqliteFile::new();
-    adapters_sqlite::Database::open(&file.path, 1).expect("opening the store");
+    let (db, file) = both_migrated().await;
     let postgres = postgres_indexes(&db).await;
     let sqlite = sqlite_indexes(&file);
     let missing = |of: &BTreeSet<Index>, on: &BTreeSet<Index>| {

@@ -69,6 +69,19 @@ async fn postgres_shapes(db: &TestDatabase) -> BTreeMap<String, Shape> {
     shapes
 }
 
+/// One column of one of SQLite's indexes (none: an index of expressions alone).
+#[derive(diesel::QueryableByName)]
+struct IndexColumn {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    t: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    index: String,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+    c: Option<String>,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    partial: bool,
+}
+
 fn sqlite_shapes(file: &SqliteFile) -> BTreeMap<String, Shape> {
     #[derive(diesel::QueryableByName)]
     struct Column {
@@ -80,15 +93,6 @@ fn sqlite_shapes(file: &SqliteFile) -> BTreeMap<String, Shape> {
         not_null: bool,
         #[diesel(sql_type = diesel::sql_types::Integer)]
         pk: i32,
-    }
-    #[derive(diesel::QueryableByName)]
-    struct IndexColumn {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        t: String,
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        index: String,
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        c: String,
     }
     let mut conn = file.connect();
     let mut shapes: BTreeMap<String, Shape> = BTreeMap::new();
@@ -122,7 +126,7 @@ fn sqlite_shapes(file: &SqliteFile) -> BTreeMap<String, Shape> {
     // expression is no column (as on the PostgreSQL side), so an index on a constant (one
     // active row) reads as an index of no columns.
     let index_columns: Vec<IndexColumn> = diesel::sql_query(
-        "SELECT m.name AS t, l.name AS \"index\", i.name AS c \
+        "SELECT m.name AS t, l.name AS \"index\", i.name AS c, l.partial AS partial \
          FROM (SELECT name, type FROM main.sqlite_schema UNION ALL \
          SELECT name, type FROM audit.sqlite_schema) m, pragma_index_list(m.name) l, pragma_index_info(l.name) i \
          WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' \
@@ -136,14 +140,14 @@ fn sqlite_shapes(file: &SqliteFile) -> BTreeMap<String, Shape> {
         indexes
             .entry((column.t, column.index))
             .or_default()
-            .push(column.c);
+            .extend(column.c);
     }
     for ((table, _), cols) in indexes {
         shapes.get_mut(&table).unwrap().unique.insert(cols);
     }
     // Indexes whose every column is an expression have no row above.
     let constant: Vec<IndexColumn> = diesel::sql_query(
-        "SELECT m.name AS t, l.name AS \"index\", '' AS c \
+        "SELECT m.name AS t, l.name AS \"index\", NULL AS c, l.partial AS partial \
          FROM (SELECT name, type FROM main.sqlite_schema UNION ALL \
          SELECT name, type FROM audit.sqlite_schema) m, pragma_index_list(m.name) l \
          WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND l.\"unique\" \
@@ -239,17 +243,6 @@ async fn postgres_indexes(db: &TestDatabase) -> BTreeSet<Index> {
 }
 
 fn sqlite_indexes(file: &SqliteFile) -> BTreeSet<Index> {
-    #[derive(diesel::QueryableByName)]
-    struct IndexColumn {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        t: String,
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        index: String,
-        #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
-        c: Option<String>,
-        #[diesel(sql_type = diesel::sql_types::Bool)]
-        partial: bool,
-    }
     let mut conn = file.connect();
     let rows: Vec<IndexColumn> = diesel::sql_query(
         "SELECT m.name AS t, l.name AS \"index\", i.name AS c, l.partial AS partial \

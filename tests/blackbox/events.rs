@@ -5,11 +5,11 @@
 
 use crate::mcp::call_tool;
 use crate::persons::tool_error;
-use crate::storage_conformance::events::event;
 use blackbox::{Consumer, TestApp};
 use domain::countries::country::Country;
 use domain::ids::TenantId;
 use serde_json::{json, Value};
+use storage_conformance::events::event;
 
 async fn append(app: &TestApp, c: &Consumer, events: &[(&str, &str, Country)]) -> Vec<i64> {
     let tenant: TenantId = c.tenant_id.parse().unwrap();

@@ -11,7 +11,7 @@
 //! - no foreign key points from a reference table into a tenant table, except those the plan
 //!   drops at distribution time (named below, with the rule that replaces them).
 
-use blackbox::db::TestDatabase;
+use blackbox::db::{TestDatabase, SCHEMA};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -62,7 +62,7 @@ fn columns(row: &Value, key: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_schema_distributes_by_tenant() {
-    let db = TestDatabase::create().await;
+    let db = TestDatabase::create(&SCHEMA).await;
 
     let tables = names(
         &db.rows("SELECT tablename AS table_name FROM pg_tables WHERE schemaname = 'public'")

@@ -4,9 +4,8 @@
 //! beneath the interface (row counts, a dump scanned for personal numbers, an outage) goes
 //! through this type, in SQL both stores accept.
 
-use crate::db::TestDatabase;
-use diesel::sql_types::BigInt;
-use diesel::QueryableByName;
+use crate::db::{TestDatabase, SCHEMA};
+pub use test_stores::sqlite::{Opener, SqliteFile};
 
 /// Which store this run's test apps use (`IDREG_TEST_STORE`; PostgreSQL when unset).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,18 +30,12 @@ pub enum TestStore {
     Sqlite(SqliteFile),
 }
 
-#[derive(QueryableByName)]
-struct Count {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
-}
-
 impl TestStore {
     /// A fresh store of this run's kind.
     pub async fn create() -> TestStore {
         match StoreKind::of_run() {
-            StoreKind::Postgres => TestStore::Postgres(TestDatabase::create().await),
-            StoreKind::Sqlite => TestStore::Sqlite(SqliteFile::new()),
+            StoreKind::Postgres => TestStore::Postgres(TestDatabase::create(&SCHEMA).await),
+            StoreKind::Sqlite => TestStore::Sqlite(SqliteFile::new(SQLITE)),
         }
     }
 
@@ -162,139 +155,9 @@ impl Drop for Outage {
     }
 }
 
-/// A fresh SQLite store in a folder of its own, removed afterwards. The app (or an adapter)
-/// creates and migrates the file on open.
-pub struct SqliteFile {
-    dir: std::path::PathBuf,
-    pub path: std::path::PathBuf,
-}
-
-impl Default for SqliteFile {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl SqliteFile {
-    pub fn new() -> SqliteFile {
-        let dir = std::env::temp_dir().join(format!("idreg-store-{}", ulid::Ulid::generate()));
-        let path = dir.join("idreg.sqlite3");
-        SqliteFile { dir, path }
-    }
-
-    /// A connection of the test's own to the store, made as the store makes its own (the
-    /// audit trail's file attached).
-    pub fn connect(&self) -> diesel::SqliteConnection {
-        adapters_sqlite::connect(&self.path).expect("opening the store")
-    }
-
-    /// How many rows of `table` meet `condition`.
-    pub fn count(&self, table: &str, condition: &str) -> i64 {
-        use diesel::RunQueryDsl;
-        let n: Count = diesel::sql_query(format!(
-            "SELECT COUNT(*) AS n FROM {table} WHERE {condition}"
-        ))
-        .get_result(&mut self.connect())
-        .expect("count query");
-        n.n
-    }
-
-    /// The rows of `table` meeting `condition`, each a JSON object of `columns`, times (the
-    /// columns named in `times`) rendered as UTC text with microseconds.
-    pub fn rows(
-        &self,
-        table: &str,
-        columns: &[&str],
-        times: &[&str],
-        condition: &str,
-    ) -> Vec<serde_json::Value> {
-        use diesel::RunQueryDsl;
-        #[derive(QueryableByName)]
-        struct J {
-            #[diesel(sql_type = diesel::sql_types::Text)]
-            j: String,
-        }
-        let fields: Vec<String> = columns
-            .iter()
-            .map(|c| {
-                if times.contains(c) {
-                    format!(
-                        "'{c}', strftime('%Y-%m-%dT%H:%M:%S', {c} / 1000000, 'unixepoch') \
-                         || '.' || printf('%06d', {c} % 1000000)"
-                    )
-                } else {
-                    format!("'{c}', {c}")
-                }
-            })
-            .collect();
-        let rows: Vec<J> = diesel::sql_query(format!(
-            "SELECT json_object({}) AS j FROM {table} WHERE {condition}",
-            fields.join(", ")
-        ))
-        .load(&mut self.connect())
-        .expect("rows query");
-        rows.into_iter()
-            .map(|r| serde_json::from_str(&r.j).unwrap())
-            .collect()
-    }
-
-    /// The rows of any query, each a JSON object of its columns (named through a temporary
-    /// view, as SQLite has no `row_to_json`).
-    pub fn query(&self, query: &str) -> Vec<serde_json::Value> {
-        use diesel::connection::SimpleConnection;
-        use diesel::RunQueryDsl;
-        #[derive(QueryableByName)]
-        struct Name {
-            #[diesel(sql_type = diesel::sql_types::Text)]
-            name: String,
-        }
-        #[derive(QueryableByName)]
-        struct J {
-            #[diesel(sql_type = diesel::sql_types::Text)]
-            j: String,
-        }
-        let mut conn = self.connect();
-        conn.batch_execute(&format!("CREATE TEMP VIEW test_query AS {query}"))
-            .expect("the query is valid SQL");
-        let names: Vec<Name> =
-            diesel::sql_query("SELECT name FROM pragma_table_info('test_query') ORDER BY cid")
-                .load(&mut conn)
-                .expect("the query's columns");
-        let fields: Vec<String> = names
-            .iter()
-            .map(|n| format!("'{0}', \"{0}\"", n.name))
-            .collect();
-        let rows: Vec<J> = diesel::sql_query(format!(
-            "SELECT json_object({}) AS j FROM test_query",
-            fields.join(", ")
-        ))
-        .load(&mut conn)
-        .expect("rows query");
-        rows.into_iter()
-            .map(|r| serde_json::from_str(&r.j).unwrap())
-            .collect()
-    }
-
-    /// The store's files (the data's and the audit trail's) and their write-ahead logs,
-    /// bytes read as text.
-    pub fn raw_text(&self) -> String {
-        let mut text = String::new();
-        for file in [self.path.clone(), adapters_sqlite::audit_path(&self.path)] {
-            for suffix in ["", "-wal"] {
-                let mut name = file.clone().into_os_string();
-                name.push(suffix);
-                if let Ok(bytes) = std::fs::read(&name) {
-                    text.push_str(&String::from_utf8_lossy(&bytes));
-                }
-            }
-        }
-        assert!(!text.is_empty(), "the store's file exists");
-        text
-    }
-}
-
-impl Drop for SqliteFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+/// How the service's embedded store opens its file, and the files it keeps (the data's and
+/// the audit trail's).
+pub const SQLITE: Opener = Opener {
+    connect: adapters_sqlite::connect,
+    files: |path| vec![path.to_owned(), adapters_sqlite::audit_path(path)],
+};

@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The SQL migrations of `migrations/`, compiled in.
-pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
+/// The SQL migrations of this crate's `migrations/`, compiled in.
+pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 
 #[derive(Debug, thiserror::Error)]
 pub enum DatabaseError {

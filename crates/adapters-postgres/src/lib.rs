@@ -23,4 +23,6 @@ mod subscriptions;
 mod tenants;
 mod webhooks;
 
-pub use database::{ensure_database_exists, run_migrations, Database, DatabaseError, PoolSizes};
+pub use database::{
+    ensure_database_exists, run_migrations, Database, DatabaseError, PoolSizes, MIGRATIONS,
+};

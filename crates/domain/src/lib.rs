@@ -28,6 +28,7 @@ pub mod webhooks;
 
 // The wiring of use cases to ports.
 pub mod services;
+pub mod storage;
 
 pub use error::{ErrorCode, Failure};
 #[cfg(test)]

@@ -3,23 +3,20 @@
 
 use crate::access::admin::AdminService;
 use crate::access::gate::Gate;
-use crate::access::ports::{AuditSink, CredentialHasher, GrantStore, TenantStore, TokenAuthority};
+use crate::access::ports::{CredentialHasher, TokenAuthority};
 use crate::access::token_issuer::TokenIssuer;
 use crate::clock::Clock;
 use crate::companies::paid_service::PaidCompanyService;
-use crate::companies::ports::{CompanyStore, PaidStore};
 use crate::companies::service::CompanyService;
 use crate::countries::registry::Countries;
 use crate::meter::Meter;
 use crate::monitoring::event_service::EventService;
-use crate::monitoring::ports::EventStore;
-use crate::monitoring::ports::SubscriptionStore;
 use crate::monitoring::refresh_service::RefreshService;
 use crate::monitoring::scheduler::{Scheduler, SchedulerSettings};
 use crate::monitoring::subscription_service::SubscriptionService;
-use crate::persons::ports::{PersonStore, PersonVault};
+use crate::persons::ports::PersonVault;
 use crate::persons::service::PersonService;
-use crate::subjects::ports::{IdentifierVault, SubjectStore};
+use crate::subjects::ports::IdentifierVault;
 use crate::subjects::service::SubjectService;
 use chrono::Duration;
 use std::sync::Arc;
@@ -27,46 +24,21 @@ use std::sync::Arc;
 /// Every port the use cases need.
 #[derive(Clone)]
 pub struct Ports {
-    pub tenants: Arc<dyn TenantStore>,
-    pub grants: Arc<dyn GrantStore>,
-    pub audit: Arc<dyn AuditSink>,
-    /// The audit log read back (the portal's audit page).
-    pub audit_log: Arc<dyn crate::access::ports::AuditLog>,
-    pub subjects: Arc<dyn SubjectStore>,
+    /// Every storage port of the one store.
+    pub store: crate::storage::StoragePorts,
     pub tokens: Arc<dyn TokenAuthority>,
     pub hasher: Arc<dyn CredentialHasher>,
     pub vault: Arc<dyn IdentifierVault>,
-    pub companies: Arc<dyn CompanyStore>,
     /// The served countries and what each one's connectors serve.
     pub countries: Arc<Countries>,
-    /// The paid objects' cache and the daily paid-call budget.
-    pub paid: Arc<dyn PaidStore>,
-    /// The person cache and the person-lookup counters.
-    pub persons: Arc<dyn PersonStore>,
     /// Seals cached person objects under tenants' data keys.
     pub person_vault: Arc<dyn PersonVault>,
-    /// The per-tenant event log.
-    pub events: Arc<dyn EventStore>,
-    /// Monitoring subscriptions.
-    pub subscriptions: Arc<dyn SubscriptionStore>,
-    /// Sanctions lists' versions.
-    pub sanctions: Arc<dyn crate::screening::ports::SanctionsListStore>,
-    /// Screening policies, overrides, whitelists and checks.
-    pub screening: Arc<dyn crate::screening::ports::ScreeningStore>,
     /// Seals screening inputs and takes their keyed hashes.
     pub screening_vault: Arc<dyn crate::screening::ports::ScreeningVault>,
-    /// The store's schema, for readiness; its connections and backlog, for the gauges.
-    pub probe: Arc<dyn crate::health::ports::StoreProbe>,
     /// Where the figures operators read are counted.
     pub meter: Arc<dyn Meter>,
-    /// Idempotency keys and the answers kept under them.
-    pub idempotency: Arc<dyn crate::idempotency::ports::IdempotencyStore>,
     /// Names, fingerprints and seals idempotency keys' material under tenants' keys.
     pub idempotency_vault: Arc<dyn crate::idempotency::ports::IdempotencyVault>,
-    /// Webhook endpoints, their cursors and delivery logs.
-    pub webhooks: Arc<dyn crate::webhooks::ports::WebhookStore>,
-    /// Portal users, sign-in links and sessions.
-    pub portal: Arc<dyn crate::portal::ports::PortalStore>,
     /// The portal's tokens and CSRF tokens.
     pub portal_secrets: Arc<dyn crate::portal::ports::PortalSecrets>,
     /// Where the portal's sign-in links are mailed.
@@ -75,8 +47,6 @@ pub struct Ports {
     pub webhook_vault: Arc<dyn crate::webhooks::ports::WebhookVault>,
     /// Sends one signed delivery.
     pub webhook_sender: Arc<dyn crate::webhooks::ports::WebhookSender>,
-    /// Agent connections: OAuth clients, requests waiting for a person, connections.
-    pub oauth: Arc<dyn crate::oauth::ports::OAuthStore>,
     /// Request ids, codes, PKCE and refresh tokens of agent connections.
     pub oauth_secrets: Arc<dyn crate::oauth::ports::OAuthSecrets>,
     /// Reads clients' metadata documents.
@@ -179,15 +149,15 @@ pub struct Services {
 impl Services {
     pub fn new(ports: Ports, settings: Settings) -> Services {
         let subjects = Arc::new(SubjectService {
-            store: ports.subjects.clone(),
+            store: ports.store.subjects.clone(),
             vault: ports.vault.clone(),
             clock: ports.clock.clone(),
         });
         let paid = Arc::new(PaidCompanyService {
             meter: ports.meter.clone(),
             countries: ports.countries.clone(),
-            store: ports.paid.clone(),
-            calls: ports.companies.clone(),
+            store: ports.store.paid.clone(),
+            calls: ports.store.companies.clone(),
             subjects: subjects.clone(),
             clock: ports.clock.clone(),
             calendar: settings.calendar,
@@ -196,7 +166,7 @@ impl Services {
         let companies = Arc::new(CompanyService {
             meter: ports.meter.clone(),
             countries: ports.countries.clone(),
-            store: ports.companies.clone(),
+            store: ports.store.companies.clone(),
             subjects: subjects.clone(),
             clock: ports.clock.clone(),
             revalidate_after: settings.company_revalidate_after,
@@ -204,8 +174,8 @@ impl Services {
         let persons = Arc::new(PersonService {
             meter: ports.meter.clone(),
             countries: ports.countries.clone(),
-            store: ports.persons.clone(),
-            calls: ports.companies.clone(),
+            store: ports.store.persons.clone(),
+            calls: ports.store.companies.clone(),
             vault: ports.person_vault.clone(),
             subjects: subjects.clone(),
             clock: ports.clock.clone(),
@@ -214,10 +184,10 @@ impl Services {
         });
         let screening = Arc::new(crate::screening::service::ScreeningService {
             meter: ports.meter.clone(),
-            store: ports.screening.clone(),
-            lists: ports.sanctions.clone(),
+            store: ports.store.screening.clone(),
+            lists: ports.store.sanctions.clone(),
             vault: ports.screening_vault.clone(),
-            subject_store: ports.subjects.clone(),
+            subject_store: ports.store.subjects.clone(),
             subjects: subjects.clone(),
             companies: companies.clone(),
             persons: persons.clone(),
@@ -228,9 +198,9 @@ impl Services {
         let ongoing = Arc::new(crate::screening::ongoing::service::OngoingScreening {
             meter: ports.meter.clone(),
             screening: screening.clone(),
-            lists: ports.sanctions.clone(),
-            subscriptions: ports.subscriptions.clone(),
-            tenants: ports.tenants.clone(),
+            lists: ports.store.sanctions.clone(),
+            subscriptions: ports.store.subscriptions.clone(),
+            tenants: ports.store.tenants.clone(),
             clock: ports.clock.clone(),
             settings: settings.ongoing.clone(),
         });
@@ -238,34 +208,34 @@ impl Services {
             meter: ports.meter.clone(),
             companies: companies.clone(),
             paid: paid.clone(),
-            paid_store: ports.paid.clone(),
-            subscriptions: ports.subscriptions.clone(),
+            paid_store: ports.store.paid.clone(),
+            subscriptions: ports.store.subscriptions.clone(),
             clock: ports.clock.clone(),
             calendar: settings.calendar,
             parties: Some(ongoing.clone()),
         });
         let admin = Arc::new(AdminService {
-            tenants: ports.tenants.clone(),
-            grants: ports.grants.clone(),
+            tenants: ports.store.tenants.clone(),
+            grants: ports.store.grants.clone(),
             hasher: ports.hasher.clone(),
             vault: ports.vault.clone(),
-            paid: ports.paid.clone(),
-            persons: ports.persons.clone(),
-            subscriptions: ports.subscriptions.clone(),
-            subjects: ports.subjects.clone(),
+            paid: ports.store.paid.clone(),
+            persons: ports.store.persons.clone(),
+            subscriptions: ports.store.subscriptions.clone(),
+            subjects: ports.store.subjects.clone(),
             meter: ports.meter.clone(),
             clock: ports.clock.clone(),
             calendar: settings.calendar,
         });
         let screening_admin = Arc::new(crate::screening::admin::ScreeningAdmin {
-            store: ports.screening.clone(),
-            tenants: ports.tenants.clone(),
-            subjects: ports.subjects.clone(),
+            store: ports.store.screening.clone(),
+            tenants: ports.store.tenants.clone(),
+            subjects: ports.store.subjects.clone(),
             clock: ports.clock.clone(),
         });
         let portal_admin = Arc::new(crate::portal::admin::PortalAdmin {
-            store: ports.portal.clone(),
-            tenants: ports.tenants.clone(),
+            store: ports.store.portal.clone(),
+            tenants: ports.store.tenants.clone(),
             clock: ports.clock.clone(),
         });
         let portal_console = crate::portal::console::PortalConsole {
@@ -273,24 +243,24 @@ impl Services {
             screening_admin: screening_admin.clone(),
             portal_admin: portal_admin.clone(),
             screening: screening.clone(),
-            tenants: ports.tenants.clone(),
-            grants: ports.grants.clone(),
-            paid: ports.paid.clone(),
-            audit_log: ports.audit_log.clone(),
-            audit: ports.audit.clone(),
+            tenants: ports.store.tenants.clone(),
+            grants: ports.store.grants.clone(),
+            paid: ports.store.paid.clone(),
+            audit_log: ports.store.audit_log.clone(),
+            audit: ports.store.audit.clone(),
             clock: ports.clock.clone(),
             calendar: settings.calendar,
         };
         let oauth = crate::oauth::service::OAuthService {
-            store: ports.oauth.clone(),
-            grants: ports.grants.clone(),
-            tenants: ports.tenants.clone(),
+            store: ports.store.oauth.clone(),
+            grants: ports.store.grants.clone(),
+            tenants: ports.store.tenants.clone(),
             admin: admin.clone(),
             documents: ports.client_documents.clone(),
             secrets: ports.oauth_secrets.clone(),
             hasher: ports.hasher.clone(),
             authority: ports.tokens.clone(),
-            audit: ports.audit.clone(),
+            audit: ports.store.audit.clone(),
             clock: ports.clock.clone(),
             limiter: Default::default(),
             access_lifetime: settings.token_lifetime,
@@ -302,67 +272,67 @@ impl Services {
             portal_admin,
             portal_console,
             portal_sign_in: crate::portal::service::PortalSignIn {
-                store: ports.portal.clone(),
+                store: ports.store.portal.clone(),
                 secrets: ports.portal_secrets.clone(),
                 mailer: ports.mailer.clone(),
-                audit: ports.audit.clone(),
+                audit: ports.store.audit.clone(),
                 clock: ports.clock.clone(),
             },
             webhooks: crate::webhooks::service::WebhookService {
-                store: ports.webhooks.clone(),
+                store: ports.store.webhooks.clone(),
                 vault: ports.webhook_vault.clone(),
                 clock: ports.clock.clone(),
                 settings: settings.webhooks.clone(),
             },
             dispatcher: crate::webhooks::dispatcher::WebhookDispatcher {
                 meter: ports.meter.clone(),
-                store: ports.webhooks.clone(),
-                events: ports.events.clone(),
-                grants: ports.grants.clone(),
+                store: ports.store.webhooks.clone(),
+                events: ports.store.events.clone(),
+                grants: ports.store.grants.clone(),
                 vault: ports.webhook_vault.clone(),
                 sender: ports.webhook_sender.clone(),
                 clock: ports.clock.clone(),
                 settings: settings.webhooks.clone(),
             },
             idempotency: crate::idempotency::service::IdempotencyService {
-                store: ports.idempotency.clone(),
+                store: ports.store.idempotency.clone(),
                 vault: ports.idempotency_vault.clone(),
                 clock: ports.clock.clone(),
                 calendar: settings.calendar,
             },
             usage: crate::usage::service::UsageService {
-                paid: ports.paid.clone(),
-                persons: ports.persons.clone(),
+                paid: ports.store.paid.clone(),
+                persons: ports.store.persons.clone(),
                 clock: ports.clock.clone(),
                 calendar: settings.calendar,
             },
             readiness: crate::health::readiness::ReadinessService {
-                store: ports.probe.clone(),
+                store: ports.store.probe.clone(),
                 screening: screening.clone(),
                 keys: settings.keys.clone(),
                 notes: settings.readiness_notes.clone(),
             },
             gauges: crate::health::gauges::GaugeService {
-                store: ports.probe.clone(),
-                lists: ports.sanctions.clone(),
+                store: ports.store.probe.clone(),
+                lists: ports.store.sanctions.clone(),
                 clock: ports.clock.clone(),
             },
             meter: ports.meter.clone(),
             ongoing,
             screening,
             lists: crate::screening::list_service::ListService {
-                store: ports.sanctions.clone(),
+                store: ports.store.sanctions.clone(),
                 clock: ports.clock.clone(),
             },
             clock: ports.clock.clone(),
             scheduler: Scheduler {
                 meter: ports.meter.clone(),
                 refresh: refresh.clone(),
-                subscriptions: ports.subscriptions.clone(),
-                tenants: ports.tenants.clone(),
+                subscriptions: ports.store.subscriptions.clone(),
+                tenants: ports.store.tenants.clone(),
                 subjects: subjects.clone(),
-                subject_store: ports.subjects.clone(),
-                budget: ports.paid.clone(),
+                subject_store: ports.store.subjects.clone(),
+                budget: ports.store.paid.clone(),
                 clock: ports.clock.clone(),
                 calendar: settings.calendar,
                 settings: settings.scheduler.clone(),
@@ -370,27 +340,27 @@ impl Services {
             refresh,
             gate: Gate {
                 authority: ports.tokens.clone(),
-                grants: ports.grants.clone(),
-                audit: ports.audit.clone(),
+                grants: ports.store.grants.clone(),
+                audit: ports.store.audit.clone(),
                 clock: ports.clock.clone(),
             },
             tokens: TokenIssuer {
-                grants: ports.grants.clone(),
+                grants: ports.store.grants.clone(),
                 hasher: ports.hasher.clone(),
                 authority: ports.tokens.clone(),
-                audit: ports.audit.clone(),
+                audit: ports.store.audit.clone(),
                 clock: ports.clock.clone(),
                 lifetime: settings.token_lifetime,
             },
             subjects: subjects.clone(),
             paid,
             events: EventService {
-                store: ports.events.clone(),
+                store: ports.store.events.clone(),
             },
             subscriptions: SubscriptionService {
                 meter: ports.meter.clone(),
-                store: ports.subscriptions.clone(),
-                subjects: ports.subjects.clone(),
+                store: ports.store.subscriptions.clone(),
+                subjects: ports.store.subjects.clone(),
                 clock: ports.clock.clone(),
                 calendar: settings.calendar,
                 countries: ports.countries.clone(),

@@ -134,29 +134,14 @@ impl App {
             }
         };
         let ports = Ports {
-            tenants: stored.tenants,
-            grants: stored.grants,
-            audit: stored.audit,
-            audit_log: stored.audit_log,
-            subjects: stored.subjects,
+            store: stored.clone(),
             tokens: Arc::new(keys.token_authority()),
             hasher: Arc::new(hasher),
             vault: Arc::new(keys.vault()),
-            companies: stored.companies,
             countries: Arc::new(upstreams.countries),
-            paid: stored.paid,
-            persons: stored.persons,
             person_vault: Arc::new(keys.vault()),
-            events: stored.events,
-            subscriptions: stored.subscriptions,
-            sanctions: stored.sanctions,
-            screening: stored.screening,
             screening_vault: Arc::new(keys.vault()),
-            probe: stored.probe,
-            idempotency: stored.idempotency,
             idempotency_vault: Arc::new(keys.vault()),
-            webhooks: stored.webhooks,
-            portal: stored.portal,
             portal_secrets: Arc::new(keys.vault()),
             mailer: mailer.clone(),
             webhook_vault: Arc::new(keys.vault()),
@@ -164,7 +149,6 @@ impl App {
                 adapters_webhooks::HttpWebhookSender::new(config.webhook_allow_loopback)
                     .context("building the webhook client")?,
             ),
-            oauth: stored.oauth,
             oauth_secrets: Arc::new(keys.vault()),
             client_documents: {
                 let extra_root = match &config.oauth_documents_ca_file {
@@ -212,13 +196,13 @@ impl App {
         };
         let gate = Arc::new(domain::access::gate::Gate {
             authority: ports.tokens.clone(),
-            grants: ports.grants.clone(),
-            audit: ports.audit.clone(),
+            grants: ports.store.grants.clone(),
+            audit: ports.store.audit.clone(),
             clock: ports.clock.clone(),
         });
         let (tenants, grants, clock) = (
-            ports.tenants.clone(),
-            ports.grants.clone(),
+            ports.store.tenants.clone(),
+            ports.store.grants.clone(),
             ports.clock.clone(),
         );
         let services = Arc::new(Services::new(ports, settings));

@@ -4,14 +4,8 @@
 //! the service knows which.
 
 use anyhow::{bail, Context};
-use domain::access::ports::{AuditSink, GrantStore, TenantStore};
-use domain::companies::ports::{CompanyStore, PaidStore};
-use domain::monitoring::ports::{EventStore, SubscriptionStore};
-use domain::persons::ports::PersonStore;
-use domain::screening::ports::{SanctionsListStore, ScreeningStore};
-use domain::subjects::ports::SubjectStore;
+use domain::storage::StoragePorts;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// Where the data is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,61 +58,6 @@ impl StoreUrl {
 pub enum Store {
     Postgres(adapters_postgres::Database),
     Sqlite(adapters_sqlite::Database),
-}
-
-/// Every storage port of a store.
-pub struct StorePorts {
-    pub tenants: Arc<dyn TenantStore>,
-    pub grants: Arc<dyn GrantStore>,
-    pub audit: Arc<dyn AuditSink>,
-    /// The audit log read back.
-    pub audit_log: Arc<dyn domain::access::ports::AuditLog>,
-    pub subjects: Arc<dyn SubjectStore>,
-    pub companies: Arc<dyn CompanyStore>,
-    pub paid: Arc<dyn PaidStore>,
-    pub persons: Arc<dyn PersonStore>,
-    pub events: Arc<dyn EventStore>,
-    pub subscriptions: Arc<dyn SubscriptionStore>,
-    pub sanctions: Arc<dyn SanctionsListStore>,
-    pub screening: Arc<dyn ScreeningStore>,
-    /// The store's schema, for readiness.
-    pub probe: Arc<dyn domain::health::ports::StoreProbe>,
-    /// Idempotency keys of consumers' writes.
-    pub idempotency: Arc<dyn domain::idempotency::ports::IdempotencyStore>,
-    /// Webhook endpoints and their delivery logs.
-    pub webhooks: Arc<dyn domain::webhooks::ports::WebhookStore>,
-    /// Portal users, sign-in links and sessions.
-    pub portal: Arc<dyn domain::portal::ports::PortalStore>,
-    /// Agent connections: OAuth clients, pending requests, connections.
-    pub oauth: Arc<dyn domain::oauth::ports::OAuthStore>,
-    /// The assistant's conversations and the tenants' daily model calls.
-    pub conversations: Arc<dyn domain::assistant::ports::ConversationStore>,
-}
-
-/// Every port of one adapter value.
-macro_rules! ports_of {
-    ($db:expr) => {
-        StorePorts {
-            tenants: Arc::new($db.clone()),
-            grants: Arc::new($db.clone()),
-            audit: Arc::new($db.clone()),
-            audit_log: Arc::new($db.clone()),
-            subjects: Arc::new($db.clone()),
-            companies: Arc::new($db.clone()),
-            paid: Arc::new($db.clone()),
-            persons: Arc::new($db.clone()),
-            events: Arc::new($db.clone()),
-            subscriptions: Arc::new($db.clone()),
-            sanctions: Arc::new($db.clone()),
-            screening: Arc::new($db.clone()),
-            probe: Arc::new($db.clone()),
-            idempotency: Arc::new($db.clone()),
-            webhooks: Arc::new($db.clone()),
-            portal: Arc::new($db.clone()),
-            oauth: Arc::new($db.clone()),
-            conversations: Arc::new($db.clone()),
-        }
-    };
 }
 
 impl Store {
@@ -175,10 +114,11 @@ impl Store {
         }
     }
 
-    pub fn ports(&self) -> StorePorts {
+    /// Every storage port of the store.
+    pub fn ports(&self) -> StoragePorts {
         match self {
-            Store::Postgres(db) => ports_of!(db),
-            Store::Sqlite(db) => ports_of!(db),
+            Store::Postgres(db) => StoragePorts::of(db.clone()),
+            Store::Sqlite(db) => StoragePorts::of(db.clone()),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The real `idreg` binary: operator commands print one JSON object on stdout and exit 0;
 //! failures print `{error, message}` and exit non-zero.
 
-use blackbox::db::TestDatabase;
+use blackbox::db::{TestDatabase, SCHEMA};
 use blackbox::TempDir;
 use serde_json::Value;
 use std::process::Command;
@@ -26,7 +26,7 @@ fn idreg(db: &TestDatabase, state: &TempDir, args: &[&str]) -> (i32, Value) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn operator_commands_through_the_real_binary() {
-    let db = TestDatabase::create().await;
+    let db = TestDatabase::create(&SCHEMA).await;
     let state = TempDir::new();
     let (code, tenant) = idreg(
         &db,

@@ -9,7 +9,7 @@
 //! empty PostgreSQL database, and `idreg serve` on PostgreSQL answers the same client, with
 //! the same secret, the same subject and the same event log.
 
-use blackbox::db::TestDatabase;
+use blackbox::db::{TestDatabase, SCHEMA};
 use blackbox::{free_port, TempDir};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -286,7 +286,7 @@ async fn the_demo_runs_on_an_embedded_store_and_its_walk_through_works() {
 
     // The copy into an empty PostgreSQL database.
     let subject_before = company["subject_id"].as_str().unwrap().to_owned();
-    let db = TestDatabase::create().await;
+    let db = TestDatabase::create(&SCHEMA).await;
     let from = format!("sqlite://{}", state.path.join("idreg.sqlite3").display());
     let copied = Command::new(env!("CARGO_BIN_EXE_idreg"))
         .args(["store", "copy", "--from", &from, "--to", &db.url])

@@ -5,7 +5,7 @@
 //! over the size cap and a server that never answers are each recorded as a failed import,
 //! and the active version stays.
 
-use blackbox::db::TestDatabase;
+use blackbox::db::{TestDatabase, SCHEMA};
 use blackbox::TempDir;
 use domain::screening::sanctions::ListSource;
 use idreg::app::App;
@@ -141,7 +141,7 @@ fn failed(outcome: &Outcome) -> &str {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_served_list_is_imported_and_every_failure_leaves_the_active_version() {
-    let db = TestDatabase::create().await;
+    let db = TestDatabase::create(&SCHEMA).await;
     let state = TempDir::new();
     let app = app(&db, &state).await;
     let services = &app.services;
@@ -216,7 +216,7 @@ async fn a_served_list_is_imported_and_every_failure_leaves_the_active_version()
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_ofac_csv_set_is_fetched_with_its_companions_and_a_missing_one_fails_it() {
-    let db = TestDatabase::create().await;
+    let db = TestDatabase::create(&SCHEMA).await;
     let state = TempDir::new();
     let app = app(&db, &state).await;
     let server = Server::start();

@@ -3,7 +3,7 @@
 //! changes nothing but marks the list degraded; progress goes to stderr as plain lines when
 //! stderr is not a terminal, and stdout holds one JSON object.
 
-use blackbox::db::TestDatabase;
+use blackbox::db::{TestDatabase, SCHEMA};
 use blackbox::TempDir;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -37,7 +37,7 @@ fn idreg(db: &TestDatabase, state: &TempDir, args: &[&str]) -> (i32, Value, Stri
 
 #[tokio::test(flavor = "multi_thread")]
 async fn lists_are_imported_into_active_versions_and_a_bad_file_changes_nothing() {
-    let db = TestDatabase::create().await;
+    let db = TestDatabase::create(&SCHEMA).await;
     let state = TempDir::new();
     let un = testdata("un/un_sc_consolidated_2026-02-27.xml");
     let un = un.to_str().unwrap();

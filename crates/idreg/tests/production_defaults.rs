@@ -4,7 +4,7 @@
 //! replica with other keys than the store's refused, naming the setting; a signing-key
 //! rotation adopted by the store takes a replica still on the old key out of readiness.
 
-use blackbox::db::TestDatabase;
+use blackbox::db::{TestDatabase, SCHEMA};
 use blackbox::{free_port, TempDir};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -136,7 +136,7 @@ fn check<'a>(readiness: &'a Value, name: &str) -> &'a Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn serve_with_real_upstream_settings_runs_no_demo_machinery_and_keeps_one_set_of_keys() {
-    let db = TestDatabase::create().await;
+    let db = TestDatabase::create(&SCHEMA).await;
     let state = TempDir::new();
 
     // 1. No upstream configured at all (and the default embedded store): refused before

@@ -12,7 +12,7 @@
 //! with a long lease and the survivor with a short one, so the runs the killed one held are
 //! told apart in the database by their lease alone.
 
-use blackbox::db::TestDatabase;
+use blackbox::db::{TestDatabase, SCHEMA};
 use blackbox::reqwest;
 use blackbox::TempDir;
 use serde_json::{json, Value};
@@ -247,7 +247,7 @@ const COMPLETED: &str = "claimed_until IS NULL AND next_run_at > now() + interva
 #[tokio::test(flavor = "multi_thread")]
 async fn a_replica_killed_mid_run_loses_and_duplicates_nothing() {
     let started = Instant::now();
-    let db = TestDatabase::create().await;
+    let db = TestDatabase::create(&SCHEMA).await;
     let state = TempDir::new();
     let http = reqwest::Client::new();
 

@@ -4,7 +4,7 @@
 //! Every command prints one JSON object on stdout; a refusal exits non-zero with
 //! `{"error", "message"}` there and the message on stderr.
 
-use blackbox::db::TestDatabase;
+use blackbox::db::{TestDatabase, SCHEMA};
 use blackbox::TempDir;
 use serde_json::Value;
 use std::process::Command;
@@ -73,7 +73,7 @@ fn id(v: &Value) -> &str {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn policies_are_published_listed_and_retired() {
-    let db = TestDatabase::create().await;
+    let db = TestDatabase::create(&SCHEMA).await;
     let state = TempDir::new();
 
     let first = ok(
@@ -179,7 +179,7 @@ async fn policies_are_published_listed_and_retired() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn override_versions_take_four_eyes_and_one_is_active_per_tenant() {
-    let db = TestDatabase::create().await;
+    let db = TestDatabase::create(&SCHEMA).await;
     let state = TempDir::new();
     let acme = tenant(&db, &state, "Acme AB");
     let other = tenant(&db, &state, "Other AB");
@@ -370,7 +370,7 @@ async fn override_versions_take_four_eyes_and_one_is_active_per_tenant() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn whitelist_entries_take_four_eyes_expire_and_are_revoked() {
-    let db = TestDatabase::create().await;
+    let db = TestDatabase::create(&SCHEMA).await;
     let state = TempDir::new();
     let acme = tenant(&db, &state, "Acme AB");
     let hash = format!("hmac-sha256:{}", "ab".repeat(32));

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) async fn check_narrowing_under_live_grants_is_refused_naming_them_and_changes_nothing(
+pub async fn check_narrowing_under_live_grants_is_refused_naming_them_and_changes_nothing(
     stores: &Stores,
 ) {
     let (t, _) = tenant(stores, "SE,LT").await;
@@ -31,7 +31,7 @@ pub(super) async fn check_narrowing_under_live_grants_is_refused_naming_them_and
     }
 }
 
-pub(super) async fn check_a_revoked_grant_does_not_block_narrowing(stores: &Stores) {
+pub async fn check_a_revoked_grant_does_not_block_narrowing(stores: &Stores) {
     let (t, _) = tenant(stores, "SE,LT").await;
     let (lt, _) = grant(stores, &t, "SE,LT").await;
     stores
@@ -54,7 +54,7 @@ pub(super) async fn check_a_revoked_grant_does_not_block_narrowing(stores: &Stor
     );
 }
 
-pub(super) async fn check_narrowing_and_widening_succeed_when_the_grants_fit(stores: &Stores) {
+pub async fn check_narrowing_and_widening_succeed_when_the_grants_fit(stores: &Stores) {
     let (t, _) = tenant(stores, "SE,LT").await;
     grant(stores, &t, "SE").await;
     let narrowed = stores
@@ -81,9 +81,7 @@ pub(super) async fn check_narrowing_and_widening_succeed_when_the_grants_fit(sto
     );
 }
 
-pub(super) async fn check_a_grant_write_racing_a_narrowing_never_leaves_a_grant_outside(
-    stores: &Stores,
-) {
+pub async fn check_a_grant_write_racing_a_narrowing_never_leaves_a_grant_outside(stores: &Stores) {
     // Check and write are atomic: whichever runs first, the other is refused, and no live
     // grant ends up carrying a country the tenant lacks.
     for round in 0..8 {
@@ -112,7 +110,7 @@ pub(super) async fn check_a_grant_write_racing_a_narrowing_never_leaves_a_grant_
 
 // --- grants ---
 
-pub(super) async fn check_a_grant_round_trips_every_field(stores: &Stores) {
+pub async fn check_a_grant_round_trips_every_field(stores: &Stores) {
     let (t, _) = tenant(stores, "SE,LT").await;
     let g = new_grant(&t, "kyb:read monitoring:read events:read", "SE,LT");
     stores.grants.insert_grant(&g, &hash()).await.unwrap();
@@ -143,7 +141,7 @@ pub(super) async fn check_a_grant_round_trips_every_field(stores: &Stores) {
     );
 }
 
-pub(super) async fn check_grants_are_found_only_under_their_own_tenant(stores: &Stores) {
+pub async fn check_grants_are_found_only_under_their_own_tenant(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (other, _) = tenant(stores, "SE").await;
     let (g, _) = grant(stores, &t, "SE").await;
@@ -179,7 +177,7 @@ pub(super) async fn check_grants_are_found_only_under_their_own_tenant(stores: &
     assert_eq!(stores.grants.grant(&t.id, &g.id).await.unwrap(), g);
 }
 
-pub(super) async fn check_a_grant_outside_the_tenant_countries_is_refused_and_not_written(
+pub async fn check_a_grant_outside_the_tenant_countries_is_refused_and_not_written(
     stores: &Stores,
 ) {
     let (t, _) = tenant(stores, "SE").await;
@@ -206,7 +204,7 @@ pub(super) async fn check_a_grant_outside_the_tenant_countries_is_refused_and_no
         .is_none());
 }
 
-pub(super) async fn check_a_grant_of_an_unknown_tenant_is_not_found(stores: &Stores) {
+pub async fn check_a_grant_of_an_unknown_tenant_is_not_found(stores: &Stores) {
     let ghost = new_tenant("SE");
     let g = new_grant(&ghost, "kyb:read", "SE");
     assert_eq!(
@@ -221,7 +219,7 @@ pub(super) async fn check_a_grant_of_an_unknown_tenant_is_not_found(stores: &Sto
         .is_none());
 }
 
-pub(super) async fn check_credentials_find_grant_tenant_key_and_hash(stores: &Stores) {
+pub async fn check_credentials_find_grant_tenant_key_and_hash(stores: &Stores) {
     let (t, key) = tenant(stores, "SE,LT").await;
     let (g, h) = grant(stores, &t, "SE").await;
     let (access, stored_hash) = stores
@@ -244,7 +242,7 @@ pub(super) async fn check_credentials_find_grant_tenant_key_and_hash(stores: &St
     }
 }
 
-pub(super) async fn check_grant_access_is_scoped_by_tenant(stores: &Stores) {
+pub async fn check_grant_access_is_scoped_by_tenant(stores: &Stores) {
     let (t, key) = tenant(stores, "SE").await;
     let (other, _) = tenant(stores, "SE").await;
     let (g, _) = grant(stores, &t, "SE").await;
@@ -287,7 +285,7 @@ pub(super) async fn check_grant_access_is_scoped_by_tenant(stores: &Stores) {
         .is_none());
 }
 
-pub(super) async fn check_a_grant_update_replaces_scopes_or_countries_only(stores: &Stores) {
+pub async fn check_a_grant_update_replaces_scopes_or_countries_only(stores: &Stores) {
     let (t, _) = tenant(stores, "SE,LT").await;
     let (g, h) = grant(stores, &t, "SE").await;
 
@@ -348,7 +346,7 @@ pub(super) async fn check_a_grant_update_replaces_scopes_or_countries_only(store
     assert_eq!(stored_hash, h);
 }
 
-pub(super) async fn check_a_grant_update_outside_the_tenant_countries_is_refused(stores: &Stores) {
+pub async fn check_a_grant_update_outside_the_tenant_countries_is_refused(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (g, _) = grant(stores, &t, "SE").await;
     let (new_scopes, outside) = (scopes("events:read"), countries("SE,LT"));
@@ -373,7 +371,7 @@ pub(super) async fn check_a_grant_update_outside_the_tenant_countries_is_refused
     );
 }
 
-pub(super) async fn check_revoking_twice_keeps_the_first_revocation(stores: &Stores) {
+pub async fn check_revoking_twice_keeps_the_first_revocation(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (g, _) = grant(stores, &t, "SE").await;
     let first = t0() + Duration::hours(2) + Duration::microseconds(7);
@@ -406,7 +404,7 @@ pub(super) async fn check_revoking_twice_keeps_the_first_revocation(stores: &Sto
     );
 }
 
-pub(super) async fn check_rotation_bumps_the_generation_and_replaces_the_hash(stores: &Stores) {
+pub async fn check_rotation_bumps_the_generation_and_replaces_the_hash(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (g, old) = grant(stores, &t, "SE").await;
     let new = hash();
@@ -459,7 +457,7 @@ pub(super) async fn check_rotation_bumps_the_generation_and_replaces_the_hash(st
     );
 }
 
-pub(super) async fn check_a_tenants_grants_are_listed_newest_first_and_no_others(stores: &Stores) {
+pub async fn check_a_tenants_grants_are_listed_newest_first_and_no_others(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (other, _) = tenant(stores, "SE").await;
     assert!(stores.grants.grants(&t.id).await.unwrap().is_empty());

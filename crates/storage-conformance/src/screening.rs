@@ -973,64 +973,40 @@ pub async fn check_checks_are_append_only_beneath_the_port(stores: &Stores) {
     let policy = publish(stores, t0()).await;
     let check = stored_check(&t, &g, policy.id, None, None, t0());
     store.insert_check(&check).await.unwrap();
-    match &stores.backing {
-        Backing::Postgres(db) => {
-            use diesel_async::RunQueryDsl;
-            let mut conn = db.connect().await;
-            for statement in [
-                format!(
-                    "UPDATE screening_checks SET band = 'hit' WHERE check_id = '{}'",
-                    check.id
-                ),
-                format!(
-                    "UPDATE screening_checks SET candidates = '[]'::jsonb WHERE tenant_id = '{}'",
-                    t.id
-                ),
-                format!(
-                    "DELETE FROM screening_checks WHERE check_id = '{}'",
-                    check.id
-                ),
-                "TRUNCATE screening_checks".to_owned(),
-            ] {
-                let refused = diesel::sql_query(&statement).execute(&mut conn).await;
-                let message = refused.expect_err(&statement).to_string();
-                assert!(message.contains("append-only"), "{statement}: {message}");
-            }
-            assert_eq!(
-                db.count("screening_checks", &format!("tenant_id = '{}'", t.id))
-                    .await,
-                1
-            );
-        }
-        Backing::Sqlite(file) => {
-            use diesel::RunQueryDsl;
-            let mut conn = file.connect();
-            for statement in [
-                format!(
-                    "UPDATE screening_checks SET band = 'hit' WHERE check_id = '{}'",
-                    check.id
-                ),
-                format!(
-                    "UPDATE screening_checks SET candidates = '[]' WHERE tenant_id = '{}'",
-                    t.id
-                ),
-                format!(
-                    "DELETE FROM screening_checks WHERE check_id = '{}'",
-                    check.id
-                ),
-                // SQLite's TRUNCATE: a DELETE with no WHERE.
-                "DELETE FROM screening_checks".to_owned(),
-            ] {
-                let refused = diesel::sql_query(&statement).execute(&mut conn);
-                let message = refused.expect_err(&statement).to_string();
-                assert!(message.contains("append-only"), "{statement}: {message}");
-            }
-            assert_eq!(
-                file.count("screening_checks", &format!("tenant_id = '{}'", t.id)),
-                1
-            );
-        }
+    let (documents, truncate) = match stores.backing.dialect() {
+        Dialect::Postgres => ("'[]'::jsonb", "TRUNCATE screening_checks"),
+        // SQLite's TRUNCATE: a DELETE with no WHERE.
+        Dialect::Sqlite => ("'[]'", "DELETE FROM screening_checks"),
+    };
+    for statement in [
+        format!(
+            "UPDATE screening_checks SET band = 'hit' WHERE check_id = '{}'",
+            check.id
+        ),
+        format!(
+            "UPDATE screening_checks SET candidates = {documents} WHERE tenant_id = '{}'",
+            t.id
+        ),
+        format!(
+            "DELETE FROM screening_checks WHERE check_id = '{}'",
+            check.id
+        ),
+        truncate.to_owned(),
+    ] {
+        let message = stores
+            .backing
+            .try_execute(&statement)
+            .await
+            .expect_err(&statement);
+        assert!(message.contains("append-only"), "{statement}: {message}");
     }
+    assert_eq!(
+        stores
+            .backing
+            .count("screening_checks", &format!("tenant_id = '{}'", t.id))
+            .await,
+        1
+    );
     assert_eq!(store.check(&t.id, &check.id).await.unwrap(), Some(check));
 }
 

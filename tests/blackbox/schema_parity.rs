@@ -5,8 +5,8 @@
 //! that begins with its columns). A migration added to one store and not the other fails
 //! here.
 
-use super::SqliteFile;
-use blackbox::db::TestDatabase;
+use blackbox::db::{TestDatabase, SCHEMA};
+use blackbox::store::{SqliteFile, SQLITE};
 use diesel::RunQueryDsl;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -163,8 +163,8 @@ fn sqlite_shapes(file: &SqliteFile) -> BTreeMap<String, Shape> {
 
 /// A fresh PostgreSQL database and a fresh SQLite file, both migrated.
 async fn both_migrated() -> (TestDatabase, SqliteFile) {
-    let db = TestDatabase::create().await;
-    let file = SqliteFile::new();
+    let db = TestDatabase::create(&SCHEMA).await;
+    let file = SqliteFile::new(SQLITE);
     adapters_sqlite::Database::open(&file.path, 1).expect("opening the store");
     (db, file)
 }

@@ -282,7 +282,7 @@ pub async fn check_a_session_ends_at_its_lifetime_when_idle_or_at_sign_out(store
         .is_none());
 }
 
-pub(super) async fn check_disabling_a_user_ends_their_sessions_once(stores: &Stores) {
+pub async fn check_disabling_a_user_ends_their_sessions_once(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (other, _) = tenant(stores, "SE").await;
     let u = user(&t, "lead@example.se", PortalRole::Member);

@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) async fn check_tenant_round_trips_every_field(stores: &Stores) {
+pub async fn check_tenant_round_trips_every_field(stores: &Stores) {
     let (t, _) = tenant(stores, "SE,LT").await;
     let stored = stores.tenants.tenant(&t.id).await.unwrap();
     assert_eq!(stored, t);
@@ -31,7 +31,7 @@ pub(super) async fn check_tenant_round_trips_every_field(stores: &Stores) {
     );
 }
 
-pub(super) async fn check_a_tenant_inserted_with_a_permit_keeps_it(stores: &Stores) {
+pub async fn check_a_tenant_inserted_with_a_permit_keeps_it(stores: &Stores) {
     // `Tenant` carries its current permit; inserting one must not lose it.
     let mut t = new_tenant("SE");
     t.permit = Some(permit(PermitStatus::Active, t0()));
@@ -39,7 +39,7 @@ pub(super) async fn check_a_tenant_inserted_with_a_permit_keeps_it(stores: &Stor
     assert_eq!(stores.tenants.tenant(&t.id).await.unwrap(), t);
 }
 
-pub(super) async fn check_unknown_tenant_is_not_found(stores: &Stores) {
+pub async fn check_unknown_tenant_is_not_found(stores: &Stores) {
     let unknown = TenantId::generate();
     let permit = Permit {
         valid_from: NaiveDate::from_ymd_opt(2026, 1, 1).unwrap(),
@@ -78,7 +78,7 @@ pub(super) async fn check_unknown_tenant_is_not_found(stores: &Stores) {
     );
 }
 
-pub(super) async fn check_tenant_status_changes(stores: &Stores) {
+pub async fn check_tenant_status_changes(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let active = stores
         .tenants
@@ -102,7 +102,7 @@ fn permit(status: PermitStatus, recorded_at: DateTime<Utc>) -> Permit {
     }
 }
 
-pub(super) async fn check_the_newest_permit_is_current_and_reinstating_adds_a_row(stores: &Stores) {
+pub async fn check_the_newest_permit_is_current_and_reinstating_adds_a_row(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     assert_eq!(stores.tenants.tenant(&t.id).await.unwrap().permit, None);
 
@@ -144,9 +144,7 @@ pub(super) async fn check_the_newest_permit_is_current_and_reinstating_adds_a_ro
     );
 }
 
-pub(super) async fn check_a_permit_recorded_in_the_same_instant_still_becomes_current(
-    stores: &Stores,
-) {
+pub async fn check_a_permit_recorded_in_the_same_instant_still_becomes_current(stores: &Stores) {
     // A fixed or coarse clock records a suspension and its reinstatement at one instant: the
     // one recorded last is the tenant's permit.
     let (t, _) = tenant(stores, "SE").await;
@@ -166,7 +164,7 @@ pub(super) async fn check_a_permit_recorded_in_the_same_instant_still_becomes_cu
     }
 }
 
-pub(super) async fn check_the_budget_is_set(stores: &Stores) {
+pub async fn check_the_budget_is_set(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let budget = Budget {
         daily_paid_calls: 0,
@@ -182,7 +180,7 @@ pub(super) async fn check_the_budget_is_set(stores: &Stores) {
     assert_eq!(stores.tenants.tenant(&t.id).await.unwrap(), expected);
 }
 
-pub(super) async fn check_retention_is_set_and_the_key_read_with_the_tenant(stores: &Stores) {
+pub async fn check_retention_is_set_and_the_key_read_with_the_tenant(stores: &Stores) {
     let (t, key) = tenant(stores, "SE").await;
     let (read, read_key) = stores.tenants.tenant_with_key(&t.id).await.unwrap();
     assert_eq!((read, read_key), (t.clone(), key));

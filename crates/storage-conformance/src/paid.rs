@@ -227,7 +227,7 @@ pub async fn check_a_paid_object_round_trips_per_tenant(stores: &Stores) {
         .is_err());
 }
 
-pub(super) async fn check_a_range_of_days_reads_the_spending_days_in_one_read(stores: &Stores) {
+pub async fn check_a_range_of_days_reads_the_spending_days_in_one_read(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (other, _) = tenant(stores, "SE").await;
     let d = |n: u32| NaiveDate::from_ymd_opt(2026, 11, n).unwrap();

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) async fn check_resolve_creates_on_first_sight_and_finds_on_the_second(stores: &Stores) {
+pub async fn check_resolve_creates_on_first_sight_and_finds_on_the_second(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let id = identifier(adapters_se::identifiers::ORGNR);
     let first = company(t0());
@@ -44,7 +44,7 @@ pub(super) async fn check_resolve_creates_on_first_sight_and_finds_on_the_second
     assert_eq!((again.subject_id, again.created), (first.subject_id, false));
 }
 
-pub(super) async fn check_concurrent_first_sightings_make_one_subject(stores: &Stores) {
+pub async fn check_concurrent_first_sightings_make_one_subject(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let id = identifier(adapters_se::identifiers::PERSONNUMMER);
     let tasks: Vec<_> = (0..20)
@@ -72,9 +72,7 @@ pub(super) async fn check_concurrent_first_sightings_make_one_subject(stores: &S
     assert_eq!(stores.backing.identifier_count(t.id).await, 1);
 }
 
-pub(super) async fn check_one_blind_index_at_two_tenants_is_two_unrelated_subjects(
-    stores: &Stores,
-) {
+pub async fn check_one_blind_index_at_two_tenants_is_two_unrelated_subjects(stores: &Stores) {
     let (a, _) = tenant(stores, "SE").await;
     let (b, _) = tenant(stores, "SE").await;
     let id = identifier(adapters_se::identifiers::ORGNR);
@@ -103,7 +101,7 @@ pub(super) async fn check_one_blind_index_at_two_tenants_is_two_unrelated_subjec
     assert_eq!(stores.backing.subject_count(b.id).await, 1);
 }
 
-pub(super) async fn check_a_customer_ref_attaches_and_reattaching_it_is_fine(stores: &Stores) {
+pub async fn check_a_customer_ref_attaches_and_reattaching_it_is_fine(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let id = identifier(adapters_se::identifiers::ORGNR);
     let created = stores
@@ -145,7 +143,7 @@ pub(super) async fn check_a_customer_ref_attaches_and_reattaching_it_is_fine(sto
     assert_eq!(refs, [("crm-1", t0()), ("crm-2", later)]);
 }
 
-pub(super) async fn check_a_ref_of_another_subject_conflicts_and_creates_nothing(stores: &Stores) {
+pub async fn check_a_ref_of_another_subject_conflicts_and_creates_nothing(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (first_id, second_id) = (
         identifier(adapters_se::identifiers::ORGNR),
@@ -221,7 +219,7 @@ pub(super) async fn check_a_ref_of_another_subject_conflicts_and_creates_nothing
     assert!(other.refs.is_empty());
 }
 
-pub(super) async fn check_resolves_racing_for_one_new_ref_attach_it_once(stores: &Stores) {
+pub async fn check_resolves_racing_for_one_new_ref_attach_it_once(stores: &Stores) {
     // Ten new identifiers claim one new reference at once: one wins, the others conflict and
     // leave nothing behind.
     let (t, _) = tenant(stores, "SE").await;
@@ -254,7 +252,7 @@ pub(super) async fn check_resolves_racing_for_one_new_ref_attach_it_once(stores:
     assert_eq!(owner.refs.len(), 1);
 }
 
-pub(super) async fn check_customer_refs_are_per_tenant(stores: &Stores) {
+pub async fn check_customer_refs_are_per_tenant(stores: &Stores) {
     let (a, _) = tenant(stores, "SE").await;
     let (b, _) = tenant(stores, "SE").await;
     stores
@@ -281,7 +279,7 @@ pub(super) async fn check_customer_refs_are_per_tenant(stores: &Stores) {
     assert!(at_b.created);
 }
 
-pub(super) async fn check_a_subject_reads_back_with_identifiers_refs_and_evidence(stores: &Stores) {
+pub async fn check_a_subject_reads_back_with_identifiers_refs_and_evidence(stores: &Stores) {
     let (t, _) = tenant(stores, "SE,LT").await;
     let id = identifier(adapters_lt::identifiers::IMONES_KODAS);
     let at = t0() + Duration::days(1);
@@ -344,7 +342,7 @@ async fn fresh_person_kind(stores: &Stores, t: &Tenant) -> SubjectKind {
         .kind
 }
 
-pub(super) async fn check_another_tenants_subject_is_not_found(stores: &Stores) {
+pub async fn check_another_tenants_subject_is_not_found(stores: &Stores) {
     let (a, _) = tenant(stores, "SE").await;
     let (b, _) = tenant(stores, "SE").await;
     let fresh = company(t0());
@@ -394,7 +392,7 @@ fn merge_of(
     }
 }
 
-pub(super) async fn check_a_merge_moves_subscriptions_and_ends_the_planned_ones(stores: &Stores) {
+pub async fn check_a_merge_moves_subscriptions_and_ends_the_planned_ones(stores: &Stores) {
     use domain::monitoring::subscription::{SubscriptionKind, SubscriptionStatus};
     let (t, _) = tenant(stores, "SE").await;
     let from = super::companies::company_subject(stores, &t).await;
@@ -530,7 +528,7 @@ pub(super) async fn check_a_merge_moves_subscriptions_and_ends_the_planned_ones(
     assert!(keys.contains(&"end-merged"), "{keys:?}");
 }
 
-pub(super) async fn check_a_merge_that_would_leave_two_unended_subscriptions_writes_nothing(
+pub async fn check_a_merge_that_would_leave_two_unended_subscriptions_writes_nothing(
     stores: &Stores,
 ) {
     use domain::monitoring::subscription::SubscriptionKind;
@@ -564,7 +562,7 @@ pub(super) async fn check_a_merge_that_would_leave_two_unended_subscriptions_wri
     assert_eq!(page.events.len(), 2, "only the two creates");
 }
 
-pub(super) async fn check_cached_data_paid_objects_and_documents_follow_a_merge(stores: &Stores) {
+pub async fn check_cached_data_paid_objects_and_documents_follow_a_merge(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let from = super::companies::company_subject(stores, &t).await;
     let into = super::companies::company_subject(stores, &t).await;

@@ -28,9 +28,7 @@ fn take_ids(rows: &mut [Value], field: &str) {
     }
 }
 
-pub(super) async fn check_an_access_record_writes_one_audit_row_and_one_access_row(
-    stores: &Stores,
-) {
+pub async fn check_an_access_record_writes_one_audit_row_and_one_access_row(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let (g, _) = grant(stores, &t, "SE").await;
     let ctx = request_context(Some("198.51.100.4"));
@@ -142,7 +140,7 @@ pub(super) async fn check_an_access_record_writes_one_audit_row_and_one_access_r
         .is_empty());
 }
 
-pub(super) async fn check_a_security_record_writes_one_security_row(stores: &Stores) {
+pub async fn check_a_security_record_writes_one_security_row(stores: &Stores) {
     let ctx = request_context(Some("203.0.113.9"));
     let client = ClientId::generate();
     let record = SecurityRecord::new(
@@ -188,9 +186,7 @@ pub(super) async fn check_a_security_record_writes_one_security_row(stores: &Sto
     assert_eq!(rows[0]["peer"], Value::Null);
 }
 
-pub(super) async fn check_a_portal_record_writes_one_audit_row_naming_the_portal_user(
-    stores: &Stores,
-) {
+pub async fn check_a_portal_record_writes_one_audit_row_naming_the_portal_user(stores: &Stores) {
     use domain::access::audit::PortalAuditRecord;
     use domain::ids::PortalUserId;
     use domain::portal::action::PortalAction;
@@ -278,7 +274,7 @@ pub(super) async fn check_a_portal_record_writes_one_audit_row_naming_the_portal
     assert_eq!(stores.backing.access_rows(ctx.request_id).await.len(), 1);
 }
 
-pub(super) async fn check_the_audit_log_reads_back_one_tenants_rows_newest_first_filtered_and_paged(
+pub async fn check_the_audit_log_reads_back_one_tenants_rows_newest_first_filtered_and_paged(
     stores: &Stores,
 ) {
     let (t, _) = tenant(stores, "SE").await;

@@ -1,221 +1,189 @@
-//! Storage conformance: every "MUST" of the storage ports (each capability's `ports` module
-//! in `domain`) and the invariants the use cases rely on, written once against the port
-//! traits.
-//!
-//! Each rule is an `async fn check_*(stores: &Stores)` that sees only the ports, plus, where a
-//! rule is about what was written (audit rows, row counts), a [`Backing`] that looks beneath
-//! them. Each adapter runs every check from its own module of tests (`mod postgres`, `mod
-//! sqlite` below): its constructor builds its `Stores` and a `Backing`, and it invokes the
-//! list of checks of each port (`tenants_checks!`, ...; one list per check file), so a check
-//! is written once and runs against both stores.
-//!
-//! The checks live in one file per port (`tenants`, `grants`, `audit`, `subjects`,
-//! `companies`, `paid`, `persons`, `events`, `subscriptions`, `sanctions`, `screening`,
-//! `idempotency`, `webhooks`, `portal`, `oauth`, `assistant`); this
-//! file holds what they share: the ports under test, the view beneath them, and the fixtures.
-//!
-//! The storage layer never sees a plaintext identifier: the checks fabricate
-//! `ProtectedIdentifier`s from random bytes.
+#![doc = include_str!("../README.md")]
 
-use blackbox::db::TestDatabase;
-use blackbox::store::SqliteFile;
+use async_trait::async_trait;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use domain::access::audit::{
     AccessRecord, AuditFilter, Outcome, RequestContext, SecurityReason, SecurityRecord,
 };
 use domain::access::grant::{Grant, SecretHash};
-use domain::access::ports::{AuditSink, GrantStore, TenantStore};
 use domain::access::scope::ScopeSet;
 use domain::access::tenant::{Budget, Permit, PermitStatus, Tenant, TenantStatus, WrappedDataKey};
-use domain::companies::ports::{CompanyStore, PaidStore};
 use domain::countries::country::{Country, CountrySet};
 use domain::error::ErrorCode;
 use domain::error::StoreError;
 use domain::evidence::Evidence;
 use domain::ids::{CallRef, ClientId, GrantId, IdentifierRef, RequestId, SubjectId, TenantId};
-use domain::monitoring::ports::{EventStore, SubscriptionStore};
 use domain::operation::{Operation, Surface};
-use domain::persons::ports::PersonStore;
+use domain::storage::StoragePorts;
 use domain::subjects::identifier::IdentifierType;
 use domain::subjects::identifier::SubjectKind;
-use domain::subjects::ports::SubjectStore;
 use domain::subjects::subject::{BlindIndex, FirstSighting, FreshSubject, ProtectedIdentifier};
 use serde_json::{json, Value};
-use std::sync::Arc;
 
-/// The storage adapter under test: its ports, and what lies beneath them.
+/// The store under test: its ports (every port of `domain::storage`, each a handle on the
+/// one store), and what lies beneath them. The checks read the ports as fields of `Stores`.
 pub struct Stores {
-    pub tenants: Arc<dyn TenantStore>,
-    pub grants: Arc<dyn GrantStore>,
-    pub audit: Arc<dyn AuditSink>,
-    pub audit_log: Arc<dyn domain::access::ports::AuditLog>,
-    pub subjects: Arc<dyn SubjectStore>,
-    pub companies: Arc<dyn CompanyStore>,
-    pub paid: Arc<dyn PaidStore>,
-    pub persons: Arc<dyn PersonStore>,
-    pub events: Arc<dyn EventStore>,
-    pub subscriptions: Arc<dyn SubscriptionStore>,
-    pub sanctions: Arc<dyn domain::screening::ports::SanctionsListStore>,
-    pub screening: Arc<dyn domain::screening::ports::ScreeningStore>,
-    pub probe: Arc<dyn domain::health::ports::StoreProbe>,
-    pub idempotency: Arc<dyn domain::idempotency::ports::IdempotencyStore>,
-    pub webhooks: Arc<dyn domain::webhooks::ports::WebhookStore>,
-    pub portal: Arc<dyn domain::portal::ports::PortalStore>,
-    pub oauth: Arc<dyn domain::oauth::ports::OAuthStore>,
-    pub conversations: Arc<dyn domain::assistant::ports::ConversationStore>,
-    pub backing: Backing,
+    pub ports: StoragePorts,
+    pub backing: Box<dyn Backing>,
 }
 
-/// Beneath the ports: how a check sees what an adapter wrote. Each view answers in one
-/// adapter-neutral shape (JSON objects with the port's field names, times as UTC
-/// `YYYY-MM-DDTHH:MM:SS.ffffff`).
-pub enum Backing {
-    Postgres(TestDatabase),
-    Sqlite(SqliteFile),
+impl Stores {
+    /// The ports of `store`, over `backing`.
+    pub fn of<S: domain::storage::Storage>(store: S, backing: impl Backing) -> Stores {
+        install_schemes();
+        Stores {
+            ports: StoragePorts::of(store),
+            backing: Box::new(backing),
+        }
+    }
 }
 
-impl Backing {
+impl std::ops::Deref for Stores {
+    type Target = StoragePorts;
+    fn deref(&self) -> &StoragePorts {
+        &self.ports
+    }
+}
+
+/// Which SQL a store's backing speaks, for the few checks that write beneath the ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    Postgres,
+    Sqlite,
+}
+
+/// Beneath the ports: how a check sees what a store wrote, implemented by each store's own
+/// tests. Rows come back in one store-neutral shape: JSON objects with the port's field names,
+/// times as UTC `YYYY-MM-DDTHH:MM:SS.ffffff`. Conditions are test-written SQL both stores
+/// read alike.
+#[async_trait]
+pub trait Backing: Send + Sync + 'static {
+    fn dialect(&self) -> Dialect;
+
+    /// The rows of `table` meeting `condition`, each a JSON object of `columns`; the columns
+    /// named in `times` rendered as UTC text with microseconds.
+    async fn rows(
+        &self,
+        table: &str,
+        columns: &[&str],
+        times: &[&str],
+        condition: &str,
+    ) -> Vec<Value>;
+
+    /// How many rows of `table` meet `condition`.
+    async fn count(&self, table: &str, condition: &str) -> i64;
+
+    /// Runs a statement beneath the ports: the rows it changed, or the store's refusal.
+    async fn try_execute(&self, statement: &str) -> Result<usize, String>;
+
     /// The tenant audit rows of one request.
     async fn audit_rows(&self, request: RequestId) -> Vec<Value> {
-        match self {
-            Backing::Postgres(db) => {
-                db.rows(&format!(
-                    "SELECT tenant_id, audit_id, grant_id, request_id, {}, surface, action, method, \
-                     route, tool, status, outcome, error_code, detail, portal_user_id, \
-                     conversation_id FROM audit_log WHERE request_id = '{request}'",
-                    utc_text("occurred_at")
-                ))
-                .await
-            }
-            Backing::Sqlite(file) => file.rows(
-                "audit_log",
-                &[
-                    "tenant_id", "audit_id", "grant_id", "request_id", "occurred_at", "surface",
-                    "action", "method", "route", "tool", "status", "outcome", "error_code",
-                    "detail", "portal_user_id", "conversation_id",
-                ],
-                &["occurred_at"],
-                &format!("request_id = '{request}'"),
-            ),
-        }
+        self.rows(
+            "audit_log",
+            &[
+                "tenant_id",
+                "audit_id",
+                "grant_id",
+                "request_id",
+                "occurred_at",
+                "surface",
+                "action",
+                "method",
+                "route",
+                "tool",
+                "status",
+                "outcome",
+                "error_code",
+                "detail",
+                "portal_user_id",
+                "conversation_id",
+            ],
+            &["occurred_at"],
+            &format!("request_id = '{request}'"),
+        )
+        .await
     }
 
     /// The grant access rows of one request.
     async fn access_rows(&self, request: RequestId) -> Vec<Value> {
-        match self {
-            Backing::Postgres(db) => {
-                db.rows(&format!(
-                    "SELECT tenant_id, grant_id, access_id, request_id, {}, surface, method, route, \
-                     tool, status, outcome, error_code \
-                     FROM access_log WHERE request_id = '{request}'",
-                    utc_text("occurred_at")
-                ))
-                .await
-            }
-            Backing::Sqlite(file) => file.rows(
-                "access_log",
-                &[
-                    "tenant_id", "grant_id", "access_id", "request_id", "occurred_at", "surface",
-                    "method", "route", "tool", "status", "outcome", "error_code",
-                ],
-                &["occurred_at"],
-                &format!("request_id = '{request}'"),
-            ),
-        }
+        self.rows(
+            "access_log",
+            &[
+                "tenant_id",
+                "grant_id",
+                "access_id",
+                "request_id",
+                "occurred_at",
+                "surface",
+                "method",
+                "route",
+                "tool",
+                "status",
+                "outcome",
+                "error_code",
+            ],
+            &["occurred_at"],
+            &format!("request_id = '{request}'"),
+        )
+        .await
     }
 
     /// The security-log rows of one request.
     async fn security_rows(&self, request: RequestId) -> Vec<Value> {
-        match self {
-            Backing::Postgres(db) => {
-                db.rows(&format!(
-                    "SELECT event_id, request_id, {}, method, route, status, reason, client_id, peer \
-                     FROM security_log WHERE request_id = '{request}'",
-                    utc_text("occurred_at")
-                ))
-                .await
-            }
-            Backing::Sqlite(file) => file.rows(
-                "security_log",
-                &[
-                    "event_id", "request_id", "occurred_at", "method", "route", "status", "reason",
-                    "client_id", "peer",
-                ],
-                &["occurred_at"],
-                &format!("request_id = '{request}'"),
-            ),
-        }
-    }
-
-    /// How many rows of `table` meet `condition` (SQL both stores read alike).
-    async fn count(&self, table: &str, condition: &str) -> i64 {
-        match self {
-            Backing::Postgres(db) => db.count(table, condition).await,
-            Backing::Sqlite(file) => file.count(table, condition),
-        }
+        self.rows(
+            "security_log",
+            &[
+                "event_id",
+                "request_id",
+                "occurred_at",
+                "method",
+                "route",
+                "status",
+                "reason",
+                "client_id",
+                "peer",
+            ],
+            &["occurred_at"],
+            &format!("request_id = '{request}'"),
+        )
+        .await
     }
 
     /// One text column of the rows of `table` meeting `condition`, as `{column: value}`.
     async fn column(&self, table: &str, column: &str, condition: &str) -> Vec<Value> {
-        match self {
-            Backing::Postgres(db) => {
-                db.rows(&format!("SELECT {column} FROM {table} WHERE {condition}"))
-                    .await
-            }
-            Backing::Sqlite(file) => file.rows(table, &[column], &[], condition),
-        }
+        self.rows(table, &[column], &[], condition).await
     }
 
     /// How many subjects the tenant has (merged or not).
     async fn subject_count(&self, tenant: TenantId) -> i64 {
-        match self {
-            Backing::Postgres(db) => {
-                db.count("subjects", &format!("tenant_id = '{tenant}'"))
-                    .await
-            }
-            Backing::Sqlite(file) => file.count("subjects", &format!("tenant_id = '{tenant}'")),
-        }
+        self.count("subjects", &format!("tenant_id = '{tenant}'"))
+            .await
     }
 
     /// How many identifiers the tenant has stored.
     async fn identifier_count(&self, tenant: TenantId) -> i64 {
-        match self {
-            Backing::Postgres(db) => {
-                db.count("subject_identifiers", &format!("tenant_id = '{tenant}'"))
-                    .await
-            }
-            Backing::Sqlite(file) => {
-                file.count("subject_identifiers", &format!("tenant_id = '{tenant}'"))
-            }
-        }
+        self.count("subject_identifiers", &format!("tenant_id = '{tenant}'"))
+            .await
     }
 
     /// How many upstream call records the tenant has.
     async fn call_record_count(&self, tenant: TenantId) -> i64 {
-        match self {
-            Backing::Postgres(db) => {
-                db.count("call_records", &format!("tenant_id = '{tenant}'"))
-                    .await
-            }
-            Backing::Sqlite(file) => file.count("call_records", &format!("tenant_id = '{tenant}'")),
-        }
+        self.count("call_records", &format!("tenant_id = '{tenant}'"))
+            .await
     }
 
     /// How many permits were ever recorded for the tenant.
     async fn permit_count(&self, tenant: TenantId) -> i64 {
-        match self {
-            Backing::Postgres(db) => {
-                db.count("permits", &format!("tenant_id = '{tenant}'"))
-                    .await
-            }
-            Backing::Sqlite(file) => file.count("permits", &format!("tenant_id = '{tenant}'")),
-        }
+        self.count("permits", &format!("tenant_id = '{tenant}'"))
+            .await
     }
 }
 
-/// SQL rendering a timestamptz column as UTC text with microseconds, named as the column.
-fn utc_text(column: &str) -> String {
-    format!("to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') AS {column}")
+/// The identifier schemes the checks read (Sweden's and Lithuania's), installed as the binary
+/// installs them.
+pub fn install_schemes() {
+    adapters_se::identifiers::install();
+    adapters_lt::identifiers::install();
 }
 
 /// The same rendering of a time on this side.
@@ -352,45 +320,49 @@ fn sorted(mut ids: Vec<GrantId>) -> Vec<GrantId> {
     ids
 }
 
-mod assistant;
-mod audit;
-mod companies;
-pub(crate) mod events;
-mod grants;
-mod health;
-mod idempotency;
-mod oauth;
-mod paid;
-mod persons;
-mod portal;
-mod sanctions;
-mod schema_parity;
-mod screening;
-mod subjects;
-mod subscriptions;
-mod tenants;
-mod webhooks;
+pub mod assistant;
+pub mod audit;
+pub mod companies;
+pub mod events;
+pub mod grants;
+pub mod health;
+pub mod idempotency;
+pub mod oauth;
+pub mod paid;
+pub mod persons;
+pub mod portal;
+pub mod sanctions;
+pub mod screening;
+pub mod subjects;
+pub mod subscriptions;
+pub mod tenants;
+pub mod webhooks;
 
-// --- the adapters ---
+// --- the check lists ---
 
-/// One test per check for an adapter: `conformance_tests!(constructor; test => check, ...)`.
+/// One test per check of one check file, for the store a constructor builds:
+/// `conformance_tests!(constructor, file; test => check, ...)`.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! conformance_tests {
-    ($stores:path; $($(#[$attr:meta])* $test:ident => $check:ident),* $(,)?) => {
+    ($stores:path, $module:ident; $($(#[$attr:meta])* $test:ident => $check:ident),* $(,)?) => {
         $(
             #[tokio::test(flavor = "multi_thread")]
             $(#[$attr])*
             async fn $test() {
                 let stores = $stores().await;
-                $check(&stores).await;
+                $crate::$module::$check(&stores).await;
             }
         )*
     };
 }
 
 /// The checks of `tenants.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! tenants_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, tenants;
             tenant_round_trips_every_field => check_tenant_round_trips_every_field,
             a_tenant_inserted_with_a_permit_keeps_it => check_a_tenant_inserted_with_a_permit_keeps_it,
             unknown_tenant_is_not_found => check_unknown_tenant_is_not_found,
@@ -406,9 +378,11 @@ macro_rules! tenants_checks {
 }
 
 /// The checks of `grants.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! grants_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, grants;
             narrowing_under_live_grants_is_refused_naming_them_and_changes_nothing => check_narrowing_under_live_grants_is_refused_naming_them_and_changes_nothing,
             a_revoked_grant_does_not_block_narrowing => check_a_revoked_grant_does_not_block_narrowing,
             narrowing_and_widening_succeed_when_the_grants_fit => check_narrowing_and_widening_succeed_when_the_grants_fit,
@@ -429,9 +403,11 @@ macro_rules! grants_checks {
 }
 
 /// The checks of `audit.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! audit_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, audit;
             an_access_record_writes_one_audit_row_and_one_access_row => check_an_access_record_writes_one_audit_row_and_one_access_row,
             a_security_record_writes_one_security_row => check_a_security_record_writes_one_security_row,
             a_portal_record_writes_one_audit_row_naming_the_portal_user => check_a_portal_record_writes_one_audit_row_naming_the_portal_user,
@@ -441,9 +417,11 @@ macro_rules! audit_checks {
 }
 
 /// The checks of `subjects.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! subjects_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, subjects;
             resolve_creates_on_first_sight_and_finds_on_the_second => check_resolve_creates_on_first_sight_and_finds_on_the_second,
             concurrent_first_sightings_make_one_subject => check_concurrent_first_sightings_make_one_subject,
             one_blind_index_at_two_tenants_is_two_unrelated_subjects => check_one_blind_index_at_two_tenants_is_two_unrelated_subjects,
@@ -461,9 +439,11 @@ macro_rules! subjects_checks {
 }
 
 /// The checks of `companies.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! companies_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, companies;
             recorded_calls_come_back_as_their_evidence => check_recorded_calls_come_back_as_their_evidence,
             a_saved_profile_reads_back_whole_with_its_subject => check_a_saved_profile_reads_back_whole_with_its_subject,
             a_profile_without_tax_reads_back_without_it => check_a_profile_without_tax_reads_back_without_it,
@@ -476,9 +456,11 @@ macro_rules! companies_checks {
 }
 
 /// The checks of `paid.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! paid_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, paid;
             concurrent_spends_never_pass_the_cap => check_concurrent_spends_never_pass_the_cap,
             parts_days_and_tenants_are_counted_apart => check_parts_days_and_tenants_are_counted_apart,
             a_range_of_days_reads_the_spending_days_in_one_read => check_a_range_of_days_reads_the_spending_days_in_one_read,
@@ -488,9 +470,11 @@ macro_rules! paid_checks {
 }
 
 /// The checks of `persons.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! persons_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, persons;
             concurrent_person_lookups_never_pass_the_ceiling => check_concurrent_person_lookups_never_pass_the_ceiling,
             person_lookups_are_counted_apart => check_person_lookups_are_counted_apart,
             a_sealed_person_round_trips_per_tenant => check_a_sealed_person_round_trips_per_tenant,
@@ -499,9 +483,11 @@ macro_rules! persons_checks {
 }
 
 /// The checks of `idempotency.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! idempotency_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, idempotency;
             a_free_key_is_claimed_once_under_concurrency => check_a_free_key_is_claimed_once_under_concurrency,
             an_answered_key_replays_and_refuses_another_request => check_an_answered_key_replays_and_refuses_another_request,
             leases_and_expiry_free_a_key => check_leases_and_expiry_free_a_key,
@@ -512,9 +498,11 @@ macro_rules! idempotency_checks {
 }
 
 /// The checks of `events.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! events_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, events;
             concurrent_appends_leave_no_gap_and_no_duplicate => check_concurrent_appends_leave_no_gap_and_no_duplicate,
             keys_are_logged_once_and_a_failed_append_leaves_no_hole => check_keys_are_logged_once_and_a_failed_append_leaves_no_hole,
             pages_follow_the_cursor_and_the_filters => check_pages_follow_the_cursor_and_the_filters,
@@ -524,9 +512,11 @@ macro_rules! events_checks {
 }
 
 /// The checks of `subscriptions.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! subscriptions_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, subscriptions;
             one_unended_subscription_per_subject_and_kind => check_one_unended_subscription_per_subject_and_kind,
             the_queue_is_shared_safely_by_replicas => check_the_queue_is_shared_safely_by_replicas,
             a_reading_and_its_events_are_written_together_and_only_while_active => check_a_reading_and_its_events_are_written_together_and_only_while_active,
@@ -540,18 +530,22 @@ macro_rules! subscriptions_checks {
 }
 
 /// The checks of `health.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! health_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, health;
             the_first_keys_are_the_stores_and_only_a_signing_rotation_moves_them => check_the_first_keys_are_the_stores_and_only_a_signing_rotation_moves_them,
         );
     };
 }
 
 /// The checks of `sanctions.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! sanctions_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, sanctions;
             a_list_version_round_trips_and_the_same_file_is_one_version => check_a_list_version_round_trips_and_the_same_file_is_one_version,
             a_failed_import_leaves_the_active_version_and_marks_the_list_degraded => check_a_failed_import_leaves_the_active_version_and_marks_the_list_degraded,
             a_change_of_the_active_version_is_recorded_and_worked_once => check_a_change_of_the_active_version_is_recorded_and_worked_once,
@@ -560,9 +554,11 @@ macro_rules! sanctions_checks {
 }
 
 /// The checks of `portal.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! oauth_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, oauth;
             a_registration_is_answered_again_bounded_and_lapses_unused => check_a_registration_is_answered_again_bounded_and_lapses_unused,
             a_metadata_documents_client_is_replaced_when_read_again => check_a_metadata_documents_client_is_replaced_when_read_again,
             a_pending_request_is_decided_once => check_a_pending_request_is_decided_once,
@@ -573,9 +569,11 @@ macro_rules! oauth_checks {
 }
 
 /// The checks of `assistant.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! assistant_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, assistant;
             a_conversation_is_its_tenants_and_users_alone => check_a_conversation_is_its_tenants_and_users_alone,
             turns_append_in_order_and_a_taken_place_is_a_conflict_that_writes_nothing => check_turns_append_in_order_and_a_taken_place_is_a_conflict_that_writes_nothing,
             a_conversation_is_deleted_by_its_user_with_its_turns => check_a_conversation_is_deleted_by_its_user_with_its_turns,
@@ -586,9 +584,11 @@ macro_rules! assistant_checks {
     };
 }
 
+#[doc(hidden)]
+#[macro_export]
 macro_rules! portal_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, portal;
             portal_users_are_one_per_address_within_a_tenant => check_portal_users_are_one_per_address_within_a_tenant,
             a_link_is_redeemed_once_by_the_browser_that_asked => check_a_link_is_redeemed_once_by_the_browser_that_asked,
             a_session_ends_at_its_lifetime_when_idle_or_at_sign_out => check_a_session_ends_at_its_lifetime_when_idle_or_at_sign_out,
@@ -598,9 +598,11 @@ macro_rules! portal_checks {
 }
 
 /// The checks of `webhooks.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! webhooks_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, webhooks;
             an_endpoint_starts_where_asked_and_is_its_grants_alone => check_an_endpoint_starts_where_asked_and_is_its_grants_alone,
             the_dispatch_queue_is_shared_safely => check_the_dispatch_queue_is_shared_safely,
             an_attempt_moves_the_cursor_with_it_under_its_claim => check_an_attempt_moves_the_cursor_with_it_under_its_claim,
@@ -609,9 +611,11 @@ macro_rules! webhooks_checks {
 }
 
 /// The checks of `screening.rs`, one test each, for the adapter `$stores` builds.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! screening_checks {
     ($stores:path) => {
-        conformance_tests!($stores;
+        $crate::conformance_tests!($stores, screening;
             policy_versions_are_numbered_and_one_is_active => check_policy_versions_are_numbered_and_one_is_active,
             override_versions_move_by_compare_and_set => check_override_versions_move_by_compare_and_set,
             concurrent_activations_leave_one_active => check_concurrent_activations_leave_one_active,
@@ -625,148 +629,70 @@ macro_rules! screening_checks {
     };
 }
 
-mod postgres {
-    use super::assistant::*;
-    use super::audit::*;
-    use super::companies::*;
-    use super::events::*;
-    use super::grants::*;
-    use super::health::*;
-    use super::idempotency::*;
-    use super::oauth::*;
-    use super::paid::*;
-    use super::persons::*;
-    use super::portal::*;
-    use super::sanctions::*;
-    use super::screening::*;
-    use super::subjects::*;
-    use super::subscriptions::*;
-    use super::tenants::*;
-    use super::webhooks::*;
-    use super::{Backing, Stores};
-    use blackbox::db::TestDatabase;
+/// Which check file covers each storage port (`domain::storage::StoragePorts::NAMES`): a port
+/// added there without checks fails `every_storage_port_has_checks`, which [`all_checks!`]
+/// runs for each store.
+pub const CHECKED_PORTS: &[(&str, &str)] = &[
+    ("tenants", "tenants"),
+    ("grants", "grants"),
+    ("audit", "audit"),
+    ("audit_log", "audit"),
+    ("subjects", "subjects"),
+    ("companies", "companies"),
+    ("paid", "paid"),
+    ("persons", "persons"),
+    ("events", "events"),
+    ("subscriptions", "subscriptions"),
+    ("sanctions", "sanctions"),
+    ("screening", "screening"),
+    ("probe", "health"),
+    ("idempotency", "idempotency"),
+    ("webhooks", "webhooks"),
+    ("portal", "portal"),
+    ("oauth", "oauth"),
+    ("conversations", "assistant"),
+];
 
-    use std::sync::Arc;
-
-    /// The PostgreSQL adapter on a fresh migrated database.
-    async fn stores() -> Stores {
-        // The checks read country codes and identifier types: the binary's schemes.
-        idreg::countries::install_schemes();
-        let db = TestDatabase::create().await;
-        let database = Arc::new(
-            adapters_postgres::Database::connect(&db.url, 4)
-                .expect("connecting to the test database"),
-        );
-        Stores {
-            tenants: database.clone(),
-            grants: database.clone(),
-            audit: database.clone(),
-            audit_log: database.clone(),
-            subjects: database.clone(),
-            companies: database.clone(),
-            paid: database.clone(),
-            persons: database.clone(),
-            events: database.clone(),
-            subscriptions: database.clone(),
-            sanctions: database.clone(),
-            screening: database.clone(),
-            probe: database.clone(),
-            idempotency: database.clone(),
-            webhooks: database.clone(),
-            portal: database.clone(),
-            oauth: database.clone(),
-            conversations: database,
-            backing: Backing::Postgres(db),
-        }
-    }
-
-    tenants_checks!(stores);
-    grants_checks!(stores);
-    audit_checks!(stores);
-    subjects_checks!(stores);
-    companies_checks!(stores);
-    paid_checks!(stores);
-    persons_checks!(stores);
-    events_checks!(stores);
-    subscriptions_checks!(stores);
-    health_checks!(stores);
-    sanctions_checks!(stores);
-    screening_checks!(stores);
-    idempotency_checks!(stores);
-    webhooks_checks!(stores);
-    portal_checks!(stores);
-    oauth_checks!(stores);
-    assistant_checks!(stores);
+/// Every storage port has a check file, and every check file's port is a storage port.
+pub fn assert_every_port_checked() {
+    let ports: std::collections::BTreeSet<&str> = StoragePorts::NAMES.iter().copied().collect();
+    let checked: std::collections::BTreeSet<&str> =
+        CHECKED_PORTS.iter().map(|(port, _)| *port).collect();
+    let unchecked: Vec<_> = ports.difference(&checked).collect();
+    let unknown: Vec<_> = checked.difference(&ports).collect();
+    assert!(
+        unchecked.is_empty() && unknown.is_empty(),
+        "storage ports without checks: {unchecked:?}; checks of no storage port: {unknown:?} \
+         (add the port's checks and its row in CHECKED_PORTS)"
+    );
 }
 
-/// The embedded store: every check, the very checks PostgreSQL passes.
-mod sqlite {
-    use super::assistant::*;
-    use super::audit::*;
-    use super::companies::*;
-    use super::events::*;
-    use super::grants::*;
-    use super::health::*;
-    use super::idempotency::*;
-    use super::oauth::*;
-    use super::paid::*;
-    use super::persons::*;
-    use super::portal::*;
-    use super::sanctions::*;
-    use super::screening::*;
-    use super::subjects::*;
-    use super::subscriptions::*;
-    use super::tenants::*;
-    use super::webhooks::*;
-    use super::{Backing, SqliteFile, Stores};
+/// Every check of every port, one `#[tokio::test]` each, on the store `$stores` (an async
+/// function answering [`Stores`]) builds: a store's own tests invoke this once.
+#[macro_export]
+macro_rules! all_checks {
+    ($stores:path) => {
+        $crate::tenants_checks!($stores);
+        $crate::grants_checks!($stores);
+        $crate::audit_checks!($stores);
+        $crate::subjects_checks!($stores);
+        $crate::companies_checks!($stores);
+        $crate::paid_checks!($stores);
+        $crate::persons_checks!($stores);
+        $crate::events_checks!($stores);
+        $crate::subscriptions_checks!($stores);
+        $crate::health_checks!($stores);
+        $crate::sanctions_checks!($stores);
+        $crate::screening_checks!($stores);
+        $crate::idempotency_checks!($stores);
+        $crate::webhooks_checks!($stores);
+        $crate::portal_checks!($stores);
+        $crate::oauth_checks!($stores);
+        $crate::assistant_checks!($stores);
 
-    use std::sync::Arc;
-
-    /// The SQLite adapter on a fresh file.
-    async fn stores() -> Stores {
-        // The checks read country codes and identifier types: the binary's schemes.
-        idreg::countries::install_schemes();
-        let file = SqliteFile::new();
-        let database =
-            Arc::new(adapters_sqlite::Database::open(&file.path, 4).expect("opening the store"));
-        Stores {
-            tenants: database.clone(),
-            grants: database.clone(),
-            audit: database.clone(),
-            audit_log: database.clone(),
-            subjects: database.clone(),
-            companies: database.clone(),
-            paid: database.clone(),
-            persons: database.clone(),
-            events: database.clone(),
-            subscriptions: database.clone(),
-            sanctions: database.clone(),
-            screening: database.clone(),
-            probe: database.clone(),
-            idempotency: database.clone(),
-            webhooks: database.clone(),
-            portal: database.clone(),
-            oauth: database.clone(),
-            conversations: database,
-            backing: Backing::Sqlite(file),
+        #[test]
+        fn every_storage_port_has_checks() {
+            $crate::assert_every_port_checked();
         }
-    }
-
-    tenants_checks!(stores);
-    grants_checks!(stores);
-    audit_checks!(stores);
-    subjects_checks!(stores);
-    events_checks!(stores);
-    subscriptions_checks!(stores);
-    health_checks!(stores);
-    companies_checks!(stores);
-    paid_checks!(stores);
-    persons_checks!(stores);
-    sanctions_checks!(stores);
-    screening_checks!(stores);
-    idempotency_checks!(stores);
-    webhooks_checks!(stores);
-    portal_checks!(stores);
-    oauth_checks!(stores);
-    assistant_checks!(stores);
+    };
 }

@@ -133,7 +133,7 @@ fn handle(subject_id: SubjectId) -> SubjectHandle {
     }
 }
 
-pub(super) async fn check_recorded_calls_come_back_as_their_evidence(stores: &Stores) {
+pub async fn check_recorded_calls_come_back_as_their_evidence(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     // A usable call, and a failed one that still is recorded.
     let [register, _] = profile_calls(t0());
@@ -180,7 +180,7 @@ pub(super) async fn check_recorded_calls_come_back_as_their_evidence(stores: &St
     assert_eq!(stores.backing.call_record_count(t.id).await, 2);
 }
 
-pub(super) async fn check_a_saved_profile_reads_back_whole_with_its_subject(stores: &Stores) {
+pub async fn check_a_saved_profile_reads_back_whole_with_its_subject(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let subject = company_subject(stores, &t).await;
     assert_eq!(
@@ -215,7 +215,7 @@ pub(super) async fn check_a_saved_profile_reads_back_whole_with_its_subject(stor
 /// A profile whose country has no source for some groups (no tax registrations, no activity
 /// codes): it reads back with those groups absent and named, and a later profile with them
 /// replaces it whole (and the other way round).
-pub(super) async fn check_a_profile_without_tax_reads_back_without_it(stores: &Stores) {
+pub async fn check_a_profile_without_tax_reads_back_without_it(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let subject = company_subject(stores, &t).await;
     let evidence = record_profile_calls(stores, &t, t0()).await;
@@ -244,7 +244,7 @@ pub(super) async fn check_a_profile_without_tax_reads_back_without_it(stores: &S
     }
 }
 
-pub(super) async fn check_saving_again_replaces_the_profile_and_its_evidence(stores: &Stores) {
+pub async fn check_saving_again_replaces_the_profile_and_its_evidence(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let subject = company_subject(stores, &t).await;
     let first = record_profile_calls(stores, &t, t0()).await;
@@ -284,7 +284,7 @@ pub(super) async fn check_saving_again_replaces_the_profile_and_its_evidence(sto
     }
 }
 
-pub(super) async fn check_the_company_cache_and_documents_are_per_tenant(stores: &Stores) {
+pub async fn check_the_company_cache_and_documents_are_per_tenant(stores: &Stores) {
     let (a, _) = tenant(stores, "SE").await;
     let (b, _) = tenant(stores, "SE").await;
     let subject = company_subject(stores, &a).await;
@@ -331,7 +331,7 @@ pub(super) async fn check_the_company_cache_and_documents_are_per_tenant(stores:
     );
 }
 
-pub(super) async fn check_a_subject_first_seen_by_a_registry_read_is_evidenced_by_that_call(
+pub async fn check_a_subject_first_seen_by_a_registry_read_is_evidenced_by_that_call(
     stores: &Stores,
 ) {
     let (t, _) = tenant(stores, "SE").await;
@@ -364,7 +364,7 @@ pub(super) async fn check_a_subject_first_seen_by_a_registry_read_is_evidenced_b
 /// A company the register withdrew is forgotten for the tenant: its cached profile and its
 /// cached officers and owners go, its call records stay, another tenant's copy stays (each
 /// tenant forgets on its own reading), and forgetting what is not kept is no error.
-pub(super) async fn check_forgetting_a_company_drops_the_tenants_copies_only(stores: &Stores) {
+pub async fn check_forgetting_a_company_drops_the_tenants_copies_only(stores: &Stores) {
     use domain::companies::paid::{OwnerList, PaidData, PaidKey, PaidKind};
     let (a, _) = tenant(stores, "SE").await;
     let (b, _) = tenant(stores, "SE").await;

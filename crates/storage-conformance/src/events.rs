@@ -6,7 +6,8 @@ use domain::evidence::EvidenceSource;
 use domain::ids::EventId;
 use domain::monitoring::event::{EventData, EventQuery, NewEvent};
 
-pub(crate) fn event(key: &str, type_name: &str, country: Country) -> NewEvent {
+/// An event of `type_name` in `country` under idempotency key `key`, dated [`t0`](crate).
+pub fn event(key: &str, type_name: &str, country: Country) -> NewEvent {
     NewEvent {
         id: EventId::generate(),
         idempotency_key: key.to_owned(),

@@ -1,11 +1,9 @@
 //! `cargo xtask contract check|bless`: the interface snapshot under `contract/` and its gate.
 //!
-//! The snapshot is generated in process from the code, no server needed:
-//! - `openapi.json`: `api_rest::openapi::document` (utoipa), `info.version` = `VERSION`, with
-//!   the evidence sources of every country the binary builds in (`idreg::countries`);
-//! - `mcp-tools.json`: `api_mcp::catalog_json()`;
-//! - `error-codes.json`: `api_rest::openapi::error_codes()` (from `domain::ErrorCode::ALL`);
-//! - `event-types.json`: `api_rest::openapi::event_types()`.
+//! The snapshot is generated from the code, no server needed, by `idreg`'s example
+//! `contract` (`crates/idreg/examples/contract.rs`, run through cargo, so this task runner
+//! builds none of the service itself): `openapi.json` (utoipa, `info.version` = `VERSION`),
+//! `mcp-tools.json`, `error-codes.json` and `event-types.json`.
 //!
 //! `VERSION` and `CHANGELOG.md` are written by hand.
 //!
@@ -31,18 +29,43 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use version::Version;
 
-/// The generated files' texts for `version`.
-pub fn generate(version: &str) -> Vec<(&'static str, String)> {
-    use api_rest::openapi::{canonical_json, document, error_codes, event_types};
-    vec![
-        (
-            "openapi.json",
-            canonical_json(&document(version, &idreg::countries::evidence_sources())),
-        ),
-        ("mcp-tools.json", canonical_json(&api_mcp::catalog_json())),
-        ("error-codes.json", canonical_json(&error_codes())),
-        ("event-types.json", canonical_json(&event_types())),
-    ]
+/// The generated files, in the order they are compared.
+pub const FILES: [&str; 4] = [
+    "openapi.json",
+    "mcp-tools.json",
+    "error-codes.json",
+    "event-types.json",
+];
+
+/// The generated files' texts for `version`, from `idreg`'s example `contract`.
+pub fn generate(version: &str) -> Result<Vec<(&'static str, String)>> {
+    let output = std::process::Command::new(std::env::var_os("CARGO").unwrap_or("cargo".into()))
+        .args([
+            "run",
+            "--quiet",
+            "-p",
+            "idreg",
+            "--example",
+            "contract",
+            "--",
+        ])
+        .arg(version)
+        .current_dir(crate::root())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .context("running cargo run -p idreg --example contract")?;
+    if !output.status.success() {
+        bail!("generating the contract failed ({})", output.status);
+    }
+    let files: serde_json::Map<String, Value> =
+        serde_json::from_slice(&output.stdout).context("reading the contract example's output")?;
+    FILES
+        .into_iter()
+        .map(|name| match files.get(name).and_then(Value::as_str) {
+            Some(text) => Ok((name, text.to_owned())),
+            None => bail!("the contract example did not generate {name}"),
+        })
+        .collect()
 }
 
 /// Everything `check` and `bless` decide on.
@@ -133,7 +156,7 @@ pub fn analyse(dir: &Path) -> Result<Analysis> {
     let Some(version) = Version::parse(&version_text) else {
         bail!("contract/VERSION must be MAJOR.MINOR.PATCH, not {version_text:?}");
     };
-    let generated = generate(&version.to_string());
+    let generated = generate(&version.to_string())?;
 
     let mut problems = Vec::new();
     let mut out_of_date = Vec::new();
@@ -358,7 +381,9 @@ mod tests {
         fn edit_snapshot(&self, edit: impl FnOnce(&mut Value)) {
             let mut doc: Value = serde_json::from_str(&self.read("openapi.json")).unwrap();
             edit(&mut doc);
-            self.write("openapi.json", &api_rest::openapi::canonical_json(&doc));
+            let mut text = serde_json::to_string_pretty(&doc).unwrap();
+            text.push('\n');
+            self.write("openapi.json", &text);
         }
     }
 

@@ -127,6 +127,17 @@ impl Form {
         Ok(Form(fields))
     }
 
+    /// A form of these fields, as a test would post it.
+    #[cfg(test)]
+    pub(crate) fn of(fields: &[(&str, &str)]) -> Form {
+        Form(
+            fields
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        )
+    }
+
     pub(crate) fn get(&self, name: &str) -> &str {
         self.0
             .iter()

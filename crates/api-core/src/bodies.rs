@@ -15,7 +15,7 @@ use crate::dto::{
     OfficersDto, PersonProfileDto, RefreshDto, ResolveResponse, SubjectResponse, SubscriptionDto,
     SubscriptionListDto,
 };
-use domain::access::gate::Caller;
+use domain::access::caller::Caller;
 use domain::monitoring::subscription::SubscribeRequest;
 use domain::operation::Operation;
 use domain::screening::check::CheckRequest;

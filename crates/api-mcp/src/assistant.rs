@@ -6,7 +6,7 @@ use crate::tools::{catalog, find, Ctx};
 use api_core::bodies;
 use async_trait::async_trait;
 use domain::access::audit::AuditTrail;
-use domain::access::gate::Caller;
+use domain::access::caller::Caller;
 use domain::access::scope::ScopeSet;
 use domain::assistant::bounds;
 use domain::assistant::model::ToolSpec;

@@ -21,7 +21,7 @@ use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use api_core::{bearer_token, read_body, request_context, ApiError};
 use domain::access::audit::AuditTrail;
-use domain::access::gate::Caller;
+use domain::access::caller::Caller;
 use domain::access::scope::ScopeSet;
 use domain::operation::{Operation, Surface};
 use domain::services::Services;

@@ -4,7 +4,7 @@
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::{web, HttpRequest, HttpResponse};
 use api_core::bodies::Body;
-use domain::access::gate::Caller;
+use domain::access::caller::Caller;
 use domain::idempotency::key::{IdempotencyKey, RequestPrint, FIELD};
 use domain::idempotency::service::Begin;
 use domain::operation::Operation;

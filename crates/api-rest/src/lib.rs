@@ -250,7 +250,7 @@ pub(crate) async fn run_route<'s, F, Fut>(
     body: F,
 ) -> Result<actix_web::HttpResponse, ApiError>
 where
-    F: FnOnce(&'s Services, domain::access::gate::Caller) -> Fut,
+    F: FnOnce(&'s Services, domain::access::caller::Caller) -> Fut,
     Fut: std::future::Future<Output = Result<Body, domain::Failure>>,
 {
     run(req, services, op, None, |services, caller, _| {
@@ -270,7 +270,7 @@ pub(crate) async fn run_write<'s, F, Fut>(
     body: F,
 ) -> Result<actix_web::HttpResponse, ApiError>
 where
-    F: FnOnce(&'s Services, domain::access::gate::Caller, web::Bytes) -> Fut,
+    F: FnOnce(&'s Services, domain::access::caller::Caller, web::Bytes) -> Fut,
     Fut: std::future::Future<Output = Result<Body, domain::Failure>>,
 {
     run(req, services, op, Some(payload), body).await
@@ -284,7 +284,7 @@ async fn run<'s, F, Fut>(
     body: F,
 ) -> Result<actix_web::HttpResponse, ApiError>
 where
-    F: FnOnce(&'s Services, domain::access::gate::Caller, web::Bytes) -> Fut,
+    F: FnOnce(&'s Services, domain::access::caller::Caller, web::Bytes) -> Fut,
     Fut: std::future::Future<Output = Result<Body, domain::Failure>>,
 {
     let ctx = request_context(req);

@@ -5,7 +5,7 @@
 pub(crate) mod schemes;
 
 use crate::access::audit::RequestContext;
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::access::grant::Grant;
 use crate::access::ports::GrantAccess;
 use crate::access::scope::ScopeSet;

@@ -48,7 +48,7 @@ impl GrantId {
     /// nil ULID, which no real grant can have. Upstream calls made by that work name it in
     /// their records instead of a consumer's grant.
     pub const MONITORING: GrantId = GrantId(Ulid(0));
-    /// The grant id a portal user's reads carry ([`Caller::portal`](crate::access::gate::Caller::portal)):
+    /// The grant id a portal user's reads carry ([`Caller::portal`](crate::access::caller::Caller::portal)):
     /// the ULID 1, which no real grant can have either.
     pub const PORTAL: GrantId = GrantId(Ulid(1));
 }

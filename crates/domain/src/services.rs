@@ -116,6 +116,8 @@ pub struct Services {
     pub events: EventService,
     pub subscriptions: SubscriptionService,
     pub admin: Arc<AdminService>,
+    /// The operator's merge of two subjects.
+    pub subject_merge: Arc<crate::subjects::merge::MergeService>,
     /// Sanctions-list imports (operator command line and scheduled imports).
     pub lists: crate::screening::list_service::ListService,
     /// Screening checks and their reads.
@@ -222,10 +224,16 @@ impl Services {
             paid: ports.store.paid.clone(),
             persons: ports.store.persons.clone(),
             subscriptions: ports.store.subscriptions.clone(),
-            subjects: ports.store.subjects.clone(),
             meter: ports.meter.clone(),
             clock: ports.clock.clone(),
             calendar: settings.calendar,
+        });
+        let subject_merge = Arc::new(crate::subjects::merge::MergeService {
+            tenants: ports.store.tenants.clone(),
+            subjects: ports.store.subjects.clone(),
+            subscriptions: ports.store.subscriptions.clone(),
+            meter: ports.meter.clone(),
+            clock: ports.clock.clone(),
         });
         let screening_admin = Arc::new(crate::screening::admin::ScreeningAdmin {
             store: ports.store.screening.clone(),
@@ -268,6 +276,7 @@ impl Services {
         Services {
             oauth,
             admin,
+            subject_merge,
             screening_admin,
             portal_admin,
             portal_console,

@@ -337,7 +337,11 @@ pub async fn execute_admin(app: &App, command: AdminCommand) -> Result<Value, Fa
             from,
             into,
         }) => {
-            let record = admin.merge_subjects(&tenant_id, &from, &into).await?;
+            let record = app
+                .services
+                .subject_merge
+                .merge(&tenant_id, &from, &into)
+                .await?;
             Ok(serde_json::json!({
                 "tenant_id": tenant_id,
                 "subject_id": record.subject_id.to_string(),

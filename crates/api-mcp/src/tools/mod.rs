@@ -15,7 +15,7 @@ use crate::{args, schema};
 use api_core::bodies::{self, Body};
 use api_core::dto::usage::QuotaDto;
 use domain::access::audit::AuditTrail;
-use domain::access::gate::Caller;
+use domain::access::caller::Caller;
 use domain::access::scope::ScopeSet;
 use domain::operation::Operation;
 use domain::services::Services;

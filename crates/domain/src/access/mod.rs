@@ -5,11 +5,13 @@
 //!   (records, `AuditPolicy`, `AuditTrail`).
 //! - Ports: [`ports`] (`TenantStore`, `GrantStore`, `AuditSink`, `TokenAuthority`,
 //!   `CredentialHasher`).
-//! - Use cases: [`gate`] (the `Gate` and the `Caller`: the one path every request takes),
+//! - The caller: [`caller`] (`Caller`: an admitted consumer, or the service's own principal).
+//! - Use cases: [`gate`] (the `Gate`: the one path every request takes),
 //!   [`token_issuer`] (the client-credentials grant), [`admin`] (the operator's: tenants,
-//!   permits, budgets, grants, subject merges).
+//!   permits, budgets, grants).
 
 pub mod audit;
+pub mod caller;
 pub mod grant;
 pub mod scope;
 pub mod tenant;

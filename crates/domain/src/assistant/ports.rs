@@ -2,7 +2,7 @@
 //! store of conversations and of the daily allowance, and the vault that seals turns.
 
 use crate::access::audit::AuditTrail;
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::access::scope::ScopeSet;
 use crate::access::tenant::WrappedDataKey;
 use crate::assistant::conversation::{SealedTitle, SealedTurn, StoredConversation, Turn};

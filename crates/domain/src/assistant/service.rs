@@ -10,7 +10,8 @@
 //! said. Every refusal after the first byte is an [`AssistantEvent::Error`].
 
 use crate::access::audit::{AuditTrail, OnBehalf, RequestContext};
-use crate::access::gate::{Caller, Gate};
+use crate::access::caller::Caller;
+use crate::access::gate::Gate;
 use crate::access::ports::{GrantAccess, GrantStore, TenantStore};
 use crate::access::tenant::TenantStatus;
 use crate::assistant::bounds::{self, AssistantSettings};

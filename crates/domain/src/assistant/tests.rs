@@ -2,7 +2,8 @@
 //! which tools run, and how an answer ends.
 
 use crate::access::audit::{AccessRecord, AuditTrail};
-use crate::access::gate::{Caller, Gate};
+use crate::access::caller::Caller;
+use crate::access::gate::Gate;
 use crate::access::ports::{MockAuditSink, MockGrantStore, MockTenantStore, MockTokenAuthority};
 use crate::access::scope::{Scope, ScopeSet};
 use crate::access::tenant::WrappedDataKey;

@@ -11,7 +11,7 @@
 //! `identifier_ref` before anything is stored or served: the person is resolved to a subject
 //! of this tenant, evidenced by the registry call that named it.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::clock::Clock;
 use crate::companies::budget::{BudgetCalendar, Spend, Spender};
 use crate::companies::profile::RegistryFailure;

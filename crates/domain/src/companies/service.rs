@@ -6,7 +6,7 @@
 //! the revalidation window the registry is asked again, and when it cannot deliver the cached
 //! value is served with `stale: true`. A failed or garbled answer never replaces good data.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::clock::Clock;
 use crate::companies::profile::{
     CompanyProfile, RegistryFailure, ServedDocument, ServedProfile, TaxGroup, UpstreamCall,

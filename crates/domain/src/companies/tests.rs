@@ -103,7 +103,7 @@ fn cached(age: Duration) -> CachedPaid {
     }
 }
 
-fn kyb() -> crate::access::gate::Caller {
+fn kyb() -> crate::access::caller::Caller {
     caller("SE,LT", "kyb:read", "SE,LT")
 }
 

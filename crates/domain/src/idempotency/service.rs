@@ -1,6 +1,6 @@
 //! Running a write once per key.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::clock::Clock;
 use crate::error::{ErrorCode, Failure};
 use crate::idempotency::key::{HeldRights, IdempotencyKey, KeptAnswer, RequestPrint, StoredAnswer};

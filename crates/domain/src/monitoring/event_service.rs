@@ -7,7 +7,7 @@
 //! the same cursor. Cursors are `seq` values of the tenant's log: they never expire and hold
 //! across purges and across the tenant's grants.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::error::Failure;
 use crate::monitoring::event::{
     parse_cursor, parse_limit, parse_types, EventPage, EventQuery, CHANGE_TYPES, PAGE_SCAN_WINDOW,

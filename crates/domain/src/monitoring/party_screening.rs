@@ -3,7 +3,7 @@
 //! screening: screening implements this (`screening::ongoing::service::OngoingScreening`),
 //! and the wiring (`services`) hands it to the refresh and the scheduler.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::companies::paid::Party;
 use crate::error::Failure;
 use crate::monitoring::event::Trigger;

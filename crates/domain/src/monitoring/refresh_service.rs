@@ -16,7 +16,7 @@
 //! Scheduled monitoring (`scheduler`) takes its readings with the same functions
 //! ([`RefreshService::read_company`], [`observe`]), so both triggers report changes alike.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::clock::Clock;
 use crate::companies::budget::{BudgetCalendar, Spend, Spender};
 use crate::companies::paid::{newcomers as new_parties, OfficerList, OwnerList, PaidData, Party};

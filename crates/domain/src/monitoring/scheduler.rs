@@ -25,7 +25,7 @@
 //! first upstream call and writes nothing once it has ended (the store refuses a reading of a
 //! subscription that is not active).
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::access::ports::TenantStore;
 use crate::access::tenant::{Permit, PermitStanding, TenantStatus};
 use crate::clock::Clock;

@@ -12,7 +12,7 @@
 //! subscriptions and `kyc:read` person ones. A subscription of a kind the caller may not read,
 //! or in a country outside its grant, is 404.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::access::scope::Scope;
 use crate::clock::Clock;
 use crate::countries::country::{Country, CountrySet};

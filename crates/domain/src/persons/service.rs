@@ -17,7 +17,7 @@
 //! 6. the register; a call that fails is 503 `upstream_unavailable`: a person profile is
 //!    never served stale, whatever is cached.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::clock::Clock;
 use crate::companies::budget::BudgetCalendar;
 use crate::companies::profile::RegistryFailure;

@@ -1,7 +1,7 @@
 //! The person use case: the permit gate before the cache and the register, the ceiling
 //! before the call, never stale, an answer about someone else never stored.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::access::tenant::{Permit, PermitStatus};
 use crate::companies::ports::MockCompanyStore;
 use crate::companies::profile::{Fetch, RegistryFailure};

@@ -9,7 +9,7 @@
 
 use crate::access::admin::{AdminService, IssuedGrant, NewGrant};
 use crate::access::audit::{AuditEntry, AuditFilter, Outcome, PortalAuditRecord, RequestContext};
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::access::grant::{Grant, GrantOwner};
 use crate::access::ports::{AuditLog, AuditSink, GrantStore, TenantStore};
 use crate::access::scope::ScopeSet;

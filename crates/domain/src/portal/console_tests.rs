@@ -78,7 +78,6 @@ fn console(
         paid: Arc::new(MockPaidStore::new()),
         persons: Arc::new(crate::persons::ports::MockPersonStore::new()),
         subscriptions: Arc::new(crate::monitoring::ports::MockSubscriptionStore::new()),
-        subjects: Arc::new(crate::subjects::ports::MockSubjectStore::new()),
         meter: Arc::new(crate::meter::NoMeter),
         clock: clock(),
     });

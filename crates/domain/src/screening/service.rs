@@ -18,7 +18,7 @@
 //!
 //! Checks are never served from a cache: each `POST` runs the matcher again.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::access::scope::Scope;
 use crate::clock::Clock;
 use crate::companies::service::CompanyService;

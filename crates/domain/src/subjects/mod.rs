@@ -2,11 +2,11 @@
 //!
 //! - Values: [`identifier`] (the wire form, `SubjectKind`, each type's check rules and the
 //!   personal-number shape rule), [`subject`] (subjects, their protected identifiers and
-//!   customer references), [`merge`] (a merge of two subjects as the store carries it out).
+//!   customer references), [`merge`] (`SubjectMerge`: a merge of two subjects as the store
+//!   carries it out).
 //! - Ports: [`ports`] (`SubjectStore`, `IdentifierVault`).
-//! - Use case: [`service`] (`SubjectService`: resolve an identifier to a subject, read one).
-//!   The operator's merge of two subjects is `AdminService::merge_subjects`
-//!   ([`crate::access::admin`]).
+//! - Use cases: [`service`] (`SubjectService`: resolve an identifier to a subject, read one);
+//!   [`merge`] (`MergeService`: the operator's merge of two subjects).
 
 pub mod identifier;
 pub mod merge;

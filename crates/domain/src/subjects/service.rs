@@ -1,7 +1,7 @@
 //! The subject use cases: resolve an identifier to the tenant's subject (creating it on first
 //! sight) and read a subject back, filtered to the caller's countries.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::error::{ErrorCode, Failure};

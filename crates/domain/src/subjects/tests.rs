@@ -1,7 +1,7 @@
 //! `SubjectService`: resolve (scope, validation, country, reference conflicts) and read by id
 //! (only the caller's countries are visible).
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::countries::country::Country;
 use crate::error::StoreError;
 use crate::error::{ErrorCode, Failure};

@@ -1,6 +1,6 @@
 //! Reading a tenant's standing against its daily limits, for the consumer who asks.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::clock::Clock;
 use crate::companies::budget::{BudgetCalendar, BudgetStatement};
 use crate::companies::ports::PaidStore;

@@ -7,7 +7,7 @@
 //! which alone sees and manages it (another grant's endpoint is 404, like any id of another
 //! tenant).
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::error::Failure;
 use crate::ids::WebhookEndpointId;
 use crate::monitoring::event::{parse_limit, EventType};

@@ -26,7 +26,6 @@ struct Ports {
     paid: MockPaidStore,
     persons: MockPersonStore,
     subscriptions: MockSubscriptionStore,
-    subjects: crate::subjects::ports::MockSubjectStore,
 }
 
 impl Ports {
@@ -40,7 +39,6 @@ impl Ports {
             paid: Arc::new(self.paid),
             persons: Arc::new(self.persons),
             subscriptions: Arc::new(self.subscriptions),
-            subjects: Arc::new(self.subjects),
             meter: Arc::new(crate::meter::NoMeter),
             clock: clock(),
         }

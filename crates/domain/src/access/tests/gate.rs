@@ -1,7 +1,8 @@
 //! `Gate`: admission (token, grant record, tenant state) and the one audit row of a request.
 
 use crate::access::audit::{AccessRecord, AuditTrail, Outcome, RequestContext, SecurityReason};
-use crate::access::gate::{Caller, Gate};
+use crate::access::caller::Caller;
+use crate::access::gate::Gate;
 use crate::access::ports::{MockAuditSink, MockGrantStore, MockTokenAuthority};
 use crate::access::tenant::TenantStatus;
 use crate::access::token::{TokenClaims, TokenRejection};

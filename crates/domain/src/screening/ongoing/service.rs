@@ -38,7 +38,7 @@
 //! subscriptions the pass yields to the runtime's other tasks, so requests are not held up
 //! behind a page of matching.
 
-use crate::access::gate::Caller;
+use crate::access::caller::Caller;
 use crate::access::ports::TenantStore;
 use crate::access::tenant::TenantStatus;
 use crate::clock::Clock;

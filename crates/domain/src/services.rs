@@ -117,7 +117,7 @@ pub struct Services {
     pub subscriptions: SubscriptionService,
     pub admin: Arc<AdminService>,
     /// The operator's merge of two subjects.
-    pub subject_merge: Arc<crate::subjects::merge::MergeService>,
+    pub subject_merge: Arc<crate::subjects::merge_service::MergeService>,
     /// Sanctions-list imports (operator command line and scheduled imports).
     pub lists: crate::screening::list_service::ListService,
     /// Screening checks and their reads.
@@ -228,7 +228,7 @@ impl Services {
             clock: ports.clock.clone(),
             calendar: settings.calendar,
         });
-        let subject_merge = Arc::new(crate::subjects::merge::MergeService {
+        let subject_merge = Arc::new(crate::subjects::merge_service::MergeService {
             tenants: ports.store.tenants.clone(),
             subjects: ports.store.subjects.clone(),
             subscriptions: ports.store.subscriptions.clone(),

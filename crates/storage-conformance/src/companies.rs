@@ -13,26 +13,6 @@ use domain::subjects::subject::SubjectHandle;
 pub(super) const ORGNR: &str = "5560021361";
 const ROUTE: &str = "/v1/companies/{orgnr}";
 
-pub(super) fn call(source: EvidenceSource, operation: &str, at: DateTime<Utc>) -> UpstreamCall {
-    UpstreamCall {
-        source,
-        operation: operation.to_owned(),
-        status: Some(200),
-        digest: Some(format!("sha256:{}", hex(&random_bytes(32)))),
-        upstream_ref: Some(CallRef::generate().to_string()),
-        source_timestamp: at - Duration::seconds(2),
-        retrieved_at: at,
-        schema_version: Some("vdm-v1".to_owned()),
-        usable: true,
-        cost: 0,
-        elapsed: std::time::Duration::from_millis(40),
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The register call and the tax call a profile rests on, under fresh call refs.
 fn profile_calls(at: DateTime<Utc>) -> [(CallRef, UpstreamCall); 2] {
     [
@@ -110,20 +90,6 @@ pub(super) fn profile(
         evidence: evidence[0].clone(),
         fetched_at: at,
     }
-}
-
-pub(super) async fn company_subject(stores: &Stores, t: &Tenant) -> SubjectId {
-    stores
-        .subjects
-        .resolve_or_create_subject(
-            &t.id,
-            &identifier(adapters_se::identifiers::ORGNR),
-            None,
-            &company(t0()),
-        )
-        .await
-        .expect("resolve")
-        .subject_id
 }
 
 fn handle(subject_id: SubjectId) -> SubjectHandle {

@@ -132,7 +132,7 @@ pub async fn check_keys_are_logged_once_and_a_failed_append_leaves_no_hole(store
 /// window passes over filtered events; beyond the newest the cursor comes back unchanged.
 pub async fn check_pages_follow_the_cursor_and_the_filters(stores: &Stores) {
     let (t, _) = tenant(stores, "SE,LT").await;
-    let subject = super::companies::company_subject(stores, &t).await;
+    let subject = company_subject(stores, &t).await;
     let mut with_subject = event("s", "company.changed", Country::Se);
     with_subject.subject_id = Some(subject);
     with_subject.subject_ref = Some("customer-1".into());

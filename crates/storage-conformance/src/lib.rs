@@ -315,6 +315,46 @@ fn company(at: DateTime<Utc>) -> FreshSubject {
     fresh(SubjectKind::Company, at)
 }
 
+/// An upstream call of `operation` to `source` at `at`, usable, under a fresh reference.
+fn call(
+    source: domain::evidence::EvidenceSource,
+    operation: &str,
+    at: DateTime<Utc>,
+) -> domain::companies::profile::UpstreamCall {
+    domain::companies::profile::UpstreamCall {
+        source,
+        operation: operation.to_owned(),
+        status: Some(200),
+        digest: Some(format!("sha256:{}", hex(&random_bytes(32)))),
+        upstream_ref: Some(CallRef::generate().to_string()),
+        source_timestamp: at - Duration::seconds(2),
+        retrieved_at: at,
+        schema_version: Some("vdm-v1".to_owned()),
+        usable: true,
+        cost: 0,
+        elapsed: std::time::Duration::from_millis(40),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A Swedish company subject of the tenant (its identifier fresh random bytes).
+async fn company_subject(stores: &Stores, t: &Tenant) -> SubjectId {
+    stores
+        .subjects
+        .resolve_or_create_subject(
+            &t.id,
+            &identifier(adapters_se::identifiers::ORGNR),
+            None,
+            &company(t0()),
+        )
+        .await
+        .expect("resolve")
+        .subject_id
+}
+
 fn sorted(mut ids: Vec<GrantId>) -> Vec<GrantId> {
     ids.sort();
     ids

@@ -2,7 +2,6 @@
 //! evidence and its subject) and the daily paid-call budget, whose spends are atomic with
 //! their check.
 
-use super::companies::{call, company_subject};
 use super::*;
 use domain::companies::budget::{BudgetUsage, Spend, Spender};
 use domain::companies::paid::{

@@ -2,7 +2,6 @@
 //! sealed profile, its evidence and its subject) and the daily person-lookup counter, whose
 //! counts are atomic with the ceiling check.
 
-use super::companies::call;
 use super::*;
 use domain::evidence::EvidenceSource;
 use domain::persons::profile::SealedPerson;

@@ -458,7 +458,7 @@ pub async fn check_whitelist_entries_need_four_eyes_and_count_only_in_effect(sto
     let store = &stores.screening;
     let (t, _) = tenant(stores, "SE").await;
     let (other, _) = tenant(stores, "SE").await;
-    let subject = super::companies::company_subject(stores, &t).await;
+    let subject = company_subject(stores, &t).await;
     let by_subject = whitelist_entry(&t, Some(subject), "36", t0());
     let by_input = whitelist_entry(&t, None, "37", t0() + Duration::seconds(1));
     let short = WhitelistEntry {
@@ -761,7 +761,7 @@ pub async fn check_a_check_reads_back_exactly_and_lists_newest_first(stores: &St
     let (t, _) = tenant(stores, "SE LT").await;
     let (g, _) = grant(stores, &t, "SE LT").await;
     let policy = publish(stores, t0()).await;
-    let subject = super::companies::company_subject(stores, &t).await;
+    let subject = company_subject(stores, &t).await;
     let over = propose(stores, &t.id).await;
     let wl = whitelist_entry(&t, Some(subject), "36", t0());
     store.add_whitelist_entry(&wl).await.unwrap();
@@ -1015,9 +1015,9 @@ pub async fn check_checks_made_before_a_merge_are_found_under_either_id(stores: 
     let (t, _) = tenant(stores, "SE").await;
     let (g, _) = grant(stores, &t, "SE").await;
     let policy = publish(stores, t0()).await;
-    let from = super::companies::company_subject(stores, &t).await;
-    let into = super::companies::company_subject(stores, &t).await;
-    let other = super::companies::company_subject(stores, &t).await;
+    let from = company_subject(stores, &t).await;
+    let into = company_subject(stores, &t).await;
+    let other = company_subject(stores, &t).await;
     let se = CountrySet::parse_list("SE").unwrap();
     let of_from = stored_check(&t, &g, policy.id, Some(from), Some(Country::Se), t0());
     let of_into = stored_check(
@@ -1096,7 +1096,7 @@ pub async fn check_a_rescreening_check_is_written_with_its_event_once_and_only_w
     let (t, _) = tenant(stores, "SE").await;
     let (g, _) = grant(stores, &t, "SE").await;
     let policy = publish(stores, t0()).await;
-    let subject = super::companies::company_subject(stores, &t).await;
+    let subject = company_subject(stores, &t).await;
     let s = super::subscriptions::subscription(subject, SubscriptionKind::Company);
     let mut created = super::events::event("created", "subscription.created", Country::Se);
     created.subscription_id = Some(s.id);

@@ -395,8 +395,8 @@ fn merge_of(
 pub async fn check_a_merge_moves_subscriptions_and_ends_the_planned_ones(stores: &Stores) {
     use domain::monitoring::subscription::{SubscriptionKind, SubscriptionStatus};
     let (t, _) = tenant(stores, "SE").await;
-    let from = super::companies::company_subject(stores, &t).await;
-    let into = super::companies::company_subject(stores, &t).await;
+    let from = company_subject(stores, &t).await;
+    let into = company_subject(stores, &t).await;
     let of_from = super::subscriptions::subscription(from, SubscriptionKind::Company);
     let of_into = super::subscriptions::subscription(into, SubscriptionKind::Company);
     let person_of_from = super::subscriptions::subscription(from, SubscriptionKind::Person);
@@ -533,8 +533,8 @@ pub async fn check_a_merge_that_would_leave_two_unended_subscriptions_writes_not
 ) {
     use domain::monitoring::subscription::SubscriptionKind;
     let (t, _) = tenant(stores, "SE").await;
-    let from = super::companies::company_subject(stores, &t).await;
-    let into = super::companies::company_subject(stores, &t).await;
+    let from = company_subject(stores, &t).await;
+    let into = company_subject(stores, &t).await;
     for (i, subject) in [from, into].into_iter().enumerate() {
         stores
             .subscriptions
@@ -564,8 +564,8 @@ pub async fn check_a_merge_that_would_leave_two_unended_subscriptions_writes_not
 
 pub async fn check_cached_data_paid_objects_and_documents_follow_a_merge(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
-    let from = super::companies::company_subject(stores, &t).await;
-    let into = super::companies::company_subject(stores, &t).await;
+    let from = company_subject(stores, &t).await;
+    let into = company_subject(stores, &t).await;
     let evidence = super::companies::record_profile_calls(stores, &t, t0()).await;
     let saved = super::companies::profile("Testbolaget AB", "doc-of-from", &evidence, t0());
     stores
@@ -580,7 +580,7 @@ pub async fn check_cached_data_paid_objects_and_documents_follow_a_merge(stores:
             "/v1/companies/{orgnr}/officers",
             &[(
                 CallRef::generate(),
-                super::companies::call(
+                call(
                     domain::evidence::EvidenceSource::declared("companyreg.foretagsinformation"),
                     "POST /organisationer",
                     t0(),

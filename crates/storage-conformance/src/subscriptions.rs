@@ -31,7 +31,7 @@ pub(super) fn subscription(subject: SubjectId, kind: SubscriptionKind) -> Subscr
 
 pub async fn check_one_unended_subscription_per_subject_and_kind(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
-    let subject = super::companies::company_subject(stores, &t).await;
+    let subject = company_subject(stores, &t).await;
     let tasks: Vec<_> = (0..8)
         .map(|i| {
             let store = stores.subscriptions.clone();
@@ -165,7 +165,7 @@ pub async fn check_the_queue_is_shared_safely_by_replicas(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
     let mut ids = Vec::new();
     for i in 0..12 {
-        let subject = super::companies::company_subject(stores, &t).await;
+        let subject = company_subject(stores, &t).await;
         let mut s = subscription(subject, SubscriptionKind::Company);
         s.next_run_at = Some(t0() + Duration::seconds(i));
         stores
@@ -292,7 +292,7 @@ pub async fn check_a_reading_and_its_events_are_written_together_and_only_while_
     use domain::companies::paid::PaidData;
     use domain::monitoring::subscription::MonitoringBaseline;
     let (t, _) = tenant(stores, "SE").await;
-    let subject = super::companies::company_subject(stores, &t).await;
+    let subject = company_subject(stores, &t).await;
     let s = subscription(subject, SubscriptionKind::Company);
     let created = event_of(&s, "created", "subscription.created");
     stores
@@ -384,7 +384,7 @@ pub async fn check_a_reading_and_its_events_are_written_together_and_only_while_
 
 pub async fn check_a_purge_comes_after_the_retention_and_once(stores: &Stores) {
     let (t, _) = tenant(stores, "SE").await;
-    let subject = super::companies::company_subject(stores, &t).await;
+    let subject = company_subject(stores, &t).await;
     let s = subscription(subject, SubscriptionKind::Company);
     let store = &stores.subscriptions;
     store
@@ -438,7 +438,7 @@ pub async fn check_a_purge_comes_after_the_retention_and_once(stores: &Stores) {
 pub async fn check_a_reading_of_a_run_taken_over_writes_nothing(stores: &Stores) {
     use domain::monitoring::subscription::MonitoringBaseline;
     let (t, _) = tenant(stores, "SE").await;
-    let subject = super::companies::company_subject(stores, &t).await;
+    let subject = company_subject(stores, &t).await;
     let s = subscription(subject, SubscriptionKind::Company);
     let store = &stores.subscriptions;
     store
@@ -512,7 +512,7 @@ pub async fn check_the_backlog_counts_the_runs_due_and_unclaimed(stores: &Stores
     .into_iter()
     .enumerate()
     {
-        let subject = super::companies::company_subject(stores, &t).await;
+        let subject = company_subject(stores, &t).await;
         let mut s = subscription(subject, SubscriptionKind::Company);
         s.next_run_at = Some(due);
         stores
@@ -564,7 +564,7 @@ pub async fn check_active_subscriptions_are_paged_across_tenants_in_order(stores
     for _ in 0..2 {
         let (t, _) = tenant(stores, "SE").await;
         for n in 0..2 {
-            let subject = super::companies::company_subject(stores, &t).await;
+            let subject = company_subject(stores, &t).await;
             let s = subscription(subject, SubscriptionKind::Company);
             store
                 .create_subscription(&t.id, &s, &event_of(&s, "created", "subscription.created"))
@@ -614,16 +614,13 @@ pub async fn check_a_pages_known_names_are_read_at_once(stores: &Stores) {
     assert!(store.known_names(&[]).await.unwrap().is_empty());
     let (t, _) = tenant(stores, "SE").await;
     let (other, _) = tenant(stores, "SE").await;
-    let subject = super::companies::company_subject(stores, &t).await;
+    let subject = company_subject(stores, &t).await;
     let s = subscription(subject, SubscriptionKind::Company);
     store
         .create_subscription(&t.id, &s, &event_of(&s, "created", "subscription.created"))
         .await
         .unwrap();
-    let bare = subscription(
-        super::companies::company_subject(stores, &t).await,
-        SubscriptionKind::Company,
-    );
+    let bare = subscription(company_subject(stores, &t).await, SubscriptionKind::Company);
     store
         .create_subscription(
             &t.id,

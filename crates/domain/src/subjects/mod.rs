@@ -6,7 +6,7 @@
 //!   carries it out).
 //! - Ports: [`ports`] (`SubjectStore`, `IdentifierVault`).
 //! - Use cases: [`service`] (`SubjectService`: resolve an identifier to a subject, read one);
-//!   [`merge`] (`MergeService`: the operator's merge of two subjects).
+//!   [`merge_service`] (`MergeService`: the operator's merge of two subjects).
 
 pub mod identifier;
 pub mod merge;
@@ -14,6 +14,7 @@ pub mod subject;
 
 pub mod ports;
 
+pub mod merge_service;
 pub mod service;
 
 #[cfg(test)]

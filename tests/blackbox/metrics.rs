@@ -334,3 +334,54 @@ fn a_metrics_listener_on_the_consumer_address_is_refused() {
     assert!(idreg::metrics::check_apart("127.0.0.1:8080", Some("127.0.0.1:9464")).is_ok());
     assert!(idreg::metrics::check_apart("127.0.0.1:8080", None).is_ok());
 }
+
+/// The store's statement counter, as the scrape shows it.
+async fn statements(url: &str) -> u64 {
+    let text = reqwest::get(url).await.unwrap().text().await.unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix("idreg_store_statements_total "))
+        .unwrap_or_else(|| panic!("no statement counter in\n{text}"))
+        .parse()
+        .unwrap()
+}
+
+/// What a cached company read costs the store, counted by the store's connections. On
+/// PostgreSQL three statements, each one round trip: the guard's one read of grant, tenant
+/// and permit; the cached row with its evidence and its subject's canonical id and aliases;
+/// the audit rows' one insert. On the embedded store (in process, no round trips) sixteen:
+/// the guard's three reads and the cached read's five, each group in a read transaction
+/// (`BEGIN`, `COMMIT`), and the audit and access rows' two inserts in the trail's write
+/// transaction. A change that adds a statement to the request path fails here.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_a_cached_read_costs_the_store_in_statements() {
+    let app = TestApp::spawn().await;
+    let metrics = app
+        .app
+        .start_metrics("127.0.0.1:0")
+        .expect("the metrics listener");
+    let url = format!("{}/metrics", metrics.base_url());
+    let c = app.provision(SCOPES, "SE", "SE").await;
+    let token = app.token(&c).await;
+    let path = format!("/v1/companies/{TEST_AB}");
+    assert_eq!(app.get(&path, Some(&token)).await.status, 200);
+    // A scrape costs reads of its own (the backlog, the lists): measured, then taken off.
+    let a = statements(&url).await;
+    let b = statements(&url).await;
+    let scrape = b - a;
+    const READS: u64 = 10;
+    for _ in 0..READS {
+        let read = app.get(&path, Some(&token)).await;
+        assert_eq!(read.status, 200, "{}", read.text);
+    }
+    let spent = statements(&url).await - b - scrape;
+    let per_read = match app.db.kind() {
+        StoreKind::Postgres => 3,
+        StoreKind::Sqlite => 5 + 7 + 4,
+    };
+    assert_eq!(
+        spent,
+        READS * per_read,
+        "{READS} cached reads cost {spent} statements (a scrape {scrape})"
+    );
+    metrics.stop().await;
+}

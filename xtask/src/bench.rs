@@ -29,11 +29,17 @@
 //! `idreg_bench` database) and the embedded SQLite file (`--store postgres|sqlite|both`,
 //! default both). For each it reports requests per second, p50 and p99 latency, database
 //! transactions per request (PostgreSQL: from `pg_stat_database`, after the statistics are
-//! flushed) and the server's resident memory, and for each store its size on disk after the
+//! flushed), statements per request and the server's resident memory, and for each store its size on disk after the
 //! bench (the database, or the file with its write-ahead log). Options: `--duration S` (default 15), `--connections N` (default 64),
 //! `--threads N` (default 2), `--companies N` (default 200), `--only company|officers|person|mcp|mcp-2026|token|replay|events|screening` (several, comma-separated),
 //! `--hold` (with one `--store`: after the runs, keep the server up and print what an external load script needs:
-//! its URL, a token, a file of primed orgnrs and its pid; stop it with Ctrl-C).
+//! its URL, a token, a file of primed orgnrs and its pid; stop it with Ctrl-C), `--idreg PATH` (measure
+//! another build instead of this checkout's release build, to compare two), `--floor [--reps N]`
+//! (the cached company read beside the floor instead, see [`side_by_side`]).
+//! Statements per request come from the server's own count (`idreg_store_statements_total` on
+//! its metrics listener), on both stores.
+
+mod side_by_side;
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
@@ -53,6 +59,12 @@ struct Options {
     only: Option<String>,
     hold: bool,
     stores: Vec<StoreKind>,
+    /// Side by side with the floor instead of the scenarios (`--floor`), this many
+    /// repetitions (`--reps`).
+    floor: bool,
+    reps: usize,
+    /// A prebuilt binary to measure instead of this checkout's (`--idreg PATH`).
+    idreg: Option<std::path::PathBuf>,
 }
 
 impl Options {
@@ -65,6 +77,9 @@ impl Options {
             only: None,
             hold: false,
             stores: vec![StoreKind::Postgres, StoreKind::Sqlite],
+            floor: false,
+            reps: 5,
+            idreg: None,
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -76,6 +91,9 @@ impl Options {
                 "--companies" => o.companies = value()?.parse()?,
                 "--only" => o.only = Some(value()?.clone()),
                 "--hold" => o.hold = true,
+                "--floor" => o.floor = true,
+                "--reps" => o.reps = value()?.parse()?,
+                "--idreg" => o.idreg = Some(value()?.into()),
                 "--store" => {
                     o.stores = match value()?.as_str() {
                         "postgres" => vec![StoreKind::Postgres],
@@ -86,6 +104,12 @@ impl Options {
                 }
                 other => bail!("unknown option {other}"),
             }
+        }
+        if o.floor && (o.hold || o.only.is_some()) {
+            bail!("--floor measures the cached company read beside the floor: no --hold or --only");
+        }
+        if o.reps == 0 {
+            bail!("--reps is at least 1");
         }
         if o.hold && o.stores.len() > 1 {
             bail!("--hold keeps one server up: name its store with --store postgres|sqlite");
@@ -109,6 +133,22 @@ struct Server {
     url: String,
     /// The in-process sandbox's control API (lists the companies it knows).
     sandbox_control: String,
+    /// The operator's metrics listener (`IDREG_METRICS_LISTEN`).
+    metrics: String,
+}
+
+impl Server {
+    /// The statements the server has run on its store so far
+    /// (`idreg_store_statements_total`).
+    fn statements(&self) -> Result<u64> {
+        let text = curl(&[&format!("{}/metrics", self.metrics)])?;
+        text.lines()
+            .find_map(|l| l.strip_prefix("idreg_store_statements_total "))
+            .context("no idreg_store_statements_total in the scrape")?
+            .trim()
+            .parse()
+            .context("reading idreg_store_statements_total")
+    }
 }
 
 impl Drop for Server {
@@ -130,23 +170,21 @@ struct Figures {
     /// Database transactions per request; PostgreSQL only (SQLite runs in process and
     /// keeps no such counter).
     transactions_per_request: Option<f64>,
+    /// Statements per request, as the server's store counted them (both stores).
+    statements_per_request: f64,
     rss_kib: u64,
 }
 
 pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let options = Options::parse(args)?;
     ensure_package("wrk", "wrk")?;
+    if options.floor {
+        return side_by_side::main(root, &options);
+    }
     if options.stores.contains(&StoreKind::Sqlite) && options.runs("events") {
         ensure_package("sqlite3", "sqlite3")?;
     }
-    let status = Command::new("cargo")
-        .args(["build", "--release", "--quiet", "-p", "idreg"])
-        .current_dir(root)
-        .status()?;
-    if !status.success() {
-        bail!("the release build failed");
-    }
-    let binary = crate::target_dir().join("release/idreg");
+    let binary = idreg_binary(root, &options)?;
     let mut results = Vec::new();
     let mut sizes = Vec::new();
     for &kind in &options.stores {
@@ -165,12 +203,21 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     }
 
     println!(
-        "{:<8} {:<10} {:>5} {:>10} {:>9} {:>9} {:>7} {:>8} {:>9}",
-        "store", "scenario", "conns", "req/s", "p50", "p99", "errors", "tx/req", "rss MiB"
+        "{:<8} {:<10} {:>5} {:>10} {:>9} {:>9} {:>7} {:>8} {:>9} {:>9}",
+        "store",
+        "scenario",
+        "conns",
+        "req/s",
+        "p50",
+        "p99",
+        "errors",
+        "tx/req",
+        "stmt/req",
+        "rss MiB"
     );
     for f in &results {
         println!(
-            "{:<8} {:<10} {:>5} {:>10.0} {:>9} {:>9} {:>7} {:>8} {:>9.1}",
+            "{:<8} {:<10} {:>5} {:>10.0} {:>9} {:>9} {:>7} {:>8} {:>9.2} {:>9.1}",
             f.store.name(),
             f.name,
             f.connections,
@@ -180,6 +227,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             f.errors,
             f.transactions_per_request
                 .map_or("-".to_owned(), |t| format!("{t:.2}")),
+            f.statements_per_request,
             f.rss_kib as f64 / 1024.0
         );
     }
@@ -193,16 +241,18 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Every scenario the options name, on one store, with a server of its own.
-fn run_on(
-    root: &Path,
-    binary: &Path,
-    store: &BenchStore,
-    work: &Path,
-    options: &Options,
-) -> Result<Vec<Figures>> {
-    let binary = binary.to_owned();
-    let binary = &binary;
+/// A server on a fresh store with one tenant provisioned as an operator would (the operator
+/// command line): its environment, the tenant, the grant's client and a token.
+struct Served {
+    server: Server,
+    env: Vec<(&'static str, String)>,
+    tenant_id: String,
+    client_id: String,
+    client_secret: String,
+    token: String,
+}
+
+fn serve(binary: &Path, store: &BenchStore, work: &Path, threads: u32) -> Result<Served> {
     // Keys as an operator makes them (a PostgreSQL store takes keys from configuration only).
     let keys = Command::new(binary)
         .args(["keys", "generate"])
@@ -210,13 +260,16 @@ fn run_on(
         .context("idreg keys generate")?;
     let keys: Value =
         serde_json::from_slice(&keys.stdout).context("idreg keys generate's output")?;
-    let env = [
+    let env = vec![
         ("DATABASE_URL", store.url()),
         ("IDREG_STATE_DIR", work.join("state").display().to_string()),
         ("IDREG_SIGNING_KEY", text(&keys, "signing_key")?),
         ("IDREG_MASTER_KEY", text(&keys, "master_key")?),
-        ("IDREG_WORKERS", options.threads.to_string()),
+        ("IDREG_WORKERS", threads.to_string()),
         ("IDREG_LOG", "info".to_owned()),
+        // As an operator runs it: with the metrics listener (whose statement counter the
+        // bench reads).
+        ("IDREG_METRICS_LISTEN", "127.0.0.1:0".to_owned()),
     ];
     let server = start(binary, &env, work)?;
     eprintln!("bench: idreg at {} (pid {})", server.url, server.child.id());
@@ -267,7 +320,68 @@ fn run_on(
     let client_id = text(&grant, "client_id")?;
     let client_secret = text(&grant, "client_secret")?;
     let token = request_token(&server.url, &client_id, &client_secret)?;
+    Ok(Served {
+        server,
+        env,
+        tenant_id,
+        client_id,
+        client_secret,
+        token,
+    })
+}
 
+/// Writes the wrk scripts into `folder`, each rotating script ending with [`ROUND_ROBIN`].
+fn write_scripts(folder: &Path) -> Result<()> {
+    std::fs::create_dir_all(folder)?;
+    for (name, body) in SCRIPTS {
+        let rotates = body.contains("reqs[n]");
+        let script = if rotates {
+            format!("{body}{ROUND_ROBIN}")
+        } else {
+            body.to_owned()
+        };
+        std::fs::write(folder.join(name), script)?;
+    }
+    Ok(())
+}
+
+/// The binary under test: `--idreg PATH` (another build, to compare), else this checkout's
+/// release build, made first.
+fn idreg_binary(root: &Path, options: &Options) -> Result<std::path::PathBuf> {
+    if let Some(binary) = &options.idreg {
+        return Ok(binary.clone());
+    }
+    build_release(root, "idreg")?;
+    Ok(crate::target_dir().join("release/idreg"))
+}
+
+fn build_release(root: &Path, package: &str) -> Result<()> {
+    let status = Command::new("cargo")
+        .args(["build", "--release", "--quiet", "-p", package])
+        .current_dir(root)
+        .status()?;
+    if !status.success() {
+        bail!("the release build of {package} failed");
+    }
+    Ok(())
+}
+
+/// Every scenario the options name, on one store, with a server of its own.
+fn run_on(
+    root: &Path,
+    binary: &Path,
+    store: &BenchStore,
+    work: &Path,
+    options: &Options,
+) -> Result<Vec<Figures>> {
+    let Served {
+        server,
+        env,
+        tenant_id,
+        client_id,
+        client_secret,
+        token,
+    } = serve(binary, store, work, options.threads)?;
     let (orgnrs, officer_orgnrs) = prime(&server, &token, options.companies)?;
     let orgnrs_file = work.join("orgnrs.txt");
     std::fs::write(&orgnrs_file, orgnrs.join("\n") + "\n")?;
@@ -284,16 +398,7 @@ fn run_on(
     );
 
     let scripts = work.join("wrk");
-    std::fs::create_dir_all(&scripts)?;
-    for (name, body) in SCRIPTS {
-        let rotates = body.contains("reqs[n]");
-        let script = if rotates {
-            format!("{body}{ROUND_ROBIN}")
-        } else {
-            body.to_owned()
-        };
-        std::fs::write(scripts.join(name), script)?;
-    }
+    write_scripts(&scripts)?;
     let wrk_env = [
         ("TOKEN", token.clone()),
         ("ORGNRS_FILE", orgnrs_file.display().to_string()),
@@ -508,6 +613,7 @@ fn measure(
 ) -> Result<Figures> {
     wrk(&server.url, script, env, options.threads, connections, 5)?;
     let before = store.transactions()?;
+    let statements_before = server.statements()?;
     let out = wrk(
         &server.url,
         script,
@@ -516,6 +622,7 @@ fn measure(
         connections,
         options.duration,
     )?;
+    let statements_after = server.statements()?;
     let after = store.transactions()?;
     let parsed = WrkOutput::parse(&out)?;
     Ok(Figures {
@@ -529,6 +636,8 @@ fn measure(
         transactions_per_request: before
             .zip(after)
             .map(|(b, a)| (a - b) as f64 / parsed.requests.max(1) as f64),
+        statements_per_request: statements_after.saturating_sub(statements_before) as f64
+            / parsed.requests.max(1) as f64,
         rss_kib: rss_kib(server.child.id())?,
     })
 }
@@ -886,6 +995,7 @@ fn start(binary: &Path, env: &[(&str, String)], work: &Path) -> Result<Server> {
     let server = Server {
         url: text(&started, "idreg")?,
         sandbox_control: text(&started, "sandbox_control")?,
+        metrics: text(&started, "metrics")?,
         child,
     };
     let deadline = Instant::now() + Duration::from_secs(30);

@@ -89,6 +89,8 @@ struct Inner {
     shared: Pool<AsyncPgConnection>,
     /// Every worker thread's pool, for counting the connections ([`Database::connections`]).
     workers: std::sync::Mutex<Vec<Pool<AsyncPgConnection>>>,
+    /// Statements run on every pool's connections ([`counting`]).
+    statements: Arc<AtomicU64>,
 }
 
 thread_local! {
@@ -117,13 +119,15 @@ impl Database {
                 "the pool size must be at least 1".into(),
             ));
         }
+        let statements = Arc::new(AtomicU64::new(0));
         Ok(Database {
             inner: Arc::new(Inner {
                 id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
                 url: url.to_owned(),
                 pool_size: sizes.per_thread,
-                shared: build_pool(url, sizes.shared)?,
+                shared: build_pool(url, sizes.shared, &statements)?,
                 workers: std::sync::Mutex::new(Vec::new()),
+                statements,
             }),
         })
     }
@@ -150,8 +154,12 @@ impl Database {
             if let Some((_, pool)) = pools.iter().find(|(id, _)| *id == self.inner.id) {
                 return Ok(pool.clone());
             }
-            let pool = build_pool(&self.inner.url, self.inner.pool_size)
-                .map_err(|e| domain::error::StoreError::Backend(e.to_string()))?;
+            let pool = build_pool(
+                &self.inner.url,
+                self.inner.pool_size,
+                &self.inner.statements,
+            )
+            .map_err(|e| domain::error::StoreError::Backend(e.to_string()))?;
             pools.push((self.inner.id, pool.clone()));
             self.inner
                 .workers
@@ -175,7 +183,10 @@ impl Database {
     /// The connections this process holds, over the shared pool and every worker's.
     pub(crate) fn connections(&self) -> domain::health::ports::PoolUse {
         let workers = self.inner.workers.lock().unwrap_or_else(|e| e.into_inner());
-        let mut total = domain::health::ports::PoolUse::default();
+        let mut total = domain::health::ports::PoolUse {
+            statements: AtomicU64::load(&self.inner.statements, Ordering::Relaxed),
+            ..Default::default()
+        };
         for pool in std::iter::once(&self.inner.shared).chain(workers.iter()) {
             let s = pool.status();
             total.max += s.max_size as u64;
@@ -237,9 +248,24 @@ fn checkout_failed(e: PoolError) -> domain::error::StoreError {
 /// connection that breaks while checked out fails its query (`Unavailable`) and is discarded
 /// at its next checkout. `tests/storage_outage.rs` in the `idreg` crate restarts a server
 /// under a running binary to prove it.
-fn build_pool(url: &str, size: usize) -> Result<Pool<AsyncPgConnection>, DatabaseError> {
+///
+/// Each connection counts the statements it runs into `statements` ([`counting`]).
+fn build_pool(
+    url: &str,
+    size: usize,
+    statements: &Arc<AtomicU64>,
+) -> Result<Pool<AsyncPgConnection>, DatabaseError> {
     let mut config = ManagerConfig::<AsyncPgConnection>::default();
     config.recycling_method = RecyclingMethod::Fast;
+    let statements = Arc::clone(statements);
+    config.custom_setup = Box::new(move |url| {
+        let statements = Arc::clone(&statements);
+        Box::pin(async move {
+            let mut conn = AsyncPgConnection::establish(url).await?;
+            conn.set_instrumentation(counting(statements));
+            Ok(conn)
+        })
+    });
     let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config);
     Pool::builder(manager)
         .max_size(size)
@@ -248,6 +274,20 @@ fn build_pool(url: &str, size: usize) -> Result<Pool<AsyncPgConnection>, Databas
         .create_timeout(Some(Duration::from_secs(10)))
         .build()
         .map_err(|e| DatabaseError::Connect(e.to_string()))
+}
+
+/// A connection's instrumentation that adds one to `statements` for each statement it
+/// finishes (one round trip each, `BEGIN` and `COMMIT` included): one atomic addition, so the
+/// count costs a request nothing it would notice.
+fn counting(statements: Arc<AtomicU64>) -> impl diesel::connection::Instrumentation {
+    move |event: diesel::connection::InstrumentationEvent<'_>| {
+        if matches!(
+            event,
+            diesel::connection::InstrumentationEvent::FinishQuery { .. }
+        ) {
+            statements.fetch_add(1, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Splits `postgres://.../name?opts` into the URL of the `postgres` maintenance database and

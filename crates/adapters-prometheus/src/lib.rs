@@ -19,6 +19,7 @@
 //! | `idreg_screening_list_age_seconds` | gauge | `list` (since the active version's import) |
 //! | `idreg_screening_list_import_failing` | gauge | `list` (1: the latest import failed) |
 //! | `idreg_store_connections` | gauge | `state` (`max`, `open`, `in_use`, `waiting`) |
+//! | `idreg_store_statements_total` | counter | (statements run on the store's connections, read at scrape) |
 //! | `idreg_store_reachable` | gauge | (1: the scrape's store reads answered) |
 //!
 //! No label carries a tenant id, a subject id, an identifier or a name: the port's methods
@@ -66,6 +67,7 @@ pub struct PrometheusMeter {
     list_age: IntGaugeVec,
     list_failing: IntGaugeVec,
     connections: IntGaugeVec,
+    statements: IntCounter,
     store_reachable: IntGauge,
 }
 
@@ -196,6 +198,11 @@ impl PrometheusMeter {
                 &["state"],
             )
             .expect("valid family"),
+            statements: IntCounter::new(
+                "idreg_store_statements_total",
+                "Statements this process has run on the store's connections (a transaction's BEGIN and COMMIT each count).",
+            )
+            .expect("valid family"),
             store_reachable: IntGauge::new(
                 "idreg_store_reachable",
                 "1 when the store answered this scrape's reads.",
@@ -208,7 +215,7 @@ impl PrometheusMeter {
     }
 
     fn register(&self) {
-        let families: [Box<dyn prometheus::core::Collector>; 18] = [
+        let families: [Box<dyn prometheus::core::Collector>; 19] = [
             Box::new(self.requests.clone()),
             Box::new(self.request_seconds.clone()),
             Box::new(self.upstream_calls.clone()),
@@ -226,6 +233,7 @@ impl PrometheusMeter {
             Box::new(self.list_age.clone()),
             Box::new(self.list_failing.clone()),
             Box::new(self.connections.clone()),
+            Box::new(self.statements.clone()),
             Box::new(self.store_reachable.clone()),
         ];
         for family in families {
@@ -256,6 +264,11 @@ impl PrometheusMeter {
             self.connections
                 .with_label_values(&[state])
                 .set(saturate(value));
+        }
+        // The store counts; the family follows its count (never backwards).
+        let counted = self.statements.get();
+        if pool.statements > counted {
+            self.statements.inc_by(pool.statements - counted);
         }
         let reachable = gauges.backlog.is_some() && gauges.lists.is_some();
         self.store_reachable.set(i64::from(reachable));
@@ -368,6 +381,7 @@ mod tests {
                 open: 2,
                 in_use: 1,
                 waiting: 0,
+                statements: 40,
             },
             backlog: Some(Backlog {
                 due: 3,
@@ -422,10 +436,41 @@ mod tests {
             r#"idreg_screening_list_age_seconds{list="un_sc"} 3600"#,
             r#"idreg_screening_list_import_failing{list="un_sc"} 0"#,
             r#"idreg_store_connections{state="open"} 2"#,
+            "idreg_store_statements_total 40",
             "idreg_store_reachable 1",
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line} in\n{text}");
         }
+    }
+
+    #[test]
+    fn the_statement_counter_follows_the_store_and_never_goes_back() {
+        let meter = PrometheusMeter::new();
+        let at = |statements| Gauges {
+            pool: PoolUse {
+                statements,
+                ..gauges().pool
+            },
+            ..gauges()
+        };
+        let line = |text: String| {
+            text.lines()
+                .find(|l| l.starts_with("idreg_store_statements_total "))
+                .map(str::to_owned)
+        };
+        assert_eq!(
+            line(meter.render(&at(40))).as_deref(),
+            Some("idreg_store_statements_total 40")
+        );
+        assert_eq!(
+            line(meter.render(&at(43))).as_deref(),
+            Some("idreg_store_statements_total 43")
+        );
+        // A count read lower (another store behind the same meter) leaves the counter.
+        assert_eq!(
+            line(meter.render(&at(5))).as_deref(),
+            Some("idreg_store_statements_total 43")
+        );
     }
 
     #[test]

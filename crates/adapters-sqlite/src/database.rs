@@ -69,6 +69,26 @@ struct Inner {
     trail_writer: tokio::sync::Mutex<()>,
     /// The connection the trail is written on (its file alone), idle between turns.
     trail: Mutex<Option<SqliteConnection>>,
+    /// Statements run on the service's connections (the pool's and the trail's), counted
+    /// by each connection's instrumentation ([`Inner::counted`]).
+    statements: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Inner {
+    /// `conn`, made ready, from now on adding one to the store's count for each statement it
+    /// finishes (`BEGIN` and `COMMIT` included): one atomic addition a statement.
+    fn counted(&self, mut conn: SqliteConnection) -> SqliteConnection {
+        use diesel::connection::{Instrumentation, InstrumentationEvent};
+        fn counting(statements: Arc<std::sync::atomic::AtomicU64>) -> impl Instrumentation {
+            move |event: InstrumentationEvent<'_>| {
+                if matches!(event, InstrumentationEvent::FinishQuery { .. }) {
+                    statements.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        }
+        conn.set_instrumentation(counting(Arc::clone(&self.statements)));
+        conn
+    }
 }
 
 impl Database {
@@ -118,6 +138,7 @@ impl Database {
                 audit_queue: Mutex::new(Vec::new()),
                 trail_writer: tokio::sync::Mutex::new(()),
                 trail: Mutex::new(None),
+                statements: Arc::new(std::sync::atomic::AtomicU64::new(0)),
             }),
         })
     }
@@ -193,7 +214,9 @@ impl Database {
                         let idle = inner.trail.lock().unwrap_or_else(|e| e.into_inner()).take();
                         let mut conn = match idle {
                             Some(conn) => conn,
-                            None => connect_trail(&inner.path).map_err(StoreError::Unavailable)?,
+                            None => inner.counted(
+                                connect_trail(&inner.path).map_err(StoreError::Unavailable)?,
+                            ),
                         };
                         let result = conn.immediate_transaction(work);
                         *inner.trail.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn);
@@ -231,6 +254,10 @@ impl Database {
                 .inner
                 .waiting
                 .load(std::sync::atomic::Ordering::Relaxed) as u64,
+            statements: self
+                .inner
+                .statements
+                .load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -265,9 +292,9 @@ impl Database {
             let idle = inner.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let mut conn = match idle {
                 Some(conn) => conn,
-                None => {
-                    connect_with(&inner.path, Trail::ReadOnly).map_err(StoreError::Unavailable)?
-                }
+                None => inner.counted(
+                    connect_with(&inner.path, Trail::ReadOnly).map_err(StoreError::Unavailable)?,
+                ),
             };
             let result = work(&mut conn);
             inner

@@ -128,14 +128,15 @@ async fn serve(mut config: Config, args: cli::ServeArgs) -> anyhow::Result<()> {
         );
     }
     if let (true, Some(sandbox)) = (app.config.sandbox, &app.sandbox) {
-        println!(
-            "{}",
-            serde_json::json!({
-                "idreg": server.base_url(),
-                "sandbox_control": sandbox.control_url(),
-                "sandbox": sandbox.urls_json(),
-            })
-        );
+        let mut started = serde_json::json!({
+            "idreg": server.base_url(),
+            "sandbox_control": sandbox.control_url(),
+            "sandbox": sandbox.urls_json(),
+        });
+        if let Some(metrics) = &metrics {
+            started["metrics"] = metrics.base_url().into();
+        }
+        println!("{started}");
     }
     server.until_shutdown().await
 }

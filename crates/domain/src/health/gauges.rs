@@ -84,6 +84,7 @@ mod tests {
             open: 3,
             in_use: 1,
             waiting: 0,
+            statements: 12,
         });
         store.expect_backlog().returning(move |_| {
             Ok(Backlog {

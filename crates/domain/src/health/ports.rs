@@ -35,6 +35,10 @@ pub struct PoolUse {
     pub in_use: u64,
     /// Requests waiting for a connection.
     pub waiting: u64,
+    /// Statements this process has run on its connections since it started (a
+    /// transaction's `BEGIN` and `COMMIT` each count; opening a connection does not): per
+    /// request, the work a request costs the store.
+    pub statements: u64,
 }
 
 /// Monitoring runs due and not claimed by any replica: the scheduler's backlog.

@@ -333,6 +333,8 @@ fn a_metrics_listener_on_the_consumer_address_is_refused() {
     );
     assert!(idreg::metrics::check_apart("127.0.0.1:8080", Some("127.0.0.1:9464")).is_ok());
     assert!(idreg::metrics::check_apart("127.0.0.1:8080", None).is_ok());
+    // Port 0 is a free port the system picks for each: never the same one.
+    assert!(idreg::metrics::check_apart("127.0.0.1:0", Some("127.0.0.1:0")).is_ok());
 }
 
 /// The store's statement counter, as the scrape shows it.

@@ -121,13 +121,19 @@ pub fn cors_headers() -> actix_web::middleware::DefaultHeaders {
         .add(("Access-Control-Expose-Headers", "WWW-Authenticate"))
 }
 
-/// The answer to a CORS preflight of a route serving `method`.
-pub fn preflight(method: &actix_web::http::Method) -> actix_web::HttpResponse {
+/// The answer to a CORS preflight of a route serving `methods`.
+pub fn preflight(methods: &[actix_web::http::Method]) -> actix_web::HttpResponse {
+    let allowed = methods
+        .iter()
+        .map(actix_web::http::Method::as_str)
+        .chain(["OPTIONS"])
+        .collect::<Vec<_>>()
+        .join(", ");
     actix_web::HttpResponse::NoContent()
         .insert_header(("Access-Control-Allow-Origin", "*"))
-        .insert_header(("Access-Control-Allow-Methods", format!("{method}, OPTIONS")))
+        .insert_header(("Access-Control-Allow-Methods", allowed.clone()))
         .insert_header(("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS))
         .insert_header(("Access-Control-Max-Age", "600"))
-        .insert_header((actix_web::http::header::ALLOW, format!("{method}, OPTIONS")))
+        .insert_header((actix_web::http::header::ALLOW, allowed))
         .finish()
 }

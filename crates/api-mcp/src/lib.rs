@@ -36,7 +36,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             // nothing (the POST itself keeps every transport rule, `Origin` included).
             .route(
                 web::method(actix_web::http::Method::OPTIONS)
-                    .to(|| async { api_core::oauth::preflight(&actix_web::http::Method::POST) }),
+                    .to(|| async { api_core::oauth::preflight(&[actix_web::http::Method::POST]) }),
             )
             .default_service(web::to(transport::method_not_allowed)),
     );

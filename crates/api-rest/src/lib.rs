@@ -21,165 +21,57 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     use api_core::discovery::{
         Protected, AUTHORIZATION_SERVER_PATH, AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH,
     };
-    // Browser-based clients read the metadata and call the token and registration endpoints
-    // from another origin: these answer CORS (no credentials). Nothing else does.
-    cfg.service(cors(TOKEN_PATH, Method::POST, routes::token::issue))
-        .service(cors(
-            &Protected::Api.metadata_path(),
-            Method::GET,
-            routes::discovery::api_resource,
-        ))
-        .service(cors(
-            &Protected::Mcp.metadata_path(),
-            Method::GET,
-            routes::discovery::mcp_resource,
-        ))
-        .service(cors(
-            AUTHORIZATION_SERVER_PATH,
-            Method::GET,
-            routes::discovery::authorization_server,
-        ))
-        .service(serve(AUTHORIZE_PATH, Method::GET, routes::oauth::authorize))
-        .service(cors(REGISTER_PATH, Method::POST, routes::oauth::register))
-        .service(serve(
-            "/v1/subjects/resolve",
-            Method::POST,
-            routes::subjects::resolve,
-        ))
-        .service(serve(
-            "/v1/subjects/{id}",
-            Method::GET,
-            routes::subjects::get,
-        ))
-        .service(serve(
-            "/v1/companies/{orgnr}",
-            Method::GET,
-            routes::companies::profile,
-        ))
-        .service(serve(
-            "/v1/companies/{orgnr}/refresh",
-            Method::POST,
-            routes::companies::refresh,
-        ))
-        .service(serve(
-            "/v1/companies/{orgnr}/beneficial-owners",
-            Method::GET,
-            routes::paid::beneficial_owners,
-        ))
-        .service(serve(
-            "/v1/companies/{orgnr}/officers",
-            Method::GET,
-            routes::paid::officers,
-        ))
-        .service(serve(
-            "/v1/companies/{orgnr}/signatories",
-            Method::GET,
-            routes::paid::signatories,
-        ))
-        .service(serve(
-            "/v1/persons/{ref}",
-            Method::GET,
-            routes::persons::profile,
-        ))
-        .service(serve(
-            "/v1/persons/{ref}/engagements",
-            Method::GET,
-            routes::paid::person_engagements,
-        ))
-        .service(serve("/v1/events", Method::GET, routes::events::list))
-        .service(
-            web::resource("/v1/subscriptions")
-                .route(web::post().to(routes::subscriptions::create))
-                .route(web::get().to(routes::subscriptions::list))
-                .default_service(web::to(|| async {
-                    method_not_allowed(&[Method::GET, Method::POST])
-                })),
-        )
-        .service(serve(
-            "/v1/subscriptions/{id}",
-            Method::GET,
-            routes::subscriptions::get,
-        ))
-        .service(serve(
-            "/v1/subscriptions/{id}/end",
-            Method::POST,
-            routes::subscriptions::end,
-        ))
-        .service(
-            web::resource("/v1/screening/checks")
-                .route(web::post().to(routes::screening::run))
-                .route(web::get().to(routes::screening::list))
-                .default_service(web::to(|| async {
-                    method_not_allowed(&[Method::GET, Method::POST])
-                })),
-        )
-        .service(serve(
-            "/v1/screening/checks/{id}",
-            Method::GET,
-            routes::screening::get,
-        ))
-        .service(serve(
-            "/v1/screening/overrides",
-            Method::GET,
-            routes::screening::overrides,
-        ))
-        .service(serve(
-            "/v1/screening/whitelist",
-            Method::GET,
-            routes::screening::whitelist,
-        ))
-        .service(serve(
-            "/v1/documents/{id}",
-            Method::GET,
-            routes::companies::document,
-        ))
-        .service(serve("/v1/usage", Method::GET, routes::usage::get))
-        .service(
-            web::resource("/v1/webhooks")
-                .route(web::post().to(routes::webhooks::create))
-                .route(web::get().to(routes::webhooks::list))
-                .default_service(web::to(|| async {
-                    method_not_allowed(&[Method::GET, Method::POST])
-                })),
-        )
-        .service(serve(
-            "/v1/webhooks/{id}",
-            Method::GET,
-            routes::webhooks::get,
-        ))
-        .service(serve(
-            "/v1/webhooks/{id}/disable",
-            Method::POST,
-            routes::webhooks::disable,
-        ))
-        .service(serve(
-            "/v1/webhooks/{id}/enable",
-            Method::POST,
-            routes::webhooks::enable,
-        ))
-        .service(serve(
-            "/v1/webhooks/{id}/rotate-secret",
-            Method::POST,
-            routes::webhooks::rotate_secret,
-        ))
-        .service(serve(
-            "/v1/webhooks/{id}/deliveries",
-            Method::GET,
-            routes::webhooks::deliveries,
-        ))
-        .service(serve("/openapi.json", Method::GET, openapi::serve))
-        .service(serve(
-            api_core::problem::ERROR_DOCS_PATH,
-            Method::GET,
-            routes::docs::index,
-        ))
-        .service(serve(
-            &format!("{}/{{code}}", api_core::problem::ERROR_DOCS_PATH),
-            Method::GET,
-            routes::docs::code,
-        ))
-        .service(serve(HEALTHZ_PATH, Method::GET, routes::health::live))
-        .service(serve(READYZ_PATH, Method::GET, routes::health::ready));
+    // The operations, at the path and method of each one's row; a path two operations share
+    // (`GET` and `POST /v1/subscriptions`) is one resource serving both.
+    let mut paths: Vec<(&'static str, Vec<(Method, actix_web::Route)>)> = Vec::new();
+    for (op, route) in routes::operation_routes() {
+        let method = Method::from_bytes(op.method().as_bytes())
+            .expect("an operation's row names an HTTP method");
+        let route = route.method(method.clone());
+        match paths.iter_mut().find(|(p, _)| *p == op.route_template()) {
+            Some((_, routes)) => routes.push((method, route)),
+            None => paths.push((op.route_template(), vec![(method, route)])),
+        }
+    }
+    for (path, routes) in paths {
+        // Browser-based clients call the token endpoint from another origin: it answers
+        // CORS (no credentials), as the metadata and registration endpoints below do.
+        if path == TOKEN_PATH {
+            cfg.service(cors_routes(path, routes));
+        } else {
+            cfg.service(serve_routes(path, routes));
+        }
+    }
+    cfg.service(cors(
+        &Protected::Api.metadata_path(),
+        Method::GET,
+        routes::discovery::api_resource,
+    ))
+    .service(cors(
+        &Protected::Mcp.metadata_path(),
+        Method::GET,
+        routes::discovery::mcp_resource,
+    ))
+    .service(cors(
+        AUTHORIZATION_SERVER_PATH,
+        Method::GET,
+        routes::discovery::authorization_server,
+    ))
+    .service(serve(AUTHORIZE_PATH, Method::GET, routes::oauth::authorize))
+    .service(cors(REGISTER_PATH, Method::POST, routes::oauth::register))
+    .service(serve("/openapi.json", Method::GET, openapi::serve))
+    .service(serve(
+        api_core::problem::ERROR_DOCS_PATH,
+        Method::GET,
+        routes::docs::index,
+    ))
+    .service(serve(
+        &format!("{}/{{code}}", api_core::problem::ERROR_DOCS_PATH),
+        Method::GET,
+        routes::docs::code,
+    ))
+    .service(serve(HEALTHZ_PATH, Method::GET, routes::health::live))
+    .service(serve(READYZ_PATH, Method::GET, routes::health::ready));
 }
 
 /// The liveness probe's path.
@@ -194,13 +86,29 @@ where
     Args: actix_web::FromRequest + 'static,
     F::Output: actix_web::Responder + 'static,
 {
-    let allow = method.clone();
-    web::resource(path)
-        .route(web::method(method).to(handler))
-        .default_service(web::to(move || {
-            let allow = allow.clone();
-            async move { method_not_allowed(&[allow]) }
-        }))
+    serve_routes(
+        path,
+        vec![(method.clone(), web::method(method).to(handler))],
+    )
+}
+
+/// A path served by `routes`, each for its method; every other method is 405 with `Allow`
+/// naming those it serves.
+fn serve_routes(
+    path: &str,
+    routes: Vec<(actix_web::http::Method, actix_web::Route)>,
+) -> actix_web::Resource {
+    let mut allow = Vec::new();
+    let mut resource = web::resource(path);
+    for (method, route) in routes {
+        allow.push(method);
+        resource = resource.route(route);
+    }
+    allow.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+    resource.default_service(web::to(move || {
+        let allow = allow.clone();
+        async move { method_not_allowed(&allow) }
+    }))
 }
 
 /// [`serve`] for a route browser-based OAuth clients call from another origin: its answers
@@ -216,18 +124,33 @@ where
     Args: actix_web::FromRequest + 'static,
     F::Output: actix_web::Responder + 'static,
 {
-    let allow = method.clone();
-    let preflight_allows = method.clone();
-    web::resource(path)
-        .wrap(api_core::oauth::cors_headers())
-        .route(web::method(method).to(handler))
+    cors_routes(
+        path,
+        vec![(method.clone(), web::method(method).to(handler))],
+    )
+}
+
+/// [`serve_routes`] for browser-based OAuth clients on another origin (see [`cors`]).
+fn cors_routes(
+    path: &str,
+    routes: Vec<(actix_web::http::Method, actix_web::Route)>,
+) -> impl actix_web::dev::HttpServiceFactory {
+    let mut allow = Vec::new();
+    let mut resource = web::resource(path).wrap(api_core::oauth::cors_headers());
+    for (method, route) in routes {
+        allow.push(method);
+        resource = resource.route(route);
+    }
+    allow.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+    let preflight_allows = allow.clone();
+    resource
         .route(web::method(actix_web::http::Method::OPTIONS).to(move || {
             let allows = preflight_allows.clone();
             async move { api_core::oauth::preflight(&allows) }
         }))
         .default_service(web::to(move || {
             let allow = allow.clone();
-            async move { method_not_allowed(&[allow]) }
+            async move { method_not_allowed(&allow) }
         }))
 }
 

@@ -46,36 +46,9 @@ pub const CLIENT_BASIC: &str = "client_basic";
 
 #[derive(OpenApi)]
 #[openapi(
+    // The operations' paths come from `crate::routes::OperationPaths` (merged in
+    // [`document`]); these are the routes that are no operation.
     paths(
-        crate::routes::token::issue,
-        crate::routes::subjects::resolve,
-        crate::routes::subjects::get,
-        crate::routes::companies::profile,
-        crate::routes::companies::document,
-        crate::routes::companies::refresh,
-        crate::routes::paid::beneficial_owners,
-        crate::routes::paid::officers,
-        crate::routes::paid::signatories,
-        crate::routes::paid::person_engagements,
-        crate::routes::persons::profile,
-        crate::routes::events::list,
-        crate::routes::subscriptions::create,
-        crate::routes::subscriptions::list,
-        crate::routes::subscriptions::get,
-        crate::routes::subscriptions::end,
-        crate::routes::screening::run,
-        crate::routes::screening::list,
-        crate::routes::screening::get,
-        crate::routes::screening::overrides,
-        crate::routes::screening::whitelist,
-        crate::routes::usage::get,
-        crate::routes::webhooks::create,
-        crate::routes::webhooks::list,
-        crate::routes::webhooks::get,
-        crate::routes::webhooks::disable,
-        crate::routes::webhooks::enable,
-        crate::routes::webhooks::rotate_secret,
-        crate::routes::webhooks::deliveries,
         crate::routes::discovery::api_resource,
         crate::routes::discovery::mcp_resource,
         crate::routes::discovery::authorization_server,
@@ -109,7 +82,9 @@ struct ApiDoc;
 /// evidence-source enum of `sources` (the declared sources of the countries built in, then the
 /// service's own: `domain::countries::registry::evidence_sources`).
 pub fn document(version: &str, sources: &[EvidenceSource]) -> Value {
-    let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serialises");
+    let mut api = ApiDoc::openapi();
+    api.merge(crate::routes::OperationPaths::openapi());
+    let mut doc = serde_json::to_value(api).expect("the OpenAPI document serialises");
     doc["info"] = json!({
         "title": "idreg",
         "version": version,

@@ -32,177 +32,324 @@ impl Surface {
     }
 }
 
-/// One operation of the interface. The route template is what audit rows record (never the
-/// identifiers a request carried).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Operation {
-    IssueToken,
-    ResolveSubject,
-    GetSubject,
-    GetCompany,
-    GetDocument,
+/// What the interface says of one operation, written once in the table below: the one
+/// source its method, route, scopes, status, idempotency, limits and errors are read from
+/// (the REST routes and the OpenAPI document, the MCP tool list, the gate and the use cases,
+/// the audit rows).
+struct Row {
+    method: &'static str,
+    /// The REST route template, what audit rows record (never the identifiers a request
+    /// carried).
+    route: &'static str,
+    /// The scopes that open it ([`Operation::scopes`]).
+    scopes: &'static [Scope],
+    /// The status of a successful answer.
+    status: u16,
+    /// Whether its route takes an `Idempotency-Key` ([`Operation::takes_idempotency_key`]).
+    idempotency_key: bool,
+    /// The daily limits it may spend ([`Operation::metered_by`]).
+    metered_by: &'static [Limit],
+    /// Whether the identifier or the route names a country, which the grant must hold and
+    /// the tenant have provisioned.
+    names_country: bool,
+    /// What its own work fails with, beside what every operation of its kind answers
+    /// ([`Operation::errors`]).
+    own_errors: &'static [ErrorCode],
+}
+
+/// The operations: the enum, [`Operation::ALL`] and each one's [`Row`], from one table.
+macro_rules! operations {
+    ($($(#[$doc:meta])* $op:ident => $row:expr,)*) => {
+        /// One operation of the interface.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum Operation {
+            $($(#[$doc])* $op,)*
+        }
+
+        impl Operation {
+            /// Every operation, in the table's order.
+            pub const ALL: [Operation; [$(Operation::$op,)*].len()] = [$(Operation::$op,)*];
+
+            const fn row(self) -> &'static Row {
+                match self {
+                    $(Operation::$op => {
+                        const ROW: Row = $row;
+                        &ROW
+                    })*
+                }
+            }
+        }
+    };
+}
+
+use ErrorCode::*;
+use Limit::*;
+use Scope::*;
+
+/// A row of the table: most operations need no key, spend no limit and answer 200.
+const fn row(method: &'static str, route: &'static str, scopes: &'static [Scope]) -> Row {
+    Row {
+        method,
+        route,
+        scopes,
+        status: 200,
+        idempotency_key: false,
+        metered_by: &[],
+        names_country: false,
+        own_errors: &[],
+    }
+}
+
+/// The scopes that open the subscription reads: the monitoring scopes whole, `kyb:read` and
+/// `kyc:read` for their own kind (the use case filters, [`Operation::opens_in_part`]).
+const SUBSCRIPTION_READERS: &[Scope] = &[MonitoringRead, MonitoringSubscribe, KybRead, KycRead];
+/// `screening:run` also opens the screening reads.
+const SCREENING_READERS: &[Scope] = &[ScreeningRead, ScreeningRun];
+/// The policy's own scope reads what the policy is made of too.
+const SCREENING_POLICY_READERS: &[Scope] = &[ScreeningRead, ScreeningRun, ScreeningPolicy];
+/// The paid tier: metered against the daily budget; a disabled tier answers
+/// `country_not_supported` (the resource is not served by this deployment).
+const PAID_ERRORS: &[ErrorCode] = &[
+    InvalidIdentifier,
+    NotFound,
+    BudgetExceeded,
+    CountryNotSupported,
+    UpstreamUnavailable,
+];
+
+operations! {
+    // Open to every admitted caller: the token endpoint authenticates by credentials.
+    IssueToken => Row {
+        own_errors: &[BadRequest, InvalidTarget, InvalidScope, InvalidClient],
+        ..row("POST", "/oauth/token", &[])
+    },
+    ResolveSubject => Row {
+        idempotency_key: true,
+        names_country: true,
+        own_errors: &[BadRequest, InvalidIdentifier, RefConflict],
+        ..row("POST", "/v1/subjects/resolve", &[KybRead, KycRead])
+    },
+    GetSubject => Row {
+        own_errors: &[NotFound],
+        ..row("GET", "/v1/subjects/{id}", &[KybRead])
+    },
+    GetCompany => Row {
+        names_country: true,
+        own_errors: &[InvalidIdentifier, NotFound, CountryNotSupported, UpstreamUnavailable],
+        ..row("GET", "/v1/companies/{orgnr}", &[KybRead])
+    },
+    GetDocument => Row {
+        names_country: true,
+        own_errors: &[NotFound, CountryNotSupported, UpstreamUnavailable],
+        ..row("GET", "/v1/documents/{id}", &[KybRead])
+    },
     /// The paid tier: `GET /v1/companies/{orgnr}/beneficial-owners`.
-    GetBeneficialOwners,
+    GetBeneficialOwners => Row {
+        metered_by: &[PaidCalls],
+        names_country: true,
+        own_errors: PAID_ERRORS,
+        ..row("GET", "/v1/companies/{orgnr}/beneficial-owners", &[KybRead])
+    },
     /// The paid tier: `GET /v1/companies/{orgnr}/officers`.
-    GetOfficers,
+    GetOfficers => Row {
+        metered_by: &[PaidCalls],
+        names_country: true,
+        own_errors: PAID_ERRORS,
+        ..row("GET", "/v1/companies/{orgnr}/officers", &[KybRead])
+    },
     /// The paid tier: `GET /v1/companies/{orgnr}/signatories` (the officers object).
-    GetSignatories,
-    /// The paid tier: `GET /v1/persons/{ref}/engagements`.
-    GetPersonEngagements,
+    GetSignatories => Row {
+        metered_by: &[PaidCalls],
+        names_country: true,
+        own_errors: PAID_ERRORS,
+        ..row("GET", "/v1/companies/{orgnr}/signatories", &[KybRead])
+    },
+    /// The paid tier: `GET /v1/persons/{ref}/engagements`. A ref is an opaque id: one
+    /// outside the grant's countries is 404, like any read by id.
+    GetPersonEngagements => Row {
+        metered_by: &[PaidCalls],
+        own_errors: PAID_ERRORS,
+        ..row("GET", "/v1/persons/{ref}/engagements", &[KybRead])
+    },
     /// The population register: `GET /v1/persons/{ref}` (permit-gated, metered against the
-    /// person-lookup ceiling, never stale).
-    GetPerson,
+    /// person-lookup ceiling, never stale). `kyc:read` is necessary, never sufficient: the
+    /// tenant's permit gates it too; never served stale, so a register that cannot answer
+    /// is 503 whatever is cached.
+    GetPerson => Row {
+        metered_by: &[PersonLookups],
+        own_errors: &[
+            InvalidIdentifier,
+            NotFound,
+            PersonregPermitRequired,
+            PersonregPermitSuspended,
+            BudgetExceeded,
+            CountryNotSupported,
+            UpstreamUnavailable,
+        ],
+        ..row("GET", "/v1/persons/{ref}", &[KycRead])
+    },
     /// `GET /v1/events`: a page of the tenant's event log.
-    ListEvents,
-    /// `POST /v1/companies/{orgnr}/refresh`: a forced, metered re-fetch (`kyb:refresh` only).
-    RefreshCompany,
+    ListEvents => Row {
+        own_errors: &[BadRequest, InvalidCursor],
+        ..row("GET", "/v1/events", &[EventsRead])
+    },
+    /// `POST /v1/companies/{orgnr}/refresh`: a forced, metered re-fetch (`kyb:refresh` only;
+    /// `kyb:read` no longer opens it, 1.6.0). A spent budget is 429, never a cached answer.
+    RefreshCompany => Row {
+        idempotency_key: true,
+        metered_by: &[PaidCalls],
+        names_country: true,
+        own_errors: &[
+            InvalidIdentifier,
+            NotFound,
+            BudgetExceeded,
+            CountryNotSupported,
+            UpstreamUnavailable,
+        ],
+        ..row("POST", "/v1/companies/{orgnr}/refresh", &[KybRefresh])
+    },
     /// `POST /v1/subscriptions` (answers 201).
-    CreateSubscription,
+    CreateSubscription => Row {
+        status: 201,
+        idempotency_key: true,
+        own_errors: &[
+            BadRequest,
+            LegalBasisInvalid,
+            NotFound,
+            PersonregPermitRequired,
+            PersonregPermitSuspended,
+            SubscriptionExists,
+            CountryNotSupported,
+        ],
+        ..row("POST", "/v1/subscriptions", &[MonitoringSubscribe])
+    },
     /// `GET /v1/subscriptions`.
-    ListSubscriptions,
+    ListSubscriptions => Row {
+        own_errors: &[BadRequest],
+        ..row("GET", "/v1/subscriptions", SUBSCRIPTION_READERS)
+    },
     /// `GET /v1/subscriptions/{id}`.
-    GetSubscription,
+    GetSubscription => Row {
+        own_errors: &[NotFound],
+        ..row("GET", "/v1/subscriptions/{id}", SUBSCRIPTION_READERS)
+    },
     /// `POST /v1/subscriptions/{id}/end`.
-    EndSubscription,
-    /// `POST /v1/screening/checks` (answers 201).
-    RunScreeningCheck,
+    EndSubscription => Row {
+        idempotency_key: true,
+        own_errors: &[NotFound, SubscriptionEnded],
+        ..row("POST", "/v1/subscriptions/{id}/end", &[MonitoringSubscribe])
+    },
+    /// `POST /v1/screening/checks` (answers 201). `kyc:read` is needed besides when the
+    /// subject is a person (the use case checks). Its errors: the body (400s, before anything
+    /// is read or stored), the orgnr's country (403), a person subject's scope and permit
+    /// (403) and ceiling (429), the subject (404; 501 when identified only where no register
+    /// is served), the register (503), then the policy and the lists (503
+    /// `screening_unavailable`).
+    RunScreeningCheck => Row {
+        status: 201,
+        idempotency_key: true,
+        metered_by: &[PersonLookups],
+        own_errors: &[
+            BadRequest,
+            InvalidIdentifier,
+            NameIsIdentifier,
+            CountryNotGranted,
+            CountryNotProvisioned,
+            NotFound,
+            PersonregPermitRequired,
+            PersonregPermitSuspended,
+            BudgetExceeded,
+            CountryNotSupported,
+            UpstreamUnavailable,
+            ScreeningUnavailable,
+        ],
+        ..row("POST", "/v1/screening/checks", &[ScreeningRun])
+    },
     /// `GET /v1/screening/checks`.
-    ListScreeningChecks,
+    ListScreeningChecks => Row {
+        own_errors: &[BadRequest],
+        ..row("GET", "/v1/screening/checks", SCREENING_READERS)
+    },
     /// `GET /v1/screening/checks/{id}`.
-    GetScreeningCheck,
+    GetScreeningCheck => Row {
+        own_errors: &[NotFound],
+        ..row("GET", "/v1/screening/checks/{id}", SCREENING_READERS)
+    },
     /// `GET /v1/screening/overrides`: the tenant's policy override versions.
-    ListScreeningOverrides,
+    ListScreeningOverrides => row("GET", "/v1/screening/overrides", SCREENING_POLICY_READERS),
     /// `GET /v1/screening/whitelist`: the tenant's whitelist entries.
-    ListScreeningWhitelist,
-    /// `GET /v1/usage`: the tenant's standing against its daily limits (free, any scope).
-    GetUsage,
-    /// `POST /v1/webhooks` (answers 201, the secret shown once).
-    CreateWebhookEndpoint,
+    ListScreeningWhitelist => row("GET", "/v1/screening/whitelist", SCREENING_POLICY_READERS),
+    /// `GET /v1/usage`: the tenant's standing against its daily limits (free, any scope: a
+    /// tenant's own limits name no subject).
+    GetUsage => row("GET", "/v1/usage", &[]),
+    /// `POST /v1/webhooks` (answers 201, the secret shown once). A webhook pushes the log
+    /// its grant reads anyway: the same scope opens the webhook routes.
+    CreateWebhookEndpoint => Row {
+        status: 201,
+        idempotency_key: true,
+        own_errors: &[BadRequest, WebhookLimitReached],
+        ..row("POST", "/v1/webhooks", &[EventsRead])
+    },
     /// `GET /v1/webhooks`: the grant's endpoints.
-    ListWebhookEndpoints,
+    ListWebhookEndpoints => row("GET", "/v1/webhooks", &[EventsRead]),
     /// `GET /v1/webhooks/{id}`.
-    GetWebhookEndpoint,
+    GetWebhookEndpoint => Row {
+        own_errors: &[NotFound],
+        ..row("GET", "/v1/webhooks/{id}", &[EventsRead])
+    },
     /// `POST /v1/webhooks/{id}/disable`.
-    DisableWebhookEndpoint,
+    DisableWebhookEndpoint => Row {
+        idempotency_key: true,
+        own_errors: &[NotFound],
+        ..row("POST", "/v1/webhooks/{id}/disable", &[EventsRead])
+    },
     /// `POST /v1/webhooks/{id}/enable`: resumes at the endpoint's cursor.
-    EnableWebhookEndpoint,
+    EnableWebhookEndpoint => Row {
+        idempotency_key: true,
+        own_errors: &[NotFound],
+        ..row("POST", "/v1/webhooks/{id}/enable", &[EventsRead])
+    },
     /// `POST /v1/webhooks/{id}/rotate-secret` (the new secret shown once).
-    RotateWebhookSecret,
+    RotateWebhookSecret => Row {
+        idempotency_key: true,
+        own_errors: &[NotFound],
+        ..row("POST", "/v1/webhooks/{id}/rotate-secret", &[EventsRead])
+    },
     /// `GET /v1/webhooks/{id}/deliveries`: the endpoint's delivery log.
-    ListWebhookDeliveries,
-    /// A `POST /mcp` message other than `tools/call` (`initialize`, `tools/list`, `ping`, ...).
-    McpRequest,
+    ListWebhookDeliveries => Row {
+        own_errors: &[BadRequest, InvalidCursor, NotFound],
+        ..row("GET", "/v1/webhooks/{id}/deliveries", &[EventsRead])
+    },
+    /// A `POST /mcp` message other than `tools/call` (`initialize`, `tools/list`, `ping`,
+    /// ...). Its errors are described by the tool list, whose tools answer their routes'.
+    McpRequest => row("POST", "/mcp", &[]),
     /// A call of `POST /mcp` `tools/call`; the tool's own route invocations are audited too.
-    McpToolCall,
-    /// Scheduled monitoring's reading of a subscription's subject: no route, no consumer;
-    /// its name files the upstream calls it makes.
-    MonitoringRun,
+    McpToolCall => row("POST", "/mcp", &[]),
+    /// Scheduled monitoring's reading of a subscription's subject: no route, no consumer (the
+    /// scheduler's own principal runs it); its name files the upstream calls it makes. Last
+    /// in the table: every operation before it is reached by a route.
+    MonitoringRun => row("RUN", "scheduler:monitoring", &[]),
 }
 
 impl Operation {
-    /// Every operation a request reaches by a route (all but scheduled monitoring's run).
-    pub const ROUTED: [Operation; 31] = [
-        Operation::IssueToken,
-        Operation::ResolveSubject,
-        Operation::GetSubject,
-        Operation::GetCompany,
-        Operation::GetDocument,
-        Operation::GetBeneficialOwners,
-        Operation::GetOfficers,
-        Operation::GetSignatories,
-        Operation::GetPersonEngagements,
-        Operation::GetPerson,
-        Operation::ListEvents,
-        Operation::RefreshCompany,
-        Operation::CreateSubscription,
-        Operation::ListSubscriptions,
-        Operation::GetSubscription,
-        Operation::EndSubscription,
-        Operation::RunScreeningCheck,
-        Operation::ListScreeningChecks,
-        Operation::GetScreeningCheck,
-        Operation::ListScreeningOverrides,
-        Operation::ListScreeningWhitelist,
-        Operation::GetUsage,
-        Operation::CreateWebhookEndpoint,
-        Operation::ListWebhookEndpoints,
-        Operation::GetWebhookEndpoint,
-        Operation::DisableWebhookEndpoint,
-        Operation::EnableWebhookEndpoint,
-        Operation::RotateWebhookSecret,
-        Operation::ListWebhookDeliveries,
-        Operation::McpRequest,
-        Operation::McpToolCall,
-    ];
+    /// Every operation a request reaches by a route (all but scheduled monitoring's run, the
+    /// table's last).
+    pub const ROUTED: [Operation; Operation::ALL.len() - 1] = {
+        let mut routed = [Operation::IssueToken; Operation::ALL.len() - 1];
+        let mut i = 0;
+        while i < routed.len() {
+            routed[i] = Operation::ALL[i];
+            i += 1;
+        }
+        routed
+    };
 
     pub fn method(self) -> &'static str {
-        match self {
-            Operation::IssueToken
-            | Operation::ResolveSubject
-            | Operation::CreateSubscription
-            | Operation::EndSubscription
-            | Operation::RefreshCompany
-            | Operation::RunScreeningCheck
-            | Operation::CreateWebhookEndpoint
-            | Operation::DisableWebhookEndpoint
-            | Operation::EnableWebhookEndpoint
-            | Operation::RotateWebhookSecret
-            | Operation::McpRequest
-            | Operation::McpToolCall => "POST",
-            Operation::MonitoringRun => "RUN",
-            Operation::GetSubject
-            | Operation::GetCompany
-            | Operation::GetDocument
-            | Operation::GetBeneficialOwners
-            | Operation::GetOfficers
-            | Operation::GetSignatories
-            | Operation::GetPersonEngagements
-            | Operation::GetPerson
-            | Operation::ListEvents
-            | Operation::ListSubscriptions
-            | Operation::GetSubscription
-            | Operation::ListScreeningChecks
-            | Operation::GetScreeningCheck
-            | Operation::ListScreeningOverrides
-            | Operation::ListScreeningWhitelist
-            | Operation::ListWebhookEndpoints
-            | Operation::GetWebhookEndpoint
-            | Operation::ListWebhookDeliveries
-            | Operation::GetUsage => "GET",
-        }
+        self.row().method
     }
 
     pub fn route_template(self) -> &'static str {
-        match self {
-            Operation::IssueToken => "/oauth/token",
-            Operation::ResolveSubject => "/v1/subjects/resolve",
-            Operation::GetSubject => "/v1/subjects/{id}",
-            Operation::GetCompany => "/v1/companies/{orgnr}",
-            Operation::GetDocument => "/v1/documents/{id}",
-            Operation::GetBeneficialOwners => "/v1/companies/{orgnr}/beneficial-owners",
-            Operation::GetOfficers => "/v1/companies/{orgnr}/officers",
-            Operation::GetSignatories => "/v1/companies/{orgnr}/signatories",
-            Operation::GetPersonEngagements => "/v1/persons/{ref}/engagements",
-            Operation::GetPerson => "/v1/persons/{ref}",
-            Operation::ListEvents => "/v1/events",
-            Operation::RefreshCompany => "/v1/companies/{orgnr}/refresh",
-            Operation::CreateSubscription | Operation::ListSubscriptions => "/v1/subscriptions",
-            Operation::GetSubscription => "/v1/subscriptions/{id}",
-            Operation::EndSubscription => "/v1/subscriptions/{id}/end",
-            Operation::RunScreeningCheck | Operation::ListScreeningChecks => "/v1/screening/checks",
-            Operation::GetScreeningCheck => "/v1/screening/checks/{id}",
-            Operation::ListScreeningOverrides => "/v1/screening/overrides",
-            Operation::ListScreeningWhitelist => "/v1/screening/whitelist",
-            Operation::GetUsage => "/v1/usage",
-            Operation::CreateWebhookEndpoint | Operation::ListWebhookEndpoints => "/v1/webhooks",
-            Operation::GetWebhookEndpoint => "/v1/webhooks/{id}",
-            Operation::DisableWebhookEndpoint => "/v1/webhooks/{id}/disable",
-            Operation::EnableWebhookEndpoint => "/v1/webhooks/{id}/enable",
-            Operation::RotateWebhookSecret => "/v1/webhooks/{id}/rotate-secret",
-            Operation::ListWebhookDeliveries => "/v1/webhooks/{id}/deliveries",
-            Operation::McpRequest | Operation::McpToolCall => "/mcp",
-            Operation::MonitoringRun => "scheduler:monitoring",
-        }
+        self.row().route
     }
 
     /// The audit action name: `mcp.tool_call` for tool calls, else `METHOD template`.
@@ -218,58 +365,7 @@ impl Operation {
     /// among them) as the operation's security, and the MCP tool list is derived from them
     /// ([`Operation::listed_for`]), so none of the three can drift from the others.
     pub fn scopes(self) -> &'static [Scope] {
-        match self {
-            Operation::ResolveSubject => &[Scope::KybRead, Scope::KycRead],
-            Operation::GetSubject
-            | Operation::GetCompany
-            | Operation::GetDocument
-            | Operation::GetBeneficialOwners
-            | Operation::GetOfficers
-            | Operation::GetSignatories
-            | Operation::GetPersonEngagements => &[Scope::KybRead],
-            // Necessary, never sufficient: the tenant's permit gates it too.
-            Operation::GetPerson => &[Scope::KycRead],
-            // A webhook pushes the log its grant reads anyway: the same scope opens it.
-            Operation::ListEvents
-            | Operation::CreateWebhookEndpoint
-            | Operation::ListWebhookEndpoints
-            | Operation::GetWebhookEndpoint
-            | Operation::DisableWebhookEndpoint
-            | Operation::EnableWebhookEndpoint
-            | Operation::RotateWebhookSecret
-            | Operation::ListWebhookDeliveries => &[Scope::EventsRead],
-            // `kyb:read` no longer opens it (1.6.0).
-            Operation::RefreshCompany => &[Scope::KybRefresh],
-            Operation::CreateSubscription | Operation::EndSubscription => {
-                &[Scope::MonitoringSubscribe]
-            }
-            // The last two see only their kind (the use case filters).
-            Operation::ListSubscriptions | Operation::GetSubscription => &[
-                Scope::MonitoringRead,
-                Scope::MonitoringSubscribe,
-                Scope::KybRead,
-                Scope::KycRead,
-            ],
-            // `kyc:read` is needed besides when the subject is a person (the use case checks).
-            Operation::RunScreeningCheck => &[Scope::ScreeningRun],
-            // `screening:run` also opens the screening reads.
-            Operation::ListScreeningChecks | Operation::GetScreeningCheck => {
-                &[Scope::ScreeningRead, Scope::ScreeningRun]
-            }
-            Operation::ListScreeningOverrides | Operation::ListScreeningWhitelist => &[
-                Scope::ScreeningRead,
-                Scope::ScreeningRun,
-                Scope::ScreeningPolicy,
-            ],
-            // Open to every admitted caller (the token endpoint authenticates by credentials;
-            // a tenant's own limits name no subject).
-            Operation::IssueToken
-            | Operation::McpRequest
-            | Operation::McpToolCall
-            | Operation::GetUsage => &[],
-            // Not a consumer's operation: the scheduler's own principal runs it.
-            Operation::MonitoringRun => &[],
-        }
+        self.row().scopes
     }
 
     /// Whether `scope`, one of [`Operation::scopes`], opens the operation only in part:
@@ -306,30 +402,14 @@ impl Operation {
 
     /// The status of a successful answer.
     pub fn success_status(self) -> u16 {
-        match self {
-            Operation::CreateSubscription
-            | Operation::RunScreeningCheck
-            | Operation::CreateWebhookEndpoint => 201,
-            _ => 200,
-        }
+        self.row().status
     }
 
     /// Whether the operation's route takes an `Idempotency-Key`: every consumer write (the
     /// POST routes of `/v1`; not the token endpoint, which writes nothing a retry could
     /// repeat, and not `/mcp`, whose tool calls are no HTTP request of their own).
     pub fn takes_idempotency_key(self) -> bool {
-        matches!(
-            self,
-            Operation::ResolveSubject
-                | Operation::CreateSubscription
-                | Operation::EndSubscription
-                | Operation::RefreshCompany
-                | Operation::RunScreeningCheck
-                | Operation::CreateWebhookEndpoint
-                | Operation::DisableWebhookEndpoint
-                | Operation::EnableWebhookEndpoint
-                | Operation::RotateWebhookSecret
-        )
+        self.row().idempotency_key
     }
 
     /// The daily limits the operation may spend (Limits 1-3 of the interface): the paid tier
@@ -337,15 +417,7 @@ impl Operation {
     /// subject, which reads the person first) spends a person lookup. Its answers state the
     /// caller's standing against exactly these.
     pub fn metered_by(self) -> &'static [Limit] {
-        match self {
-            Operation::GetBeneficialOwners
-            | Operation::GetOfficers
-            | Operation::GetSignatories
-            | Operation::GetPersonEngagements
-            | Operation::RefreshCompany => &[Limit::PaidCalls],
-            Operation::GetPerson | Operation::RunScreeningCheck => &[Limit::PersonLookups],
-            _ => &[],
-        }
+        self.row().metered_by
     }
 
     /// Every error code the operation may answer, in the code table's order: what the guard
@@ -353,7 +425,6 @@ impl Operation {
     /// what its own work fails with. The interface documents (`contract/openapi.json`) list
     /// exactly these, so a rule added to a use case shows in the contract once it is here.
     pub fn errors(self) -> Vec<ErrorCode> {
-        use ErrorCode::*;
         // Every operation reads or writes the service's storage (at least the guard and the
         // audit trail): while it cannot be reached, the answer is 503 `upstream_unavailable`
         // with `Retry-After`.
@@ -365,16 +436,7 @@ impl Operation {
         if !self.scopes().is_empty() {
             codes.push(Forbidden);
         }
-        if matches!(
-            self,
-            Operation::ResolveSubject
-                | Operation::GetCompany
-                | Operation::GetDocument
-                | Operation::GetBeneficialOwners
-                | Operation::GetOfficers
-                | Operation::GetSignatories
-                | Operation::RefreshCompany
-        ) {
+        if self.row().names_country {
             // The identifier or the route names a country.
             codes.extend([CountryNotGranted, CountryNotProvisioned]);
         }
@@ -383,102 +445,7 @@ impl Operation {
             // request is still running (409).
             codes.extend([BadRequest, IdempotencyKeyReused, IdempotencyKeyInUse]);
         }
-        codes.extend_from_slice(match self {
-            Operation::IssueToken => &[BadRequest, InvalidTarget, InvalidScope, InvalidClient],
-            Operation::ResolveSubject => &[BadRequest, InvalidIdentifier, RefConflict],
-            Operation::GetSubject => &[NotFound],
-            Operation::GetCompany => &[
-                InvalidIdentifier,
-                NotFound,
-                CountryNotSupported,
-                UpstreamUnavailable,
-            ],
-            Operation::GetDocument => &[NotFound, CountryNotSupported, UpstreamUnavailable],
-            // The paid tier: metered against the daily budget; a disabled tier answers
-            // `country_not_supported` (the resource is not served by this deployment).
-            Operation::GetBeneficialOwners | Operation::GetOfficers | Operation::GetSignatories => {
-                &[
-                    InvalidIdentifier,
-                    NotFound,
-                    BudgetExceeded,
-                    CountryNotSupported,
-                    UpstreamUnavailable,
-                ]
-            }
-            // A ref is an opaque id: one outside the grant's countries is 404, like any read
-            // by id.
-            Operation::GetPersonEngagements => &[
-                InvalidIdentifier,
-                NotFound,
-                BudgetExceeded,
-                CountryNotSupported,
-                UpstreamUnavailable,
-            ],
-            // The permit gate, then the person-lookup ceiling; never served stale, so a
-            // register that cannot answer is 503 whatever is cached.
-            Operation::GetPerson => &[
-                InvalidIdentifier,
-                NotFound,
-                PersonregPermitRequired,
-                PersonregPermitSuspended,
-                BudgetExceeded,
-                CountryNotSupported,
-                UpstreamUnavailable,
-            ],
-            Operation::ListEvents => &[BadRequest, InvalidCursor],
-            // Always a metered re-fetch: a spent budget is 429 (never a cached answer).
-            Operation::RefreshCompany => &[
-                InvalidIdentifier,
-                NotFound,
-                BudgetExceeded,
-                CountryNotSupported,
-                UpstreamUnavailable,
-            ],
-            Operation::CreateSubscription => &[
-                BadRequest,
-                LegalBasisInvalid,
-                NotFound,
-                PersonregPermitRequired,
-                PersonregPermitSuspended,
-                SubscriptionExists,
-                CountryNotSupported,
-            ],
-            Operation::ListSubscriptions => &[BadRequest],
-            Operation::GetSubscription => &[NotFound],
-            Operation::EndSubscription => &[NotFound, SubscriptionEnded],
-            // The body (400s, before anything is read or stored), the orgnr's country (403),
-            // a person subject's scope and permit (403) and ceiling (429), the subject (404;
-            // 501 when identified only where no register is served), the register (503),
-            // then the policy and the lists (503 `screening_unavailable`).
-            Operation::RunScreeningCheck => &[
-                BadRequest,
-                InvalidIdentifier,
-                NameIsIdentifier,
-                CountryNotGranted,
-                CountryNotProvisioned,
-                NotFound,
-                PersonregPermitRequired,
-                PersonregPermitSuspended,
-                BudgetExceeded,
-                CountryNotSupported,
-                UpstreamUnavailable,
-                ScreeningUnavailable,
-            ],
-            Operation::ListScreeningChecks => &[BadRequest],
-            Operation::GetScreeningCheck => &[NotFound],
-            Operation::ListScreeningOverrides | Operation::ListScreeningWhitelist => &[],
-            Operation::GetUsage => &[],
-            Operation::CreateWebhookEndpoint => &[BadRequest, WebhookLimitReached],
-            Operation::ListWebhookEndpoints => &[],
-            Operation::GetWebhookEndpoint
-            | Operation::DisableWebhookEndpoint
-            | Operation::EnableWebhookEndpoint
-            | Operation::RotateWebhookSecret => &[NotFound],
-            Operation::ListWebhookDeliveries => &[BadRequest, InvalidCursor, NotFound],
-            // Described by the tool list, whose tools answer their routes' errors.
-            Operation::McpRequest | Operation::McpToolCall => &[],
-            Operation::MonitoringRun => &[],
-        });
+        codes.extend_from_slice(self.row().own_errors);
         codes.sort_unstable();
         codes.dedup();
         codes

@@ -16,7 +16,9 @@ pub const METRICS_PATH: &str = "/metrics";
 /// Refuses a metrics listener on the consumer listener's address: the scrape is an operator's,
 /// and the consumer origin must not serve it.
 pub fn check_apart(listen: &str, metrics_listen: Option<&str>) -> anyhow::Result<()> {
-    if metrics_listen.is_some_and(|m| m.trim() == listen.trim()) {
+    // Port 0 asks the system for a free port: two such listeners never share one.
+    let any_port = listen.trim().ends_with(":0");
+    if !any_port && metrics_listen.is_some_and(|m| m.trim() == listen.trim()) {
         anyhow::bail!(
             "the metrics listener ({listen}) must not be the consumer listener: give \
              --metrics-listen an address of its own"

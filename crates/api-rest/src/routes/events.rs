@@ -22,7 +22,7 @@ fn events_request(query: &str) -> Result<EventsRequest, Failure> {
     get,
     summary = "A page of the tenant's event log.",
     description = "Events in `seq` order after `cursor`, bounded by the credential's countries and the `types` filter. `cursor` is `0` (the default) or the exact decimal spelling of a `next_cursor` returned earlier; anything else (`01`, `+1`, `1.0`, negative, past 2^63-1) is 400 `invalid_cursor` with `recovery: \"restart from cursor 0\"`. A well-formed cursor beyond the newest visible event answers 200 with an empty page and the same cursor back. `limit`: 1 to 1000, default 100. `types`: event type names separated by commas (`subscription.*` for that family). A page looks at most 5000 events past the cursor, so a filtered or country-bounded page can come back short while `next_cursor` advances; ask again with it. Cursors never expire and hold across purges and across the tenant's grants.",
-    path = "/v1/events",
+    path = Operation::ListEvents.route_template(),
     operation_id = "list_events",
     tag = "events",
     params(

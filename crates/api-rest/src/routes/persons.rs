@@ -14,7 +14,7 @@ use domain::operation::Operation;
     get,
     summary = "A person's profile from the population register.",
     description = "`{ref}` is an `identifier_ref` of a person subject of this tenant (from a resolve, `lookup_person`, or an officer's or owner's `personal_number_ref`); the personal number itself is never sent or returned. Order of checks: the scope `kyc:read` and a well-formed ref (400 `invalid_identifier`); the tenant's person-register permit (403 `personreg_permit_required` when none is in force, `personreg_permit_suspended` when suspended; nothing stored is read and the register is not asked); the ref (404 when unknown, a company's, or outside the credential's countries; 501 `country_not_supported` for a Lithuanian person); the tenant's cache within the revalidation window; the daily person-lookup ceiling, counted before the register is asked (429 `budget_exceeded`); the register (404 when it holds no such person). The profile is never served stale: `stale` is always false, and when the register cannot answer past the revalidation window the answer is 503 `upstream_unavailable`. Under a protection marker (`sekretess`, `skyddad`) no address of any kind is returned.",
-    path = "/v1/persons/{ref}",
+    path = Operation::GetPerson.route_template(),
     operation_id = "get_person_profile",
     tag = "persons",
     params(("ref" = String, Path, description = "An `identifier_ref` of a person subject (`idr_` + 26 characters)")),

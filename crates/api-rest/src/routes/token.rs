@@ -297,7 +297,7 @@ fn token_request(req: &HttpRequest, body: &[u8]) -> Result<(Grant, bool), Failur
     post,
     summary = "Issues an access token (OAuth 2.0 client-credentials grant).",
     description = "The body is form-encoded (RFC 6749; also when no content type is sent). A JSON body (`application/json`) with the same members is accepted too; it is left out of `requestBody` because code generators cannot yet offer two media types of one body (openapi-python-client fails on it; others always pick JSON). The client authenticates with `client_id` and `client_secret` in the body, or with HTTP Basic.",
-    path = "/oauth/token",
+    path = domain::operation::Operation::IssueToken.route_template(),
     operation_id = "issue_token",
     tag = "token",
     request_body(

@@ -10,7 +10,7 @@ use domain::operation::Operation;
     get,
     summary = "Today's spend against the tenant's daily limits.",
     description = "The paid-call budget (its on-demand part, which the paid tier and refreshes spend, and the part reserved for scheduled monitoring) and the person-lookup ceiling: each limit, what was used today and what is left, and when they renew (midnight in Europe/Stockholm). `quotas` repeats the numbers the `RateLimit-Policy` and `RateLimit` header fields carry on every metered answer (the paid tier, refresh, person reads, screening checks). Free (no upstream call, nothing spent) and open to any scope of the grant: the figures are the tenant's, never another's, and name no subject.",
-    path = "/v1/usage",
+    path = Operation::GetUsage.route_template(),
     operation_id = "get_usage",
     tag = "usage",
     security(("oauth2" = [])),

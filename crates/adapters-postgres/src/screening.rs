@@ -31,6 +31,7 @@ use domain::ids::{
     TenantId, WhitelistEntryId,
 };
 use domain::monitoring::event::NewEvent;
+use domain::monitoring::subscription::SubscriptionStatus;
 use domain::screening::check::{InputKind, SealedCheckInput, StoredCheck};
 use domain::screening::matcher::score::Weights;
 use domain::screening::policy::{
@@ -533,7 +534,7 @@ impl ScreeningStore for Database {
                     .first(conn)
                     .await
                     .optional()?;
-                if status.as_deref() != Some("active") {
+                if status.as_deref() != Some(SubscriptionStatus::Active.as_str()) {
                     return Ok(None);
                 }
                 let logged: Option<i64> = match events.first() {

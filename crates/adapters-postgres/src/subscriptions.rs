@@ -291,7 +291,7 @@ impl SubscriptionStore for Database {
         let mut conn = self.conn().await?;
         let target = subscriptions::table
             .find((run.tenant_id.to_string(), run.subscription.id.to_string()))
-            .filter(subscriptions::status.eq("active"))
+            .filter(subscriptions::status.eq(SubscriptionStatus::Active.as_str()))
             .filter(subscriptions::claimed_until.eq(run.lease_until));
         // A run date this run did not set keeps its stored value.
         let (checked, full) = (outcome.checked_at, outcome.full_refresh_at);
@@ -427,7 +427,9 @@ impl SubscriptionStore for Database {
                 let Some((status, claimed_until)) = row else {
                     return Ok(None);
                 };
-                if status != "active" || lease.is_some_and(|l| claimed_until != Some(l)) {
+                if status != SubscriptionStatus::Active.as_str()
+                    || lease.is_some_and(|l| claimed_until != Some(l))
+                {
                     return Ok(None);
                 }
                 for (part, value, at) in &parts {
@@ -502,7 +504,7 @@ impl SubscriptionStore for Database {
             .filter(subscriptions::tenant_id.eq(&tenant_id))
             .filter(of_subject!(tenant_id, subject.to_string()))
             .filter(subscriptions::kind.eq(kind.as_str()))
-            .filter(subscriptions::status.eq("active"))
+            .filter(subscriptions::status.eq(SubscriptionStatus::Active.as_str()))
             .select(columns!())
             .first(&mut conn)
             .await
@@ -594,7 +596,7 @@ impl SubscriptionStore for Database {
         };
         let mut conn = self.conn().await?;
         let rows: Vec<(String, Row)> = subscriptions::table
-            .filter(subscriptions::status.eq("active"))
+            .filter(subscriptions::status.eq(SubscriptionStatus::Active.as_str()))
             .filter(
                 diesel::dsl::sql::<Bool>(
                     "(subscriptions.tenant_id, subscriptions.subscription_id) > (",

@@ -278,7 +278,7 @@ impl WebhookStore for Database {
                         .filter(w::tenant_id.eq(&tenant_id))
                         .filter(w::grant_id.eq(grant.to_string()))
                         .filter(w::endpoint_id.eq(id.to_string()))
-                        .filter(w::status.eq("active")),
+                        .filter(w::status.eq(EndpointStatus::Active.as_str())),
                 )
                 .set((
                     w::status.eq("disabled"),
@@ -315,7 +315,7 @@ impl WebhookStore for Database {
                 .filter(w::status.eq("disabled")),
         )
         .set((
-            w::status.eq("active"),
+            w::status.eq(EndpointStatus::Active.as_str()),
             w::disabled_reason.eq(None::<String>),
             w::disabled_at.eq(None::<DateTime<Utc>>),
             w::failures.eq(0),
@@ -366,7 +366,7 @@ impl WebhookStore for Database {
         let rows = conn
             .transaction(async |conn| -> Result<Vec<Row>, TxError> {
                 let due: Vec<(String, String)> = w::table
-                    .filter(w::status.eq("active"))
+                    .filter(w::status.eq(EndpointStatus::Active.as_str()))
                     .filter(w::next_attempt_at.le(now))
                     .filter(w::claimed_until.is_null().or(w::claimed_until.le(now)))
                     .filter(diesel::dsl::exists(
@@ -419,7 +419,7 @@ impl WebhookStore for Database {
             .transaction(async |conn| -> Result<bool, TxError> {
                 let held: Option<(i64, i64, i32, Option<DateTime<Utc>>)> = w::table
                     .find((&tenant_id, &endpoint_id))
-                    .filter(w::status.eq("active"))
+                    .filter(w::status.eq(EndpointStatus::Active.as_str()))
                     .filter(w::claimed_until.eq(claim.lease_until))
                     .select((w::attempts, w::cursor_seq, w::failures, w::failing_since))
                     .for_update()
@@ -517,7 +517,7 @@ impl WebhookStore for Database {
         let n = diesel::update(
             w::table
                 .find((ep.tenant_id.to_string(), ep.id.to_string()))
-                .filter(w::status.eq("active"))
+                .filter(w::status.eq(EndpointStatus::Active.as_str()))
                 .filter(w::claimed_until.eq(claim.lease_until)),
         )
         .set((

@@ -14,10 +14,11 @@
 use crate::config::{SeConfigError, SparConfig};
 use crate::USER_AGENT;
 use chrono::NaiveDate;
-use connector_kit::xml::{self, escape, soap_body, soap_fault, Element, NS_SOAP};
+use connector_kit::soap::{read_soap_answer, SoapAnswer};
+use connector_kit::xml::{escape, Element, NS_SOAP};
 use connector_kit::{
-    build_client, conclude, new_request_id, send, status_failure, Answer, AnswerMeta, Operation,
-    Step, MAX_DATA_BYTES, REQUEST_ID,
+    build_client, conclude, new_request_id, send, Answer, AnswerMeta, Operation, Step,
+    MAX_DATA_BYTES, REQUEST_ID,
 };
 use domain::companies::profile::RegistryFailure;
 use domain::persons::profile::{
@@ -178,20 +179,9 @@ pub(crate) fn read_answer(
     a: &Answer,
     id_number: &str,
 ) -> (Result<RegisterPerson, RegistryFailure>, AnswerMeta) {
-    let parsed = xml::parse(&a.body);
-    match (a.status, parsed) {
-        (200, Ok(root)) => read_envelope(&root, id_number),
-        (200, Err(_)) => (
-            Err(garbled("the answer is not well-formed XML")),
-            AnswerMeta::default(),
-        ),
-        // SOAP 1.1 sends faults with 500.
-        (500, Ok(root)) if soap_fault(&root).is_some() => read_envelope(&root, id_number),
-        (status, _) => (
-            Err(status_failure(&OP_PERSON_SOK.label(), status)),
-            AnswerMeta::default(),
-        ),
-    }
+    read_soap_answer(a, &OP_PERSON_SOK.label(), |soap| {
+        read_envelope(soap, id_number)
+    })
 }
 
 /// A code as the register wrote it, kept to a short token (the description is never
@@ -211,30 +201,27 @@ fn code_token(s: Option<&str>) -> String {
 }
 
 fn read_envelope(
-    root: &Element,
+    soap: SoapAnswer<'_>,
     id_number: &str,
 ) -> (Result<RegisterPerson, RegistryFailure>, AnswerMeta) {
-    let Some(body) = soap_body(root) else {
-        return (
-            Err(garbled("the answer is not a SOAP 1.1 envelope")),
-            AnswerMeta::default(),
-        );
+    let body = match soap {
+        SoapAnswer::Body(body) => body,
+        SoapAnswer::Fault(fault) => {
+            // `soap:Client`: the register judged our request invalid; anything else is the
+            // service failing. Either way nothing is served (the route answers 503).
+            let code = code_token(
+                fault
+                    .child_local("faultcode")
+                    .and_then(Element::text_trimmed),
+            );
+            let failure = if code.ends_with("Client") {
+                garbled(&format!("SOAP Fault {code}"))
+            } else {
+                unavailable(&format!("SOAP Fault {code}"))
+            };
+            return (Err(failure), AnswerMeta::default());
+        }
     };
-    if let Some(fault) = body.child(NS_SOAP, "Fault") {
-        // `soap:Client`: the register judged our request invalid; anything else is the
-        // service failing. Either way nothing is served (the route answers 503).
-        let code = code_token(
-            fault
-                .child_local("faultcode")
-                .and_then(Element::text_trimmed),
-        );
-        let failure = if code.ends_with("Client") {
-            garbled(&format!("SOAP Fault {code}"))
-        } else {
-            unavailable(&format!("SOAP Fault {code}"))
-        };
-        return (Err(failure), AnswerMeta::default());
-    }
     let Some(svar) = body.child(NS_SVAR, "SPARPersonsokningSvar") else {
         return (
             Err(garbled("the answer has no SPARPersonsokningSvar")),
@@ -470,6 +457,7 @@ fn read_post(post: &Element, id_number: &str) -> Result<RegisterPerson, Registry
 mod tests {
     use super::*;
     use crate::samples;
+    use connector_kit::xml::{self, soap_body};
     use domain::persons::profile::{PersonProfile, Protection};
     use reqwest::header::HeaderMap;
 

@@ -9,10 +9,11 @@
 use crate::config::{SeConfigError, SsbtParty, SsbtguConfig};
 use crate::USER_AGENT;
 use chrono::{DateTime, SecondsFormat, Utc};
-use connector_kit::xml::{self, escape, soap_body, soap_fault, Element, NS_SOAP};
+use connector_kit::soap::{read_soap_answer, SoapAnswer};
+use connector_kit::xml::{escape, Element, NS_SOAP};
 use connector_kit::{
-    build_client, conclude, new_request_id, send, status_failure, Answer, AnswerMeta, Operation,
-    Step, MAX_DATA_BYTES, REQUEST_ID,
+    build_client, conclude, new_request_id, send, Answer, AnswerMeta, Operation, Step,
+    MAX_DATA_BYTES, REQUEST_ID,
 };
 use domain::companies::profile::{RegistryFailure, TaxKind, TaxRegistrations};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
@@ -159,20 +160,10 @@ pub(crate) fn read_answer(
     a: &Answer,
     orgnr: &str,
 ) -> (Result<TaxRegistrations, RegistryFailure>, AnswerMeta) {
-    let parsed = xml::parse(&a.body);
-    match (a.status, parsed) {
-        (200, Ok(root)) => read_envelope(&root, orgnr),
-        (200, Err(_)) => (
-            Err(garbled("the answer is not well-formed XML")),
-            AnswerMeta::default(),
-        ),
-        // SOAP 1.1 sends faults with 500.
-        (500, Ok(root)) if soap_fault(&root).is_some() => read_envelope(&root, orgnr),
-        (status, _) => (
-            Err(status_failure(&OP_GET_FORETAGSUPPGIFTER.label(), status)),
-            AnswerMeta::default(),
-        ),
-    }
+    read_soap_answer(a, &OP_GET_FORETAGSUPPGIFTER.label(), |soap| match soap {
+        SoapAnswer::Fault(fault) => read_fault(fault),
+        SoapAnswer::Body(body) => read_body(body, orgnr),
+    })
 }
 
 /// `MeddelandeId`, `Tidstampel` of a metadata element and the schema version.
@@ -194,19 +185,10 @@ fn meta_of(metadata: Option<&Element>, schema: Option<&str>) -> AnswerMeta {
     }
 }
 
-fn read_envelope(
-    root: &Element,
+fn read_body(
+    body: &Element,
     orgnr: &str,
 ) -> (Result<TaxRegistrations, RegistryFailure>, AnswerMeta) {
-    let Some(body) = soap_body(root) else {
-        return (
-            Err(garbled("the answer is not a SOAP 1.1 envelope")),
-            AnswerMeta::default(),
-        );
-    };
-    if let Some(fault) = body.child(NS_SOAP, "Fault") {
-        return read_fault(fault);
-    }
     let Some(svar) = body.child(NS_GU, "GrundlaggandeUppgifterSvar") else {
         return (
             Err(garbled("the answer has no GrundlaggandeUppgifterSvar")),
@@ -340,6 +322,7 @@ fn read_fault(fault: &Element) -> (Result<TaxRegistrations, RegistryFailure>, An
 mod tests {
     use super::*;
     use crate::samples;
+    use connector_kit::xml;
 
     const SAMPLE: &str = "ssbt/ssbtgu-response-5560000003.xml";
 

@@ -17,6 +17,7 @@ use domain::ids::{
     TenantId, WhitelistEntryId,
 };
 use domain::monitoring::event::NewEvent;
+use domain::monitoring::subscription::SubscriptionStatus;
 use domain::screening::check::{InputKind, SealedCheckInput, StoredCheck};
 use domain::screening::matcher::score::Weights;
 use domain::screening::policy::{
@@ -556,7 +557,7 @@ impl ScreeningStore for Database {
             .bind::<Text, _>(&id)
             .get_result(conn)
             .optional()?;
-            if status.is_none_or(|s| s.status != "active") {
+            if status.is_none_or(|s| s.status != SubscriptionStatus::Active.as_str()) {
                 return Ok(None);
             }
             let logged: Option<Seq> = match events.first() {

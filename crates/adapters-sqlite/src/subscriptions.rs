@@ -439,7 +439,7 @@ impl SubscriptionStore for Database {
             let Some(current) = row(conn, &tenant_id, &id)? else {
                 return Ok(None);
             };
-            if current.status != "active"
+            if current.status != SubscriptionStatus::Active.as_str()
                 || lease.is_some_and(|l| current.claimed_until != Some(micros(l)))
             {
                 return Ok(None);

@@ -6,6 +6,7 @@ mod client;
 mod config;
 mod json;
 pub mod plug;
+pub mod soap;
 pub mod trace;
 mod transport;
 pub mod xml;

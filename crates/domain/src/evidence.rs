@@ -122,6 +122,21 @@ impl Evidence {
             retrieved_at: at,
         }
     }
+
+    /// Evidence of a value the service derived at `at` from what it already held (a state
+    /// change of a subscription, a webhook endpoint, a screening reading), under a call
+    /// reference of its own.
+    pub fn derived(at: DateTime<Utc>) -> Evidence {
+        Evidence {
+            source: EvidenceSource::SERVICE_DERIVED,
+            source_timestamp: at,
+            call_ref: CallRef::generate(),
+            upstream_ref: None,
+            digest: None,
+            schema_version: Some(SCHEMA_VERSION.to_owned()),
+            retrieved_at: at,
+        }
+    }
 }
 
 #[cfg(test)]

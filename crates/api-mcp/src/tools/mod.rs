@@ -460,6 +460,45 @@ mod tests {
         );
     }
 
+    /// The operations no tool runs, each for a reason: an operation added to the interface
+    /// without a tool, or a tool for one of these, fails here until this list says so.
+    const WITHOUT_TOOL: &[(Operation, &str)] = &[
+        (
+            Operation::IssueToken,
+            "an agent's client gets its token from the token endpoint",
+        ),
+        (Operation::McpRequest, "MCP itself"),
+        (Operation::McpToolCall, "MCP itself"),
+        (
+            Operation::GetDocument,
+            "a binary archive (the interface names it without a tool)",
+        ),
+        (
+            Operation::GetUsage,
+            "a metered tool's result states the caller's standing itself",
+        ),
+    ];
+
+    /// Every operation a request reaches by a route is run by a tool or named in
+    /// [`WITHOUT_TOOL`], and a tool runs operations only (never one named there).
+    #[test]
+    fn every_routed_operation_has_a_tool_or_a_reason() {
+        let run: Vec<Operation> = catalog()
+            .iter()
+            .flat_map(|t| t.spec.operations.iter().copied())
+            .collect();
+        let wrong: Vec<String> = Operation::ROUTED
+            .into_iter()
+            .filter_map(|op| {
+                let without = WITHOUT_TOOL.iter().any(|(o, _)| *o == op);
+                let has = run.contains(&op);
+                (has == without)
+                    .then(|| format!("{op:?} (run by a tool: {has}, named without one: {without})"))
+            })
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
     /// The scopes a tool is listed for come from its operations' `Operation::scopes` and
     /// nowhere else: a caller holding one consumer scope sees a tool exactly when that scope
     /// opens every operation of the tool whole, and never one its use case would refuse.

@@ -6,9 +6,11 @@
 //!   and served forms), [`budget`] (the daily paid-call budget on the Stockholm calendar day).
 //! - Ports: [`ports`] (`CompanyRegistry`, `DocumentArchive`, `CompanyStore`,
 //!   `PaidCompanyRegistry`, `PaidStore`).
+//! - Rules: [`admission`] (the company code and country every company route admits).
 //! - Use cases: [`service`] (`CompanyService`: country rules, cache, call records, evidence,
 //!   stale serving), [`paid_service`] (`PaidCompanyService`: the paid reads, metered).
 
+pub mod admission;
 pub mod budget;
 pub mod paid;
 pub mod profile;

@@ -79,9 +79,7 @@ impl PaidCompanyService {
         wire: &str,
     ) -> Result<(Identifier, Admitted<'_>), Failure> {
         caller.require_operation(op)?;
-        let orgnr = Identifier::parse_company(wire)
-            .map_err(|e| Failure::invalid_identifier(format!("`orgnr`: {e}")))?;
-        caller.require_country(orgnr.country())?;
+        let orgnr = crate::companies::admission::company_code(caller, wire)?;
         let countries = self.countries.in_mode(caller.mode());
         let registry = match kind {
             PaidKind::BeneficialOwners => countries.owners(orgnr.country())?,

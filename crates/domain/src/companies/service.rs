@@ -56,9 +56,7 @@ impl CompanyService {
         caller: &Caller,
         wire: &str,
     ) -> Result<(Identifier, &Arc<dyn CompanyRegistry>), Failure> {
-        let orgnr = Identifier::parse_company(wire)
-            .map_err(|e| Failure::invalid_identifier(format!("`orgnr`: {e}")))?;
-        caller.require_country(orgnr.country())?;
+        let orgnr = crate::companies::admission::company_code(caller, wire)?;
         let registry = self
             .countries
             .in_mode(caller.mode())

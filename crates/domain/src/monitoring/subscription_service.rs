@@ -19,8 +19,8 @@ use crate::countries::country::{Country, CountrySet};
 use crate::countries::registry::Countries;
 use crate::error::StoreError;
 use crate::error::{ErrorCode, Failure};
-use crate::evidence::{Evidence, EvidenceSource, SCHEMA_VERSION};
-use crate::ids::{CallRef, EventId, SubjectId, SubscriptionId};
+use crate::evidence::Evidence;
+use crate::ids::{EventId, SubjectId, SubscriptionId};
 use crate::monitoring::event::{EventData, EventType, NewEvent};
 use crate::monitoring::ports::SubscriptionStore;
 use crate::monitoring::subscription::{
@@ -343,15 +343,7 @@ pub(crate) fn lifecycle_event(s: &Subscription, what: &str, at: DateTime<Utc>) -
         subscription_id: Some(s.id),
         occurred_at: at,
         data: EventData::Object(data),
-        evidence: Evidence {
-            source: EvidenceSource::SERVICE_DERIVED,
-            source_timestamp: at,
-            call_ref: CallRef::generate(),
-            upstream_ref: None,
-            digest: None,
-            schema_version: Some(SCHEMA_VERSION.to_owned()),
-            retrieved_at: at,
-        },
+        evidence: Evidence::derived(at),
     }
 }
 

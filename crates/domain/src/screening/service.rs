@@ -469,12 +469,7 @@ impl ScreeningService {
         }
         let orgnr = match r.orgnr.as_deref().map(str::trim) {
             None | Some("") => None,
-            Some(wire) => {
-                let o = Identifier::parse_company(wire)
-                    .map_err(|e| Failure::invalid_identifier(format!("`orgnr`: {e}")))?;
-                caller.require_country(o.country())?;
-                Some(o)
-            }
+            Some(wire) => Some(crate::companies::admission::company_code(caller, wire)?),
         };
         if name.is_none() && orgnr.is_none() {
             return Err(Failure::bad_request(

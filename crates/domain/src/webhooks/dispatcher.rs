@@ -17,8 +17,8 @@ use crate::access::scope::Scope;
 use crate::access::tenant::TenantStatus;
 use crate::clock::Clock;
 use crate::error::Failure;
-use crate::evidence::{Evidence, EvidenceSource, SCHEMA_VERSION};
-use crate::ids::{CallRef, EventId};
+use crate::evidence::Evidence;
+use crate::ids::EventId;
 use crate::monitoring::event::{EventData, EventQuery, EventType, NewEvent, PAGE_SCAN_WINDOW};
 use crate::monitoring::ports::EventStore;
 use crate::webhooks::endpoint::{
@@ -302,14 +302,6 @@ pub(crate) fn disabled_event(
         subscription_id: None,
         occurred_at: at,
         data: EventData::Object(data),
-        evidence: Evidence {
-            source: EvidenceSource::SERVICE_DERIVED,
-            source_timestamp: at,
-            call_ref: CallRef::generate(),
-            upstream_ref: None,
-            digest: None,
-            schema_version: Some(SCHEMA_VERSION.to_owned()),
-            retrieved_at: at,
-        },
+        evidence: Evidence::derived(at),
     }
 }

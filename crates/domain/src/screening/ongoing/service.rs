@@ -44,8 +44,8 @@ use crate::access::tenant::TenantStatus;
 use crate::clock::Clock;
 use crate::companies::paid::{OfficerList, OwnerList, Party};
 use crate::error::{ErrorCode, Failure};
-use crate::evidence::{Evidence, EvidenceSource, SCHEMA_VERSION};
-use crate::ids::{CallRef, EventId, ListChangeId, TenantId};
+use crate::evidence::Evidence;
+use crate::ids::{EventId, ListChangeId, TenantId};
 use crate::monitoring::event::Trigger;
 use crate::monitoring::event::{EventData, EventType, NewEvent};
 use crate::monitoring::party_screening::PartyScreening;
@@ -642,13 +642,10 @@ fn changed_event(
                 ("to_version_id".to_owned(), text(change.to.to_string())),
             ]),
             Evidence {
-                source: EvidenceSource::SERVICE_DERIVED,
                 source_timestamp: delta.to.published_at.unwrap_or(delta.to.imported_at),
-                call_ref: CallRef::generate(),
                 upstream_ref: Some(delta.to.id.to_string()),
                 digest: Some(delta.to.digest.clone()),
-                schema_version: Some(SCHEMA_VERSION.to_owned()),
-                retrieved_at: at,
+                ..Evidence::derived(at)
             },
         ),
         Cause::PartyAdded {
@@ -659,15 +656,7 @@ fn changed_event(
             "party_added",
             (*reading_key).to_owned(),
             EventData::Null,
-            Evidence {
-                source: EvidenceSource::SERVICE_DERIVED,
-                source_timestamp: at,
-                call_ref: CallRef::generate(),
-                upstream_ref: None,
-                digest: None,
-                schema_version: Some(SCHEMA_VERSION.to_owned()),
-                retrieved_at: at,
-            },
+            Evidence::derived(at),
         ),
     };
     let mut data = vec![

@@ -133,20 +133,26 @@ struct Server {
     url: String,
     /// The in-process sandbox's control API (lists the companies it knows).
     sandbox_control: String,
-    /// The operator's metrics listener (`IDREG_METRICS_LISTEN`).
-    metrics: String,
+    /// The operator's metrics listener (`IDREG_METRICS_LISTEN`); `None` for a build from
+    /// before the started line named it (measured with `--idreg`).
+    metrics: Option<String>,
 }
 
 impl Server {
     /// The statements the server has run on its store so far
     /// (`idreg_store_statements_total`).
-    fn statements(&self) -> Result<u64> {
-        let text = curl(&[&format!("{}/metrics", self.metrics)])?;
+    /// `None` for a build that does not count them.
+    fn statements(&self) -> Result<Option<u64>> {
+        let Some(metrics) = &self.metrics else {
+            return Ok(None);
+        };
+        let text = curl(&[&format!("{metrics}/metrics")])?;
         text.lines()
             .find_map(|l| l.strip_prefix("idreg_store_statements_total "))
             .context("no idreg_store_statements_total in the scrape")?
             .trim()
             .parse()
+            .map(Some)
             .context("reading idreg_store_statements_total")
     }
 }
@@ -171,7 +177,7 @@ struct Figures {
     /// keeps no such counter).
     transactions_per_request: Option<f64>,
     /// Statements per request, as the server's store counted them (both stores).
-    statements_per_request: f64,
+    statements_per_request: Option<f64>,
     rss_kib: u64,
 }
 
@@ -217,7 +223,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     );
     for f in &results {
         println!(
-            "{:<8} {:<10} {:>5} {:>10.0} {:>9} {:>9} {:>7} {:>8} {:>9.2} {:>9.1}",
+            "{:<8} {:<10} {:>5} {:>10.0} {:>9} {:>9} {:>7} {:>8} {:>9} {:>9.1}",
             f.store.name(),
             f.name,
             f.connections,
@@ -227,7 +233,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             f.errors,
             f.transactions_per_request
                 .map_or("-".to_owned(), |t| format!("{t:.2}")),
-            f.statements_per_request,
+            f.statements_per_request
+                .map_or("-".to_owned(), |s| format!("{s:.2}")),
             f.rss_kib as f64 / 1024.0
         );
     }
@@ -269,7 +276,12 @@ fn serve(binary: &Path, store: &BenchStore, work: &Path, threads: u32) -> Result
         ("IDREG_LOG", "info".to_owned()),
         // As an operator runs it: with the metrics listener (whose statement counter the
         // bench reads).
-        ("IDREG_METRICS_LISTEN", "127.0.0.1:0".to_owned()),
+        // (`IDREG_BENCH_METRICS_LISTEN` names another address: a build from before 2026-11-29
+        // refuses port 0 for both listeners.)
+        (
+            "IDREG_METRICS_LISTEN",
+            std::env::var("IDREG_BENCH_METRICS_LISTEN").unwrap_or_else(|_| "127.0.0.1:0".into()),
+        ),
     ];
     let server = start(binary, &env, work)?;
     eprintln!("bench: idreg at {} (pid {})", server.url, server.child.id());
@@ -636,8 +648,9 @@ fn measure(
         transactions_per_request: before
             .zip(after)
             .map(|(b, a)| (a - b) as f64 / parsed.requests.max(1) as f64),
-        statements_per_request: statements_after.saturating_sub(statements_before) as f64
-            / parsed.requests.max(1) as f64,
+        statements_per_request: statements_before
+            .zip(statements_after)
+            .map(|(b, a)| a.saturating_sub(b) as f64 / parsed.requests.max(1) as f64),
         rss_kib: rss_kib(server.child.id())?,
     })
 }
@@ -995,7 +1008,7 @@ fn start(binary: &Path, env: &[(&str, String)], work: &Path) -> Result<Server> {
     let server = Server {
         url: text(&started, "idreg")?,
         sandbox_control: text(&started, "sandbox_control")?,
-        metrics: text(&started, "metrics")?,
+        metrics: started["metrics"].as_str().map(str::to_owned),
         child,
     };
     let deadline = Instant::now() + Duration::from_secs(30);

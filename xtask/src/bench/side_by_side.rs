@@ -142,10 +142,12 @@ pub(super) fn main(root: &Path, options: &Options) -> Result<()> {
     )?;
     let after = served.server.statements()?;
     let requests = WrkOutput::parse(&out)?.requests.max(1);
-    println!(
-        "idreg: {:.2} statements per request (its store's count); the floor: 6 by construction (two reads, BEGIN, two inserts, COMMIT)",
-        after.saturating_sub(before) as f64 / requests as f64
-    );
+    if let Some((before, after)) = before.zip(after) {
+        println!(
+            "idreg: {:.2} statements per request (its store's count); the floor: 6 by construction (two reads, BEGIN, two inserts, COMMIT)",
+            after.saturating_sub(before) as f64 / requests as f64
+        );
+    }
     match allocations(
         served.server.child.id(),
         &served.server.url,

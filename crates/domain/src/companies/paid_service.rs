@@ -120,14 +120,15 @@ impl PaidCompanyService {
         let (orgnr, admitted) = self.admit_company(caller, op, PaidKind::Officers, wire)?;
         self.read(caller, op, &admitted, mode, || async move {
             let fetch = admitted.registry.fetch_officers(&orgnr).await;
-            let evidence = self.record(caller, op, fetch.calls).await?;
-            let fetched = match fetch.outcome {
-                Ok(f) => f,
-                Err(f) => return Ok(Err(Stop::Registry(f))),
+            let Read {
+                fetched,
+                subject,
+                evidence,
+                sighting,
+            } = match self.company_read(caller, op, &orgnr, fetch).await? {
+                Ok(read) => read,
+                Err(stop) => return Ok(Err(stop)),
             };
-            let evidence = last_evidence(evidence)?;
-            let sighting = FirstSighting::RegistryRead(evidence.call_ref);
-            let subject = self.company_subject(caller, &orgnr, &sighting).await?;
             let mut officers = Vec::with_capacity(fetched.officers.len());
             for o in fetched.officers {
                 officers.push(Officer {
@@ -174,14 +175,15 @@ impl PaidCompanyService {
         let (orgnr, admitted) = self.admit_company(caller, op, PaidKind::BeneficialOwners, wire)?;
         self.read(caller, op, &admitted, mode, || async move {
             let fetch = admitted.registry.fetch_beneficial_owners(&orgnr).await;
-            let evidence = self.record(caller, op, fetch.calls).await?;
-            let fetched = match fetch.outcome {
-                Ok(f) => f,
-                Err(f) => return Ok(Err(Stop::Registry(f))),
+            let Read {
+                fetched,
+                subject,
+                evidence,
+                sighting,
+            } = match self.company_read(caller, op, &orgnr, fetch).await? {
+                Ok(read) => read,
+                Err(stop) => return Ok(Err(stop)),
             };
-            let evidence = last_evidence(evidence)?;
-            let sighting = FirstSighting::RegistryRead(evidence.call_ref);
-            let subject = self.company_subject(caller, &orgnr, &sighting).await?;
             let mut owners = Vec::with_capacity(fetched.owners.len());
             for o in fetched.owners {
                 owners.push(Owner {
@@ -424,6 +426,32 @@ impl PaidCompanyService {
     }
 
     /// The company's subject (created on first sight, evidenced by the registry call).
+    /// What a company read of the tier does with its fetch: records every call before its
+    /// data is used, stops on the registry's failure, and names the company's subject
+    /// (created on first sight, from the call that read it).
+    async fn company_read<T>(
+        &self,
+        caller: &Caller,
+        op: Operation,
+        orgnr: &Identifier,
+        fetch: crate::companies::profile::Fetch<T>,
+    ) -> Result<Result<Read<T>, Stop>, Failure> {
+        let evidence = self.record(caller, op, fetch.calls).await?;
+        let fetched = match fetch.outcome {
+            Ok(f) => f,
+            Err(f) => return Ok(Err(Stop::Registry(f))),
+        };
+        let evidence = last_evidence(evidence)?;
+        let sighting = FirstSighting::RegistryRead(evidence.call_ref);
+        let subject = self.company_subject(caller, orgnr, &sighting).await?;
+        Ok(Ok(Read {
+            fetched,
+            subject,
+            evidence,
+            sighting,
+        }))
+    }
+
     async fn company_subject(
         &self,
         caller: &Caller,
@@ -457,6 +485,15 @@ impl PaidCompanyService {
 }
 
 /// Why a fetch delivered no object.
+/// A company's object as the registry delivered it, with its subject, the evidence of the
+/// call that delivered it, and that call as the first sighting of the parties it names.
+struct Read<T> {
+    fetched: T,
+    subject: SubjectHandle,
+    evidence: Evidence,
+    sighting: FirstSighting,
+}
+
 enum Stop {
     /// The registry could not deliver (or does not know the subject).
     Registry(RegistryFailure),

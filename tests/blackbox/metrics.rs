@@ -12,6 +12,16 @@ const TEST_AB: &str = "5560021361";
 const SCOPES: &str =
     "kyb:read monitoring:subscribe monitoring:read events:read screening:run screening:read";
 
+/// The app's metrics listener on a free port, and its scrape's URL.
+fn listener(app: &TestApp) -> (idreg::server::RunningServer, String) {
+    let metrics = app
+        .app
+        .start_metrics("127.0.0.1:0")
+        .expect("the metrics listener");
+    let url = format!("{}/metrics", metrics.base_url());
+    (metrics, url)
+}
+
 /// One scrape as the official client reads it.
 struct Scrape {
     content_type: String,
@@ -74,11 +84,7 @@ async fn scrape(url: &str) -> Option<Scrape> {
 #[tokio::test(flavor = "multi_thread")]
 async fn known_requests_move_the_counters_the_official_client_reads() {
     let app = TestApp::spawn().await;
-    let metrics = app
-        .app
-        .start_metrics("127.0.0.1:0")
-        .expect("the metrics listener");
-    let url = format!("{}/metrics", metrics.base_url());
+    let (metrics, url) = listener(&app);
     let Some(before) = scrape(&url).await else {
         return;
     };
@@ -245,11 +251,7 @@ async fn known_requests_move_the_counters_the_official_client_reads() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_scrape_answers_while_the_store_is_down_and_says_so() {
     let app = TestApp::spawn().await;
-    let metrics = app
-        .app
-        .start_metrics("127.0.0.1:0")
-        .expect("the metrics listener");
-    let url = format!("{}/metrics", metrics.base_url());
+    let (metrics, url) = listener(&app);
     let outage = app.db.outage().await;
     let answer = reqwest::get(&url).await.unwrap();
     assert_eq!(answer.status(), 200);
@@ -285,11 +287,7 @@ async fn the_scrape_answers_while_the_store_is_down_and_says_so() {
 #[tokio::test(flavor = "multi_thread")]
 async fn made_up_methods_add_no_series() {
     let app = TestApp::spawn().await;
-    let metrics = app
-        .app
-        .start_metrics("127.0.0.1:0")
-        .expect("the metrics listener");
-    let url = format!("{}/metrics", metrics.base_url());
+    let (metrics, url) = listener(&app);
     let series = |text: &str| {
         text.lines()
             .filter(|l| l.starts_with("idreg_http_requests_total{"))
@@ -357,11 +355,7 @@ async fn statements(url: &str) -> u64 {
 #[tokio::test(flavor = "multi_thread")]
 async fn what_a_cached_read_costs_the_store_in_statements() {
     let app = TestApp::spawn().await;
-    let metrics = app
-        .app
-        .start_metrics("127.0.0.1:0")
-        .expect("the metrics listener");
-    let url = format!("{}/metrics", metrics.base_url());
+    let (metrics, url) = listener(&app);
     let c = app.provision(SCOPES, "SE", "SE").await;
     let token = app.token(&c).await;
     let path = format!("/v1/companies/{TEST_AB}");

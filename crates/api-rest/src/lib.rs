@@ -19,24 +19,27 @@ use domain::services::Services;
 pub fn configure(cfg: &mut web::ServiceConfig) {
     use actix_web::http::Method;
     use api_core::discovery::{
-        Protected, AUTHORIZATION_SERVER_PATH, AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH,
+        Protected, AUTHORIZATION_SERVER_PATH, AUTHORIZE_PATH, REGISTER_PATH,
     };
     // The operations, at the path and method of each one's row; a path two operations share
     // (`GET` and `POST /v1/subscriptions`) is one resource serving both.
-    let mut paths: Vec<(&'static str, Vec<(Method, actix_web::Route)>)> = Vec::new();
+    // Each path: whether it answers across origins, and its methods' routes.
+    let mut paths: Vec<(&'static str, bool, MethodRoutes)> = Vec::new();
     for (op, route) in routes::operation_routes() {
         let method = Method::from_bytes(op.method().as_bytes())
             .expect("an operation's row names an HTTP method");
         let route = route.method(method.clone());
-        match paths.iter_mut().find(|(p, _)| *p == op.route_template()) {
-            Some((_, routes)) => routes.push((method, route)),
-            None => paths.push((op.route_template(), vec![(method, route)])),
+        let cross_origin = routes::CROSS_ORIGIN.contains(&op);
+        match paths.iter_mut().find(|(p, _, _)| *p == op.route_template()) {
+            Some((_, cors, routes)) => {
+                *cors |= cross_origin;
+                routes.push((method, route));
+            }
+            None => paths.push((op.route_template(), cross_origin, vec![(method, route)])),
         }
     }
-    for (path, routes) in paths {
-        // Browser-based clients call the token endpoint from another origin: it answers
-        // CORS (no credentials), as the metadata and registration endpoints below do.
-        if path == TOKEN_PATH {
+    for (path, cross_origin, routes) in paths {
+        if cross_origin {
             cfg.service(cors_routes(path, routes));
         } else {
             cfg.service(serve_routes(path, routes));
@@ -74,6 +77,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(serve(READYZ_PATH, Method::GET, routes::health::ready));
 }
 
+/// A path's routes, each with the method it serves.
+type MethodRoutes = Vec<(actix_web::http::Method, actix_web::Route)>;
+
 /// The liveness probe's path.
 pub const HEALTHZ_PATH: &str = "/healthz";
 /// The readiness probe's path.
@@ -94,10 +100,7 @@ where
 
 /// A path served by `routes`, each for its method; every other method is 405 with `Allow`
 /// naming those it serves.
-fn serve_routes(
-    path: &str,
-    routes: Vec<(actix_web::http::Method, actix_web::Route)>,
-) -> actix_web::Resource {
+fn serve_routes(path: &str, routes: MethodRoutes) -> actix_web::Resource {
     let mut allow = Vec::new();
     let mut resource = web::resource(path);
     for (method, route) in routes {
@@ -131,10 +134,7 @@ where
 }
 
 /// [`serve_routes`] for browser-based OAuth clients on another origin (see [`cors`]).
-fn cors_routes(
-    path: &str,
-    routes: Vec<(actix_web::http::Method, actix_web::Route)>,
-) -> impl actix_web::dev::HttpServiceFactory {
+fn cors_routes(path: &str, routes: MethodRoutes) -> impl actix_web::dev::HttpServiceFactory {
     let mut allow = Vec::new();
     let mut resource = web::resource(path).wrap(api_core::oauth::cors_headers());
     for (method, route) in routes {

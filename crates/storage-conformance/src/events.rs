@@ -242,17 +242,7 @@ pub async fn check_events_name_the_subjects_first_customer_reference(stores: &St
         .resolve_or_create_subject(&t.id, &other_id, Some("k-tie"), &company(t0()))
         .await
         .unwrap();
-    let bare = stores
-        .subjects
-        .resolve_or_create_subject(
-            &t.id,
-            &identifier(adapters_se::identifiers::ORGNR),
-            None,
-            &company(t0()),
-        )
-        .await
-        .unwrap()
-        .subject_id;
+    let bare = company_subject(stores, &t).await;
 
     let about = |key: &str, s: SubjectId, given: Option<&str>| NewEvent {
         subject_id: Some(s),

@@ -52,6 +52,21 @@ struct Floor {
     token: String,
 }
 
+impl Floor {
+    /// The company script's settings for this floor.
+    fn load(&self, orgnrs: &Path) -> [(&'static str, String); 2] {
+        load(&self.token, orgnrs)
+    }
+}
+
+/// The company script's settings: whose token, and which primed organisation numbers.
+fn load(token: &str, orgnrs: &Path) -> [(&'static str, String); 2] {
+    [
+        ("TOKEN", token.to_owned()),
+        ("ORGNRS_FILE", orgnrs.display().to_string()),
+    ]
+}
+
 impl Drop for Floor {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -89,19 +104,13 @@ pub(super) fn main(root: &Path, options: &Options) -> Result<()> {
     psql(&format!("CREATE DATABASE {FLOOR_DATABASE}"))?;
     let floor_orgnrs = work.join("floor-orgnrs.txt");
 
+    // The company script's settings: the token and the primed numbers, idreg's or the floor's.
+    let idreg_env = load(&served.token, &idreg_orgnrs);
     let mut rows = Vec::new();
     for rep in 1..=options.reps {
         let floor = start_floor(&release.join("floor"), options.threads, &floor_orgnrs)?;
-        let floor_env = [
-            ("TOKEN", floor.token.clone()),
-            ("ORGNRS_FILE", floor_orgnrs.display().to_string()),
-        ];
-        let floor_run = measured(&floor.url, &script, &floor_env, options)?;
+        let floor_run = measured(&floor.url, &script, &floor.load(&floor_orgnrs), options)?;
         drop(floor);
-        let idreg_env = [
-            ("TOKEN", served.token.clone()),
-            ("ORGNRS_FILE", idreg_orgnrs.display().to_string()),
-        ];
         let idreg_run = measured(&served.server.url, &script, &idreg_env, options)?;
         println!(
             "rep {rep}  floor {:>7.0} req/s p50 {:>8} p99 {:>8}  idreg {:>7.0} req/s p50 {:>8} p99 {:>8}  ratio {:.2}{}",
@@ -127,10 +136,6 @@ pub(super) fn main(root: &Path, options: &Options) -> Result<()> {
 
     // What one request costs beyond time: counted apart from the timed runs, since counting
     // allocations slows a process down.
-    let idreg_env = [
-        ("TOKEN", served.token.clone()),
-        ("ORGNRS_FILE", idreg_orgnrs.display().to_string()),
-    ];
     let before = served.server.statements()?;
     let out = wrk(
         &served.server.url,
@@ -157,10 +162,7 @@ pub(super) fn main(root: &Path, options: &Options) -> Result<()> {
     )? {
         Counted::PerRequest(idreg) => {
             let floor = start_floor(&release.join("floor"), options.threads, &floor_orgnrs)?;
-            let floor_env = [
-                ("TOKEN", floor.token.clone()),
-                ("ORGNRS_FILE", floor_orgnrs.display().to_string()),
-            ];
+            let floor_env = floor.load(&floor_orgnrs);
             let floor_allocations =
                 allocations(floor.child.id(), &floor.url, &script, &floor_env, options)?;
             println!(

@@ -475,7 +475,7 @@ mod tests {
         ),
         (
             Operation::GetUsage,
-            "a metered tool's result states the caller's standing itself",
+            "the interface's tool table has none; each metered tool's result states the standing",
         ),
     ];
 

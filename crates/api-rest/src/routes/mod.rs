@@ -39,6 +39,11 @@ macro_rules! operations_served {
     };
 }
 
+/// The operations browser-based clients call from another origin: their answers carry
+/// `Access-Control-Allow-Origin: *` (never credentials) and a preflight is answered, as the
+/// discovery and registration endpoints' are ([`crate::configure`]).
+pub(crate) const CROSS_ORIGIN: &[Operation] = &[Operation::IssueToken];
+
 // In registration order: a path of fixed segments before one of the same shape with a
 // parameter (`/v1/subjects/resolve` before `/v1/subjects/{id}`).
 operations_served! {
@@ -142,7 +147,8 @@ mod tests {
     }
 
     /// Registered as the rows say: each operation's path answers its method (not 404, not
-    /// 405), and another method at that path is 405 naming the methods the path serves.
+    /// 405), another method at that path is 405 naming the methods the path serves, and a
+    /// preflight is answered for the cross-origin operations alone.
     #[actix_web::test]
     async fn each_operation_answers_at_its_row_and_405_beside_it() {
         use actix_web::{test, App};
@@ -180,6 +186,28 @@ mod tests {
                 .unwrap()
                 .to_owned();
             assert!(allow.contains(op.method()), "{op:?}: Allow {allow}");
+            // A preflight is answered where browser-based clients call across origins only.
+            let preflight = test::call_service(
+                &app,
+                test::TestRequest::default()
+                    .method(actix_web::http::Method::OPTIONS)
+                    .uri(&path)
+                    .to_request(),
+            )
+            .await;
+            if CROSS_ORIGIN.contains(&op) {
+                assert_eq!(preflight.status().as_u16(), 204, "{op:?}");
+                assert_eq!(
+                    preflight
+                        .headers()
+                        .get("access-control-allow-origin")
+                        .unwrap(),
+                    "*",
+                    "{op:?}"
+                );
+            } else {
+                assert_eq!(preflight.status().as_u16(), 405, "{op:?}");
+            }
         }
     }
 }

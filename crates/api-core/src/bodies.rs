@@ -1,6 +1,8 @@
 //! The response body of each operation, built by one function per operation: it calls the
-//! use case and serialises the wire type. The REST handlers send it; the MCP tools put the
-//! very same text into `content[1]`, so the two surfaces answer byte for byte alike.
+//! use case and makes the wire value and its text once ([`Answer`]). The REST handlers send
+//! the text; the MCP tools put the very same text into `content[1]` and read the value for
+//! `structuredContent` and their summary, so the two surfaces answer byte for byte alike and
+//! neither parses what the other serialised.
 //!
 //! A function takes what its operation reads, typed: path and query values as text, and a
 //! body as the domain's request (`ResolveRequest`, `SubscribeRequest`, `CheckRequest`), which
@@ -9,6 +11,11 @@
 use crate::dto::screening::{
     OverrideVersionDto, OverrideVersionListDto, ScreeningCheckDto, ScreeningCheckListDto,
     WhitelistDto, WhitelistEntryDto,
+};
+use crate::dto::usage::UsageDto;
+use crate::dto::webhooks::{
+    WebhookDeliveryPageDto, WebhookEndpointDto, WebhookEndpointListDto,
+    WebhookEndpointWithSecretDto,
 };
 use crate::dto::{
     BeneficialOwnersDto, CompanyProfileDto, DocumentDto, EngagementsDto, Envelope, EventPageDto,
@@ -24,15 +31,32 @@ use domain::subjects::subject::ResolveRequest;
 use domain::Failure;
 use serde::Serialize;
 
-/// A serialised JSON response body.
+/// A serialised JSON response body: the text a surface sends (and an idempotent write keeps).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Body(pub String);
 
-impl Body {
-    pub fn of<T: Serialize>(value: &T) -> Result<Body, Failure> {
-        serde_json::to_string(value)
-            .map(Body)
-            .map_err(Failure::internal)
+/// An operation's answer: its wire value and that value's text, serialised once. REST sends
+/// the text and drops the value (built anyway to be serialised, so REST pays nothing for
+/// it); MCP reads the value instead of parsing the text back.
+#[derive(Clone, Debug)]
+pub struct Answer<T> {
+    pub value: T,
+    pub body: Body,
+}
+
+impl<T: Serialize> Answer<T> {
+    pub fn of(value: T) -> Result<Answer<T>, Failure> {
+        let text = serde_json::to_string(&value).map_err(Failure::internal)?;
+        Ok(Answer {
+            value,
+            body: Body(text),
+        })
+    }
+}
+
+impl<T> From<Answer<T>> for Body {
+    fn from(answer: Answer<T>) -> Body {
+        answer.body
     }
 }
 
@@ -41,34 +65,19 @@ pub async fn resolve_subject(
     services: &Services,
     caller: &Caller,
     request: ResolveRequest,
-) -> Result<Body, Failure> {
-    Ok(resolve(services, caller, request).await?.body)
-}
-
-/// A resolve body together with the `identifier_ref` it names, for a tool that reads on by
-/// that ref (`lookup_person`).
-pub struct Resolved {
-    pub body: Body,
-    pub identifier_ref: String,
-}
-
-async fn resolve(
-    services: &Services,
-    caller: &Caller,
-    request: ResolveRequest,
-) -> Result<Resolved, Failure> {
+) -> Result<Answer<ResolveResponse>, Failure> {
     let resolution = services.subjects.resolve(caller, request).await?;
-    let response = ResolveResponse::from(&resolution);
-    Ok(Resolved {
-        body: Body::of(&response)?,
-        identifier_ref: response.identifier_ref,
-    })
+    Answer::of(ResolveResponse::from(&resolution))
 }
 
 /// `GET /v1/subjects/{id}`.
-pub async fn get_subject(services: &Services, caller: &Caller, id: &str) -> Result<Body, Failure> {
+pub async fn get_subject(
+    services: &Services,
+    caller: &Caller,
+    id: &str,
+) -> Result<Answer<SubjectResponse>, Failure> {
     let record = services.subjects.get(caller, id).await?;
-    Body::of(&SubjectResponse::new(&caller.tenant, &record))
+    Answer::of(SubjectResponse::new(&caller.tenant, &record))
 }
 
 /// `GET /v1/companies/{orgnr}`.
@@ -76,18 +85,22 @@ pub async fn company_profile(
     services: &Services,
     caller: &Caller,
     orgnr: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<Envelope<CompanyProfileDto>>, Failure> {
     let served = services.companies.profile(caller, orgnr).await?;
-    Body::of(&Envelope {
+    Answer::of(Envelope {
         stale: served.stale,
         data: CompanyProfileDto::new(&caller.tenant, &served),
     })
 }
 
 /// `GET /v1/documents/{id}`.
-pub async fn document(services: &Services, caller: &Caller, id: &str) -> Result<Body, Failure> {
+pub async fn document(
+    services: &Services,
+    caller: &Caller,
+    id: &str,
+) -> Result<Answer<Envelope<DocumentDto>>, Failure> {
     let served = services.companies.document(caller, id).await?;
-    Body::of(&Envelope {
+    Answer::of(Envelope {
         stale: false,
         data: DocumentDto::new(&caller.tenant, &served),
     })
@@ -100,9 +113,9 @@ pub async fn officers(
     caller: &Caller,
     op: Operation,
     orgnr: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<Envelope<OfficersDto>>, Failure> {
     let served = services.paid.officers(caller, op, orgnr).await?;
-    Body::of(&Envelope {
+    Answer::of(Envelope {
         stale: served.stale,
         data: OfficersDto::new(&caller.tenant, &served)?,
     })
@@ -113,9 +126,9 @@ pub async fn beneficial_owners(
     services: &Services,
     caller: &Caller,
     orgnr: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<Envelope<BeneficialOwnersDto>>, Failure> {
     let served = services.paid.beneficial_owners(caller, orgnr).await?;
-    Body::of(&Envelope {
+    Answer::of(Envelope {
         stale: served.stale,
         data: BeneficialOwnersDto::new(&caller.tenant, &served)?,
     })
@@ -126,9 +139,9 @@ pub async fn person_engagements(
     services: &Services,
     caller: &Caller,
     person_ref: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<Envelope<EngagementsDto>>, Failure> {
     let served = services.paid.engagements(caller, person_ref).await?;
-    Body::of(&Envelope {
+    Answer::of(Envelope {
         stale: served.stale,
         data: EngagementsDto::new(&caller.tenant, &served)?,
     })
@@ -139,9 +152,9 @@ pub async fn person_profile(
     services: &Services,
     caller: &Caller,
     person_ref: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<Envelope<PersonProfileDto>>, Failure> {
     let served = services.persons.profile(caller, person_ref).await?;
-    Body::of(&Envelope {
+    Answer::of(Envelope {
         stale: false,
         data: PersonProfileDto::new(&caller.tenant, &served),
     })
@@ -154,11 +167,11 @@ pub async fn resolve_person(
     services: &Services,
     caller: &Caller,
     request: ResolveRequest,
-) -> Result<Resolved, Failure> {
+) -> Result<Answer<ResolveResponse>, Failure> {
     services
         .persons
         .admit_lookup(caller, &request.id_type, &request.value)?;
-    resolve(services, caller, request).await
+    resolve_subject(services, caller, request).await
 }
 
 /// `GET /v1/events` (`list_events`), or with the change types preselected (`list_changes`).
@@ -167,13 +180,13 @@ pub async fn events(
     caller: &Caller,
     request: &domain::monitoring::event_service::EventsRequest,
     changes_only: bool,
-) -> Result<Body, Failure> {
+) -> Result<Answer<EventPageDto>, Failure> {
     let page = if changes_only {
         services.events.changes(caller, request).await?
     } else {
         services.events.page(caller, request).await?
     };
-    Body::of(&EventPageDto::new(&caller.tenant, &page))
+    Answer::of(EventPageDto::new(&caller.tenant, &page))
 }
 
 /// `POST /v1/subscriptions` (201).
@@ -181,9 +194,9 @@ pub async fn create_subscription(
     services: &Services,
     caller: &Caller,
     request: SubscribeRequest,
-) -> Result<Body, Failure> {
+) -> Result<Answer<SubscriptionDto>, Failure> {
     let s = services.subscriptions.create(caller, request).await?;
-    Body::of(&SubscriptionDto::new(&caller.tenant_id, &s))
+    Answer::of(SubscriptionDto::new(&caller.tenant_id, &s))
 }
 
 /// `GET /v1/subscriptions`.
@@ -191,9 +204,9 @@ pub async fn list_subscriptions(
     services: &Services,
     caller: &Caller,
     request: &domain::monitoring::subscription::SubscriptionsRequest,
-) -> Result<Body, Failure> {
+) -> Result<Answer<SubscriptionListDto>, Failure> {
     let list = services.subscriptions.list(caller, request).await?;
-    Body::of(&SubscriptionListDto {
+    Answer::of(SubscriptionListDto {
         subscriptions: list
             .iter()
             .map(|s| SubscriptionDto::new(&caller.tenant_id, s))
@@ -206,9 +219,9 @@ pub async fn get_subscription(
     services: &Services,
     caller: &Caller,
     id: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<SubscriptionDto>, Failure> {
     let s = services.subscriptions.get(caller, id).await?;
-    Body::of(&SubscriptionDto::new(&caller.tenant_id, &s))
+    Answer::of(SubscriptionDto::new(&caller.tenant_id, &s))
 }
 
 /// `POST /v1/subscriptions/{id}/end`.
@@ -216,9 +229,9 @@ pub async fn end_subscription(
     services: &Services,
     caller: &Caller,
     id: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<SubscriptionDto>, Failure> {
     let s = services.subscriptions.end(caller, id).await?;
-    Body::of(&SubscriptionDto::new(&caller.tenant_id, &s))
+    Answer::of(SubscriptionDto::new(&caller.tenant_id, &s))
 }
 
 /// `POST /v1/companies/{orgnr}/refresh`.
@@ -226,14 +239,14 @@ pub async fn refresh_company(
     services: &Services,
     caller: &Caller,
     orgnr: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<RefreshDto>, Failure> {
     let refreshed = services.refresh.refresh(caller, orgnr).await?;
     let served = domain::companies::profile::ServedProfile {
         stale: false,
         subject: refreshed.subject,
         profile: refreshed.profile,
     };
-    Body::of(&RefreshDto {
+    Answer::of(RefreshDto {
         stale: false,
         data: CompanyProfileDto::new(&caller.tenant, &served),
         events_emitted: refreshed.events_emitted,
@@ -246,9 +259,9 @@ pub async fn run_screening_check(
     services: &Services,
     caller: &Caller,
     request: CheckRequest,
-) -> Result<Body, Failure> {
+) -> Result<Answer<ScreeningCheckDto>, Failure> {
     let served = services.screening.run(caller, request).await?;
-    Body::of(&ScreeningCheckDto::from(&served))
+    Answer::of(ScreeningCheckDto::from(&served))
 }
 
 /// `GET /v1/screening/checks`.
@@ -256,9 +269,9 @@ pub async fn list_screening_checks(
     services: &Services,
     caller: &Caller,
     request: &domain::screening::check::ChecksRequest,
-) -> Result<Body, Failure> {
+) -> Result<Answer<ScreeningCheckListDto>, Failure> {
     let checks = services.screening.list(caller, request).await?;
-    Body::of(&ScreeningCheckListDto {
+    Answer::of(ScreeningCheckListDto {
         checks: checks.iter().map(ScreeningCheckDto::from).collect(),
     })
 }
@@ -268,18 +281,18 @@ pub async fn get_screening_check(
     services: &Services,
     caller: &Caller,
     id: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<ScreeningCheckDto>, Failure> {
     let served = services.screening.get(caller, id).await?;
-    Body::of(&ScreeningCheckDto::from(&served))
+    Answer::of(ScreeningCheckDto::from(&served))
 }
 
 /// `GET /v1/screening/overrides`.
 pub async fn list_screening_overrides(
     services: &Services,
     caller: &Caller,
-) -> Result<Body, Failure> {
+) -> Result<Answer<OverrideVersionListDto>, Failure> {
     let versions = services.screening.overrides(caller).await?;
-    Body::of(&OverrideVersionListDto {
+    Answer::of(OverrideVersionListDto {
         versions: versions.iter().map(OverrideVersionDto::from).collect(),
     })
 }
@@ -288,17 +301,17 @@ pub async fn list_screening_overrides(
 pub async fn list_screening_whitelist(
     services: &Services,
     caller: &Caller,
-) -> Result<Body, Failure> {
+) -> Result<Answer<WhitelistDto>, Failure> {
     let entries = services.screening.whitelist(caller).await?;
-    Body::of(&WhitelistDto {
+    Answer::of(WhitelistDto {
         entries: entries.iter().map(WhitelistEntryDto::from).collect(),
     })
 }
 
 /// `GET /v1/usage`: the caller's tenant's standing against its daily limits.
-pub async fn usage(services: &Services, caller: &Caller) -> Result<Body, Failure> {
+pub async fn usage(services: &Services, caller: &Caller) -> Result<Answer<UsageDto>, Failure> {
     let usage = services.usage.today(caller).await?;
-    Body::of(&crate::dto::usage::UsageDto::from(&usage))
+    Answer::of(UsageDto::from(&usage))
 }
 
 /// The caller's standing against `limits` (those of the operations a route or tool ran),
@@ -326,25 +339,30 @@ pub async fn create_webhook(
     services: &Services,
     caller: &Caller,
     request: domain::webhooks::service::CreateEndpointRequest,
-) -> Result<Body, Failure> {
+) -> Result<Answer<WebhookEndpointWithSecretDto>, Failure> {
     let made = services.webhooks.create(caller, request).await?;
-    Body::of(&crate::dto::webhooks::WebhookEndpointWithSecretDto::from(
-        &made,
-    ))
+    Answer::of(WebhookEndpointWithSecretDto::from(&made))
 }
 
 /// `GET /v1/webhooks`.
-pub async fn list_webhooks(services: &Services, caller: &Caller) -> Result<Body, Failure> {
+pub async fn list_webhooks(
+    services: &Services,
+    caller: &Caller,
+) -> Result<Answer<WebhookEndpointListDto>, Failure> {
     let endpoints = services.webhooks.list(caller).await?;
-    Body::of(&crate::dto::webhooks::WebhookEndpointListDto {
+    Answer::of(WebhookEndpointListDto {
         endpoints: endpoints.iter().map(Into::into).collect(),
     })
 }
 
 /// `GET /v1/webhooks/{id}`.
-pub async fn get_webhook(services: &Services, caller: &Caller, id: &str) -> Result<Body, Failure> {
+pub async fn get_webhook(
+    services: &Services,
+    caller: &Caller,
+    id: &str,
+) -> Result<Answer<WebhookEndpointDto>, Failure> {
     let e = services.webhooks.get(caller, id).await?;
-    Body::of(&crate::dto::webhooks::WebhookEndpointDto::from(&e))
+    Answer::of(WebhookEndpointDto::from(&e))
 }
 
 /// `POST /v1/webhooks/{id}/disable`.
@@ -352,9 +370,9 @@ pub async fn disable_webhook(
     services: &Services,
     caller: &Caller,
     id: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<WebhookEndpointDto>, Failure> {
     let e = services.webhooks.disable(caller, id).await?;
-    Body::of(&crate::dto::webhooks::WebhookEndpointDto::from(&e))
+    Answer::of(WebhookEndpointDto::from(&e))
 }
 
 /// `POST /v1/webhooks/{id}/enable`.
@@ -362,9 +380,9 @@ pub async fn enable_webhook(
     services: &Services,
     caller: &Caller,
     id: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<WebhookEndpointDto>, Failure> {
     let e = services.webhooks.enable(caller, id).await?;
-    Body::of(&crate::dto::webhooks::WebhookEndpointDto::from(&e))
+    Answer::of(WebhookEndpointDto::from(&e))
 }
 
 /// `POST /v1/webhooks/{id}/rotate-secret`: the endpoint with its new secret, shown once.
@@ -372,11 +390,9 @@ pub async fn rotate_webhook_secret(
     services: &Services,
     caller: &Caller,
     id: &str,
-) -> Result<Body, Failure> {
+) -> Result<Answer<WebhookEndpointWithSecretDto>, Failure> {
     let made = services.webhooks.rotate_secret(caller, id).await?;
-    Body::of(&crate::dto::webhooks::WebhookEndpointWithSecretDto::from(
-        &made,
-    ))
+    Answer::of(WebhookEndpointWithSecretDto::from(&made))
 }
 
 /// `GET /v1/webhooks/{id}/deliveries`.
@@ -386,10 +402,10 @@ pub async fn webhook_deliveries(
     id: &str,
     cursor: Option<&str>,
     limit: Option<&str>,
-) -> Result<Body, Failure> {
+) -> Result<Answer<WebhookDeliveryPageDto>, Failure> {
     let page = services
         .webhooks
         .deliveries(caller, id, cursor, limit)
         .await?;
-    Body::of(&crate::dto::webhooks::WebhookDeliveryPageDto::from(&page))
+    Answer::of(WebhookDeliveryPageDto::from(&page))
 }

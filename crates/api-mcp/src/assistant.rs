@@ -148,10 +148,9 @@ impl AssistantTools for AssistantToolLayer {
                 bodies::resolve_person(s, &c, request).await
             })
             .await?;
-        let body: Value = serde_json::from_str(&resolved.body.0).map_err(Failure::internal)?;
         Ok(Resolved {
-            identifier_ref: resolved.identifier_ref,
-            subject_id: body["subject_id"].as_str().unwrap_or_default().to_owned(),
+            identifier_ref: resolved.value.identifier_ref,
+            subject_id: resolved.value.subject_id,
         })
     }
 }

@@ -33,7 +33,7 @@ pub fn key(req: &HttpRequest) -> Result<Option<IdempotencyKey>, Failure> {
 
 /// Runs the write once for `key`: its first answer, or the answer kept from the first time
 /// (then `true`). A key used for another request, or one still running, is the failure.
-pub async fn run<'s, F, Fut>(
+pub async fn run<'s, F, Fut, B>(
     req: &HttpRequest,
     services: &'s Services,
     caller: Caller,
@@ -44,7 +44,8 @@ pub async fn run<'s, F, Fut>(
 ) -> Result<(Result<Body, Failure>, bool), Failure>
 where
     F: FnOnce(&'s Services, Caller, web::Bytes) -> Fut,
-    Fut: std::future::Future<Output = Result<Body, Failure>>,
+    Fut: std::future::Future<Output = Result<B, Failure>>,
+    B: Into<Body>,
 {
     let target = req
         .uri()
@@ -58,7 +59,9 @@ where
     match services.idempotency.begin(&caller, op, key, &print).await? {
         Begin::Replay(outcome) => Ok((outcome.map(Body), true)),
         Begin::Run(ticket) => {
-            let result = body(services, caller.clone(), raw.clone()).await;
+            let result = body(services, caller.clone(), raw.clone())
+                .await
+                .map(Into::into);
             let kept = services
                 .idempotency
                 .finish(&caller, ticket, result.as_ref().map(|b| b.0.as_str()))

@@ -166,7 +166,7 @@ pub async fn not_found() -> actix_web::HttpResponse {
 
 /// The whole REST path of a data route: admit the bearer, run the route's body function as
 /// the caller, audit the outcome, answer the body (or the failure).
-pub(crate) async fn run_route<'s, F, Fut>(
+pub(crate) async fn run_route<'s, F, Fut, B>(
     req: &actix_web::HttpRequest,
     services: &'s AppServices,
     op: domain::operation::Operation,
@@ -174,7 +174,8 @@ pub(crate) async fn run_route<'s, F, Fut>(
 ) -> Result<actix_web::HttpResponse, ApiError>
 where
     F: FnOnce(&'s Services, domain::access::caller::Caller) -> Fut,
-    Fut: std::future::Future<Output = Result<Body, domain::Failure>>,
+    Fut: std::future::Future<Output = Result<B, domain::Failure>>,
+    B: Into<Body>,
 {
     run(req, services, op, None, |services, caller, _| {
         body(services, caller)
@@ -185,7 +186,7 @@ where
 /// The REST path of a write (a POST of `/v1`): as [`run_route`], the request body read once
 /// admitted and handed to the body function as bytes, and the write made idempotent by an
 /// `Idempotency-Key` when the client sends one (`idempotency`).
-pub(crate) async fn run_write<'s, F, Fut>(
+pub(crate) async fn run_write<'s, F, Fut, B>(
     req: &actix_web::HttpRequest,
     payload: web::Payload,
     services: &'s AppServices,
@@ -194,12 +195,13 @@ pub(crate) async fn run_write<'s, F, Fut>(
 ) -> Result<actix_web::HttpResponse, ApiError>
 where
     F: FnOnce(&'s Services, domain::access::caller::Caller, web::Bytes) -> Fut,
-    Fut: std::future::Future<Output = Result<Body, domain::Failure>>,
+    Fut: std::future::Future<Output = Result<B, domain::Failure>>,
+    B: Into<Body>,
 {
     run(req, services, op, Some(payload), body).await
 }
 
-async fn run<'s, F, Fut>(
+async fn run<'s, F, Fut, B>(
     req: &actix_web::HttpRequest,
     services: &'s AppServices,
     op: domain::operation::Operation,
@@ -208,7 +210,8 @@ async fn run<'s, F, Fut>(
 ) -> Result<actix_web::HttpResponse, ApiError>
 where
     F: FnOnce(&'s Services, domain::access::caller::Caller, web::Bytes) -> Fut,
-    Fut: std::future::Future<Output = Result<Body, domain::Failure>>,
+    Fut: std::future::Future<Output = Result<B, domain::Failure>>,
+    B: Into<Body>,
 {
     let ctx = request_context(req);
     let services = services.get_ref().as_ref();
@@ -243,7 +246,7 @@ where
                     };
                     let metered = (!op.metered_by().is_empty()).then(|| caller.clone());
                     let result = match key {
-                        None => body(services, caller, raw).await,
+                        None => body(services, caller, raw).await.map(Into::into),
                         Some(key) => {
                             let (result, was_replayed) =
                                 idempotency::run(req, services, caller, op, &key, raw, body)

@@ -1,16 +1,17 @@
 //! The company tools: the profile, officers, signatories, beneficial owners, a refresh, and
 //! `lookup_company` (the profile, then the resolve).
 
-use super::{Ctx, Effect, Fut, Spec, Tool};
-use crate::summary;
-use api_core::bodies::{self, Body};
-use api_core::dto::{BeneficialOwnersDto, CompanyProfileDto, Envelope, OfficersDto, RefreshDto};
+use super::{pair, Ctx, Effect, Fut, Spec, Tool};
+use api_core::bodies::{self, Answer};
+use api_core::dto::{
+    BeneficialOwnersDto, CompanyProfileDto, Envelope, OfficersDto, RefreshDto, ResolveResponse,
+};
 use domain::operation::Operation;
 use domain::subjects::identifier::Identifier;
 use domain::subjects::subject::ResolveRequest;
 use domain::Failure;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Arguments of the company tools.
 #[derive(Deserialize, JsonSchema)]
@@ -18,6 +19,14 @@ pub struct OrgnrArgs {
     /// The company's code in identifier wire form `[<cc>:]<value>` (the description the tool
     /// lists is built from the installed schemes: `api_core::schema::company_code_argument`).
     pub orgnr: String,
+}
+
+/// `lookup_company`'s answer: the resolve body and the company profile body, each embedded
+/// byte for byte in `content[1]`.
+#[derive(Serialize, JsonSchema)]
+pub struct CompanyLookup {
+    pub subject: ResolveResponse,
+    pub company: Envelope<CompanyProfileDto>,
 }
 
 /// This file's tools, for the catalog.
@@ -33,11 +42,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::GetCompany],
                 effect: Effect::Read,
                 open_world: true,
-                summary: summary::company_profile,
             },
             get_company_profile,
         )
-        .with_output::<Envelope<CompanyProfileDto>>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "get_officers",
@@ -49,11 +57,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::GetOfficers],
                 effect: Effect::Read,
                 open_world: true,
-                summary: summary::officers,
             },
             get_officers,
         )
-        .with_output::<Envelope<OfficersDto>>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "get_signatories",
@@ -64,11 +71,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::GetSignatories],
                 effect: Effect::Read,
                 open_world: true,
-                summary: summary::officers,
             },
             get_signatories,
         )
-        .with_output::<Envelope<OfficersDto>>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "get_beneficial_owners",
@@ -80,11 +86,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::GetBeneficialOwners],
                 effect: Effect::Read,
                 open_world: true,
-                summary: summary::beneficial_owners,
             },
             get_beneficial_owners,
         )
-        .with_output::<Envelope<BeneficialOwnersDto>>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "refresh_company",
@@ -96,11 +101,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::RefreshCompany],
                 effect: Effect::Write,
                 open_world: true,
-                summary: summary::refresh,
             },
             refresh_company,
         )
-        .with_output::<RefreshDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "lookup_company",
@@ -113,32 +117,31 @@ pub(super) fn tools() -> Vec<Tool> {
                 // Reads: resolving creates the subject at most once; calling again changes nothing.
                 effect: Effect::Read,
                 open_world: true,
-                summary: summary::lookup_company,
             },
             lookup_company,
         ),
     ]
 }
 
-fn get_company_profile(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+fn get_company_profile(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_, Envelope<CompanyProfileDto>> {
     Box::pin(cx.route(Operation::GetCompany, move |s, c| async move {
         bodies::company_profile(s, &c, &args.orgnr).await
     }))
 }
 
-fn get_officers(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+fn get_officers(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_, Envelope<OfficersDto>> {
     Box::pin(cx.route(Operation::GetOfficers, move |s, c| async move {
         bodies::officers(s, &c, Operation::GetOfficers, &args.orgnr).await
     }))
 }
 
-fn get_signatories(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+fn get_signatories(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_, Envelope<OfficersDto>> {
     Box::pin(cx.route(Operation::GetSignatories, move |s, c| async move {
         bodies::officers(s, &c, Operation::GetSignatories, &args.orgnr).await
     }))
 }
 
-fn get_beneficial_owners(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+fn get_beneficial_owners(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_, Envelope<BeneficialOwnersDto>> {
     Box::pin(
         cx.route(Operation::GetBeneficialOwners, move |s, c| async move {
             bodies::beneficial_owners(s, &c, &args.orgnr).await
@@ -146,7 +149,7 @@ fn get_beneficial_owners(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
     )
 }
 
-fn refresh_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+fn refresh_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_, RefreshDto> {
     Box::pin(cx.route(Operation::RefreshCompany, move |s, c| async move {
         bodies::refresh_company(s, &c, &args.orgnr).await
     }))
@@ -156,7 +159,7 @@ fn refresh_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
 /// refuses (no `kyb:read`, a malformed or foreign number, a company the register does not
 /// know, a country not served) is the tool's answer and no subject is created for it; on
 /// success the profile has created the subject and the resolve finds it.
-fn lookup_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
+fn lookup_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_, CompanyLookup> {
     Box::pin(async move {
         let orgnr = args.orgnr;
         let wire = orgnr.clone();
@@ -180,10 +183,13 @@ fn lookup_company(cx: Ctx<'_>, args: OrgnrArgs) -> Fut<'_> {
                 bodies::resolve_subject(s, &c, request).await
             })
             .await?;
-        Ok(Body(format!(
-            "{{\"subject\":{},\"company\":{}}}",
-            subject.0, company.0
-        )))
+        Ok(Answer {
+            body: pair(("subject", &subject.body), ("company", &company.body)),
+            value: CompanyLookup {
+                subject: subject.value,
+                company: company.value,
+            },
+        })
     })
 }
 

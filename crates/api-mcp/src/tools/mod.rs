@@ -7,12 +7,15 @@
 //!
 //! Adding a tool for a route that exists, in its capability's file: an arguments struct
 //! (`Deserialize + JsonSchema`, its doc comments become the input schema's descriptions), a
-//! handler of a few lines that runs the route's body function through [`Ctx::route`], a
-//! summary function in `summary.rs`, and one [`Tool::new`] entry in the file's `tools()`
-//! (plus `.with_output::<Body>()` when the spec declares an output schema).
+//! handler of a few lines that runs the route's body function through [`Ctx::route`], and
+//! one [`Tool::new`] entry in the file's `tools()` (plus `.with_output()` when the spec
+//! declares an output schema). The handler's answer type is the route's wire type: it gives
+//! the tool its summary ([`Summary`], in `summary.rs`, written once per wire type) and its
+//! output schema, so neither is named again.
 
+use crate::summary::Summary;
 use crate::{args, schema};
-use api_core::bodies::{self, Body};
+use api_core::bodies::{self, Answer, Body};
 use api_core::dto::usage::QuotaDto;
 use domain::access::audit::AuditTrail;
 use domain::access::caller::Caller;
@@ -23,16 +26,18 @@ use domain::usage::quota::Limit;
 use domain::Failure;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::OnceLock;
 
-/// What a tool handler returns: the REST body (or composition) it produced.
-pub type Fut<'a> = Pin<Box<dyn Future<Output = Result<Body, Failure>> + 'a>>;
+/// What a tool handler returns: the REST answer (or a composition of answers) it produced.
+pub type Fut<'a, T> = Pin<Box<dyn Future<Output = Result<Answer<T>, Failure>> + 'a>>;
 
-type Handler = Box<dyn for<'a> Fn(Ctx<'a>, Value) -> Fut<'a> + Send + Sync>;
+/// A tool handler with its types erased: arguments in, the shaped `tools/call` result out.
+type Handler = Box<dyn for<'a> Fn(Ctx<'a>, Value) -> Shaped<'a> + Send + Sync>;
+type Shaped<'a> = Pin<Box<dyn Future<Output = Result<Value, Failure>> + 'a>>;
 
 /// What a tool handler works with: the use cases, the admitted caller, and the request's
 /// audit trail (where each route invocation notes its row).
@@ -81,14 +86,14 @@ pub struct Spec {
     pub effect: Effect,
     /// True when the tool may ask an upstream register (data from outside the service).
     pub open_world: bool,
-    /// The one-line summary of `content[0]`, read off the body.
-    pub summary: fn(&Value) -> String,
 }
 
 /// One registered tool.
 pub struct Tool {
     pub spec: Spec,
     input_schema: Map<String, Value>,
+    /// The schema of the handler's answer type, for [`Tool::with_output`].
+    answer_schema: fn() -> Map<String, Value>,
     output_schema: Option<Map<String, Value>>,
     descriptor: Value,
     handler: Handler,
@@ -96,22 +101,29 @@ pub struct Tool {
 
 impl Tool {
     /// A tool whose arguments are `A` (its `inputSchema` is generated from `A`, and arguments
-    /// are checked against that very schema before `handler` sees them).
-    pub fn new<A>(spec: Spec, handler: for<'a> fn(Ctx<'a>, A) -> Fut<'a>) -> Tool
+    /// are checked against that very schema before `handler` sees them) and whose answer is
+    /// a `T` (the REST body type, or a composition of them): `T` summarises itself and, with
+    /// [`Tool::with_output`], gives the `outputSchema`.
+    pub fn new<A, T>(spec: Spec, handler: for<'a> fn(Ctx<'a>, A) -> Fut<'a, T>) -> Tool
     where
         A: DeserializeOwned + JsonSchema + 'static,
+        T: Serialize + Summary + JsonSchema + 'static,
     {
         let input_schema = schema::input::<A>();
         let checked = input_schema.clone();
         let handler = erase(
             move |cx, arguments| match args::parse::<A>(&checked, arguments) {
-                Ok(parsed) => handler(cx, parsed),
+                Ok(parsed) => {
+                    let answer = handler(cx, parsed);
+                    Box::pin(async move { success_result(answer.await?) })
+                }
                 Err(failure) => Box::pin(async move { Err(failure) }),
             },
         );
         let mut tool = Tool {
             spec,
             input_schema,
+            answer_schema: schema::output::<T>,
             output_schema: None,
             descriptor: Value::Null,
             handler,
@@ -120,9 +132,9 @@ impl Tool {
         tool
     }
 
-    /// Declares the `outputSchema`: the REST body type `T` plus `summary`.
-    pub fn with_output<T: JsonSchema>(mut self) -> Tool {
-        let mut output = schema::output::<T>();
+    /// Declares the `outputSchema`: the handler's answer type (the REST body) plus `summary`.
+    pub fn with_output(mut self) -> Tool {
+        let mut output = (self.answer_schema)();
         if !self.metered_by().is_empty() {
             schema::add_quota(&mut output);
         }
@@ -157,8 +169,7 @@ impl Tool {
     /// Runs the tool and shapes its `tools/call` result. `Err` is the API failure to relay
     /// as an `isError` result (see [`error_result`]).
     pub async fn call(&self, cx: Ctx<'_>, arguments: Value) -> Result<Value, Failure> {
-        let body = (self.handler)(cx, arguments).await?;
-        let mut result = success_result(&body, self.spec.summary)?;
+        let mut result = (self.handler)(cx, arguments).await?;
         // A metered tool's answer states the caller's standing against its daily limits
         // (the numbers the REST route's `RateLimit` fields carry), read after it spent.
         let limits = self.metered_by();
@@ -205,7 +216,7 @@ impl Tool {
 /// Pins a closure to the higher-ranked handler signature.
 fn erase<F>(f: F) -> Handler
 where
-    F: for<'a> Fn(Ctx<'a>, Value) -> Fut<'a> + Send + Sync + 'static,
+    F: for<'a> Fn(Ctx<'a>, Value) -> Shaped<'a> + Send + Sync + 'static,
 {
     Box::new(f)
 }
@@ -234,21 +245,37 @@ pub fn listed_for(scopes: &ScopeSet) -> Vec<Value> {
         .collect()
 }
 
-/// A successful result: the summary, the REST body byte for byte, and the body parsed plus
-/// `summary` as `structuredContent`.
-fn success_result(body: &Body, summary: fn(&Value) -> String) -> Result<Value, Failure> {
-    let mut structured: Map<String, Value> = serde_json::from_str(&body.0)
-        .map_err(|e| Failure::internal(format!("a tool body is not a JSON object: {e}")))?;
-    let line = summary(&Value::Object(structured.clone()));
+/// A successful result: the summary, the REST body byte for byte, and the answer's value
+/// plus `summary` as `structuredContent` (the value the text was serialised from, so it is
+/// the text's JSON without parsing it back).
+fn success_result<T: Serialize + Summary>(answer: Answer<T>) -> Result<Value, Failure> {
+    let line = answer.value.summary();
+    let mut structured = match serde_json::to_value(&answer.value) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) => return Err(Failure::internal("a tool's answer is not a JSON object")),
+        Err(e) => return Err(Failure::internal(e)),
+    };
     structured.insert("summary".into(), Value::String(line.clone()));
     Ok(json!({
         "content": [
             {"type": "text", "text": line},
-            {"type": "text", "text": body.0},
+            {"type": "text", "text": answer.body.0},
         ],
         "structuredContent": structured,
         "isError": false,
     }))
+}
+
+/// Two route bodies as one object, `{"<first>":<text>,"<second>":<text>}`, each text byte
+/// for byte: a composite tool's `content[1]`. The keys are the tool's own.
+fn pair(first: (&'static str, &Body), second: (&'static str, &Body)) -> Body {
+    Body(format!(
+        "{{\"{}\":{},\"{}\":{}}}",
+        first.0,
+        (first.1).0,
+        second.0,
+        (second.1).0
+    ))
 }
 
 /// The API's error body: the one both surfaces serialise.
@@ -266,9 +293,9 @@ pub fn error_result(failure: &Failure) -> Value {
     })
 }
 
-mod companies;
+pub(crate) mod companies;
 mod monitoring;
-mod persons;
+pub(crate) mod persons;
 mod screening;
 mod subjects;
 mod webhooks;
@@ -538,15 +565,38 @@ mod tests {
 
     #[test]
     fn results_carry_the_body_byte_for_byte() {
-        let body = Body(
-            r#"{"subject_id":"01S","kind":"company","identifiers":[],"refs":[],"aliases":[]}"#
-                .into(),
-        );
-        let result = success_result(&body, crate::summary::subject).unwrap();
-        assert_eq!(result["content"][1]["text"], body.0.as_str());
+        use api_core::dto::webhooks::{WebhookEndpointDto, WebhookEndpointWithSecretDto};
+        // A flattened member, optional members both ways, and a text with escapes.
+        let made = WebhookEndpointWithSecretDto {
+            endpoint: WebhookEndpointDto {
+                id: "whk_01".into(),
+                url: "https://hooks.example/\"in\"".into(),
+                types: Some(vec!["company.changed".into()]),
+                description: None,
+                status: "active",
+                disabled_reason: None,
+                disabled_at: None,
+                cursor: 7,
+                failures: 0,
+                failing_since: None,
+                next_attempt_at: "2026-11-29T10:00:00Z".into(),
+                attempts: 3,
+                created_at: "2026-11-28T10:00:00Z".into(),
+                secret_rotated_at: None,
+            },
+            secret: "whsec_c2VjcmV0".into(),
+        };
+        let answer = Answer::of(made).unwrap();
+        let text = answer.body.0.clone();
+        let result = success_result(answer).unwrap();
+        assert_eq!(result["content"][1]["text"], text.as_str());
+        // structuredContent is the text's JSON plus the summary, made without parsing it.
+        let mut parsed: Value = serde_json::from_str(&text).unwrap();
+        parsed["summary"] = result["content"][0]["text"].clone();
+        assert_eq!(result["structuredContent"], parsed);
         assert_eq!(
             result["structuredContent"]["summary"],
-            result["content"][0]["text"]
+            "Webhook endpoint whk_01 (active): delivered up to seq 7; its signing secret is in the body, shown this once"
         );
         assert_eq!(result["isError"], false);
 

@@ -2,7 +2,6 @@
 //! (`list_events`, and `list_changes` for the change events).
 
 use super::{Ctx, Effect, Fut, Spec, Tool};
-use crate::summary;
 use api_core::bodies;
 use api_core::dto::{EventPageDto, SubscriptionDto, SubscriptionListDto};
 use domain::monitoring::subscription::SubscribeRequest;
@@ -103,11 +102,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::GetSubscription],
                 effect: Effect::Read,
                 open_world: false,
-                summary: summary::subscription,
             },
             get_subscription,
         )
-        .with_output::<SubscriptionDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "end_subscription",
@@ -119,11 +117,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::EndSubscription],
                 effect: Effect::Write,
                 open_world: false,
-                summary: summary::subscription,
             },
             end_subscription,
         )
-        .with_output::<SubscriptionDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "list_subscriptions",
@@ -133,11 +130,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::ListSubscriptions],
                 effect: Effect::Read,
                 open_world: false,
-                summary: summary::subscriptions,
             },
             list_subscriptions,
         )
-        .with_output::<SubscriptionListDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "subscribe_monitoring",
@@ -150,11 +146,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::CreateSubscription],
                 effect: Effect::Write,
                 open_world: false,
-                summary: summary::subscription,
             },
             subscribe_monitoring,
         )
-        .with_output::<SubscriptionDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "list_changes",
@@ -167,11 +162,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::ListEvents],
                 effect: Effect::Read,
                 open_world: false,
-                summary: summary::events,
             },
             list_changes,
         )
-        .with_output::<EventPageDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "list_events",
@@ -183,27 +177,26 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::ListEvents],
                 effect: Effect::Read,
                 open_world: false,
-                summary: summary::events,
             },
             list_events,
         )
-        .with_output::<EventPageDto>(),
+        .with_output(),
     ]
 }
 
-fn list_events(cx: Ctx<'_>, args: EventsArgs) -> Fut<'_> {
+fn list_events(cx: Ctx<'_>, args: EventsArgs) -> Fut<'_, EventPageDto> {
     Box::pin(cx.route(Operation::ListEvents, move |s, c| async move {
         bodies::events(s, &c, &args.request(), false).await
     }))
 }
 
-fn list_changes(cx: Ctx<'_>, args: EventsArgs) -> Fut<'_> {
+fn list_changes(cx: Ctx<'_>, args: EventsArgs) -> Fut<'_, EventPageDto> {
     Box::pin(cx.route(Operation::ListEvents, move |s, c| async move {
         bodies::events(s, &c, &args.request(), true).await
     }))
 }
 
-fn get_subscription(cx: Ctx<'_>, args: SubscriptionIdArgs) -> Fut<'_> {
+fn get_subscription(cx: Ctx<'_>, args: SubscriptionIdArgs) -> Fut<'_, SubscriptionDto> {
     Box::pin(
         cx.route(Operation::GetSubscription, move |s, c| async move {
             bodies::get_subscription(s, &c, &args.id).await
@@ -211,7 +204,7 @@ fn get_subscription(cx: Ctx<'_>, args: SubscriptionIdArgs) -> Fut<'_> {
     )
 }
 
-fn end_subscription(cx: Ctx<'_>, args: EndSubscriptionArgs) -> Fut<'_> {
+fn end_subscription(cx: Ctx<'_>, args: EndSubscriptionArgs) -> Fut<'_, SubscriptionDto> {
     Box::pin(
         cx.route(Operation::EndSubscription, move |s, c| async move {
             bodies::end_subscription(s, &c, &args.subscription_id).await
@@ -219,7 +212,7 @@ fn end_subscription(cx: Ctx<'_>, args: EndSubscriptionArgs) -> Fut<'_> {
     )
 }
 
-fn list_subscriptions(cx: Ctx<'_>, args: ListSubscriptionsArgs) -> Fut<'_> {
+fn list_subscriptions(cx: Ctx<'_>, args: ListSubscriptionsArgs) -> Fut<'_, SubscriptionListDto> {
     Box::pin(
         cx.route(Operation::ListSubscriptions, move |s, c| async move {
             let request = domain::monitoring::subscription::SubscriptionsRequest {
@@ -231,7 +224,7 @@ fn list_subscriptions(cx: Ctx<'_>, args: ListSubscriptionsArgs) -> Fut<'_> {
     )
 }
 
-fn subscribe_monitoring(cx: Ctx<'_>, args: SubscribeArgs) -> Fut<'_> {
+fn subscribe_monitoring(cx: Ctx<'_>, args: SubscribeArgs) -> Fut<'_, SubscriptionDto> {
     Box::pin(
         cx.route(Operation::CreateSubscription, move |s, c| async move {
             bodies::create_subscription(s, &c, args.into()).await

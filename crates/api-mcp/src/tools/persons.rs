@@ -1,14 +1,13 @@
 //! The person tools: the profile and engagements by `identifier_ref`, and `lookup_person` (the
 //! resolve, then the profile).
 
-use super::{Ctx, Effect, Fut, Spec, Tool};
-use crate::summary;
-use api_core::bodies::{self, Body};
-use api_core::dto::{EngagementsDto, Envelope, PersonProfileDto};
+use super::{pair, Ctx, Effect, Fut, Spec, Tool};
+use api_core::bodies::{self, Answer};
+use api_core::dto::{EngagementsDto, Envelope, PersonProfileDto, ResolveResponse};
 use domain::operation::Operation;
 use domain::subjects::subject::ResolveRequest;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Arguments of `get_person_engagements`.
 #[derive(Deserialize, JsonSchema)]
@@ -33,6 +32,14 @@ pub struct LookupPersonArgs {
     pub id_type: String,
 }
 
+/// `lookup_person`'s answer: the resolve body and the person profile body, each embedded
+/// byte for byte in `content[1]`.
+#[derive(Serialize, JsonSchema)]
+pub struct PersonLookup {
+    pub subject: ResolveResponse,
+    pub person: Envelope<PersonProfileDto>,
+}
+
 /// This file's tools, for the catalog.
 pub(super) fn tools() -> Vec<Tool> {
     vec![
@@ -45,11 +52,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::GetPersonEngagements],
                 effect: Effect::Read,
                 open_world: true,
-                summary: summary::engagements,
             },
             get_person_engagements,
         )
-        .with_output::<Envelope<EngagementsDto>>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "get_person_profile",
@@ -64,11 +70,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::GetPerson],
                 effect: Effect::Read,
                 open_world: true,
-                summary: summary::person_profile,
             },
             get_person_profile,
         )
-        .with_output::<Envelope<PersonProfileDto>>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "lookup_person",
@@ -84,14 +89,13 @@ pub(super) fn tools() -> Vec<Tool> {
                 // Reads: resolving creates the subject at most once; calling again changes nothing.
                 effect: Effect::Read,
                 open_world: true,
-                summary: summary::lookup_person,
             },
             lookup_person,
         ),
     ]
 }
 
-fn get_person_engagements(cx: Ctx<'_>, args: PersonRefArgs) -> Fut<'_> {
+fn get_person_engagements(cx: Ctx<'_>, args: PersonRefArgs) -> Fut<'_, Envelope<EngagementsDto>> {
     Box::pin(
         cx.route(Operation::GetPersonEngagements, move |s, c| async move {
             bodies::person_engagements(s, &c, &args.person_ref).await
@@ -99,7 +103,7 @@ fn get_person_engagements(cx: Ctx<'_>, args: PersonRefArgs) -> Fut<'_> {
     )
 }
 
-fn get_person_profile(cx: Ctx<'_>, args: PersonRefArgs) -> Fut<'_> {
+fn get_person_profile(cx: Ctx<'_>, args: PersonRefArgs) -> Fut<'_, Envelope<PersonProfileDto>> {
     Box::pin(cx.route(Operation::GetPerson, move |s, c| async move {
         bodies::person_profile(s, &c, &args.person_ref).await
     }))
@@ -108,7 +112,7 @@ fn get_person_profile(cx: Ctx<'_>, args: PersonRefArgs) -> Fut<'_> {
 /// The resolve, then the profile. The resolve invocation runs the person gate first (scope,
 /// a person's well-formed number, its country, a served country, the permit), so a refused
 /// lookup creates no subject and reads nothing; the profile then reads by the new ref.
-fn lookup_person(cx: Ctx<'_>, args: LookupPersonArgs) -> Fut<'_> {
+fn lookup_person(cx: Ctx<'_>, args: LookupPersonArgs) -> Fut<'_, PersonLookup> {
     Box::pin(async move {
         let LookupPersonArgs {
             identifier,
@@ -124,15 +128,18 @@ fn lookup_person(cx: Ctx<'_>, args: LookupPersonArgs) -> Fut<'_> {
                 bodies::resolve_person(s, &c, request).await
             })
             .await?;
-        let person_ref = subject.identifier_ref;
+        let person_ref = subject.value.identifier_ref.clone();
         let person = cx
             .route(Operation::GetPerson, move |s, c| async move {
                 bodies::person_profile(s, &c, &person_ref).await
             })
             .await?;
-        Ok(Body(format!(
-            "{{\"subject\":{},\"person\":{}}}",
-            subject.body.0, person.0
-        )))
+        Ok(Answer {
+            body: pair(("subject", &subject.body), ("person", &person.body)),
+            value: PersonLookup {
+                subject: subject.value,
+                person: person.value,
+            },
+        })
     })
 }

@@ -2,7 +2,6 @@
 //! overrides and whitelist.
 
 use super::{Ctx, Effect, Fut, NoArgs, Spec, Tool};
-use crate::summary;
 use api_core::bodies;
 use api_core::dto::screening::{
     OverrideVersionListDto, ScreeningCheckDto, ScreeningCheckListDto, WhitelistDto,
@@ -95,11 +94,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 effect: Effect::Write,
                 // A subject check reads the person or company register.
                 open_world: true,
-                summary: summary::screening_check,
             },
             screen_subject,
         )
-        .with_output::<ScreeningCheckDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "get_screening_check",
@@ -110,11 +108,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::GetScreeningCheck],
                 effect: Effect::Read,
                 open_world: false,
-                summary: summary::screening_check,
             },
             get_screening_check,
         )
-        .with_output::<ScreeningCheckDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "list_screening_checks",
@@ -125,11 +122,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::ListScreeningChecks],
                 effect: Effect::Read,
                 open_world: false,
-                summary: summary::screening_checks,
             },
             list_screening_checks,
         )
-        .with_output::<ScreeningCheckListDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "list_screening_overrides",
@@ -141,11 +137,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::ListScreeningOverrides],
                 effect: Effect::Read,
                 open_world: false,
-                summary: summary::screening_overrides,
             },
             list_screening_overrides,
         )
-        .with_output::<OverrideVersionListDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "list_screening_whitelist",
@@ -156,15 +151,14 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::ListScreeningWhitelist],
                 effect: Effect::Read,
                 open_world: false,
-                summary: summary::screening_whitelist,
             },
             list_screening_whitelist,
         )
-        .with_output::<WhitelistDto>(),
+        .with_output(),
     ]
 }
 
-fn screen_subject(cx: Ctx<'_>, args: ScreenArgs) -> Fut<'_> {
+fn screen_subject(cx: Ctx<'_>, args: ScreenArgs) -> Fut<'_, ScreeningCheckDto> {
     Box::pin(
         cx.route(Operation::RunScreeningCheck, move |s, c| async move {
             bodies::run_screening_check(s, &c, args.into()).await
@@ -172,7 +166,7 @@ fn screen_subject(cx: Ctx<'_>, args: ScreenArgs) -> Fut<'_> {
     )
 }
 
-fn get_screening_check(cx: Ctx<'_>, args: ScreeningCheckIdArgs) -> Fut<'_> {
+fn get_screening_check(cx: Ctx<'_>, args: ScreeningCheckIdArgs) -> Fut<'_, ScreeningCheckDto> {
     Box::pin(
         cx.route(Operation::GetScreeningCheck, move |s, c| async move {
             bodies::get_screening_check(s, &c, &args.id).await
@@ -180,7 +174,10 @@ fn get_screening_check(cx: Ctx<'_>, args: ScreeningCheckIdArgs) -> Fut<'_> {
     )
 }
 
-fn list_screening_checks(cx: Ctx<'_>, args: ListScreeningChecksArgs) -> Fut<'_> {
+fn list_screening_checks(
+    cx: Ctx<'_>,
+    args: ListScreeningChecksArgs,
+) -> Fut<'_, ScreeningCheckListDto> {
     Box::pin(
         cx.route(Operation::ListScreeningChecks, move |s, c| async move {
             let request = domain::screening::check::ChecksRequest {
@@ -192,7 +189,7 @@ fn list_screening_checks(cx: Ctx<'_>, args: ListScreeningChecksArgs) -> Fut<'_> 
     )
 }
 
-fn list_screening_overrides(cx: Ctx<'_>, _args: NoArgs) -> Fut<'_> {
+fn list_screening_overrides(cx: Ctx<'_>, _args: NoArgs) -> Fut<'_, OverrideVersionListDto> {
     Box::pin(
         cx.route(Operation::ListScreeningOverrides, move |s, c| async move {
             bodies::list_screening_overrides(s, &c).await
@@ -200,7 +197,7 @@ fn list_screening_overrides(cx: Ctx<'_>, _args: NoArgs) -> Fut<'_> {
     )
 }
 
-fn list_screening_whitelist(cx: Ctx<'_>, _args: NoArgs) -> Fut<'_> {
+fn list_screening_whitelist(cx: Ctx<'_>, _args: NoArgs) -> Fut<'_, WhitelistDto> {
     Box::pin(
         cx.route(Operation::ListScreeningWhitelist, move |s, c| async move {
             bodies::list_screening_whitelist(s, &c).await

@@ -1,7 +1,6 @@
 //! The subject tool: a subject by its id.
 
 use super::{Ctx, Effect, Fut, Spec, Tool};
-use crate::summary;
 use api_core::bodies;
 use api_core::dto::SubjectResponse;
 use domain::operation::Operation;
@@ -27,14 +26,13 @@ pub(super) fn tools() -> Vec<Tool> {
             operations: &[Operation::GetSubject],
             effect: Effect::Read,
             open_world: false,
-            summary: summary::subject,
         },
         get_subject,
     )
-    .with_output::<SubjectResponse>()]
+    .with_output()]
 }
 
-fn get_subject(cx: Ctx<'_>, args: SubjectIdArgs) -> Fut<'_> {
+fn get_subject(cx: Ctx<'_>, args: SubjectIdArgs) -> Fut<'_, SubjectResponse> {
     Box::pin(cx.route(Operation::GetSubject, move |s, c| async move {
         bodies::get_subject(s, &c, &args.id).await
     }))

@@ -2,7 +2,6 @@
 //! their deliveries.
 
 use super::{Ctx, Effect, Fut, NoArgs, Spec, Tool};
-use crate::summary;
 use api_core::bodies;
 use api_core::dto::webhooks::{
     WebhookDeliveryPageDto, WebhookEndpointDto, WebhookEndpointListDto,
@@ -76,11 +75,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::CreateWebhookEndpoint],
                 effect: Effect::Write,
                 open_world: false,
-                summary: summary::webhook,
             },
             create_webhook,
         )
-        .with_output::<WebhookEndpointWithSecretDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "list_webhooks",
@@ -91,11 +89,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::ListWebhookEndpoints],
                 effect: Effect::Read,
                 open_world: false,
-                summary: summary::webhooks,
             },
             list_webhooks,
         )
-        .with_output::<WebhookEndpointListDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "get_webhook",
@@ -106,11 +103,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::GetWebhookEndpoint],
                 effect: Effect::Read,
                 open_world: false,
-                summary: summary::webhook,
             },
             get_webhook,
         )
-        .with_output::<WebhookEndpointDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "disable_webhook",
@@ -120,11 +116,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::DisableWebhookEndpoint],
                 effect: Effect::Write,
                 open_world: false,
-                summary: summary::webhook,
             },
             disable_webhook,
         )
-        .with_output::<WebhookEndpointDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "enable_webhook",
@@ -135,11 +130,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::EnableWebhookEndpoint],
                 effect: Effect::Write,
                 open_world: false,
-                summary: summary::webhook,
             },
             enable_webhook,
         )
-        .with_output::<WebhookEndpointDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "rotate_webhook_secret",
@@ -150,11 +144,10 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::RotateWebhookSecret],
                 effect: Effect::Write,
                 open_world: false,
-                summary: summary::webhook,
             },
             rotate_webhook_secret,
         )
-        .with_output::<WebhookEndpointWithSecretDto>(),
+        .with_output(),
         Tool::new(
             Spec {
                 name: "list_webhook_deliveries",
@@ -165,15 +158,14 @@ pub(super) fn tools() -> Vec<Tool> {
                 operations: &[Operation::ListWebhookDeliveries],
                 effect: Effect::Read,
                 open_world: false,
-                summary: summary::webhook_deliveries,
             },
             list_webhook_deliveries,
         )
-        .with_output::<WebhookDeliveryPageDto>(),
+        .with_output(),
     ]
 }
 
-fn create_webhook(cx: Ctx<'_>, args: CreateWebhookArgs) -> Fut<'_> {
+fn create_webhook(cx: Ctx<'_>, args: CreateWebhookArgs) -> Fut<'_, WebhookEndpointWithSecretDto> {
     Box::pin(
         cx.route(Operation::CreateWebhookEndpoint, move |s, c| async move {
             bodies::create_webhook(s, &c, args.into()).await
@@ -181,7 +173,7 @@ fn create_webhook(cx: Ctx<'_>, args: CreateWebhookArgs) -> Fut<'_> {
     )
 }
 
-fn list_webhooks(cx: Ctx<'_>, _args: NoArgs) -> Fut<'_> {
+fn list_webhooks(cx: Ctx<'_>, _args: NoArgs) -> Fut<'_, WebhookEndpointListDto> {
     Box::pin(
         cx.route(Operation::ListWebhookEndpoints, move |s, c| async move {
             bodies::list_webhooks(s, &c).await
@@ -189,7 +181,7 @@ fn list_webhooks(cx: Ctx<'_>, _args: NoArgs) -> Fut<'_> {
     )
 }
 
-fn get_webhook(cx: Ctx<'_>, args: WebhookIdArgs) -> Fut<'_> {
+fn get_webhook(cx: Ctx<'_>, args: WebhookIdArgs) -> Fut<'_, WebhookEndpointDto> {
     Box::pin(
         cx.route(Operation::GetWebhookEndpoint, move |s, c| async move {
             bodies::get_webhook(s, &c, &args.id).await
@@ -197,7 +189,7 @@ fn get_webhook(cx: Ctx<'_>, args: WebhookIdArgs) -> Fut<'_> {
     )
 }
 
-fn disable_webhook(cx: Ctx<'_>, args: WebhookIdArgs) -> Fut<'_> {
+fn disable_webhook(cx: Ctx<'_>, args: WebhookIdArgs) -> Fut<'_, WebhookEndpointDto> {
     Box::pin(
         cx.route(Operation::DisableWebhookEndpoint, move |s, c| async move {
             bodies::disable_webhook(s, &c, &args.id).await
@@ -205,7 +197,7 @@ fn disable_webhook(cx: Ctx<'_>, args: WebhookIdArgs) -> Fut<'_> {
     )
 }
 
-fn enable_webhook(cx: Ctx<'_>, args: WebhookIdArgs) -> Fut<'_> {
+fn enable_webhook(cx: Ctx<'_>, args: WebhookIdArgs) -> Fut<'_, WebhookEndpointDto> {
     Box::pin(
         cx.route(Operation::EnableWebhookEndpoint, move |s, c| async move {
             bodies::enable_webhook(s, &c, &args.id).await
@@ -213,7 +205,10 @@ fn enable_webhook(cx: Ctx<'_>, args: WebhookIdArgs) -> Fut<'_> {
     )
 }
 
-fn rotate_webhook_secret(cx: Ctx<'_>, args: WebhookIdArgs) -> Fut<'_> {
+fn rotate_webhook_secret(
+    cx: Ctx<'_>,
+    args: WebhookIdArgs,
+) -> Fut<'_, WebhookEndpointWithSecretDto> {
     Box::pin(
         cx.route(Operation::RotateWebhookSecret, move |s, c| async move {
             bodies::rotate_webhook_secret(s, &c, &args.id).await
@@ -221,7 +216,10 @@ fn rotate_webhook_secret(cx: Ctx<'_>, args: WebhookIdArgs) -> Fut<'_> {
     )
 }
 
-fn list_webhook_deliveries(cx: Ctx<'_>, args: WebhookDeliveriesArgs) -> Fut<'_> {
+fn list_webhook_deliveries(
+    cx: Ctx<'_>,
+    args: WebhookDeliveriesArgs,
+) -> Fut<'_, WebhookDeliveryPageDto> {
     Box::pin(
         cx.route(Operation::ListWebhookDeliveries, move |s, c| async move {
             let limit = args.limit.map(|l| l.to_string());

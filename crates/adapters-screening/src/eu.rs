@@ -1,8 +1,9 @@
 //! The EU's consolidated financial sanctions file (FSF XML 1.1), read into [`ParsedList`].
 //!
-//! The file is streamed with `quick-xml`; one `sanctionEntity` is gathered at a time (its
-//! attributes, its children's attributes and the `remark` texts of its children) and mapped
-//! whole, or skipped whole and named in [`ParsedList::skipped`]
+//! The file is streamed with `quick-xml`; one `sanctionEntity` is gathered at a time (as a
+//! tree of its elements three levels deep, `xml::RecordTree`: its attributes, its children's
+//! attributes and the `remark` texts of its children are what is read) and mapped whole, or
+//! skipped whole and named in [`ParsedList::skipped`]
 //! (`<euReferenceNumber> (logicalId <n>): <why>`). A file that is not well-formed XML, whose
 //! root is not `export` in the namespace `http://eu.europa.ec/fpi/fsd/export`, or that ends
 //! before its root closes (a truncated download) is [`ReadError::Malformed`]. The retired
@@ -79,7 +80,7 @@
 use crate::countries::iso_code;
 use crate::text::{covering, day_or_month, parse_timestamp, parse_xs_date, parse_year};
 use crate::text::{push_country, push_unique, value};
-use crate::xml::{self, Layout, RootName};
+use crate::xml::{self, Element, Layout, Naming, RecordTree};
 use crate::ReadError;
 use chrono::{Datelike, Duration, NaiveDate};
 use domain::screening::sanctions::{
@@ -92,11 +93,14 @@ use quick_xml::XmlVersion;
 const FORMAT: &str = "eu-xml";
 const NAMESPACE: &str = "http://eu.europa.ec/fpi/fsd/export";
 const RECORD: &str = "sanctionEntity";
+/// Levels of a record kept: the record, its children, and theirs (a name's `remark`); the
+/// format reads nothing deeper.
+const MAX_DEPTH: usize = 3;
 
 const LAYOUT: Layout = Layout {
     format: FORMAT,
     root: "export",
-    root_name: RootName::AfterLastPrefix,
+    naming: Naming::AfterLastPrefix,
     expand_empty_elements: false,
     refuse_cdata_outside_root: true,
 };
@@ -120,7 +124,6 @@ pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
             set_aside: Vec::new(),
         },
         record: None,
-        in_remark: false,
     };
     xml::read(xml, &LAYOUT, &mut state)?;
     Ok(state.list)
@@ -130,14 +133,16 @@ pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
 /// record, 3 inside a record's child, 4 inside a child's child.
 struct State {
     list: ParsedList,
-    record: Option<Record>,
-    /// Whether the open element at depth 3 is a `remark` (whose text is kept).
-    in_remark: bool,
+    record: Option<RecordTree>,
 }
 
 impl xml::Handler for State {
     /// Handles a start tag (`depth` elements are open around it).
     fn open(&mut self, start: &BytesStart<'_>, depth: usize) -> Result<(), ReadError> {
+        if let Some(tree) = self.record.as_mut() {
+            let _ = tree.open(start);
+            return Ok(());
+        }
         let qname = start.name();
         let raw = qname.as_ref();
         let local = raw.rsplit_once(':').map_or(raw, |(_, l)| l);
@@ -164,40 +169,8 @@ impl xml::Handler for State {
                     .and_then(|(_, v)| parse_timestamp(v));
             }
             1 if local == RECORD => {
-                let mut record = Record {
-                    attrs: Vec::new(),
-                    children: Vec::new(),
-                    bad: None,
-                };
-                match attributes(start) {
-                    Ok(attrs) => record.attrs = attrs,
-                    Err(why) => record.bad = Some(why),
-                }
-                self.record = Some(record);
-            }
-            2 => {
-                if let Some(r) = self.record.as_mut() {
-                    let attrs = match attributes(start) {
-                        Ok(attrs) => attrs,
-                        Err(why) => {
-                            if r.bad.is_none() {
-                                r.bad = Some(why);
-                            }
-                            Vec::new()
-                        }
-                    };
-                    r.children.push(Child {
-                        name: local.to_owned(),
-                        attrs,
-                        remarks: Vec::new(),
-                    });
-                }
-            }
-            3 if local == "remark" => {
-                if let Some(child) = self.record.as_mut().and_then(|r| r.children.last_mut()) {
-                    child.remarks.push(String::new());
-                    self.in_remark = true;
-                }
+                // An attribute that cannot be read is noted on its element: it skips the record.
+                self.record = Some(RecordTree::new(start, LAYOUT.naming, MAX_DEPTH).0);
             }
             // Other elements of the root are not records; deeper elements are no part of
             // what is read.
@@ -206,44 +179,34 @@ impl xml::Handler for State {
         Ok(())
     }
 
-    /// Handles the end of an element; `depth` elements stay open.
-    fn close(&mut self, depth: usize) {
-        match depth {
-            1 => {
-                if let Some(r) = self.record.take() {
-                    match r.into_entry() {
-                        Ok(entry) => self.list.entries.push(entry),
-                        Err(why) => self.list.skipped.push(why),
-                    }
+    /// Handles the end of an element.
+    fn close(&mut self, _depth: usize) {
+        if let Some(tree) = self.record.as_mut() {
+            if let Some(root) = tree.close() {
+                self.record = None;
+                match (Record { root }).into_entry() {
+                    Ok(entry) => self.list.entries.push(entry),
+                    Err(why) => self.list.skipped.push(why),
                 }
             }
-            3 => self.in_remark = false,
-            _ => {}
         }
     }
 
-    /// Adds text read while `depth` elements are open.
-    fn text(&mut self, depth: usize, text: &str) {
-        if depth == 4 && self.in_remark {
-            if let Some(remark) = self
-                .record
-                .as_mut()
-                .and_then(|r| r.children.last_mut())
-                .and_then(|c| c.remarks.last_mut())
-            {
-                remark.push_str(text);
-            }
+    fn text(&mut self, _depth: usize, text: &str) {
+        if let Some(tree) = self.record.as_mut() {
+            tree.text(text);
         }
     }
 
     fn unreadable(&mut self, why: String) {
-        if let Some(r) = self.record.as_mut() {
-            r.bad.get_or_insert(why);
+        if let Some(tree) = self.record.as_mut() {
+            tree.unreadable(why);
         }
     }
 }
 
-/// An element's attributes, unescaped and normalised, by their raw names.
+/// The root's attributes, unescaped and normalised, by their raw names (its namespace
+/// declaration is `xmlns` or `xmlns:<prefix>` as written).
 fn attributes(start: &BytesStart<'_>) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     for attr in start.attributes() {
@@ -357,22 +320,25 @@ fn hijri_window(year: i32, month: Option<u32>, day: Option<u32>) -> Option<Liste
 }
 
 /// One element directly inside a record: its attributes, and its `remark`s' text.
-struct Child {
-    name: String,
-    attrs: Vec<(String, String)>,
-    remarks: Vec<String>,
-}
+#[derive(Clone, Copy)]
+struct Child<'a>(&'a Element);
 
-impl Child {
-    /// The collapsed value of the attribute named `key`, if it has one.
-    fn attr(&self, key: &str) -> Option<String> {
-        self.attrs
-            .iter()
-            .find(|(k, _)| k == key)
-            .and_then(|(_, v)| value(v))
+impl<'a> Child<'a> {
+    fn name(self) -> &'a str {
+        &self.0.name
     }
 
-    fn country(&self) -> Option<ListedCountry> {
+    /// The collapsed value of the attribute named `key`, if it has one.
+    fn attr(self, key: &str) -> Option<String> {
+        self.0.attr(key).and_then(value)
+    }
+
+    /// The texts of its `remark`s.
+    fn remarks(self) -> impl Iterator<Item = &'a str> {
+        self.0.children("remark").map(|r| r.text.as_str())
+    }
+
+    fn country(self) -> Option<ListedCountry> {
         country(
             self.attr("countryIso2Code"),
             self.attr("countryDescription"),
@@ -380,12 +346,9 @@ impl Child {
     }
 }
 
-/// A `sanctionEntity` as read, before it is understood.
+/// A `sanctionEntity` as read, before it is understood: its elements as a tree.
 struct Record {
-    attrs: Vec<(String, String)>,
-    children: Vec<Child>,
-    /// Why the record could not be read, if it could not.
-    bad: Option<String>,
+    root: Element,
 }
 
 /// A name of a record, with what decides its place.
@@ -396,14 +359,11 @@ struct Name {
 
 impl Record {
     fn attr(&self, key: &str) -> Option<String> {
-        self.attrs
-            .iter()
-            .find(|(k, _)| k == key)
-            .and_then(|(_, v)| value(v))
+        self.root.attr(key).and_then(value)
     }
 
-    fn children<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Child> + 'a {
-        self.children.iter().filter(move |c| c.name == name)
+    fn children<'a>(&'a self, name: &'a str) -> impl Iterator<Item = Child<'a>> + 'a {
+        self.root.children(name).map(Child)
     }
 
     /// The entry, or why the record is skipped (naming it).
@@ -445,9 +405,8 @@ impl Record {
             let strong = parse_flag(alias.attr("strong").as_deref())
                 .map_err(|()| format!("name {full:?} has an unknown strong mark"))?;
             let low = alias
-                .remarks
-                .iter()
-                .filter_map(|r| value(r))
+                .remarks()
+                .filter_map(value)
                 .any(|r| r.to_lowercase().contains("low quality"));
             let quality = if strong == Some(false) || low {
                 NameQuality::Weak
@@ -463,8 +422,8 @@ impl Record {
     }
 
     fn entry(&self, source_entry_id: String) -> Result<ListEntry, String> {
-        if let Some(why) = &self.bad {
-            return Err(why.clone());
+        if let Some(why) = self.root.first_bad() {
+            return Err(why.to_owned());
         }
 
         // Kind.
@@ -500,8 +459,8 @@ impl Record {
         // Birth dates and the other countries, in file order.
         let mut birth_dates = Vec::new();
         let mut countries = Vec::new();
-        for child in &self.children {
-            match child.name.as_str() {
+        for child in self.root.children.iter().map(Child) {
+            match child.name() {
                 "birthdate" => {
                     for d in birth_dates_of(child)? {
                         push_unique(&mut birth_dates, d);
@@ -579,7 +538,7 @@ impl Record {
 
 /// The dates of one `birthdate` element (see the module's notes), or why the record is
 /// skipped.
-fn birth_dates_of(b: &Child) -> Result<Vec<ListedDate>, String> {
+fn birth_dates_of(b: Child<'_>) -> Result<Vec<ListedDate>, String> {
     let unreadable = |what: &str| {
         let attrs: Vec<_> = [
             "calendarType",

@@ -133,7 +133,7 @@
 
 use crate::countries::iso_code;
 use crate::text::{covering, push_unique, value};
-use crate::xml::{self, Layout, RootName};
+use crate::xml::{self, Element, Layout, Naming, RecordTree};
 use crate::ReadError;
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use domain::screening::sanctions::{
@@ -141,7 +141,6 @@ use domain::screening::sanctions::{
     NameQuality, ParsedList,
 };
 use quick_xml::events::BytesStart;
-use quick_xml::XmlVersion;
 use std::collections::{HashMap, HashSet};
 
 const FORMAT: &str = "ofac-advanced-xml";
@@ -149,7 +148,7 @@ const FORMAT: &str = "ofac-advanced-xml";
 const LAYOUT: Layout = Layout {
     format: FORMAT,
     root: "Sanctions",
-    root_name: RootName::Local,
+    naming: Naming::Local,
     expand_empty_elements: true,
     refuse_cdata_outside_root: false,
 };
@@ -209,20 +208,20 @@ struct Parser {
     seen_parties: bool,
     /// The section open at depth 1, if any.
     section: Option<Section>,
-    record: Option<Builder>,
+    record: Option<RecordTree>,
     reading: Reading,
 }
 
 impl xml::Handler for Parser {
     fn open(&mut self, start: &BytesStart<'_>, depth: usize) -> Result<(), ReadError> {
         if let Some(builder) = self.record.as_mut() {
-            builder.open(start)?;
+            builder.open(start).map_err(malformed)?;
         } else {
             let name = start.local_name();
             let name = name.as_ref();
             match depth {
                 0 => {
-                    let root = Node::new(start)?;
+                    let root = record(start)?.close().unwrap_or_default();
                     if root.attr("DeltaBaseVersion").is_some() {
                         return Err(malformed(
                             "a delta file (DeltaBaseVersion on the root): changes to a list, not a list",
@@ -235,11 +234,11 @@ impl xml::Handler for Parser {
                     self.seen_parties |= section == Section::Parties;
                     self.section = Some(section);
                     if name == "DateOfIssue" {
-                        self.record = Some(Builder::new(start)?);
+                        self.record = Some(record(start)?);
                     }
                 }
                 2 if self.section.is_some_and(|s| s != Section::Other) => {
-                    self.record = Some(Builder::new(start)?);
+                    self.record = Some(record(start)?);
                 }
                 _ => {}
             }
@@ -271,69 +270,24 @@ impl xml::Handler for Parser {
 
     fn unreadable(&mut self, why: String) {
         if let Some(builder) = self.record.as_mut() {
-            builder.bad(why);
+            builder.unreadable(why);
         }
     }
 }
 
 // ---------------------------------------------------------------------------------------
-// Records as small trees.
+// Records as small trees (`xml::Element`), and what this format reads off them.
 
-/// One element of a record: its attributes, its own text, its children.
-#[derive(Debug, Default)]
-struct Node {
-    name: String,
-    attrs: Vec<(String, String)>,
-    text: String,
-    children: Vec<Node>,
-    /// Why this element's text or attributes could not be read, if they could not.
-    bad: Option<String>,
+/// The format's numeric IDs and flags, read off an element's attributes.
+trait Attributes {
+    /// A numeric ID attribute, if present.
+    fn id(&self, name: &str) -> Result<Option<u64>, String>;
+    fn required_id(&self, name: &str) -> Result<u64, String>;
+    /// An `xsd:boolean` attribute; absent is false.
+    fn flag(&self, name: &str) -> bool;
 }
 
-impl Node {
-    fn new(start: &BytesStart<'_>) -> Result<Node, ReadError> {
-        let mut node = Node {
-            name: start.local_name().as_ref().to_owned(),
-            ..Node::default()
-        };
-        for attr in start.attributes() {
-            let attr =
-                attr.map_err(|e| malformed(format!("a bad attribute in <{}>: {e}", node.name)))?;
-            let key = attr.key.local_name().as_ref().to_owned();
-            match attr.normalized_value(XmlVersion::Implicit1_0) {
-                Ok(v) => node.attrs.push((key, v.into_owned())),
-                Err(e) => {
-                    node.bad.get_or_insert(format!(
-                        "unreadable attribute {key} of <{}>: {e}",
-                        node.name
-                    ));
-                }
-            }
-        }
-        Ok(node)
-    }
-
-    fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.trim())
-    }
-
-    fn child(&self, name: &str) -> Option<&Node> {
-        self.children.iter().find(|c| c.name == name)
-    }
-
-    fn children<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Node> + 'a {
-        self.children.iter().filter(move |c| c.name == name)
-    }
-
-    /// The element's own text, collapsed; `None` when empty.
-    fn value(&self) -> Option<String> {
-        value(&self.text)
-    }
-
-    /// A numeric ID attribute, if present.
+impl Attributes for Element {
     fn id(&self, name: &str) -> Result<Option<u64>, String> {
         match self.attr(name) {
             None => Ok(None),
@@ -349,74 +303,16 @@ impl Node {
             .ok_or_else(|| format!("<{}> without {name}", self.name))
     }
 
-    /// An `xsd:boolean` attribute; absent is false.
     fn flag(&self, name: &str) -> bool {
         matches!(self.attr(name), Some("true" | "1"))
     }
-
-    /// The first unreadable text or attribute in this element or below.
-    fn first_bad(&self) -> Option<&str> {
-        self.bad
-            .as_deref()
-            .or_else(|| self.children.iter().find_map(Node::first_bad))
-    }
 }
 
-/// A record being gathered: the open elements, and how many elements too deep to keep are
-/// open below them.
-struct Builder {
-    stack: Vec<Node>,
-    ignored: usize,
-}
-
-impl Builder {
-    fn new(start: &BytesStart<'_>) -> Result<Builder, ReadError> {
-        Ok(Builder {
-            stack: vec![Node::new(start)?],
-            ignored: 0,
-        })
-    }
-
-    fn open(&mut self, start: &BytesStart<'_>) -> Result<(), ReadError> {
-        if self.ignored > 0 || self.stack.len() >= MAX_DEPTH {
-            self.ignored += 1;
-        } else {
-            self.stack.push(Node::new(start)?);
-        }
-        Ok(())
-    }
-
-    /// Closes the innermost open element; the record, when that was its root.
-    fn close(&mut self) -> Option<Node> {
-        if self.ignored > 0 {
-            self.ignored -= 1;
-            return None;
-        }
-        let node = self.stack.pop()?;
-        match self.stack.last_mut() {
-            Some(parent) => {
-                parent.children.push(node);
-                None
-            }
-            None => Some(node),
-        }
-    }
-
-    fn text(&mut self, text: &str) {
-        if self.ignored == 0 {
-            if let Some(node) = self.stack.last_mut() {
-                node.text.push_str(text);
-            }
-        }
-    }
-
-    fn bad(&mut self, why: String) {
-        if self.ignored == 0 {
-            if let Some(node) = self.stack.last_mut() {
-                node.bad.get_or_insert(why);
-            }
-        }
-    }
+/// A record opened by `start`, or the file refused when its attributes cannot be read.
+fn record(start: &BytesStart<'_>) -> Result<RecordTree, ReadError> {
+    let (tree, read) = RecordTree::new(start, LAYOUT.naming, MAX_DEPTH);
+    read.map_err(malformed)?;
+    Ok(tree)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -479,9 +375,9 @@ impl Use {
 #[derive(Default)]
 struct Reading {
     /// The `DateOfIssue` element, read once the calendars are known.
-    issue: Option<Node>,
+    issue: Option<Element>,
     /// Reference values by element name (`Country`, `FeatureType`, ...) and ID.
-    refs: HashMap<String, HashMap<u64, Node>>,
+    refs: HashMap<String, HashMap<u64, Element>>,
     locations: HashMap<u64, Result<Place, String>>,
     /// Documents by the `IdentityID` they belong to, until their party claims them.
     documents: HashMap<u64, Vec<Result<Document, String>>>,
@@ -497,7 +393,7 @@ struct Reading {
 }
 
 impl Reading {
-    fn take(&mut self, section: Section, node: Node) {
+    fn take(&mut self, section: Section, node: Element) {
         match section {
             Section::ReferenceValues => self.take_reference_values(node),
             Section::Locations => self.take_location(node),
@@ -508,7 +404,7 @@ impl Reading {
         }
     }
 
-    fn take_reference_values(&mut self, set: Node) {
+    fn take_reference_values(&mut self, set: Element) {
         for v in set.children {
             let id = v
                 .required_id("ID")
@@ -532,7 +428,7 @@ impl Reading {
         }
     }
 
-    fn take_location(&mut self, node: Node) {
+    fn take_location(&mut self, node: Element) {
         let id = match node.required_id("ID") {
             Ok(id) => id,
             Err(why) => return self.skipped.push(format!("a Location: {why}")),
@@ -556,7 +452,7 @@ impl Reading {
                 for v in part.children("LocationPartValue") {
                     place
                         .words
-                        .extend(v.children("Value").filter_map(Node::value));
+                        .extend(v.children("Value").filter_map(Element::value));
                 }
             }
             Ok(place)
@@ -564,7 +460,7 @@ impl Reading {
         self.locations.insert(id, place);
     }
 
-    fn take_document(&mut self, node: Node) {
+    fn take_document(&mut self, node: Element) {
         let label = format!("IDRegDocument {}", node.attr("ID").unwrap_or("without ID"));
         let identity = match node.required_id("IdentityID") {
             Ok(id) => id,
@@ -577,7 +473,7 @@ impl Reading {
             Ok(Document {
                 id: node.required_id("ID")?,
                 kind: node.required_id("IDRegDocTypeID")?,
-                number: node.child("IDRegistrationNo").and_then(Node::value),
+                number: node.child("IDRegistrationNo").and_then(Element::value),
                 country: node.id("IssuedBy-CountryID")?,
             })
         })()
@@ -585,7 +481,7 @@ impl Reading {
         self.documents.entry(identity).or_default().push(document);
     }
 
-    fn take_party(&mut self, node: Node) {
+    fn take_party(&mut self, node: Element) {
         let profile_ids: Vec<u64> = node
             .children("Profile")
             .filter_map(|p| p.id("ID").ok().flatten())
@@ -626,7 +522,7 @@ impl Reading {
         }
     }
 
-    fn take_sanctions_entry(&mut self, node: Node) {
+    fn take_sanctions_entry(&mut self, node: Element) {
         let label = format!("SanctionsEntry {}", node.attr("ID").unwrap_or("without ID"));
         let profile = match node.required_id("ProfileID") {
             Ok(p) => p,
@@ -693,7 +589,7 @@ impl Reading {
 
     // -- Resolving references.
 
-    fn lookup(&self, set: &str, id: u64, attr: &str) -> Result<&Node, String> {
+    fn lookup(&self, set: &str, id: u64, attr: &str) -> Result<&Element, String> {
         self.refs
             .get(set)
             .and_then(|values| values.get(&id))
@@ -701,12 +597,17 @@ impl Reading {
     }
 
     /// The reference value `node/@attr` names in `set`, which must be given.
-    fn required_ref(&self, node: &Node, attr: &str, set: &str) -> Result<&Node, String> {
+    fn required_ref(&self, node: &Element, attr: &str, set: &str) -> Result<&Element, String> {
         self.lookup(set, node.required_id(attr)?, attr)
     }
 
     /// The reference value `node/@attr` names in `set`, if the attribute is given.
-    fn optional_ref(&self, node: &Node, attr: &str, set: &str) -> Result<Option<&Node>, String> {
+    fn optional_ref(
+        &self,
+        node: &Element,
+        attr: &str,
+        set: &str,
+    ) -> Result<Option<&Element>, String> {
         match node.id(attr)? {
             None => Ok(None),
             Some(id) => self.lookup(set, id, attr).map(Some),
@@ -714,7 +615,7 @@ impl Reading {
     }
 
     /// The text of the reference value `node/@attr` names in `set`.
-    fn required_word(&self, node: &Node, attr: &str, set: &str) -> Result<String, String> {
+    fn required_word(&self, node: &Element, attr: &str, set: &str) -> Result<String, String> {
         Ok(self
             .required_ref(node, attr, set)?
             .value()
@@ -734,7 +635,7 @@ impl Reading {
     }
 
     /// A date's calendar must be the Gregorian (when it is named).
-    fn gregorian(&self, node: &Node) -> Result<(), String> {
+    fn gregorian(&self, node: &Element) -> Result<(), String> {
         match self.optional_ref(node, "CalendarTypeID", "CalendarType")? {
             Some(calendar) => {
                 let name = calendar.value().unwrap_or_default();
@@ -748,7 +649,7 @@ impl Reading {
         }
     }
 
-    fn issue_date(&self, node: &Node) -> Option<DateTime<Utc>> {
+    fn issue_date(&self, node: &Element) -> Option<DateTime<Utc>> {
         self.gregorian(node).ok()?;
         exact_date(node)
             .ok()?
@@ -760,14 +661,14 @@ impl Reading {
 
     fn party(
         &self,
-        node: &Node,
+        node: &Element,
         source_entry_id: String,
         documents: Vec<Result<Document, String>>,
     ) -> Result<ListEntry, String> {
         if let Some(why) = node.first_bad() {
             return Err(why.to_owned());
         }
-        let profiles: Vec<&Node> = node.children("Profile").collect();
+        let profiles: Vec<&Element> = node.children("Profile").collect();
         let first = profiles.first().ok_or("no Profile")?;
         let kind = self.kind(first)?;
         for p in &profiles {
@@ -874,7 +775,7 @@ impl Reading {
         })
     }
 
-    fn kind(&self, profile: &Node) -> Result<EntryKind, String> {
+    fn kind(&self, profile: &Element) -> Result<EntryKind, String> {
         let sub = self.required_ref(profile, "PartySubTypeID", "PartySubType")?;
         let party = self.required_word(sub, "PartyTypeID", "PartyType")?;
         let sub = sub.value().unwrap_or_default();
@@ -892,13 +793,13 @@ impl Reading {
         })
     }
 
-    fn names(&self, profiles: &[&Node], person: bool) -> Result<Vec<ListedName>, String> {
+    fn names(&self, profiles: &[&Element], person: bool) -> Result<Vec<ListedName>, String> {
         let mut primary_latin = Vec::new();
         let mut primary_other = Vec::new();
         let mut aliases = Vec::new();
         let mut primary_seen = false;
         for profile in profiles {
-            let mut identities: Vec<&Node> = profile.children("Identity").collect();
+            let mut identities: Vec<&Element> = profile.children("Identity").collect();
             // The primary identity first (the sort is stable).
             identities.sort_by_key(|i| !i.flag("Primary"));
             for identity in identities {
@@ -939,7 +840,7 @@ impl Reading {
     }
 
     /// An identity's name part groups: ID → `NamePartType` (`Last Name`, ...).
-    fn name_part_groups(&self, identity: &Node) -> Result<HashMap<u64, String>, String> {
+    fn name_part_groups(&self, identity: &Element) -> Result<HashMap<u64, String>, String> {
         let mut groups = HashMap::new();
         for group in identity
             .children("NamePartGroups")
@@ -956,7 +857,7 @@ impl Reading {
     /// A documented name's forms (see the module docs), and whether it is all Latin script.
     fn documented_name(
         &self,
-        name: &Node,
+        name: &Element,
         groups: &HashMap<u64, String>,
         person: bool,
     ) -> Result<(Vec<String>, bool), String> {
@@ -985,13 +886,13 @@ impl Reading {
     }
 
     /// The values of a feature version's `VersionDetail`s (a `LOOKUP`'s reference value).
-    fn details(&self, version: &Node) -> Result<Vec<String>, String> {
+    fn details(&self, version: &Element) -> Result<Vec<String>, String> {
         let mut out = Vec::new();
         for detail in version.children("VersionDetail") {
             let looked_up = match self.optional_ref(detail, "DetailTypeID", "DetailType")? {
                 Some(t) if t.value().is_some_and(|v| v.eq_ignore_ascii_case("LOOKUP")) => self
                     .optional_ref(detail, "DetailReferenceID", "DetailReference")?
-                    .and_then(Node::value),
+                    .and_then(Element::value),
                 _ => None,
             };
             out.extend(looked_up.or_else(|| detail.value()));
@@ -1002,7 +903,7 @@ impl Reading {
     /// The countries of a feature version's `VersionLocation`s.
     fn version_locations(
         &self,
-        version: &Node,
+        version: &Element,
         nationality: bool,
     ) -> Result<Vec<ListedCountry>, String> {
         let mut out = Vec::new();
@@ -1055,7 +956,7 @@ impl Reading {
 
     /// A `DatePeriod` as the narrowest [`ListedDate`] covering it; `None` when it has no
     /// point (`<DatePeriod .../>`).
-    fn period(&self, period: &Node) -> Result<Option<ListedDate>, String> {
+    fn period(&self, period: &Element) -> Result<Option<ListedDate>, String> {
         self.gregorian(period)?;
         let mut span: Option<(NaiveDate, NaiveDate)> = None;
         let mut approximate = false;
@@ -1084,7 +985,7 @@ impl Reading {
     // -- Sanctions entries.
 
     /// A `SanctionsEntry`'s programmes and listing date.
-    fn sanctions_entry(&self, node: &Node) -> Result<(Vec<String>, Option<NaiveDate>), String> {
+    fn sanctions_entry(&self, node: &Element) -> Result<(Vec<String>, Option<NaiveDate>), String> {
         if let Some(why) = node.first_bad() {
             return Err(why.to_owned());
         }
@@ -1115,7 +1016,7 @@ impl Reading {
         for measure in node.children("SanctionsMeasure") {
             let measure_type = self.required_word(measure, "SanctionsTypeID", "SanctionsType")?;
             if measure_type.eq_ignore_ascii_case("Program") {
-                if let Some(p) = measure.child("Comment").and_then(Node::value) {
+                if let Some(p) = measure.child("Comment").and_then(Element::value) {
                     push_unique(&mut programs, p);
                 }
             }
@@ -1250,8 +1151,8 @@ fn place_of_birth(place: &str) -> Option<ListedCountry> {
 }
 
 /// The number in a date element's child `name`, if given.
-fn date_number(node: &Node, name: &str) -> Result<Option<u32>, String> {
-    match node.child(name).and_then(Node::value) {
+fn date_number(node: &Element, name: &str) -> Result<Option<u32>, String> {
+    match node.child(name).and_then(Element::value) {
         None => Ok(None),
         Some(v) => v
             .parse()
@@ -1262,7 +1163,7 @@ fn date_number(node: &Node, name: &str) -> Result<Option<u32>, String> {
 
 /// A `From`/`To` point (`Year`, `Month`, `Day`) as the first and last day it covers: a
 /// point without a day covers its month, without a month its year.
-fn date_point(point: &Node) -> Result<(NaiveDate, NaiveDate), String> {
+fn date_point(point: &Element) -> Result<(NaiveDate, NaiveDate), String> {
     let year = date_number(point, "Year")?
         .filter(|y| (1..=9999).contains(y))
         .ok_or("unreadable date: no Year")? as i32;
@@ -1289,7 +1190,7 @@ fn date_point(point: &Node) -> Result<(NaiveDate, NaiveDate), String> {
 }
 
 /// A date given whole (`Year`, `Month`, `Day`).
-fn exact_date(node: &Node) -> Result<NaiveDate, String> {
+fn exact_date(node: &Element) -> Result<NaiveDate, String> {
     match date_point(node)? {
         (a, b) if a == b => Ok(a),
         _ => Err(format!("not a whole date in <{}>", node.name)),
@@ -1984,13 +1885,13 @@ mod tests {
             }
         );
         let node = |y: &str, m: &str, dd: &str| {
-            let mut n = Node::default();
+            let mut n = Element::default();
             for (name, v) in [("Year", y), ("Month", m), ("Day", dd)] {
                 if !v.is_empty() {
-                    n.children.push(Node {
+                    n.children.push(Element {
                         name: name.into(),
                         text: v.into(),
-                        ..Node::default()
+                        ..Element::default()
                     });
                 }
             }

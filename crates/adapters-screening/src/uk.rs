@@ -1,7 +1,8 @@
 //! The UK Sanctions List (FCDO XML), read into [`ParsedList`].
 //!
 //! The file is streamed with `quick-xml`; one `Designation` is gathered at a time (its
-//! elements as a small tree, at most [`MAX_DEPTH`] levels deep) and mapped whole, or skipped
+//! elements as a small tree, `xml::RecordTree`, at most [`MAX_DEPTH`] levels deep inside it)
+//! and mapped whole, or skipped
 //! whole and named in [`ParsedList::skipped`] (`<UniqueID>: <why>`). A file that is not
 //! well-formed XML, whose root is not `Designations`, or that ends before its root closes (a
 //! truncated download) is [`ReadError::Malformed`]. Elements are matched by their local
@@ -30,8 +31,8 @@
 //!   are deduplicated on (text, quality), the first kept. A record without a name is
 //!   skipped. `Titles` are not read.
 //! - **Text.** Every value has its whitespace collapsed to single spaces and trimmed; the
-//!   five XML entities and character references are resolved (another entity skips its
-//!   record); CDATA is text; comments and processing instructions are not read.
+//!   five XML entities and character references are resolved (another entity, or an
+//!   attribute that cannot be read, skips its record); CDATA is text; comments and processing instructions are not read.
 //! - **Dates.** `IndividualDetails/Individual/DOBs/DOB` is `dd/mm/yyyy`: a full date is a
 //!   day; the list writes an unknown part as `dd`/`mm` (or `00`), so `dd/mm/1945` is the
 //!   year 1945, `dd/07/1978` July 1978, and a day without a month the year; a bare `yyyy` is
@@ -64,7 +65,7 @@
 //!   bookkeeping the matcher does not use.
 
 use crate::text::{country, day_or_month, parse_timestamp, push_country, push_unique, value};
-use crate::xml::{self, Layout, RootName};
+use crate::xml::{self, Element, Layout, Naming, RecordTree};
 use crate::ReadError;
 use chrono::{DateTime, NaiveDate, Utc};
 use domain::screening::sanctions::{
@@ -79,7 +80,7 @@ const GENERATED: &str = "DateGenerated";
 const LAYOUT: Layout = Layout {
     format: "uk-xml",
     root: "Designations",
-    root_name: RootName::AfterLastPrefix,
+    naming: Naming::AfterLastPrefix,
     expand_empty_elements: false,
     refuse_cdata_outside_root: true,
 };
@@ -110,7 +111,7 @@ pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
 /// record (or `DateGenerated`), 3 inside a record's field, ...
 struct State {
     list: ParsedList,
-    record: Option<Record>,
+    record: Option<RecordTree>,
     /// The text of an open `DateGenerated`.
     generated: Option<String>,
 }
@@ -118,20 +119,18 @@ struct State {
 impl xml::Handler for State {
     /// Handles a start tag (`depth` elements are open around it).
     fn open(&mut self, start: &BytesStart<'_>, depth: usize) -> Result<(), ReadError> {
-        let qname = start.name();
-        let raw = qname.as_ref();
-        let local = raw.rsplit_once(':').map_or(raw, |(_, l)| l);
-        match depth {
-            0 => {}
-            1 => match local {
-                RECORD => self.record = Some(Record::new()),
+        if let Some(tree) = self.record.as_mut() {
+            // An attribute that cannot be read is noted on its element: it skips the record.
+            let _ = tree.open(start);
+            return Ok(());
+        }
+        if depth == 1 {
+            match LAYOUT.naming.of(start.name().as_ref()) {
+                RECORD => {
+                    self.record = Some(RecordTree::new(start, LAYOUT.naming, MAX_DEPTH + 1).0)
+                }
                 GENERATED => self.generated = Some(String::new()),
                 _ => {}
-            },
-            d => {
-                if let Some(r) = self.record.as_mut() {
-                    r.open(d - 2, local);
-                }
             }
         }
         Ok(())
@@ -139,24 +138,18 @@ impl xml::Handler for State {
 
     /// Handles the end of an element; `depth` elements stay open.
     fn close(&mut self, depth: usize) {
-        match depth {
-            0 => {}
-            1 => {
-                if let Some(r) = self.record.take() {
-                    match r.into_entry() {
-                        Ok(entry) => self.list.entries.push(entry),
-                        Err(why) => self.list.skipped.push(why),
-                    }
-                }
-                if let Some(g) = self.generated.take() {
-                    if self.list.published_at.is_none() {
-                        self.list.published_at = value(&g).and_then(|g| parse_generated(&g));
-                    }
+        if let Some(tree) = self.record.as_mut() {
+            if let Some(designation) = tree.close() {
+                self.record = None;
+                match (Record { root: designation }).into_entry() {
+                    Ok(entry) => self.list.entries.push(entry),
+                    Err(why) => self.list.skipped.push(why),
                 }
             }
-            d => {
-                if let Some(r) = self.record.as_mut() {
-                    r.stack.truncate(d - 2);
+        } else if depth == 1 {
+            if let Some(g) = self.generated.take() {
+                if self.list.published_at.is_none() {
+                    self.list.published_at = value(&g).and_then(|g| parse_generated(&g));
                 }
             }
         }
@@ -164,21 +157,18 @@ impl xml::Handler for State {
 
     /// Adds text read while `depth` elements are open.
     fn text(&mut self, depth: usize, text: &str) {
-        if depth == 2 {
+        if let Some(tree) = self.record.as_mut() {
+            tree.text(text);
+        } else if depth == 2 {
             if let Some(g) = self.generated.as_mut() {
                 g.push_str(text);
-            }
-        }
-        if depth >= 3 {
-            if let Some(r) = self.record.as_mut() {
-                r.text(depth - 2, text);
             }
         }
     }
 
     fn unreadable(&mut self, why: String) {
-        if let Some(r) = self.record.as_mut() {
-            r.bad.get_or_insert(why);
+        if let Some(tree) = self.record.as_mut() {
+            tree.unreadable(why);
         }
     }
 }
@@ -253,88 +243,26 @@ fn parse_day(s: &str) -> Option<NaiveDate> {
     }
 }
 
-/// One element inside a record.
-struct Node {
-    name: String,
-    text: String,
-    children: Vec<usize>,
-}
-
 /// A `Designation` as read, before it is understood: its elements as a tree.
 struct Record {
-    nodes: Vec<Node>,
-    /// The record's own fields (its child elements), by index in `nodes`.
-    top: Vec<usize>,
-    /// The kept elements now open, outermost first.
-    stack: Vec<usize>,
-    /// Why the record's text could not be read, if it could not.
-    bad: Option<String>,
+    root: Element,
 }
 
 impl Record {
-    fn new() -> Record {
-        Record {
-            nodes: Vec::new(),
-            top: Vec::new(),
-            stack: Vec::new(),
-            bad: None,
-        }
-    }
-
-    /// An element opens with `level` elements of the record open around it.
-    fn open(&mut self, level: usize, name: &str) {
-        if level >= MAX_DEPTH || self.stack.len() != level {
-            return;
-        }
-        let id = self.nodes.len();
-        self.nodes.push(Node {
-            name: name.to_owned(),
-            text: String::new(),
-            children: Vec::new(),
-        });
-        match self.stack.last() {
-            Some(&parent) => self.nodes[parent].children.push(id),
-            None => self.top.push(id),
-        }
-        self.stack.push(id);
-    }
-
-    /// Text read with `level` elements of the record open.
-    fn text(&mut self, level: usize, text: &str) {
-        if self.stack.len() == level {
-            if let Some(&id) = self.stack.last() {
-                self.nodes[id].text.push_str(text);
-            }
-        }
-    }
-
     /// The elements at `path` below `from` (the record itself when `None`), in file order.
-    fn at(&self, from: Option<usize>, path: &[&str]) -> Vec<usize> {
-        let mut here: Vec<usize> = match from {
-            None => self.top.clone(),
-            Some(id) => self.nodes[id].children.clone(),
-        };
-        for (i, step) in path.iter().enumerate() {
-            here.retain(|&id| *step == "*" || self.nodes[id].name == *step);
-            if i + 1 < path.len() {
-                here = here
-                    .iter()
-                    .flat_map(|&id| self.nodes[id].children.iter().copied())
-                    .collect();
-            }
-        }
-        here
+    fn at<'a>(&'a self, from: Option<&'a Element>, path: &[&str]) -> Vec<&'a Element> {
+        from.unwrap_or(&self.root).at(path)
     }
 
     /// The collapsed, non-empty texts of the elements at `path`.
-    fn values(&self, from: Option<usize>, path: &[&str]) -> Vec<String> {
+    fn values(&self, from: Option<&Element>, path: &[&str]) -> Vec<String> {
         self.at(from, path)
             .into_iter()
-            .filter_map(|id| value(&self.nodes[id].text))
+            .filter_map(Element::value)
             .collect()
     }
 
-    fn first(&self, from: Option<usize>, path: &[&str]) -> Option<String> {
+    fn first(&self, from: Option<&Element>, path: &[&str]) -> Option<String> {
         self.values(from, path).into_iter().next()
     }
 
@@ -408,8 +336,8 @@ impl Record {
     }
 
     fn entry(&self, source_entry_id: String) -> Result<ListEntry, String> {
-        if let Some(why) = &self.bad {
-            return Err(why.clone());
+        if let Some(why) = self.root.first_bad() {
+            return Err(why.to_owned());
         }
 
         let kind = match self

@@ -22,7 +22,8 @@
 //!   deduplicated on (text, quality), the first kept.
 //! - **Text.** Every value has its whitespace (newlines, runs of spaces, tabs) collapsed to
 //!   single spaces and trimmed; the five XML entities and character references are resolved
-//!   (another entity, undeclared in this format, skips its record); CDATA is text; XML
+//!   (another entity, undeclared in this format, or an attribute that cannot be read skips
+//!   its record); CDATA is text; XML
 //!   comments and processing instructions are not read. The placeholder `na`/`n/a` (the list's "not available", e.g. `<FOURTH_NAME>na`, a
 //!   nationality `na`) counts as empty.
 //! - **Dates.** `INDIVIDUAL_DATE_OF_BIRTH`: `DATE` (`YYYY-MM-DD`; `YYYY-MM` and `YYYY` are
@@ -52,7 +53,7 @@
 
 use crate::countries::iso_code;
 use crate::text::{country, parse_timestamp, parse_xs_date, parse_year, push_country, push_unique};
-use crate::xml::{self, Layout, RootName};
+use crate::xml::{self, Element, Layout, Naming, RecordTree};
 use crate::ReadError;
 use chrono::NaiveDate;
 use domain::screening::sanctions::{
@@ -62,10 +63,14 @@ use domain::screening::sanctions::{
 use quick_xml::events::BytesStart;
 use quick_xml::XmlVersion;
 
+/// Levels of a record kept: the record, its fields and their parts; the format has nothing
+/// deeper, and deeper text is not read.
+const MAX_DEPTH: usize = 3;
+
 const LAYOUT: Layout = Layout {
     format: "un-xml",
     root: "CONSOLIDATED_LIST",
-    root_name: RootName::Qualified,
+    naming: Naming::Qualified,
     expand_empty_elements: false,
     refuse_cdata_outside_root: true,
 };
@@ -93,12 +98,19 @@ pub(crate) fn read(xml: &[u8]) -> Result<ParsedList, ReadError> {
 struct Reading {
     list: ParsedList,
     container: Option<EntryKind>,
-    record: Option<Record>,
+    /// The record being gathered (a record and its fields and their parts are kept; deeper
+    /// elements are no part of the format).
+    record: Option<(EntryKind, RecordTree)>,
 }
 
 impl xml::Handler for Reading {
     /// Handles a start tag at `depth` (the number of elements already open).
     fn open(&mut self, start: &BytesStart<'_>, depth: usize) -> Result<(), ReadError> {
+        if let Some((_, tree)) = self.record.as_mut() {
+            // An attribute that cannot be read is noted on its element: it skips the record.
+            let _ = tree.open(start);
+            return Ok(());
+        }
         let name = start.name();
         let name = name.as_ref();
         match depth {
@@ -126,7 +138,8 @@ impl xml::Handler for Reading {
                     _ => "ENTITY",
                 };
                 if name == expected {
-                    self.record = Some(Record::new(kind));
+                    let (tree, _) = RecordTree::new(start, LAYOUT.naming, MAX_DEPTH);
+                    self.record = Some((kind, tree));
                 } else {
                     let list = &mut self.list;
                     let n = list.skipped.len() + list.entries.len() + 1;
@@ -135,21 +148,6 @@ impl xml::Handler for Reading {
                     ));
                 }
             }
-            3 => {
-                if let Some(r) = self.record.as_mut() {
-                    r.fields.push(Field {
-                        name: name.to_owned(),
-                        text: String::new(),
-                        parts: Vec::new(),
-                    });
-                }
-            }
-            4 => {
-                if let Some(field) = self.record.as_mut().and_then(|r| r.fields.last_mut()) {
-                    field.parts.push((name.to_owned(), String::new()));
-                }
-            }
-            // Deeper elements are no part of the format: their text is not read.
             _ => {}
         }
         Ok(())
@@ -157,63 +155,55 @@ impl xml::Handler for Reading {
 
     /// Handles an end tag that leaves `depth` elements open.
     fn close(&mut self, depth: usize) {
-        match depth {
-            1 => self.container = None,
-            2 => {
-                if let Some(r) = self.record.take() {
-                    match r.into_entry() {
-                        Ok(entry) => self.list.entries.push(entry),
-                        Err(why) => self.list.skipped.push(why),
-                    }
+        if let Some((kind, tree)) = self.record.as_mut() {
+            if let Some(root) = tree.close() {
+                let record = Record { kind: *kind, root };
+                self.record = None;
+                match record.into_entry() {
+                    Ok(entry) => self.list.entries.push(entry),
+                    Err(why) => self.list.skipped.push(why),
                 }
             }
-            _ => {}
+        } else if depth == 1 {
+            self.container = None;
         }
     }
 
-    fn text(&mut self, depth: usize, text: &str) {
-        if let Some(r) = self.record.as_mut() {
-            r.push_text(depth, text);
+    fn text(&mut self, _depth: usize, text: &str) {
+        if let Some((_, tree)) = self.record.as_mut() {
+            tree.text(text);
         }
     }
 
     fn unreadable(&mut self, why: String) {
-        if let Some(r) = self.record.as_mut() {
-            r.bad.get_or_insert(why);
+        if let Some((_, tree)) = self.record.as_mut() {
+            tree.unreadable(why);
         }
     }
 }
 
-/// One element directly inside a record, with its own text and its children's.
-struct Field {
-    name: String,
-    text: String,
-    parts: Vec<(String, String)>,
+/// What a record's field (an element directly inside the record) gives: its parts' values.
+trait Parts {
+    /// The value of the first part named `name` that has one.
+    fn part(&self, name: &str) -> Option<String>;
+    /// The values of the parts named `name`.
+    fn parts<'a>(&'a self, name: &'a str) -> impl Iterator<Item = String> + 'a;
 }
 
-impl Field {
-    /// The collapsed text of the first child named `name` that has any.
+impl Parts for Element {
     fn part(&self, name: &str) -> Option<String> {
-        self.parts
-            .iter()
-            .filter(|(n, _)| n == name)
-            .find_map(|(_, t)| value(t))
+        self.children(name).find_map(|p| value(&p.text))
     }
 
     fn parts<'a>(&'a self, name: &'a str) -> impl Iterator<Item = String> + 'a {
-        self.parts
-            .iter()
-            .filter(move |(n, _)| n == name)
-            .filter_map(|(_, t)| value(t))
+        self.children(name).filter_map(|p| value(&p.text))
     }
 }
 
-/// A record's elements as read, before they are understood.
+/// A record's elements as read (its fields, and their parts), before they are understood.
 struct Record {
     kind: EntryKind,
-    fields: Vec<Field>,
-    /// Why the record's text could not be read, if it could not.
-    bad: Option<String>,
+    root: Element,
 }
 
 /// A value as the list means it: whitespace collapsed, trimmed; `None` when empty or `na`.
@@ -242,41 +232,13 @@ fn parse_date(s: &str) -> Option<ListedDate> {
 }
 
 impl Record {
-    fn new(kind: EntryKind) -> Record {
-        Record {
-            kind,
-            fields: Vec::new(),
-            bad: None,
-        }
-    }
-
-    /// Adds text read while `depth` elements are open.
-    fn push_text(&mut self, depth: usize, text: &str) {
-        match depth {
-            4 => {
-                if let Some(f) = self.fields.last_mut() {
-                    f.text.push_str(text);
-                }
-            }
-            5 => {
-                if let Some((_, t)) = self.fields.last_mut().and_then(|f| f.parts.last_mut()) {
-                    t.push_str(text);
-                }
-            }
-            _ => {}
-        }
-    }
-
     /// The collapsed text of the first field named `name` that has any.
     fn text(&self, name: &str) -> Option<String> {
-        self.fields
-            .iter()
-            .filter(|f| f.name == name)
-            .find_map(|f| value(&f.text))
+        self.root.children(name).find_map(|f| value(&f.text))
     }
 
-    fn fields<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Field> + 'a {
-        self.fields.iter().filter(move |f| f.name == name)
+    fn fields<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
+        self.root.children(name)
     }
 
     /// The entry, or why the record is skipped (naming it).
@@ -312,8 +274,8 @@ impl Record {
     }
 
     fn entry(&self, source_entry_id: String) -> Result<ListEntry, String> {
-        if let Some(why) = &self.bad {
-            return Err(why.clone());
+        if let Some(why) = self.root.first_bad() {
+            return Err(why.to_owned());
         }
         let (alias_tag, address_tag) = match self.kind {
             EntryKind::Person => ("INDIVIDUAL_ALIAS", "INDIVIDUAL_ADDRESS"),
